@@ -1,0 +1,37 @@
+// `arbiter validate`: check grader files and print every problem with its field path.
+import type { Command } from 'commander';
+import { ConfigError } from '../../config/errors.js';
+import { readGraderFile } from '../../config/load.js';
+import { validateGrader } from '../../core/registry.js';
+import { die, EXIT } from '../exit.js';
+import { formatIssues } from '../../config/errors.js';
+
+export function register(program: Command): void {
+  program
+    .command('validate')
+    .description('validate grader config files; exit 0 when all are valid, 3 when any has problems')
+    .argument('<files...>', 'grader JSON files')
+    .action(async (files: string[]) => {
+      try {
+        let bad = 0;
+        for (const file of files) {
+          let issues;
+          try {
+            issues = validateGrader(await readGraderFile(file), { file });
+          } catch (e) {
+            if (!(e instanceof ConfigError)) throw e;
+            issues = e.issues;
+          }
+          if (issues.length) {
+            bad++;
+            process.stderr.write(formatIssues(issues, file) + '\n');
+          } else {
+            process.stdout.write(`${file}: ok\n`);
+          }
+        }
+        process.exit(bad ? EXIT.INVALID : EXIT.OK);
+      } catch (e) {
+        die(e);
+      }
+    });
+}

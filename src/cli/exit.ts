@@ -1,0 +1,24 @@
+// Exit codes that scripts can trust, and turning known errors into one clear message.
+import { ConfigError } from '../config/errors.js';
+import { IoError } from '../io/score-file.js';
+
+export const EXIT = {
+  /** The run completed (invalid samples included). */
+  OK: 0,
+  /** Unexpected internal failure. */
+  INTERNAL: 1,
+  /** Bad usage, bad grader config, unreadable input or unwritable output. */
+  USAGE: 2,
+  /** `validate` found problems. */
+  INVALID: 3,
+} as const;
+
+/** Prints a known error and exits; rethrows nothing. */
+export function die(e: unknown): never {
+  if (e instanceof ConfigError || e instanceof IoError) {
+    process.stderr.write(`arbiter: ${e.message}\n`);
+    process.exit(EXIT.USAGE);
+  }
+  process.stderr.write(`arbiter: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(EXIT.INTERNAL);
+}

@@ -1,0 +1,30 @@
+// Configuration errors: every problem names the field path (e.g. `graders.acc.operation`) and what is wrong.
+
+export interface ConfigIssue {
+  /** Dotted path of the field inside the grader config ("" for the root). */
+  path: string;
+  message: string;
+}
+
+export class ConfigError extends Error {
+  readonly issues: ConfigIssue[];
+  /** File the config came from, when known. */
+  readonly file?: string;
+  constructor(issues: ConfigIssue[], file?: string) {
+    super(formatIssues(issues, file));
+    this.name = 'ConfigError';
+    this.issues = issues;
+    this.file = file;
+  }
+}
+
+export function formatIssues(issues: ConfigIssue[], file?: string): string {
+  const head = file ? `invalid grader config in ${file}` : 'invalid grader config';
+  const lines = issues.map((i) => `  - ${i.path || '(root)'}: ${i.message}`);
+  return `${head}:\n${lines.join('\n')}`;
+}
+
+export function joinPath(base: string, key: string | number): string {
+  if (typeof key === 'number') return `${base}[${key}]`;
+  return base ? `${base}.${key}` : key;
+}

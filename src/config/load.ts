@@ -1,0 +1,47 @@
+// Loading grader configs from JSON files or values, with parse errors located by line and column.
+import { readFile } from 'node:fs/promises';
+import '../graders/index.js';
+import { ConfigError } from './errors.js';
+import { loadGrader } from '../core/registry.js';
+import type { Grader } from '../core/grader.js';
+
+/** Line and column (1-based) of a character offset. */
+export function lineCol(text: string, pos: number): { line: number; column: number } {
+  let line = 1;
+  let last = -1;
+  for (let i = 0; i < pos && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      last = i;
+    }
+  }
+  return { line, column: pos - last };
+}
+
+/** JSON.parse with an error message that names the file, line and column. */
+export function parseJsonText(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const msg = (e as Error).message;
+    const m = /position (\d+)/.exec(msg);
+    const loc = m ? lineCol(text, Number(m[1])) : undefined;
+    const at = loc ? `${where}:${loc.line}:${loc.column}` : where;
+    throw new ConfigError([{ path: '', message: `${at}: invalid JSON: ${msg}` }], where);
+  }
+}
+
+export async function readGraderFile(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError([{ path: '', message: `cannot read grader file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }], file);
+  }
+  return parseJsonText(text, file);
+}
+
+/** Reads, validates and builds a grader from a JSON file. Throws ConfigError. */
+export async function loadGraderFile(file: string): Promise<Grader> {
+  return loadGrader(await readGraderFile(file), { file });
+}

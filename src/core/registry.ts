@@ -1,0 +1,180 @@
+// The grader registry: grader types register a schema and a builder; loading a config validates
+// every node (collecting all problems with their field paths) and builds the grader tree.
+import { z } from 'zod';
+import { ConfigError, joinPath, type ConfigIssue } from '../config/errors.js';
+import { makeGrader, type Evaluate, type Grader } from './grader.js';
+import { compileTemplate, compileValue, type Template, type ValueTemplate } from './template.js';
+
+/** Fields every grader accepts. */
+export const baseFields = {
+  type: z.string(),
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
+  /** Score at or above which `metadata.passed` is true. */
+  pass_threshold: z.number().optional(),
+  /** Hard time budget for this grader (and its children), in milliseconds. */
+  timeout_ms: z.number().int().positive().optional(),
+};
+
+/** Builds a strict object schema with the base fields plus the type's own fields. */
+export function graderSchema<S extends z.ZodRawShape>(shape: S) {
+  return z.strictObject({ ...baseFields, ...shape });
+}
+
+export interface BaseConfig {
+  type: string;
+  name?: string;
+  description?: string;
+  pass_threshold?: number;
+  timeout_ms?: number;
+}
+
+export interface LoadOptions {
+  /** File the config came from (for messages). */
+  file?: string;
+}
+
+export interface BuildContext {
+  /** Path of this node inside the config ("" at the root). */
+  readonly path: string;
+  /** The grader's name (config name, else its key in the parent, else its type). */
+  readonly name: string;
+  readonly options: LoadOptions;
+  /** Validates and builds a child grader found at `field` (a path below this node, e.g. `graders.acc`). */
+  child(config: unknown, field: string | number, defaultName: string): Grader;
+  /** Compiles a template string in `field`; records a config issue on syntax errors. */
+  template(field: string, source: string): Template;
+  /** Compiles a field that may hold a template or a literal JSON value. */
+  value(field: string, v: unknown): ValueTemplate;
+  /** Records a config issue for `field` and aborts building this node. */
+  fail(field: string, message: string): never;
+  /** Records a config issue for `field` and continues. */
+  issue(field: string, message: string): void;
+}
+
+export interface GraderType<C extends BaseConfig = BaseConfig> {
+  type: string;
+  /** One line for `arbiter types` and the README. */
+  summary: string;
+  schema: z.ZodType<C>;
+  build(config: C, b: BuildContext): Evaluate;
+}
+
+const types = new Map<string, GraderType<BaseConfig>>();
+
+export function registerGraderType<C extends BaseConfig>(t: GraderType<C>): void {
+  if (types.has(t.type)) throw new Error(`grader type "${t.type}" is already registered`);
+  types.set(t.type, t as unknown as GraderType<BaseConfig>);
+}
+
+export function getGraderType(type: string): GraderType | undefined {
+  return types.get(type);
+}
+
+export function listGraderTypes(): GraderType[] {
+  return [...types.values()].sort((a, b) => a.type.localeCompare(b.type));
+}
+
+class AbortNode extends Error {}
+
+function zodIssues(err: z.ZodError, base: string): ConfigIssue[] {
+  return err.issues.map((i) => {
+    let path = base;
+    for (const seg of i.path) path = joinPath(path, typeof seg === 'number' ? seg : String(seg));
+    let message = i.message;
+    if (i.code === 'unrecognized_keys') message = `unknown field(s) ${i.keys.map((k) => `"${k}"`).join(', ')}`;
+    else if (i.code === 'invalid_type' && /received undefined/.test(i.message)) message = `required field is missing (expected ${i.expected})`;
+    return { path, message };
+  });
+}
+
+function buildNode(config: unknown, path: string, defaultName: string, issues: ConfigIssue[], options: LoadOptions): Grader {
+  const placeholder = (): Grader => makeGrader({ name: defaultName, type: 'invalid', config: {} }, () => {
+    throw new Error('grader config was invalid');
+  });
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    issues.push({ path, message: `a grader must be a JSON object, got ${Array.isArray(config) ? 'an array' : typeof config}` });
+    return placeholder();
+  }
+  const typeName = (config as Record<string, unknown>).type;
+  if (typeof typeName !== 'string') {
+    issues.push({ path: joinPath(path, 'type'), message: `required field "type" is missing or not a string (known types: ${[...types.keys()].sort().join(', ')})` });
+    return placeholder();
+  }
+  const t = types.get(typeName);
+  if (!t) {
+    issues.push({ path: joinPath(path, 'type'), message: `unknown grader type "${typeName}" (known types: ${[...types.keys()].sort().join(', ')})` });
+    return placeholder();
+  }
+  const parsed = t.schema.safeParse(config);
+  if (!parsed.success) {
+    issues.push(...zodIssues(parsed.error, path));
+    return placeholder();
+  }
+  const cfg = parsed.data;
+  const name = cfg.name ?? defaultName;
+  const b: BuildContext = {
+    path,
+    name,
+    options,
+    child: (c, field, dn) => buildNode(c, joinPath(path, field), dn, issues, options),
+    template: (field, source) => {
+      try {
+        return compileTemplate(source);
+      } catch (e) {
+        issues.push({ path: joinPath(path, field), message: (e as Error).message });
+        return compileTemplate('');
+      }
+    },
+    value: (field, v) => {
+      try {
+        return compileValue(v);
+      } catch (e) {
+        issues.push({ path: joinPath(path, field), message: (e as Error).message });
+        return { kind: 'literal', value: v };
+      }
+    },
+    fail: (field, message) => {
+      issues.push({ path: joinPath(path, field), message });
+      throw new AbortNode();
+    },
+    issue: (field, message) => {
+      issues.push({ path: joinPath(path, field), message });
+    },
+  };
+  let evaluate: Evaluate;
+  try {
+    evaluate = t.build(cfg, b);
+  } catch (e) {
+    if (e instanceof AbortNode) return placeholder();
+    issues.push({ path, message: `could not build grader: ${(e as Error).message}` });
+    return placeholder();
+  }
+  return makeGrader(
+    { name, type: t.type, config: cfg as unknown as Record<string, unknown>, pass_threshold: cfg.pass_threshold, timeout_ms: cfg.timeout_ms },
+    evaluate,
+  );
+}
+
+/** Validates a grader config and builds it; throws ConfigError listing every problem. */
+export function loadGrader(config: unknown, options: LoadOptions = {}): Grader {
+  const issues: ConfigIssue[] = [];
+  const defaultName =
+    config && typeof config === 'object' && typeof (config as Record<string, unknown>).type === 'string'
+      ? String((config as Record<string, unknown>).type)
+      : 'grader';
+  const g = buildNode(config, '', defaultName, issues, options);
+  if (issues.length) throw new ConfigError(issues, options.file);
+  return g;
+}
+
+/** Validates without throwing; returns the list of problems (empty when valid). */
+export function validateGrader(config: unknown, options: LoadOptions = {}): ConfigIssue[] {
+  try {
+    loadGrader(config, options);
+    return [];
+  } catch (e) {
+    if (e instanceof ConfigError) return e.issues;
+    throw e;
+  }
+}

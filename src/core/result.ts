@@ -1,0 +1,90 @@
+// The one result shape every grader returns, the error-kind taxonomy, and helpers to build results.
+
+/**
+ * Why a grade could not be computed. `valid: false` results always carry one of these kinds;
+ * a wrong answer is never an error (it is a valid result with a low score).
+ */
+export const ERROR_KINDS = {
+  bad_input: 'the sample or dataset item is malformed or lacks what the grader needs (e.g. unparsable gold answer, bad JSONL line)',
+  template_error: 'a {{...}} template referenced a variable that is missing from the sample or item',
+  formula_error: 'a multi grader formula could not be evaluated (non-finite result, invalid component)',
+  config_error: 'the grader configuration cannot be used for this sample (e.g. missing endpoint)',
+  timeout: 'the grade did not finish within its time budget',
+  sandbox_error: 'the code sandbox failed (could not start, crashed) — not the same as failing tests',
+  python_error: 'a python grader raised an exception or returned a non-numeric value',
+  judge_server_error: 'the model server failed (HTTP error, connection error, retries exhausted)',
+  judge_parse_error: 'the model answered but no verdict could be parsed from its output',
+  judge_refusal: 'the model refused to judge',
+  limit_exceeded: 'untrusted input exceeded a hard limit (size, depth, step budget)',
+  internal_error: 'a bug in arbiter or a grader: an unexpected exception',
+} as const;
+
+export type ErrorKind = keyof typeof ERROR_KINDS;
+
+export interface GradeError {
+  kind: ErrorKind;
+  message: string;
+}
+
+export interface ResultMetadata {
+  /** Name of the grader (config `name`, or the key inside a multi grader). */
+  grader: string;
+  /** Grader type, e.g. `string_check`. */
+  type: string;
+  duration_ms: number;
+  /** True when score >= pass_threshold (only when the grader has a pass_threshold). */
+  passed?: boolean;
+  [key: string]: unknown;
+}
+
+export interface Result {
+  score: number | null;
+  valid: boolean;
+  error?: GradeError;
+  reason?: string;
+  components?: Record<string, Result>;
+  steps?: number[];
+  metadata: ResultMetadata;
+}
+
+/** What a grader's evaluate function returns on success; the runner adds validity and metadata. */
+export interface Outcome {
+  score: number;
+  reason?: string;
+  components?: Record<string, Result>;
+  steps?: number[];
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * Thrown inside graders to say "this sample could not be graded". The runner turns it into an
+ * invalid result; `metadata` (e.g. the raw judge output) is kept on the result.
+ */
+export class GradeFailure extends Error {
+  readonly kind: ErrorKind;
+  readonly metadata?: Record<string, unknown>;
+  constructor(kind: ErrorKind, message: string, metadata?: Record<string, unknown>) {
+    super(message);
+    this.name = 'GradeFailure';
+    this.kind = kind;
+    this.metadata = metadata;
+  }
+}
+
+export function isErrorKind(x: unknown): x is ErrorKind {
+  return typeof x === 'string' && Object.prototype.hasOwnProperty.call(ERROR_KINDS, x);
+}
+
+/** Builds an invalid result. */
+export function invalidResult(
+  kind: ErrorKind,
+  message: string,
+  meta: { grader: string; type: string; duration_ms?: number; [k: string]: unknown },
+): Result {
+  return {
+    score: null,
+    valid: false,
+    error: { kind, message },
+    metadata: { duration_ms: 0, ...meta },
+  };
+}

@@ -1,0 +1,175 @@
+// `{{item.path}}` / `{{sample.path}}` templates: compiled once at config load, rendered per sample.
+// A template that is exactly one placeholder yields the raw value (array, object, number);
+// a missing variable is a per-sample `template_error`, never an empty string.
+import { GradeFailure } from './result.js';
+import type { GradeInput } from './sample.js';
+
+const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const NAMESPACES = new Set(['item', 'sample']);
+
+export type Segment = string | number;
+
+export interface TemplateVar {
+  /** The text inside the braces, e.g. `item.answer`. */
+  expr: string;
+  root: 'item' | 'sample';
+  path: Segment[];
+}
+
+export interface Template {
+  source: string;
+  /** Present when the whole template is one placeholder: render returns the raw value. */
+  single?: TemplateVar;
+  parts: (string | TemplateVar)[];
+  vars: TemplateVar[];
+}
+
+/** Parses `item.a.b[0]["c d"]` into root + path; throws Error with a readable message. */
+export function parseVarPath(expr: string): TemplateVar {
+  const segs: Segment[] = [];
+  let i = 0;
+  const ident = /^[A-Za-z_$][\w$-]*/;
+  const first = ident.exec(expr);
+  if (!first) throw new Error(`invalid variable "${expr}"`);
+  const root = first[0];
+  if (!NAMESPACES.has(root)) throw new Error(`unknown namespace "${root}" in "{{${expr}}}" (use item.* or sample.*)`);
+  i = root.length;
+  while (i < expr.length) {
+    const ch = expr[i];
+    if (ch === '.') {
+      const m = /^[^.[\]]+/.exec(expr.slice(i + 1));
+      if (!m) throw new Error(`invalid path "${expr}" at position ${i}`);
+      segs.push(/^\d+$/.test(m[0]) ? Number(m[0]) : m[0]);
+      i += 1 + m[0].length;
+    } else if (ch === '[') {
+      const m = /^\[\s*(?:(\d+)|"([^"]*)"|'([^']*)')\s*\]/.exec(expr.slice(i));
+      if (!m) throw new Error(`invalid index in "${expr}" at position ${i}`);
+      segs.push(m[1] !== undefined ? Number(m[1]) : (m[2] ?? m[3])!);
+      i += m[0].length;
+    } else {
+      throw new Error(`unexpected "${ch}" in "${expr}" at position ${i}`);
+    }
+  }
+  return { expr, root: root as 'item' | 'sample', path: segs };
+}
+
+/** Compiles a template string. Throws Error on syntax problems (reported at config load). */
+export function compileTemplate(source: string): Template {
+  const parts: (string | TemplateVar)[] = [];
+  const vars: TemplateVar[] = [];
+  let last = 0;
+  for (const m of source.matchAll(PLACEHOLDER)) {
+    if (m.index! > last) parts.push(source.slice(last, m.index));
+    const v = parseVarPath(m[1]!);
+    parts.push(v);
+    vars.push(v);
+    last = m.index! + m[0].length;
+  }
+  if (last < source.length) parts.push(source.slice(last));
+  const single = parts.length === 1 && typeof parts[0] !== 'string' ? parts[0] : undefined;
+  return single ? { source, single, parts, vars } : { source, parts, vars };
+}
+
+const parsedJson = new WeakMap<object, unknown>();
+const NO_JSON = Symbol('no-json');
+
+function sampleOutputJson(input: GradeInput): unknown {
+  const s = input.sample;
+  if (s.output_json !== undefined) return s.output_json;
+  if (parsedJson.has(s)) {
+    const v = parsedJson.get(s);
+    return v === NO_JSON ? undefined : v;
+  }
+  let v: unknown = NO_JSON;
+  if (typeof s.output_text === 'string' && s.output_text.length <= 16 * 1024 * 1024) {
+    try {
+      v = JSON.parse(s.output_text);
+    } catch {
+      v = NO_JSON;
+    }
+  }
+  parsedJson.set(s, v);
+  return v === NO_JSON ? undefined : v;
+}
+
+/** Resolves a variable; throws GradeFailure('template_error') when any step is missing. */
+export function resolveVar(v: TemplateVar, input: GradeInput): unknown {
+  let cur: unknown = v.root === 'item' ? input.item : input.sample;
+  for (let i = 0; i < v.path.length; i++) {
+    const seg = v.path[i]!;
+    if (v.root === 'sample' && i === 0 && seg === 'output_json') {
+      cur = sampleOutputJson(input);
+      if (cur === undefined) throw new GradeFailure('template_error', `missing variable {{${v.expr}}}: sample has no output_json and output_text is not valid JSON`);
+      continue;
+    }
+    if (cur === null || typeof cur !== 'object') {
+      throw new GradeFailure('template_error', `missing variable {{${v.expr}}}: ${v.root}${pathText(v.path.slice(0, i))} is not an object`);
+    }
+    const next: unknown = (cur as Record<string | number, unknown>)[seg];
+    if (next === undefined || !Object.prototype.hasOwnProperty.call(cur, seg)) {
+      throw new GradeFailure('template_error', `missing variable {{${v.expr}}}: no "${seg}" in ${v.root}${pathText(v.path.slice(0, i))}`);
+    }
+    cur = next;
+  }
+  return cur;
+}
+
+function pathText(p: Segment[]): string {
+  return p.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('');
+}
+
+function stringify(x: unknown): string {
+  if (typeof x === 'string') return x;
+  if (x === null || typeof x !== 'object') return String(x);
+  return JSON.stringify(x);
+}
+
+/** Renders to a raw value (single placeholder) or a string. */
+export function renderValue(t: Template, input: GradeInput): unknown {
+  if (t.single) return resolveVar(t.single, input);
+  if (t.vars.length === 0) return t.source;
+  let out = '';
+  for (const p of t.parts) out += typeof p === 'string' ? p : stringify(resolveVar(p, input));
+  return out;
+}
+
+/** Renders and coerces to text (objects become JSON). */
+export function renderString(t: Template, input: GradeInput): string {
+  return stringify(renderValue(t, input));
+}
+
+/**
+ * A config field that may be a template string or a literal JSON value (array, object, number).
+ * Strings are compiled; everything else is passed through as-is, with templates inside nested
+ * strings compiled too (so `[{"role": "user", "content": "{{item.q}}"}]` works).
+ */
+export type ValueTemplate = { kind: 'literal'; value: unknown } | { kind: 'template'; t: Template } | { kind: 'array'; items: ValueTemplate[] } | { kind: 'object'; entries: [string, ValueTemplate][] };
+
+export function compileValue(v: unknown): ValueTemplate {
+  if (typeof v === 'string') {
+    const t = compileTemplate(v);
+    return t.vars.length ? { kind: 'template', t } : { kind: 'literal', value: v };
+  }
+  if (Array.isArray(v)) {
+    const items = v.map(compileValue);
+    return items.every((x) => x.kind === 'literal') ? { kind: 'literal', value: v } : { kind: 'array', items };
+  }
+  if (v && typeof v === 'object') {
+    const entries = Object.entries(v).map(([k, x]) => [k, compileValue(x)] as [string, ValueTemplate]);
+    return entries.every(([, x]) => x.kind === 'literal') ? { kind: 'literal', value: v } : { kind: 'object', entries };
+  }
+  return { kind: 'literal', value: v };
+}
+
+export function renderCompiled(v: ValueTemplate, input: GradeInput): unknown {
+  switch (v.kind) {
+    case 'literal':
+      return v.value;
+    case 'template':
+      return renderValue(v.t, input);
+    case 'array':
+      return v.items.map((x) => renderCompiled(x, input));
+    case 'object':
+      return Object.fromEntries(v.entries.map(([k, x]) => [k, renderCompiled(x, input)]));
+  }
+}

@@ -1,0 +1,85 @@
+// `multi` (OpenAI grader schema): run sub-graders (an object keyed by variable name, or a list)
+// concurrently and combine their scores with a `calculate_output` formula (default: the mean).
+import { z } from 'zod';
+import { compileFormula, FormulaError, type Formula } from '../../config/formula.js';
+import { GradeFailure, type Result } from '../../core/result.js';
+import type { Grader } from '../../core/grader.js';
+import { graderSchema, type GraderType } from '../../core/registry.js';
+
+const schema = graderSchema({
+  graders: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]),
+  calculate_output: z.string().optional(),
+  /** What an invalid component does: make the whole grade invalid (default), or count as 0. */
+  invalid_components: z.enum(['invalidate', 'zero']).optional(),
+});
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export const multi: GraderType<z.infer<typeof schema>> = {
+  type: 'multi',
+  summary: 'combine named sub-graders with a formula (+ - * / ^, min max abs floor ceil exp sqrt log)',
+  schema,
+  build(cfg, b) {
+    const children: [string, Grader][] = [];
+    if (Array.isArray(cfg.graders)) {
+      cfg.graders.forEach((c, i) => {
+        const nm = c && typeof c === 'object' && typeof (c as { name?: unknown }).name === 'string' ? (c as { name: string }).name : `grader_${i}`;
+        const key = IDENT.test(nm) ? nm : nm.replace(/[^A-Za-z0-9_]/g, '_').replace(/^(\d)/, '_$1');
+        if (children.some(([k]) => k === key)) b.issue(`graders[${i}]`, `duplicate sub-grader name "${key}"`);
+        children.push([key, b.child(c, `graders[${i}]`, key)]);
+      });
+    } else {
+      for (const [key, c] of Object.entries(cfg.graders)) {
+        if (!IDENT.test(key)) b.issue(`graders.${key}`, `sub-grader key "${key}" must be an identifier usable in the formula`);
+        children.push([key, b.child(c, `graders.${key}`, key)]);
+      }
+    }
+    if (children.length === 0) b.fail('graders', 'needs at least one sub-grader');
+    let formula: Formula | undefined;
+    if (cfg.calculate_output !== undefined) {
+      try {
+        formula = compileFormula(cfg.calculate_output);
+        const keys = new Set(children.map(([k]) => k));
+        const unknown = formula.variables.filter((v) => !keys.has(v));
+        if (unknown.length) b.issue('calculate_output', `unknown variable(s) ${unknown.join(', ')} (sub-graders: ${[...keys].join(', ')})`);
+      } catch (e) {
+        b.issue('calculate_output', (e as Error).message);
+      }
+    }
+    const zeroInvalid = cfg.invalid_components === 'zero';
+    return async (input, ctx) => {
+      const results = await Promise.all(children.map(([, g]) => g.grade(input, ctx)));
+      const components: Record<string, Result> = {};
+      const env: Record<string, number> = {};
+      let firstInvalid: [string, Result] | undefined;
+      children.forEach(([k], i) => {
+        const r = results[i]!;
+        components[k] = r;
+        if (r.valid && r.score !== null) env[k] = r.score;
+        else {
+          firstInvalid ??= [k, r];
+          env[k] = 0;
+        }
+      });
+      if (firstInvalid && !zeroInvalid) {
+        const [k, r] = firstInvalid;
+        throw new GradeFailure(r.error?.kind ?? 'internal_error', `component "${k}" could not be graded: ${r.error?.message ?? 'invalid'}`, { components });
+      }
+      let score: number;
+      if (formula) {
+        try {
+          score = formula.evaluate(env);
+        } catch (e) {
+          if (e instanceof FormulaError) throw new GradeFailure('formula_error', e.message, { components });
+          throw e;
+        }
+        if (!Number.isFinite(score)) {
+          throw new GradeFailure('formula_error', `formula "${formula.source}" gave ${score} with ${JSON.stringify(env)}`, { components });
+        }
+      } else {
+        score = Object.values(env).reduce((a, v) => a + v, 0) / children.length;
+      }
+      return { score, components };
+    };
+  },
+};

@@ -1,0 +1,42 @@
+// `string_check` (OpenAI grader schema): compare the rendered input with the reference.
+// eq / ne exact; like / ilike substring (case-sensitive / case-insensitive). Score 1 or 0.
+import { z } from 'zod';
+import { graderSchema, type GraderType } from '../../core/registry.js';
+import { renderString } from '../../core/template.js';
+
+const schema = graderSchema({
+  input: z.string(),
+  reference: z.string(),
+  operation: z.enum(['eq', 'ne', 'like', 'ilike']),
+});
+
+export const stringCheck: GraderType<z.infer<typeof schema>> = {
+  type: 'string_check',
+  summary: 'exact or substring comparison of input and reference (eq, ne, like, ilike)',
+  schema,
+  build(cfg, b) {
+    const input = b.template('input', cfg.input);
+    const reference = b.template('reference', cfg.reference);
+    const op = cfg.operation;
+    return (s) => {
+      const a = renderString(input, s);
+      const r = renderString(reference, s);
+      let pass: boolean;
+      switch (op) {
+        case 'eq':
+          pass = a === r;
+          break;
+        case 'ne':
+          pass = a !== r;
+          break;
+        case 'like':
+          pass = a.includes(r);
+          break;
+        case 'ilike':
+          pass = a.toLowerCase().includes(r.toLowerCase());
+          break;
+      }
+      return { score: pass ? 1 : 0 };
+    };
+  },
+};

@@ -1,0 +1,61 @@
+// The library API: load and validate graders, grade one sample, grade a stream or a file.
+import './graders/index.js';
+import type { Grader, GraderContext } from './core/grader.js';
+import type { Result } from './core/result.js';
+import { normalizeRecord, type GradeInput } from './core/sample.js';
+import { Services } from './core/services.js';
+
+export { ERROR_KINDS, GradeFailure, invalidResult, isErrorKind } from './core/result.js';
+export type { ErrorKind, GradeError, Outcome, Result, ResultMetadata } from './core/result.js';
+export { normalizeRecord } from './core/sample.js';
+export type { GradeInput, Item, Sample } from './core/sample.js';
+export { makeGrader } from './core/grader.js';
+export type { Evaluate, Grader, GraderContext } from './core/grader.js';
+export { Services } from './core/services.js';
+export type { ServicesOptions } from './core/services.js';
+export { baseFields, getGraderType, graderSchema, listGraderTypes, loadGrader, registerGraderType, validateGrader } from './core/registry.js';
+export type { BaseConfig, BuildContext, GraderType, LoadOptions } from './core/registry.js';
+export { compileTemplate, renderString, renderValue } from './core/template.js';
+export { ConfigError } from './config/errors.js';
+export type { ConfigIssue } from './config/errors.js';
+export { compileFormula } from './config/formula.js';
+export { loadGraderFile, readGraderFile } from './config/load.js';
+export { readLines } from './io/jsonl-reader.js';
+export { scoreLines } from './io/score-stream.js';
+export type { OutputRecord } from './io/score-stream.js';
+export { IoError, scoreFile } from './io/score-file.js';
+export type { ScoreFileOptions } from './io/score-file.js';
+export type { Summary } from './io/summary.js';
+
+let defaultServices: Services | undefined;
+
+/**
+ * Grades one sample. `input` may be `{item, sample}` or the shorthand `{item, output_text}`.
+ * Never throws for bad samples: problems come back as `valid: false` results.
+ */
+export async function grade(grader: Grader, input: GradeInput | Record<string, unknown>, ctx?: Partial<GraderContext>): Promise<Result> {
+  let gi: GradeInput;
+  try {
+    gi = normalizeRecord(input);
+  } catch (e) {
+    return { score: null, valid: false, error: { kind: 'bad_input', message: (e as Error).message }, metadata: { grader: grader.name, type: grader.type, duration_ms: 0 } };
+  }
+  const services = ctx?.services ?? (defaultServices ??= new Services());
+  return grader.grade(gi, { ...ctx, services });
+}
+
+/** Grades an (async) iterable of inputs with bounded concurrency, yielding results in input order. */
+export async function* gradeStream(
+  grader: Grader,
+  inputs: AsyncIterable<GradeInput | Record<string, unknown>> | Iterable<GradeInput | Record<string, unknown>>,
+  opts: { concurrency?: number; services?: Services } = {},
+): AsyncGenerator<Result> {
+  const concurrency = Math.max(1, opts.concurrency ?? 64);
+  const ctx = opts.services ? { services: opts.services } : {};
+  const queue: Promise<Result>[] = [];
+  for await (const x of inputs as AsyncIterable<GradeInput>) {
+    queue.push(grade(grader, x, ctx));
+    if (queue.length >= concurrency) yield await queue.shift()!;
+  }
+  while (queue.length) yield await queue.shift()!;
+}

@@ -1,0 +1,12 @@
+// Test runner config: tests import the built package from dist/ (npm test builds first),
+// so worker threads and the CLI are exercised exactly as users run them.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
