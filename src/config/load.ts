@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import '../graders/index.js';
 import { ConfigError } from './errors.js';
+import { jsonErrorOffset } from './json-locate.js';
 import { loadGrader } from '../core/registry.js';
 import type { Grader } from '../core/grader.js';
 
@@ -24,8 +25,8 @@ export function parseJsonText(text: string, where: string): unknown {
     return JSON.parse(text);
   } catch (e) {
     const msg = (e as Error).message;
-    const m = /position (\d+)/.exec(msg);
-    const loc = m ? lineCol(text, Number(m[1])) : undefined;
+    const off = jsonErrorOffset(text);
+    const loc = off >= 0 ? lineCol(text, off) : undefined;
     const at = loc ? `${where}:${loc.line}:${loc.column}` : where;
     throw new ConfigError([{ path: '', message: `${at}: invalid JSON: ${msg}` }], where);
   }

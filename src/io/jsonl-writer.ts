@@ -27,7 +27,7 @@ export class JsonlWriter {
     const chunk = this.buf;
     this.buf = '';
     if (!this.out.write(chunk)) {
-      await Promise.race([once(this.out, 'drain'), once(this.out, 'error').then(([e]) => Promise.reject(e))]);
+      await once(this.out, 'drain'); // rejects if the stream errors meanwhile
     }
   }
 

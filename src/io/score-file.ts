@@ -1,7 +1,8 @@
 // Scores a JSONL file (or stdin) into a JSONL file (or stdout): the engine behind `arbiter score`
 // and the library's `scoreFile`. Streams both ends; memory does not grow with the input.
 import { createReadStream, createWriteStream } from 'node:fs';
-import { access, constants, open, stat } from 'node:fs/promises';
+import { once } from 'node:events';
+import { access, constants, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { Grader } from '../core/grader.js';
@@ -47,8 +48,9 @@ async function openInput(input: string): Promise<{ stream: Readable; size?: numb
 
 async function openOutput(output: string, append: boolean): Promise<Writable> {
   try {
-    const fh = await open(output, append ? 'a' : 'w');
-    return createWriteStream('', { fd: fh.fd, autoClose: true, highWaterMark: 1 << 20 });
+    const ws = createWriteStream(output, { flags: append ? 'a' : 'w', highWaterMark: 1 << 20 });
+    await once(ws, 'open'); // rejects with the open error (ENOENT, EACCES, EISDIR)
+    return ws;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const hint = code === 'ENOENT' ? ` (does the directory ${dirname(output)} exist?)` : '';

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { grade, gradeStream, loadGrader, registerGraderType, graderSchema, getGraderType, Services } from '../../dist/index.js';
+import { z } from 'zod';
+
+const sc = (operation: string, extra: Record<string, unknown> = {}) => ({ type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.answer}}', operation, ...extra });
+const s = (out: string, answer: string) => ({ item: { answer }, sample: { output_text: out } });
+
+// A deliberately slow grader type for timeout tests.
+if (!getGraderType('test_sleep')) {
+  registerGraderType({
+    type: 'test_sleep',
+    summary: 'test only: sleeps ms then scores 1',
+    schema: graderSchema({ ms: z.number() }),
+    build: (cfg) => (_input, ctx) =>
+      new Promise((resolve, reject) => {
+        const t = setTimeout(() => resolve({ score: 1 }), cfg.ms);
+        ctx.signal?.addEventListener('abort', () => {
+          clearTimeout(t);
+          reject(ctx.signal!.reason);
+        });
+      }),
+  });
+}
+
+describe('string_check', () => {
+  it.each([
+    ['eq', 'Paris', 'Paris', 1],
+    ['eq', 'paris', 'Paris', 0],
+    ['ne', 'London', 'Paris', 1],
+    ['ne', 'Paris', 'Paris', 0],
+    ['like', 'It is Paris.', 'Paris', 1],
+    ['like', 'It is paris.', 'Paris', 0],
+    ['ilike', 'It is PARIS.', 'paris', 1],
+    ['ilike', 'It is Rome.', 'paris', 0],
+  ])('%s(%j, %j) = %d', async (op, out, ref, want) => {
+    const r = await grade(loadGrader(sc(op)), s(out, ref));
+    expect(r).toMatchObject({ valid: true, score: want, metadata: { type: 'string_check' } });
+  });
+  it('a missing item field is invalid (template_error), not a 0', async () => {
+    const r = await grade(loadGrader(sc('eq')), { item: {}, sample: { output_text: 'x' } });
+    expect(r.valid).toBe(false);
+    expect(r.score).toBeNull();
+    expect(r.error?.kind).toBe('template_error');
+  });
+  it('accepts the shorthand record and reports pass_threshold', async () => {
+    const r = await grade(loadGrader(sc('eq', { pass_threshold: 1 })), { item: { answer: 'a' }, output_text: 'a' });
+    expect(r.metadata.passed).toBe(true);
+  });
+  it('a malformed record is bad_input', async () => {
+    const r = await grade(loadGrader(sc('eq')), { item: 3 } as never);
+    expect(r.error?.kind).toBe('bad_input');
+  });
+});
+
+describe('multi', () => {
+  const cfg = { type: 'multi', name: 'combo', graders: { exact: sc('eq'), loose: sc('ilike') }, calculate_output: '0.7 * exact + 0.3 * loose' };
+  it('combines components with the formula and reports each', async () => {
+    const r = await grade(loadGrader(cfg), s('The answer: 42', '42'));
+    expect(r.score).toBeCloseTo(0.3);
+    expect(r.components?.exact?.score).toBe(0);
+    expect(r.components?.loose?.score).toBe(1);
+    expect(r.metadata.grader).toBe('combo');
+  });
+  it('list form uses names as variables; default is the mean', async () => {
+    const g = loadGrader({ type: 'multi', graders: [sc('eq', { name: 'a' }), sc('like', { name: 'b' })] });
+    const r = await grade(g, s('x42', '42'));
+    expect(r.score).toBe(0.5);
+    expect(Object.keys(r.components!)).toEqual(['a', 'b']);
+  });
+  it('an invalid component makes the result invalid with its kind, components kept', async () => {
+    const g = loadGrader({ type: 'multi', graders: { a: sc('eq'), b: { ...sc('eq'), reference: '{{item.missing}}' } }, calculate_output: 'a + b' });
+    const r = await grade(g, s('42', '42'));
+    expect(r).toMatchObject({ valid: false, score: null, error: { kind: 'template_error' } });
+    expect(r.error!.message).toContain('"b"');
+    expect(r.components?.a?.score).toBe(1);
+  });
+  it('invalid_components: zero counts an invalid component as 0', async () => {
+    const g = loadGrader({ type: 'multi', invalid_components: 'zero', graders: { a: sc('eq'), b: { ...sc('eq'), reference: '{{item.missing}}' } }, calculate_output: 'a + b' });
+    expect((await grade(g, s('42', '42'))).score).toBe(1);
+  });
+  it('a non-finite formula result is a formula_error', async () => {
+    const g = loadGrader({ type: 'multi', graders: { a: sc('eq') }, calculate_output: '1 / a' });
+    const r = await grade(g, s('x', '42'));
+    expect(r.error?.kind).toBe('formula_error');
+    expect(r.error?.message).toMatch(/Infinity/);
+  });
+  it('nests', async () => {
+    const g = loadGrader({ type: 'multi', graders: { inner: cfg, other: sc('ne') }, calculate_output: 'inner * 2 + other' });
+    expect((await grade(g, s('42', '42'))).score).toBeCloseTo(2);
+  });
+});
+
+describe('gate', () => {
+  it('runs then only when the gate passes', async () => {
+    const g = loadGrader({ type: 'gate', gate: sc('like'), then: sc('eq'), otherwise: -1 });
+    const pass = await grade(g, s('42', '42'));
+    expect(pass.score).toBe(1);
+    expect(pass.components?.then).toBeDefined();
+    const fail = await grade(g, s('nope', '42'));
+    expect(fail.score).toBe(-1);
+    expect(fail.components?.then).toBeUndefined();
+  });
+});
+
+describe('timeouts', () => {
+  it('timeout_ms turns a slow grade into an invalid timeout result, and aborts it', async () => {
+    const g = loadGrader({ type: 'test_sleep', ms: 5_000, timeout_ms: 50 });
+    const t0 = Date.now();
+    const r = await grade(g, s('a', 'b'));
+    expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(r).toMatchObject({ valid: false, error: { kind: 'timeout' } });
+  });
+  it('a timeout inside multi invalidates the parent', async () => {
+    const g = loadGrader({ type: 'multi', graders: { slow: { type: 'test_sleep', ms: 5_000, timeout_ms: 30 }, ok: sc('eq') } });
+    const r = await grade(g, s('a', 'a'));
+    expect(r.error?.kind).toBe('timeout');
+  });
+});
+
+describe('gradeStream', () => {
+  it('yields one result per input, in order, with bounded concurrency', async () => {
+    const g = loadGrader(sc('eq'));
+    const inputs = Array.from({ length: 1000 }, (_, i) => s(String(i % 3), '0'));
+    const out = [];
+    for await (const r of gradeStream(g, inputs, { concurrency: 7, services: new Services() })) out.push(r.score);
+    expect(out).toHaveLength(1000);
+    expect(out.every((v, i) => v === (i % 3 === 0 ? 1 : 0))).toBe(true);
+  });
+});
