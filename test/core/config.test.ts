@@ -61,6 +61,6 @@ describe('JSON error location', async () => {
     expect(jsonErrorOffset('{"a": }')).toBe(6);
     expect(jsonErrorOffset('[1,2,]')).toBe(5);
     expect(jsonErrorOffset('{"a":1} x')).toBe(8);
-    expect(jsonErrorOffset('{"a":"\\q"}')).toBe(6);
+    expect(jsonErrorOffset('{"a":"\\q"}')).toBe(7); // the bad escape letter
   });
 });
