@@ -1,0 +1,52 @@
+// The `math` grader type: renders `input` (model output) and `reference` (gold answer or full
+// solution), then verifies them with checkMath. Options are validated once at config load.
+import { z } from 'zod';
+import { GradeFailure } from '../../core/result.js';
+import { graderSchema, type GraderType } from '../../core/registry.js';
+import { renderValue } from '../../core/template.js';
+import { DEFAULT_LIMITS } from './limits.js';
+import { checkMath, resolveMathOptions } from './verify.js';
+
+const schema = graderSchema({
+  input: z.string().default('{{sample.output_text}}'),
+  reference: z.string(),
+  rel_tol: z.number().nonnegative().max(1).optional(),
+  abs_tol: z.number().nonnegative().optional(),
+  percent: z.enum(['either', 'strict', 'ignore']).optional(),
+  strict_variables: z.boolean().optional(),
+  units: z.enum(['strip', 'strict']).optional(),
+  last_number: z.boolean().optional(),
+  skip_think: z.boolean().optional(),
+  whole: z.boolean().optional(),
+  choices: z.boolean().optional(),
+  max_input_chars: z.number().int().positive().max(100_000_000).optional(),
+  max_answer_chars: z.number().int().positive().max(1_000_000).optional(),
+  max_depth: z.number().int().positive().max(1_000).optional(),
+  max_steps: z.number().int().positive().optional(),
+  time_budget_ms: z.number().positive().max(60_000).optional(),
+});
+
+type MathConfig = z.infer<typeof schema>;
+
+function asText(v: unknown, what: string): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (v === null || v === undefined) throw new GradeFailure('bad_input', `${what} is missing (got ${v === null ? 'null' : 'undefined'})`);
+  throw new GradeFailure('bad_input', `${what} must be a string or number, got ${Array.isArray(v) ? 'an array' : typeof v}`);
+}
+
+export const mathGrader: GraderType<MathConfig> = {
+  type: 'math',
+  summary: 'math answer equivalence: extracts the final answer (boxed, "the answer is", ####, ...) and compares exactly, numerically and symbolically',
+  schema: schema as unknown as z.ZodType<MathConfig>,
+  build(cfg, b) {
+    const input = b.template('input', cfg.input);
+    const reference = b.template('reference', cfg.reference);
+    const opts = resolveMathOptions({ ...cfg, time_budget_ms: cfg.time_budget_ms ?? DEFAULT_LIMITS.time_budget_ms });
+    return (s) => {
+      const out = asText(renderValue(input, s), 'the model output');
+      const ref = asText(renderValue(reference, s), 'the reference answer');
+      return checkMath(out, ref, opts);
+    };
+  },
+};

@@ -1,0 +1,276 @@
+// Tokenizer for LaTeX and plain-text math answers. Folds LaTeX spelling variants into one token
+// set (\dfrac -> frac, \le -> <=, \cdot -> *), joins thousands separators outside brackets,
+// turns \text{...} into words (units, names) or inline math, and drops layout commands.
+import type { Budget } from './limits.js';
+
+export type Tok =
+  | { t: 'num'; s: string }
+  | { t: 'id'; s: string }
+  | { t: 'word'; s: string }
+  | { t: 'fn'; s: string }
+  | { t: 'cmd'; s: string; env?: string }
+  | { t: 'const'; s: 'pi' | 'inf' }
+  | { t: 'op'; s: string };
+
+export class ParseError extends Error {}
+
+const FUNCTIONS = new Set([
+  'sin', 'cos', 'tan', 'sec', 'csc', 'cot', 'arcsin', 'arccos', 'arctan', 'asin', 'acos', 'atan',
+  'sinh', 'cosh', 'tanh', 'ln', 'log', 'exp', 'sqrt', 'abs', 'floor', 'ceil', 'gcd', 'lcm', 'max', 'min',
+]);
+const GREEK = new Set([
+  'alpha', 'beta', 'gamma', 'delta', 'epsilon', 'varepsilon', 'zeta', 'eta', 'theta', 'vartheta', 'iota', 'kappa',
+  'lambda', 'mu', 'nu', 'xi', 'rho', 'sigma', 'tau', 'upsilon', 'phi', 'varphi', 'chi', 'psi', 'omega',
+  'Gamma', 'Delta', 'Theta', 'Lambda', 'Xi', 'Sigma', 'Phi', 'Psi', 'Omega',
+]);
+/** Two-letter runs that are units, not a product of two variables. */
+const SHORT_UNITS = new Set(['cm', 'mm', 'km', 'kg', 'mg', 'ml', 'mL', 'ft', 'in', 'yd', 'mi', 'lb', 'oz', 'hr', 'hrs', 'pm', 'am', 'sq', 'cu']);
+/** Commands that are pure layout and vanish. */
+const SKIP = new Set([
+  'left', 'right', 'big', 'Big', 'bigg', 'Bigg', 'bigl', 'bigr', 'Bigl', 'Bigr', 'biggl', 'biggr', 'Biggl', 'Biggr',
+  'displaystyle', 'textstyle', 'limits', 'nolimits', ',', ';', ':', '!', ' ', 'quad', 'qquad', 'enspace', 'thinspace',
+  '$', 'mathbb', 'mathcal', 'vec', 'overline', 'hat', 'bar', 'widehat', 'tilde', 'boldsymbol', 'mathit', 'rm', 'bf',
+  'it', 'ensuremath', 'cr', 'centering', 'hfill', 'phantom',
+]);
+const TEXT_CMDS = new Set(['text', 'textbf', 'textrm', 'textit', 'texttt', 'mbox', 'hbox', 'mathrm', 'mathbf', 'mathsf', 'operatorname', 'textnormal', 'emph']);
+const OPS: Record<string, string> = {
+  cdot: '*', times: '*', ast: '*', div: '/', pm: '±', mp: '∓', le: '<=', leq: '<=', leqslant: '<=', ge: '>=', geq: '>=',
+  geqslant: '>=', ne: '!=', neq: '!=', lt: '<', gt: '>', approx: '=', equiv: '=', cup: '∪', cap: '∩', in: 'in',
+  circ: '°', degree: '°', '%': '%', '{': '\\{', '}': '\\}', lbrace: '\\{', rbrace: '\\}', langle: '(', rangle: ')',
+  emptyset: '∅', varnothing: '∅', mid: '|', vert: '|', lvert: '|', rvert: '|', '|': '|', colon: ':', setminus: '\\',
+  to: '→', rightarrow: '→', Rightarrow: '→', implies: '→', dots: '…', ldots: '…', cdots: '…', land: ',', lor: ',', wedge: ',', vee: ',',
+  '&': '&', '#': '#', '_': '_',
+};
+const CHAR_OPS: Record<string, string> = {
+  '−': '-', '–': '-', '×': '*', '·': '*', '÷': '/', '≤': '<=', '≥': '>=', '≠': '!=', '±': '±', '∓': '∓', '°': '°',
+  '∪': '∪', '∩': '∩', '∈': 'in', '≈': '=', '∅': '∅', '…': '…',
+};
+
+const isDigit = (ch: string | undefined) => ch !== undefined && ch >= '0' && ch <= '9';
+const isLetter = (ch: string | undefined) => ch !== undefined && ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'));
+
+/** Joins thousands separators that LaTeX spells out: `10,\!080`, `1{,}000`, `1\,000`, and a bare `1 000 000`. */
+export function joinThousands(s: string): string {
+  if (s.includes('\\') || s.includes('{,}')) s = s.replace(/(\d)(?:,\\!\s*|\{,\}|\\,|\\ |\\;|\\!|,\\ )(?=\d{3}(?!\d))/g, '$1');
+  if (/^\s*-?\d{1,3}(?: \d{3})+(?:\.\d+)?\s*$/.test(s)) s = s.replace(/ /g, '');
+  return s;
+}
+
+/** Reads a balanced `{...}` group starting at s[i] === '{'; returns [content, index after]. */
+export function readGroup(s: string, i: number): [string, number] {
+  let depth = 0;
+  for (let j = i; j < s.length; j++) {
+    const ch = s[j];
+    if (ch === '\\') {
+      j++;
+      continue;
+    }
+    if (ch === '{') depth++;
+    else if (ch === '}' && --depth === 0) return [s.slice(i + 1, j), j + 1];
+  }
+  throw new ParseError('unbalanced braces');
+}
+
+export function tokenize(src: string, budget: Budget): Tok[] {
+  const out: Tok[] = [];
+  lex(joinThousands(src), out, budget, 0);
+  return out;
+}
+
+function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
+  if (nest > 8) throw new ParseError('text nesting too deep');
+  let depth = 0; // bracket depth, for telling thousands separators from tuple commas
+  let i = 0;
+  const n = s.length;
+  while (i < n) {
+    budget.tick();
+    const ch = s[i]!;
+    if (ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r' || ch === '~' || ch === '$') {
+      i++;
+      continue;
+    }
+    if (isDigit(ch) || (ch === '.' && isDigit(s[i + 1]))) {
+      let j = i;
+      while (isDigit(s[j])) j++;
+      let text = s.slice(i, j);
+      // 1,000,000 outside brackets: groups of exactly three digits, no space after the comma
+      if (depth === 0 && j - i <= 3 && s[j] === ',' && isDigit(s[j + 1]) && isDigit(s[j + 2]) && isDigit(s[j + 3]) && !isDigit(s[j + 4])) {
+        while (s[j] === ',' && isDigit(s[j + 1]) && isDigit(s[j + 2]) && isDigit(s[j + 3]) && !isDigit(s[j + 4])) {
+          text += s.slice(j + 1, j + 4);
+          j += 4;
+        }
+      }
+      if (s[j] === '.' && isDigit(s[j + 1])) {
+        let k = j + 1;
+        while (isDigit(s[k])) k++;
+        text += s.slice(j, k);
+        j = k;
+      } else if (s[j] === '.' && !isDigit(s[j + 1]) && text.length > 0 && !isLetter(s[j + 1]) && s[j + 1] !== '.') {
+        j++; // "5." as in a trailing decimal point
+      }
+      if ((s[j] === 'e' || s[j] === 'E') && (isDigit(s[j + 1]) || ((s[j + 1] === '-' || s[j + 1] === '+') && isDigit(s[j + 2])))) {
+        let k = j + 2;
+        while (isDigit(s[k])) k++;
+        text += s.slice(j, k);
+        j = k;
+      }
+      out.push({ t: 'num', s: text });
+      i = j;
+      continue;
+    }
+    if (isLetter(ch)) {
+      let j = i;
+      while (isLetter(s[j])) j++;
+      pushWord(s.slice(i, j), out);
+      i = j;
+      continue;
+    }
+    if (ch === '\\') {
+      const nx = s[i + 1];
+      if (nx === undefined) throw new ParseError('trailing backslash');
+      if (nx === '\\') {
+        out.push({ t: 'op', s: '\\\\' });
+        i += 2;
+        continue;
+      }
+      if (!isLetter(nx)) {
+        i += 2;
+        if (SKIP.has(nx)) continue;
+        if (nx === '$') continue;
+        const op = OPS[nx];
+        if (op === undefined) throw new ParseError(`unknown command \\${nx}`);
+        if (op === '\\{') depth++;
+        else if (op === '\\}') depth--;
+        out.push({ t: 'op', s: op });
+        continue;
+      }
+      let j = i + 1;
+      while (isLetter(s[j])) j++;
+      const name = s.slice(i + 1, j);
+      i = j;
+      if (name === 'left' || name === 'right' || name === 'bigl' || name === 'bigr' || name === 'Bigl' || name === 'Bigr') {
+        while (s[i] === ' ') i++;
+        if (s[i] === '.') i++;
+        continue;
+      }
+      if (SKIP.has(name)) continue;
+      if (TEXT_CMDS.has(name)) {
+        while (s[i] === ' ') i++;
+        if (s[i] !== '{') continue;
+        const [content, after] = readGroup(s, i);
+        i = after;
+        lexText(content, out, budget, nest);
+        continue;
+      }
+      if (name === 'frac' || name === 'dfrac' || name === 'tfrac' || name === 'cfrac') out.push({ t: 'cmd', s: 'frac' });
+      else if (name === 'sqrt') out.push({ t: 'cmd', s: 'sqrt' });
+      else if (name === 'binom' || name === 'dbinom' || name === 'tbinom' || name === 'choose') out.push({ t: 'cmd', s: 'binom' });
+      else if (name === 'begin' || name === 'end') {
+        while (s[i] === ' ') i++;
+        if (s[i] !== '{') throw new ParseError(`\\${name} without an environment`);
+        const [env, after] = readGroup(s, i);
+        i = after;
+        if (name === 'begin' && (env === 'array' || env === 'tabular') && s[i] === '{') i = readGroup(s, i)[1];
+        out.push({ t: 'cmd', s: name, env });
+      } else if (name === 'pi') out.push({ t: 'const', s: 'pi' });
+      else if (name === 'infty' || name === 'infin' || name === 'infinity') out.push({ t: 'const', s: 'inf' });
+      else if (name === 'lfloor' || name === 'lceil') {
+        out.push({ t: 'fn', s: name === 'lfloor' ? 'floor' : 'ceil' }, { t: 'op', s: '(' });
+        depth++;
+      } else if (name === 'rfloor' || name === 'rceil') {
+        out.push({ t: 'op', s: ')' });
+        depth--;
+      } else if (FUNCTIONS.has(name) || name === 'arcsec' || name === 'arccsc' || name === 'arccot') out.push({ t: 'fn', s: name });
+      else if (GREEK.has(name)) out.push({ t: 'id', s: name });
+      else if (OPS[name] !== undefined) {
+        const op = OPS[name]!;
+        if (op === '\\{') depth++;
+        else if (op === '\\}') depth--;
+        out.push({ t: 'op', s: op });
+      } else if (name === 'boxed' || name === 'fbox') continue;
+      else if (name === 'dollar' || name === 'dollars') continue;
+      else out.push({ t: 'word', s: '\\' + name });
+      continue;
+    }
+    const cop = CHAR_OPS[ch];
+    if (cop !== undefined) {
+      out.push({ t: 'op', s: cop });
+      i++;
+      continue;
+    }
+    if (ch === 'π') {
+      out.push({ t: 'const', s: 'pi' });
+      i++;
+      continue;
+    }
+    if (ch === '∞') {
+      out.push({ t: 'const', s: 'inf' });
+      i++;
+      continue;
+    }
+    if (ch === '√') {
+      out.push({ t: 'cmd', s: 'sqrt' });
+      i++;
+      continue;
+    }
+    if (ch === '<' || ch === '>' || ch === '!' || ch === '=') {
+      if (s[i + 1] === '=' && ch !== '=') {
+        out.push({ t: 'op', s: ch + '=' });
+        i += 2;
+        continue;
+      }
+      if (ch === '=' && s[i + 1] === '=') {
+        out.push({ t: 'op', s: '=' });
+        i += 2;
+        continue;
+      }
+      out.push({ t: 'op', s: ch });
+      i++;
+      continue;
+    }
+    if (ch === '*' && s[i + 1] === '*') {
+      out.push({ t: 'op', s: '^' });
+      i += 2;
+      continue;
+    }
+    if ('([{'.includes(ch)) depth++;
+    else if (')]}'.includes(ch)) depth--;
+    if ('+-*/^_()[]{},;|%&:\''.includes(ch)) {
+      out.push({ t: 'op', s: ch });
+      i++;
+      continue;
+    }
+    throw new ParseError(`unexpected character ${JSON.stringify(ch)}`);
+  }
+}
+
+function pushWord(w: string, out: Tok[]): void {
+  if (FUNCTIONS.has(w)) out.push({ t: 'fn', s: w });
+  else if (w === 'pi') out.push({ t: 'const', s: 'pi' });
+  else if (w === 'inf' || w === 'infty' || w === 'infinity' || w === 'Infinity') out.push({ t: 'const', s: 'inf' });
+  else if (w === 'and' || w === 'or') out.push({ t: 'op', s: ',' });
+  else if (w === 'in') out.push({ t: 'op', s: 'in' });
+  else if (w.length === 1) out.push({ t: 'id', s: w });
+  else if (GREEK.has(w)) out.push({ t: 'id', s: w });
+  else if (w.length === 2 && !SHORT_UNITS.has(w)) for (const ch of w) out.push({ t: 'id', s: ch });
+  else out.push({ t: 'word', s: w });
+}
+
+/** `\text{...}`: inline math when it holds math, words (units, names, "and") otherwise. */
+function lexText(content: string, out: Tok[], budget: Budget, nest: number): void {
+  const trimmed = content.trim();
+  if (trimmed === '') return;
+  if (/^(and|or|,)$/i.test(trimmed)) {
+    out.push({ t: 'op', s: ',' });
+    return;
+  }
+  if (/[A-Za-z]{2,}/.test(trimmed) && !/^\(?[A-Za-z]\)?$/.test(trimmed)) {
+    for (const w of trimmed.split(/[^A-Za-z0-9.]+/)) {
+      if (!w) continue;
+      if (/^(and|or)$/i.test(w)) out.push({ t: 'op', s: ',' });
+      else out.push({ t: 'word', s: w });
+    }
+    return;
+  }
+  lex(joinThousands(content), out, budget, nest + 1);
+}

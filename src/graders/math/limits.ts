@@ -1,0 +1,60 @@
+// Hard limits for untrusted math text and the per-item step/time budget. The budget is checked
+// inside the parser and evaluator (no signals, no workers): every unit of work calls tick(), and
+// every TIME_CHECK_EVERY ticks the wall clock is read; exceeding either cap throws limit_exceeded.
+import { GradeFailure } from '../../core/result.js';
+
+export interface MathLimits {
+  /** Longest model output or reference accepted, in characters. */
+  max_input_chars: number;
+  /** Longest extracted answer that is parsed, in characters. */
+  max_answer_chars: number;
+  /** Deepest bracket/function nesting the parser follows. */
+  max_depth: number;
+  /** Work units (tokens, nodes, evaluations) one verification may spend. */
+  max_steps: number;
+  /** Wall-clock budget for one verification, in milliseconds. */
+  time_budget_ms: number;
+}
+
+export const DEFAULT_LIMITS: MathLimits = {
+  max_input_chars: 1_000_000,
+  max_answer_chars: 2_000,
+  max_depth: 64,
+  max_steps: 200_000,
+  time_budget_ms: 50,
+};
+
+/** Largest exponent (in result bits) computed exactly with BigInt; beyond it floats are used. */
+export const MAX_EXACT_BITS = 16_384;
+/** Largest n for which n! and binomials are computed exactly. */
+export const MAX_EXACT_FACTORIAL = 2_000;
+
+const TIME_CHECK_EVERY = 512;
+
+export class Budget {
+  private steps = 0;
+  private nextCheck = TIME_CHECK_EVERY;
+  private readonly deadline: number;
+  constructor(readonly limits: MathLimits) {
+    this.deadline = performance.now() + limits.time_budget_ms;
+  }
+  /** Counts `n` units of work; throws limit_exceeded past the step or time budget. */
+  tick(n = 1): void {
+    this.steps += n;
+    if (this.steps < this.nextCheck) return;
+    if (this.steps > this.limits.max_steps) {
+      throw new GradeFailure('limit_exceeded', `math verification exceeded its step budget (${this.limits.max_steps} steps)`);
+    }
+    this.nextCheck = this.steps + TIME_CHECK_EVERY;
+    if (performance.now() > this.deadline) {
+      throw new GradeFailure('limit_exceeded', `math verification exceeded its time budget (${this.limits.time_budget_ms} ms)`);
+    }
+  }
+  get used(): number {
+    return this.steps;
+  }
+}
+
+export function limitFailure(message: string): GradeFailure {
+  return new GradeFailure('limit_exceeded', message);
+}

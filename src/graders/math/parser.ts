@@ -1,0 +1,485 @@
+// Recursive-descent parser from tokens to typed answer values (see ast.ts). Follows LaTeX
+// argument rules (\frac12, \sqrt2), implicit multiplication, mixed numbers (1\frac{4}{5}),
+// base subscripts (52_8), ± expansions, intervals vs tuples, matrices, relations, and drops
+// trailing unit words. Depth and work are bounded by the Budget.
+import type { Node, RelOp } from './ast.js';
+import { limitFailure, type Budget } from './limits.js';
+import { ParseError, tokenize, type Tok } from './lexer.js';
+import { Rational } from './rational.js';
+
+const REL_OPS = new Set(['=', '!=', '<', '<=', '>', '>=']);
+const DEGREE_WORDS = new Set(['degrees', 'degree', 'deg']);
+const PERCENT_WORDS = new Set(['percent', 'pct']);
+const MATRIX_ENVS = new Set(['pmatrix', 'bmatrix', 'Bmatrix', 'vmatrix', 'matrix', 'array', 'smallmatrix']);
+
+export interface ParsedAnswer {
+  node: Node;
+  /** Unit words dropped from the answer (`cm`, `dollars`, `\text{ inches}`). */
+  units: string[];
+}
+
+export function parseMath(src: string, budget: Budget): ParsedAnswer {
+  const toks = tokenize(src, budget);
+  const p = new Parser(toks, budget);
+  const node = p.parseTop();
+  return { node, units: p.units };
+}
+
+class Parser {
+  private i = 0;
+  private depth = 0;
+  readonly units: string[] = [];
+  constructor(
+    private readonly toks: Tok[],
+    private readonly budget: Budget,
+  ) {}
+
+  private peek(o = 0): Tok | undefined {
+    return this.toks[this.i + o];
+  }
+  private isOp(s: string, o = 0): boolean {
+    const t = this.toks[this.i + o];
+    return t !== undefined && t.t === 'op' && t.s === s;
+  }
+  private next(): Tok {
+    const t = this.toks[this.i++];
+    if (!t) throw new ParseError('unexpected end of answer');
+    this.budget.tick();
+    return t;
+  }
+  private expectOp(s: string): void {
+    const t = this.next();
+    if (t.t !== 'op' || t.s !== s) throw new ParseError(`expected "${s}"`);
+  }
+  private enter(): void {
+    if (++this.depth > this.budget.limits.max_depth) throw limitFailure(`answer nesting deeper than ${this.budget.limits.max_depth} levels`);
+  }
+  private leave(): void {
+    this.depth--;
+  }
+
+  parseTop(): Node {
+    this.skipLeading();
+    if (this.i >= this.toks.length) throw new ParseError('empty answer');
+    const items: Node[] = [this.parseItem()];
+    while (this.isOp(',') || this.isOp(';')) {
+      this.next();
+      while (this.isOp(',')) this.next();
+      if (this.i >= this.toks.length) break;
+      items.push(this.parseItem());
+    }
+    if (this.i < this.toks.length) throw new ParseError(`unexpected "${this.peek()!.s}"`);
+    return items.length === 1 ? items[0]! : { k: 'list', items };
+  }
+
+  /** Drops lead-ins such as "x \in", "\therefore", "answer:" are handled by extraction. */
+  private skipLeading(): void {
+    while (this.peek()?.t === 'word' && /^(is|equals|about|approximately|then|so|thus)$/i.test(this.peek()!.s)) this.i++;
+  }
+
+  private parseItem(): Node {
+    let n = this.parseRelation();
+    n = this.skipUnits(n);
+    return n;
+  }
+
+  /** Trailing words after a value are units (dropped and recorded); degrees and percent words mark the value. */
+  private skipUnits(n: Node): Node {
+    while (this.peek()?.t === 'word') {
+      const w = this.next().s;
+      if (DEGREE_WORDS.has(w.toLowerCase())) n = { k: 'deg', a: n };
+      else if (PERCENT_WORDS.has(w.toLowerCase())) n = { k: 'pct', a: n };
+      else this.units.push(w);
+      if (this.isOp('^') && this.peek(1)?.t === 'num') this.i += 2;
+      else if (this.isOp('^') && this.isOp('{', 1) && this.peek(2)?.t === 'num' && this.isOp('}', 3)) this.i += 4;
+      if (this.isOp('/') && this.peek(1)?.t === 'word') this.next();
+    }
+    return n;
+  }
+
+  private parseRelation(): Node {
+    const first = this.parseUnion();
+    if (this.isOp('in')) {
+      this.next();
+      return this.parseUnion();
+    }
+    const ops: RelOp[] = [];
+    const sides: Node[] = [first];
+    for (;;) {
+      const t = this.peek();
+      if (!t || t.t !== 'op' || !REL_OPS.has(t.s)) break;
+      this.next();
+      ops.push(t.s as RelOp);
+      sides.push(this.skipUnits(this.parseUnion()));
+    }
+    return ops.length ? { k: 'rel', ops, sides } : first;
+  }
+
+  private parseUnion(): Node {
+    const first = this.parseExpr();
+    if (!this.isOp('∪')) return first;
+    const items = [asInterval(first)];
+    while (this.isOp('∪')) {
+      this.next();
+      items.push(asInterval(this.parseExpr()));
+    }
+    return { k: 'union', items };
+  }
+
+  private parseExpr(): Node {
+    this.enter();
+    const terms: Node[] = [];
+    let sign: '+' | '-' | '±' = '+';
+    if (this.isOp('-') || this.isOp('+') || this.isOp('±') || this.isOp('∓')) sign = opSign(this.next().s);
+    for (;;) {
+      const t = this.parseTerm();
+      terms.push(sign === '+' ? t : sign === '-' ? { k: 'neg', a: t } : { k: 'pm', a: t });
+      if (this.isOp('+') || this.isOp('-') || this.isOp('±') || this.isOp('∓')) sign = opSign(this.next().s);
+      else break;
+    }
+    this.leave();
+    return terms.length === 1 && terms[0]!.k !== 'pm' ? terms[0]! : { k: 'add', terms };
+  }
+
+  private parseTerm(): Node {
+    let cur = this.parseFactor();
+    for (;;) {
+      if (this.isOp('*')) {
+        this.next();
+        cur = { k: 'mul', a: cur, b: this.parseFactor() };
+      } else if (this.isOp('/')) {
+        this.next();
+        cur = { k: 'div', a: cur, b: this.parseFactor() };
+      } else if (this.startsAtom()) {
+        const t = this.peek()!;
+        // mixed number: an integer literal directly followed by a proper fraction of integer literals
+        if (cur.k === 'num' && cur.lit && t.t === 'cmd' && t.s === 'frac') {
+          const save = this.i;
+          const f = this.parsePower();
+          if (f.k === 'div' && f.a.k === 'num' && f.a.lit && f.b.k === 'num' && f.b.lit && f.a.q.cmp(f.b.q) < 0) {
+            cur = { k: 'add', terms: [cur, f] };
+            continue;
+          }
+          this.i = save;
+        }
+        cur = { k: 'mul', a: cur, b: this.parsePower() };
+      } else break;
+    }
+    return cur;
+  }
+
+  private parseFactor(): Node {
+    if (this.isOp('-') || this.isOp('+')) {
+      const neg = this.next().s === '-';
+      this.enter();
+      const f = this.parseFactor();
+      this.leave();
+      return neg ? { k: 'neg', a: f } : f;
+    }
+    return this.parsePower();
+  }
+
+  private startsAtom(): boolean {
+    const t = this.peek();
+    if (!t) return false;
+    if (t.t === 'num' || t.t === 'id' || t.t === 'const' || t.t === 'fn') return true;
+    if (t.t === 'cmd') return t.s !== 'end';
+    return t.t === 'op' && (t.s === '(' || t.s === '{' || t.s === '[');
+  }
+
+  private parsePower(): Node {
+    let base = this.parsePostfix(this.parseAtom());
+    if (this.isOp('^')) {
+      this.next();
+      if (this.isOp('°')) {
+        this.next();
+        return { k: 'deg', a: base };
+      }
+      if (this.isOp('{') && this.isOp('°', 1) && this.isOp('}', 2)) {
+        this.i += 3;
+        return { k: 'deg', a: base };
+      }
+      this.enter();
+      const exp = this.parseExponent();
+      this.leave();
+      base = this.parsePostfix({ k: 'pow', a: base, b: exp });
+    }
+    return base;
+  }
+
+  private parseExponent(): Node {
+    if (this.isOp('-') || this.isOp('+')) {
+      const neg = this.next().s === '-';
+      const e = this.parseExponent();
+      return neg ? { k: 'neg', a: e } : e;
+    }
+    return this.parsePower();
+  }
+
+  private parsePostfix(n: Node): Node {
+    for (;;) {
+      if (this.isOp('!') && !this.isOp('=', 1)) {
+        this.next();
+        n = { k: 'fn', name: 'fact', args: [n] };
+      } else if (this.isOp('%')) {
+        this.next();
+        n = { k: 'pct', a: n };
+      } else if (this.isOp('°')) {
+        this.next();
+        n = { k: 'deg', a: n };
+      } else if (this.isOp("'")) {
+        this.next();
+      } else return n;
+    }
+  }
+
+  /** One LaTeX argument: a braced group, or a single token (one digit of a number). */
+  private parseArg(): Node {
+    const t = this.peek();
+    if (!t) throw new ParseError('missing argument');
+    if (t.t === 'op' && t.s === '{') return this.parseAtom();
+    if (t.t === 'num' && t.s.length > 1 && /^\d/.test(t.s)) {
+      this.toks[this.i] = { t: 'num', s: t.s.slice(1) };
+      this.budget.tick();
+      return numNode(t.s[0]!);
+    }
+    return this.parseAtom();
+  }
+
+  private parseAtom(): Node {
+    this.enter();
+    try {
+      return this.atom();
+    } finally {
+      this.leave();
+    }
+  }
+
+  private atom(): Node {
+    const t = this.next();
+    switch (t.t) {
+      case 'num': {
+        const n = numNode(t.s);
+        if (this.isOp('_')) {
+          this.next();
+          const sub = this.next();
+          let radix: string | undefined;
+          if (sub.t === 'num') radix = sub.s;
+          else if (sub.t === 'op' && sub.s === '{') {
+            const r = this.next();
+            if (r.t !== 'num') throw new ParseError('bad base subscript');
+            radix = r.s;
+            this.expectOp('}');
+          }
+          if (radix === undefined || !/^\d+$/.test(radix) || !/^[0-9]+$/.test(t.s)) throw new ParseError('bad base subscript');
+          const r = Number(radix);
+          if (r < 2 || r > 36) throw new ParseError('bad base');
+          let v = 0n;
+          for (const ch of t.s) {
+            const d = Number(ch);
+            if (d >= r) throw new ParseError(`digit ${ch} not valid in base ${r}`);
+            v = v * BigInt(r) + BigInt(d);
+          }
+          return { k: 'num', q: Rational.of(v), base: { digits: t.s.replace(/^0+(?=.)/, ''), radix: r } };
+        }
+        return n;
+      }
+      case 'const':
+        return { k: 'const', name: t.s };
+      case 'id': {
+        let name = t.s;
+        if (this.isOp('_')) {
+          this.next();
+          const sub = this.next();
+          if (sub.t === 'num' || sub.t === 'id') name += '_' + sub.s;
+          else if (sub.t === 'op' && sub.s === '{') {
+            let inner = '';
+            while (!this.isOp('}')) inner += this.next().s;
+            this.next();
+            name += '_' + inner;
+          } else throw new ParseError('bad subscript');
+        }
+        if (name === 'e') return { k: 'const', name: 'e' };
+        if (name === 'i') return { k: 'const', name: 'i' };
+        return { k: 'var', name };
+      }
+      case 'fn':
+        return this.parseFunction(t.s);
+      case 'cmd':
+        if (t.s === 'frac') {
+          const a = this.parseArg();
+          const b = this.parseArg();
+          return { k: 'div', a, b };
+        }
+        if (t.s === 'binom') {
+          const a = this.parseArg();
+          const b = this.parseArg();
+          return { k: 'fn', name: 'binom', args: [a, b] };
+        }
+        if (t.s === 'sqrt') {
+          if (this.isOp('[')) {
+            this.next();
+            const idx = this.parseExpr();
+            this.expectOp(']');
+            return { k: 'fn', name: 'root', args: [this.parseArg(), idx] };
+          }
+          return { k: 'fn', name: 'sqrt', args: [this.parseArg()] };
+        }
+        if (t.s === 'begin') return this.parseEnv(t.env ?? '');
+        throw new ParseError(`unexpected \\${t.s}`);
+      case 'word':
+        throw new ParseError(`unexpected word "${t.s}"`);
+      case 'op':
+        return this.parseOpAtom(t.s);
+    }
+  }
+
+  private parseOpAtom(s: string): Node {
+    switch (s) {
+      case '(':
+      case '[':
+        return this.parseBracket(s);
+      case '{': {
+        if (this.isOp('}')) {
+          this.next();
+          return { k: 'set', items: [] };
+        }
+        const items = this.parseCommaItems();
+        this.expectOp('}');
+        return items.length === 1 ? items[0]! : { k: 'set', items };
+      }
+      case '\\{': {
+        if (this.isOp('\\}')) {
+          this.next();
+          return { k: 'set', items: [] };
+        }
+        const items = this.parseCommaItems();
+        this.expectOp('\\}');
+        return { k: 'set', items };
+      }
+      case '|': {
+        const a = this.parseExpr();
+        this.expectOp('|');
+        return { k: 'fn', name: 'abs', args: [a] };
+      }
+      case '∅':
+        return { k: 'set', items: [] };
+      default:
+        throw new ParseError(`unexpected "${s}"`);
+    }
+  }
+
+  private parseCommaItems(): Node[] {
+    const items = [this.parseRelation()];
+    while (this.isOp(',') || this.isOp(';')) {
+      this.next();
+      items.push(this.parseRelation());
+    }
+    return items;
+  }
+
+  private parseBracket(open: string): Node {
+    const items = this.parseCommaItems();
+    const close = this.next();
+    if (close.t !== 'op' || (close.s !== ')' && close.s !== ']')) throw new ParseError(`unclosed "${open}"`);
+    if (items.length === 1 && open === '(' && close.s === ')') return items[0]!;
+    if (items.length === 2 && (open !== '(' || close.s !== ')')) {
+      return { k: 'interval', lo: items[0]!, hi: items[1]!, loClosed: open === '[', hiClosed: close.s === ']' };
+    }
+    if (open !== '(' && close.s === ')') throw new ParseError('mismatched brackets');
+    if (items.length === 1 && open === '[') return items[0]!;
+    return { k: 'tuple', items };
+  }
+
+  private parseFunction(name: string): Node {
+    let power: Node | undefined;
+    let base: Node | undefined;
+    for (;;) {
+      if (this.isOp('^') && !power) {
+        this.next();
+        power = this.parseArg();
+      } else if (this.isOp('_') && !base && name === 'log') {
+        this.next();
+        base = this.parseArg();
+      } else break;
+    }
+    let args: Node[];
+    if (this.isOp('(')) {
+      this.next();
+      args = this.parseCommaItems();
+      this.expectOp(')');
+    } else if (this.isOp('{')) {
+      args = [this.parseAtom()];
+    } else {
+      // unbraced argument: an implicit product of atoms, stopping at the next function
+      let a = this.parsePower();
+      while (this.startsAtom() && this.peek()!.t !== 'fn') a = { k: 'mul', a, b: this.parsePower() };
+      args = [a];
+    }
+    let n: Node;
+    if (name === 'log' && base) n = { k: 'fn', name: 'logb', args: [args[0]!, base] };
+    else n = { k: 'fn', name: canonicalFn(name), args };
+    if (power) {
+      // sin^{-1} x is arcsin x
+      if (power.k === 'neg' && power.a.k === 'num' && power.a.q.eq(Rational.ONE) && /^(sin|cos|tan)$/.test(name)) {
+        return { k: 'fn', name: 'a' + name, args };
+      }
+      n = { k: 'pow', a: n, b: power };
+    }
+    return n;
+  }
+
+  private parseEnv(env: string): Node {
+    if (!MATRIX_ENVS.has(env)) throw new ParseError(`unsupported environment ${env}`);
+    const rows: Node[][] = [];
+    let row: Node[] = [];
+    for (;;) {
+      const t = this.peek();
+      if (!t) throw new ParseError(`unclosed ${env}`);
+      if (t.t === 'cmd' && t.s === 'end') {
+        this.next();
+        if (row.length) rows.push(row);
+        break;
+      }
+      row.push(this.parseExpr());
+      if (this.isOp('&')) this.next();
+      else if (this.isOp('\\\\')) {
+        this.next();
+        rows.push(row);
+        row = [];
+      }
+    }
+    if (!rows.length || rows.some((r) => r.length !== rows[0]!.length)) throw new ParseError('ragged matrix');
+    const m: Node = { k: 'matrix', rows };
+    return env === 'vmatrix' ? { k: 'fn', name: 'det', args: [m] } : m;
+  }
+}
+
+function opSign(s: string): '+' | '-' | '±' {
+  return s === '+' ? '+' : s === '-' ? '-' : '±';
+}
+
+function numNode(s: string): Node {
+  const q = Rational.parse(s);
+  if (!q) throw new ParseError(`bad number ${s}`);
+  return /^\d+$/.test(s) ? { k: 'num', q, lit: true } : { k: 'num', q };
+}
+
+function canonicalFn(name: string): string {
+  switch (name) {
+    case 'arcsin':
+      return 'asin';
+    case 'arccos':
+      return 'acos';
+    case 'arctan':
+      return 'atan';
+    default:
+      return name;
+  }
+}
+
+/** A 2-tuple inside a union is an open interval. */
+function asInterval(n: Node): Node {
+  if (n.k === 'tuple' && n.items.length === 2) return { k: 'interval', lo: n.items[0]!, hi: n.items[1]!, loClosed: false, hiClosed: false };
+  return n;
+}

@@ -1,0 +1,133 @@
+// One verification: extract the answer from both sides, parse each into a typed value, compare,
+// and explain. `checkMath` throws GradeFailure (for the grader runner); `verifyMath` never throws.
+import { GradeFailure, type ErrorKind, type Outcome } from '../../core/result.js';
+import { show, type Node } from './ast.js';
+import { compareAnswers, DEFAULT_COMPARE, type CompareOptions } from './compare.js';
+import { choiceLetter, extractAnswer, extractChoice, type Extracted, type ExtractOptions } from './extract.js';
+import { ParseError } from './lexer.js';
+import { Budget, DEFAULT_LIMITS, type MathLimits } from './limits.js';
+import { parseMath, type ParsedAnswer } from './parser.js';
+
+export interface MathOptions extends Partial<CompareOptions>, Partial<MathLimits>, ExtractOptions {
+  /** Treat a reference that is a single letter A-J (optionally in parentheses) as a multiple-choice answer (default true). */
+  choices?: boolean;
+}
+
+export type ResolvedMathOptions = CompareOptions & MathLimits & Required<ExtractOptions> & { choices: boolean };
+
+export function resolveMathOptions(o: MathOptions = {}): ResolvedMathOptions {
+  return {
+    ...DEFAULT_COMPARE,
+    ...DEFAULT_LIMITS,
+    last_number: true,
+    skip_think: true,
+    whole: true,
+    choices: true,
+    ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
+  } as ResolvedMathOptions;
+}
+
+export interface MathVerdict {
+  /** 1 when equivalent, 0 when not; null when the pair could not be graded. */
+  score: number | null;
+  valid: boolean;
+  error?: { kind: ErrorKind; message: string };
+  reason: string;
+  /** The answer text taken from each side, and how it was found. */
+  extracted: { output?: string; reference?: string; output_method?: string; reference_method?: string };
+  /** The parsed values, printed. */
+  parsed?: { output?: string; reference?: string };
+}
+
+const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;
+
+/** Parses an answer string; text that is not math becomes a text value (or undefined when it looks like broken math). */
+export function parseAnswer(text: string, budget: Budget): ParsedAnswer | undefined {
+  const letter = choiceLetter(text);
+  if (letter && /^\s*(?:\\text\{\s*)?\(/.test(text)) return { node: { k: 'choice', letter }, units: [] };
+  try {
+    return parseMath(text, budget);
+  } catch (e) {
+    if (!(e instanceof ParseError)) throw e;
+    const plain = text.replace(/\\(?:text|textbf|textit|mathrm|mbox|emph)\s*\{([^{}]*)\}/g, '$1').trim();
+    if (/^[A-Za-z][A-Za-z\s.'’-]*$/.test(plain)) return { node: { k: 'text', s: plain }, units: [] };
+    return undefined;
+  }
+}
+
+function tooLong(what: string, n: number, cap: number): GradeFailure {
+  return new GradeFailure('limit_exceeded', `${what} is ${n} characters, over the ${cap}-character limit`);
+}
+
+/** Verifies one pair; throws GradeFailure for an unusable reference or a hard-limit breach. */
+export function checkMath(output: string, reference: string, o: ResolvedMathOptions): Outcome {
+  if (typeof reference !== 'string') throw new GradeFailure('bad_input', `reference must be a string, got ${typeof reference}`);
+  if (typeof output !== 'string') throw new GradeFailure('bad_input', `model output must be a string, got ${typeof output}`);
+  if (reference.length > o.max_input_chars) throw tooLong('the reference', reference.length, o.max_input_chars);
+  if (output.length > o.max_input_chars) throw tooLong('the model output', output.length, o.max_input_chars);
+  const budget = new Budget(o);
+
+  const refEx = extractAnswer(reference, o, 'reference');
+  if (!refEx) throw new GradeFailure('bad_input', 'the reference answer is empty', { extracted: { reference: reference.slice(0, 200) } });
+  if (refEx.text.length > o.max_answer_chars) {
+    throw new GradeFailure('bad_input', `the reference answer is ${refEx.text.length} characters, over the ${o.max_answer_chars}-character limit`);
+  }
+  let ref: ParsedAnswer | undefined;
+  const refLetter = o.choices ? choiceLetter(refEx.text) : undefined;
+  if (refLetter && /^[A-J]$|\(/.test(refEx.text.replace(/\\text\{|\}/g, '').trim())) ref = { node: { k: 'choice', letter: refLetter }, units: [] };
+  else ref = parseAnswer(refEx.text, budget);
+  if (!ref) {
+    throw new GradeFailure('bad_input', `could not parse the reference answer ${JSON.stringify(refEx.text.slice(0, 200))}`, {
+      extracted: { reference: refEx.text, reference_method: refEx.method },
+    });
+  }
+
+  const outEx: Extracted | undefined = ref.node.k === 'choice' ? extractChoice(output, o) : extractAnswer(output, o, 'output');
+  const meta = (extra: Record<string, unknown> = {}) => ({
+    extracted: { output: outEx?.text, reference: refEx.text, output_method: outEx?.method, reference_method: refEx.method },
+    ...extra,
+  });
+  if (!outEx) return { score: 0, reason: 'no answer found', metadata: meta() };
+  if (outEx.text.length > o.max_answer_chars) throw tooLong('the extracted answer', outEx.text.length, o.max_answer_chars);
+
+  let out: ParsedAnswer | undefined;
+  if (ref.node.k === 'choice') out = { node: { k: 'choice', letter: outEx.text }, units: [] };
+  else if (PLAIN_NUMBER.test(outEx.text) && ref.node.k === 'num' && !ref.node.base && PLAIN_NUMBER.test(refEx.text)) {
+    out = parseAnswer(outEx.text, budget);
+  } else out = parseAnswer(outEx.text, budget);
+  const head = `answer ${JSON.stringify(outEx.text)} (${outEx.method}) vs reference ${JSON.stringify(refEx.text)} (${refEx.method})`;
+  if (!out) {
+    return { score: 0, reason: `${head}: could not parse the answer`, metadata: meta({ parsed: { reference: show(ref.node) } }) };
+  }
+  const v = compareAnswers(ref, out, o, budget);
+  return {
+    score: v.equal ? 1 : 0,
+    reason: `${head}: ${v.equal ? 'equivalent' : 'not equivalent'}, ${v.why}`,
+    metadata: meta({ parsed: { output: show(out.node), reference: show(ref.node) } }),
+  };
+}
+
+/** Library entry point: verifies a model output against a reference answer or solution. Never throws. */
+export function verifyMath(output: string, reference: string, options: MathOptions | ResolvedMathOptions = {}): MathVerdict {
+  const o = 'max_steps' in options && 'rel_tol' in options ? (options as ResolvedMathOptions) : resolveMathOptions(options);
+  try {
+    const r = checkMath(output, reference, o);
+    const m = (r.metadata ?? {}) as Pick<MathVerdict, 'extracted' | 'parsed'>;
+    return { score: r.score, valid: true, reason: r.reason ?? '', extracted: m.extracted ?? {}, ...(m.parsed ? { parsed: m.parsed } : {}) };
+  } catch (e) {
+    const kind: ErrorKind = e instanceof GradeFailure ? e.kind : 'internal_error';
+    const message = e instanceof Error ? e.message : String(e);
+    const m = (e instanceof GradeFailure ? e.metadata : undefined) as Pick<MathVerdict, 'extracted'> | undefined;
+    return { score: null, valid: false, error: { kind, message }, reason: message, extracted: m?.extracted ?? {} };
+  }
+}
+
+/** Parses one answer string into its typed value, printed (for debugging and docs). */
+export function parseMathAnswer(text: string, options: MathOptions = {}): { value?: string; node?: Node; error?: string } {
+  try {
+    const p = parseAnswer(text, new Budget(resolveMathOptions(options)));
+    return p ? { value: show(p.node), node: p.node } : { error: 'not a math answer' };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
