@@ -3,13 +3,25 @@ import { registerGraderType, getGraderType, type GraderType, type BaseConfig } f
 import { gate } from './composite/gate.js';
 import { multi } from './composite/multi.js';
 import { stringCheck } from './string/string-check.js';
+import { ifeval } from './ifeval/grader.js';
+import { toolCall } from './tools/grader.js';
 import { mathGrader } from './math/grader.js';
+import { format } from './format/format.js';
+import { textSimilarity } from './similarity/text-similarity.js';
+import { length } from './length/length.js';
+import { repetition } from './length/repetition.js';
 
 const builtins: GraderType<any>[] = [
   stringCheck,
+  ifeval,
+  toolCall,
   multi,
   gate,
   mathGrader,
+  format,
+  textSimilarity,
+  length,
+  repetition,
 ];
 
 for (const t of builtins as GraderType<BaseConfig>[]) if (!getGraderType(t.type)) registerGraderType(t);

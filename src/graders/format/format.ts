@@ -1,0 +1,168 @@
+// `format`: does the output respect a required format? One check per grader:
+//   check "regex" — the pattern is found (match "search") or matches the whole input ("full");
+//   check "tags"  — required tag structure, e.g. <think>...</think><answer>...</answer>, with
+//                   counts, order, nesting and text outside the tags;
+//   check "json"  — the output is valid JSON and, with `schema`, conforms to that JSON Schema.
+// A failed format is a valid result with score 0 (or a fraction for tags with scoring "fraction")
+// and a reason naming what is wrong; oversized input is an invalid result (limit_exceeded).
+import { z } from 'zod';
+import { GradeFailure } from '../../core/result.js';
+import { graderSchema, type GraderType } from '../../core/registry.js';
+import { renderString, renderValue, type Template } from '../../core/template.js';
+import type { GradeInput } from '../../core/sample.js';
+import { checkDepth, compileSchema, describeErrors, parseJsonText } from './json-check.js';
+import { nestedQuantifier } from './safe-regex.js';
+import { checkTags, type TagSpec } from './tags.js';
+
+const common = {
+  /** Text to check; default {{sample.output_text}} (json: sample.output_json when present). */
+  input: z.string().optional(),
+  /** Hard limit on input characters (default 1,000,000). */
+  max_chars: z.number().int().positive().optional(),
+};
+
+const regexSchema = graderSchema({
+  ...common,
+  check: z.literal('regex'),
+  pattern: z.string(),
+  flags: z.string().regex(/^[imsu]*$/, 'flags may only contain i, m, s, u').optional(),
+  match: z.enum(['search', 'full']).optional(),
+  /** Score 1 when the pattern does NOT match. */
+  negate: z.boolean().optional(),
+  allow_unsafe_regex: z.boolean().optional(),
+});
+
+const tagSpec = z.union([
+  z.string().regex(/^[A-Za-z_][\w.:-]*$/, 'a tag name'),
+  z.strictObject({
+    name: z.string().regex(/^[A-Za-z_][\w.:-]*$/, 'a tag name'),
+    min: z.number().int().min(0).optional(),
+    max: z.number().int().min(0).nullable().optional(),
+  }),
+]);
+
+const tagsSchema = graderSchema({
+  ...common,
+  check: z.literal('tags'),
+  tags: z.array(tagSpec).min(1),
+  order: z.boolean().optional(),
+  outside: z.enum(['whitespace', 'any']).optional(),
+  nested: z.boolean().optional(),
+  scoring: z.enum(['all', 'fraction']).optional(),
+});
+
+const jsonSchema = graderSchema({
+  ...common,
+  check: z.literal('json'),
+  schema: z.union([z.record(z.string(), z.unknown()), z.boolean()]).optional(),
+  extract: z.enum(['whole', 'fenced']).optional(),
+  max_depth: z.number().int().positive().optional(),
+});
+
+const schema = z.discriminatedUnion('check', [regexSchema, tagsSchema, jsonSchema]);
+type Config = z.infer<typeof schema>;
+
+const DEFAULT_MAX_CHARS = 1_000_000;
+
+function limit(text: string, max: number): void {
+  if (text.length > max) throw new GradeFailure('limit_exceeded', `input has ${text.length} characters (limit max_chars=${max})`);
+}
+
+export const format: GraderType<Config> = {
+  type: 'format',
+  summary: 'output format: regex match, required tag structure (<think>/<answer>), valid JSON / JSON Schema',
+  schema,
+  build(cfg, b) {
+    const maxChars = cfg.max_chars ?? DEFAULT_MAX_CHARS;
+    const input: Template | undefined = cfg.input !== undefined ? b.template('input', cfg.input) : undefined;
+    const text = (s: GradeInput): string => {
+      if (input) return renderString(input, s);
+      if (typeof s.sample.output_text !== 'string') throw new GradeFailure('template_error', 'missing variable {{sample.output_text}}: the sample has no output_text (set "input" to choose the field)');
+      return s.sample.output_text;
+    };
+
+    if (cfg.check === 'regex') {
+      if (!cfg.allow_unsafe_regex) {
+        const bad = nestedQuantifier(cfg.pattern);
+        if (bad) b.issue('pattern', `${bad}: nested quantifiers can backtrack exponentially on untrusted text (set allow_unsafe_regex to accept)`);
+      }
+      let re: RegExp;
+      try {
+        // sticky + end-of-input lookahead anchors a full match whatever the m flag says
+        re = cfg.match === 'full' ? new RegExp(`(?:${cfg.pattern})(?![\\s\\S])`, `${cfg.flags ?? ''}y`) : new RegExp(cfg.pattern, cfg.flags ?? '');
+      } catch (e) {
+        b.fail('pattern', `invalid regular expression: ${(e as Error).message}`);
+      }
+      const negate = cfg.negate ?? false;
+      return (s) => {
+        const t = text(s);
+        limit(t, maxChars);
+        re.lastIndex = 0;
+        const m = re.exec(t);
+        const pass = (m !== null) !== negate;
+        const reason = m ? `pattern matched at ${m.index}` : cfg.match === 'full' ? 'the whole input does not match the pattern' : 'pattern not found';
+        return { score: pass ? 1 : 0, reason };
+      };
+    }
+
+    if (cfg.check === 'tags') {
+      const specs: TagSpec[] = cfg.tags.map((t) =>
+        typeof t === 'string' ? { name: t, min: 1, max: 1 } : { name: t.name, min: t.min ?? 1, max: t.max === null ? Infinity : (t.max ?? Math.max(1, t.min ?? 1)) },
+      );
+      specs.forEach((sp, i) => {
+        if (sp.max < sp.min) b.issue(`tags[${i}].max`, `max (${sp.max}) is below min (${sp.min})`);
+        if (specs.findIndex((x) => x.name === sp.name) !== i) b.issue(`tags[${i}]`, `tag <${sp.name}> is listed twice`);
+      });
+      const opts = { order: cfg.order ?? true, outside: cfg.outside ?? 'whitespace', nested: cfg.nested ?? false } as const;
+      const fraction = cfg.scoring === 'fraction';
+      return (s) => {
+        const t = text(s);
+        limit(t, maxChars);
+        const { checks, blocks } = checkTags(t, specs, opts);
+        const passed = checks.filter((c) => c.ok).length;
+        const failed = checks.filter((c) => !c.ok);
+        const score = fraction ? passed / checks.length : failed.length ? 0 : 1;
+        return {
+          score,
+          reason: failed.length ? failed.map((c) => c.detail).join('; ') : 'tag structure is as required',
+          metadata: { checks: Object.fromEntries(checks.map((c) => [c.requirement, c.ok])), tags_found: blocks.length },
+        };
+      };
+    }
+
+    // check === 'json'
+    let validate: ReturnType<typeof compileSchema> | undefined;
+    if (cfg.schema !== undefined) {
+      try {
+        validate = compileSchema(cfg.schema);
+      } catch (e) {
+        b.fail('schema', `invalid JSON Schema: ${(e as Error).message}`);
+      }
+    }
+    const extract = cfg.extract ?? 'whole';
+    const maxDepth = cfg.max_depth ?? 256;
+    return (s) => {
+      let value: unknown;
+      const raw = input ? renderValue(input, s) : s.sample.output_json !== undefined ? s.sample.output_json : text(s);
+      if (typeof raw === 'string') {
+        limit(raw, maxChars);
+        const p = parseJsonText(raw, extract);
+        if (!p.ok) return { score: 0, reason: p.reason };
+        value = p.value;
+      } else {
+        value = raw;
+      }
+      checkDepth(value, maxDepth);
+      if (!validate) return { score: 1, reason: 'valid JSON' };
+      let ok: boolean;
+      try {
+        ok = validate(value) as boolean;
+      } catch (e) {
+        throw new GradeFailure('limit_exceeded', `schema validation could not finish: ${(e as Error).message}`);
+      }
+      if (ok) return { score: 1, reason: 'valid JSON, conforms to the schema' };
+      const errors = describeErrors(validate.errors);
+      return { score: 0, reason: `does not conform to the schema: ${errors.join('; ')}`, metadata: { schema_errors: errors } };
+    };
+  },
+};

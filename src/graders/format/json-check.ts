@@ -1,0 +1,55 @@
+// JSON checks: parse the output (the whole text, or a ```json fenced block) under hard limits on
+// size and nesting depth, and validate it against a JSON Schema with Ajv (draft-07 by default,
+// 2019-09 / 2020-12 when the schema's `$schema` says so; `format` keywords via ajv-formats).
+import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { GradeFailure } from '../../core/result.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+/** Compiles a schema; throws Error with Ajv's message when the schema itself is invalid. */
+export function compileSchema(schema: unknown): ValidateFunction {
+  const uri = schema && typeof schema === 'object' ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
+  const opts = { allErrors: true, strict: false, validateFormats: true } as const;
+  const ajv: Ajv = uri.includes('2020-12') ? new Ajv2020(opts) : uri.includes('2019-09') ? new Ajv2019(opts) : new Ajv(opts);
+  addFormats(ajv);
+  return ajv.compile(schema as object);
+}
+
+const FENCE = /```[ \t]*(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)\r?\n?```/;
+
+export type Extract = 'whole' | 'fenced';
+
+export type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
+
+/** Parses JSON text (no size check here: callers check max_chars first). */
+export function parseJsonText(text: string, extract: Extract): Parsed {
+  let src = text;
+  if (extract === 'fenced') {
+    const m = FENCE.exec(text);
+    if (m) src = m[1]!;
+  }
+  try {
+    return { ok: true, value: JSON.parse(src) };
+  } catch (e) {
+    return { ok: false, reason: `not valid JSON: ${(e as Error).message}` };
+  }
+}
+
+/** Depth of nested arrays/objects, computed iteratively; throws limit_exceeded past `max`. */
+export function checkDepth(value: unknown, max: number): void {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > max) throw new GradeFailure('limit_exceeded', `JSON nesting depth exceeds max_depth=${max}`);
+    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
+  }
+}
+
+export function describeErrors(errors: readonly ErrorObject[] | null | undefined, limit = 5): string[] {
+  return (errors ?? []).slice(0, limit).map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword}`);
+}

@@ -1,0 +1,65 @@
+// Python difflib's `SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()` on integer
+// sequences: the longest matching block found recursively left and right. rapidfuzz uses these
+// blocks to place the needle for partial_ratio when the needle is longer than 64 characters.
+
+export interface MatchingBlock {
+  a: number;
+  b: number;
+  size: number;
+}
+
+export function matchingBlocks(a: ArrayLike<number>, b: ArrayLike<number>): MatchingBlock[] {
+  const b2j = new Map<number, number[]>();
+  for (let j = 0; j < b.length; j++) {
+    const c = b[j]!;
+    let l = b2j.get(c);
+    if (!l) b2j.set(c, (l = []));
+    l.push(j);
+  }
+  const longest = (alo: number, ahi: number, blo: number, bhi: number): MatchingBlock => {
+    let besti = alo;
+    let bestj = blo;
+    let bestsize = 0;
+    let j2len = new Map<number, number>();
+    for (let i = alo; i < ahi; i++) {
+      const next = new Map<number, number>();
+      const js = b2j.get(a[i]!);
+      if (js) {
+        for (const j of js) {
+          if (j < blo) continue;
+          if (j >= bhi) break;
+          const k = (j2len.get(j - 1) ?? 0) + 1;
+          next.set(j, k);
+          if (k > bestsize) {
+            besti = i - k + 1;
+            bestj = j - k + 1;
+            bestsize = k;
+          }
+        }
+      }
+      j2len = next;
+    }
+    return { a: besti, b: bestj, size: bestsize };
+  };
+  const found: MatchingBlock[] = [];
+  const queue: [number, number, number, number][] = [[0, a.length, 0, b.length]];
+  while (queue.length) {
+    const [alo, ahi, blo, bhi] = queue.pop()!;
+    const m = longest(alo, ahi, blo, bhi);
+    if (m.size) {
+      found.push(m);
+      if (alo < m.a && blo < m.b) queue.push([alo, m.a, blo, m.b]);
+      if (m.a + m.size < ahi && m.b + m.size < bhi) queue.push([m.a + m.size, ahi, m.b + m.size, bhi]);
+    }
+  }
+  found.sort((x, y) => x.a - y.a || x.b - y.b);
+  // collapse adjacent blocks, as difflib does
+  const out: MatchingBlock[] = [];
+  for (const m of found) {
+    const last = out[out.length - 1];
+    if (last && last.a + last.size === m.a && last.b + last.size === m.b) last.size += m.size;
+    else out.push({ ...m });
+  }
+  out.push({ a: a.length, b: b.length, size: 0 });
+  return out;
+}
