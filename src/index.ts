@@ -59,5 +59,7 @@ export async function* gradeStream(
   }
   while (queue.length) yield await queue.shift()!;
 }
+export { createServer, closeOnSignals, DEFAULT_EOS_TOKENS, loadGraderSpecs, parseGraderSpec } from './server/index.js';
+export type { ArbiterServer, ListenOptions, ServerOptions, GraderSpec } from './server/index.js';
 export { verifyMath, extractAnswer, parseMathAnswer } from './graders/math/index.js';
 export type { MathOptions, MathVerdict } from './graders/math/index.js';

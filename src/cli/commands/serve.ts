@@ -1,0 +1,133 @@
+// `arbiter serve`: serve rewards over HTTP (OpenAI graders API, OpenRLHF /get_reward, batch
+// /v1/score, /healthz, /metrics) from one or more named graders.
+import { InvalidArgumentError, type Command } from 'commander';
+import { Services } from '../../core/services.js';
+import { createServer } from '../../server/app.js';
+import { loadGraderSpecs } from '../../server/grader-set.js';
+import { DEFAULT_EOS_TOKENS } from '../../server/options.js';
+import { closeOnSignals } from '../../server/shutdown.js';
+import { die, EXIT } from '../exit.js';
+import { positiveInt } from './score.js';
+
+function port(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
+  return n;
+}
+
+function finite(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('must be a number');
+  return n;
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+interface ServeOpts {
+  grader: string[];
+  defaultGrader?: string;
+  host: string;
+  port: number;
+  token?: string;
+  insecure?: boolean;
+  allowInlineGraders?: boolean;
+  bodyLimit: number;
+  deadlineMs: number;
+  concurrency: number;
+  maxQueue: number;
+  maxBatch: number;
+  fallbackReward: number;
+  eosToken: string[];
+  defaultEos: boolean;
+  logLevel?: string;
+  unsafeNoSandbox?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('serve rewards over HTTP to RL trainers (OpenAI graders API, OpenRLHF, batch scoring)')
+    .requiredOption('-g, --grader <[name=]file>', 'grader config; repeat to serve several, chosen per request by "grader": "name" (default name: the config\'s own name)', collect, [])
+    .option('--default-grader <name>', 'grader used when a request names none (default: the first --grader)')
+    .option('--host <addr>', 'address to bind (non-loopback needs --token or --insecure)', '127.0.0.1')
+    .option('-p, --port <n>', 'port (0 = any free port)', port, 8000)
+    .option('--token <token>', 'require "Authorization: Bearer <token>" (default: $ARBITER_TOKEN)')
+    .option('--insecure', 'allow a non-loopback --host without a token')
+    .option('--allow-inline-graders', 'accept grader config objects in /v1/graders/run (they run on this server)')
+    .option('--body-limit <bytes>', 'largest request body accepted', positiveInt, 8 * 1024 * 1024)
+    .option('--deadline-ms <ms>', 'per-request deadline; unfinished samples get timeout results', positiveInt, 30_000)
+    .option('-c, --concurrency <n>', 'samples graded at once across all requests', positiveInt, 256)
+    .option('--max-queue <n>', 'samples that may wait for a slot before requests get 429', positiveInt, 4096)
+    .option('--max-batch <n>', 'most samples in one request', positiveInt, 4096)
+    .option('--fallback-reward <x>', 'reward for samples that could not be graded (/get_reward, /v1/graders/run)', finite, 0)
+    .option('--eos-token <tok>', 'token to strip from the end of OpenRLHF queries (repeatable; adds to the defaults)', collect, [])
+    .option('--no-default-eos', 'do not strip the default EOS tokens, only --eos-token ones')
+    .option('--log-level <level>', 'log to stdout as JSON at this level (fatal, error, warn, info, debug)')
+    .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
+    .addHelpText(
+      'after',
+      `
+Endpoints: POST /v1/graders/run, POST /v1/graders/validate, POST /get_reward, POST /v1/score,
+GET /healthz, GET /metrics. SIGTERM/SIGINT finish in-flight requests, then exit.
+
+Default EOS tokens: ${DEFAULT_EOS_TOKENS.join(' ')}
+
+Examples:
+  arbiter serve --grader gsm8k=graders/gsm8k.json --grader math=graders/math.json --port 8000
+  ARBITER_TOKEN=secret arbiter serve --grader g.json --host 0.0.0.0`,
+    )
+    .action(async (o: ServeOpts) => {
+      try {
+        const graders = await loadGraderSpecs(o.grader);
+        const token = o.token ?? (process.env.ARBITER_TOKEN || undefined);
+        const eosTokens = [...(o.defaultEos ? DEFAULT_EOS_TOKENS : []), ...o.eosToken];
+        const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox) });
+        let server;
+        try {
+          server = createServer({
+            graders,
+            ...(o.defaultGrader ? { defaultGrader: o.defaultGrader } : {}),
+            ...(token ? { token } : {}),
+            insecure: Boolean(o.insecure),
+            allowInlineGraders: Boolean(o.allowInlineGraders),
+            bodyLimit: o.bodyLimit,
+            deadlineMs: o.deadlineMs,
+            concurrency: o.concurrency,
+            maxQueue: o.maxQueue,
+            maxBatch: o.maxBatch,
+            fallbackReward: o.fallbackReward,
+            eosTokens,
+            services,
+            ...(o.logLevel ? { logger: o.logLevel } : {}),
+          });
+        } catch (e) {
+          if (e instanceof RangeError) {
+            process.stderr.write(`arbiter: ${e.message}\n`);
+            process.exit(EXIT.USAGE);
+          }
+          throw e;
+        }
+        let url: string;
+        try {
+          url = await server.listen({ host: o.host, port: o.port });
+        } catch (e) {
+          process.stderr.write(`arbiter: ${(e as Error).message}\n`);
+          process.exit(EXIT.USAGE);
+        }
+        closeOnSignals(
+          {
+            ...server,
+            close: async () => {
+              await server.close();
+              await services.close();
+            },
+          },
+          { graceMs: o.deadlineMs + 5_000 },
+        );
+        const names = server.graders.names().map((n) => (n === server.graders.defaultName ? `${n} (default)` : n));
+        process.stderr.write(`arbiter serve: listening on ${url} with graders ${names.join(', ')}${token ? ' (token required)' : ''}\n`);
+      } catch (e) {
+        die(e);
+      }
+    });
+}

@@ -1,0 +1,126 @@
+// createServer: builds the fastify app over the core (named graders, queue, metrics, auth, limits)
+// and returns a handle to listen on an address and to close gracefully. Used by `arbiter serve`
+// and by library callers embedding the server.
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { Services } from '../core/services.js';
+import type { Grader } from '../core/grader.js';
+import { Admission, QueueFullError } from './admission.js';
+import { installAuth, isLoopback } from './auth.js';
+import type { ServerContext } from './context.js';
+import { registerHealth } from './formats/health.js';
+import { registerOpenAI } from './formats/openai.js';
+import { registerOpenRLHF } from './formats/openrlhf.js';
+import { registerScore } from './formats/score.js';
+import { GraderSet } from './grader-set.js';
+import { errorBody, HttpError } from './http-error.js';
+import { ServerMetrics } from './metrics.js';
+import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';
+
+export interface ListenOptions {
+  host?: string;
+  port?: number;
+}
+
+export interface ArbiterServer {
+  readonly app: FastifyInstance;
+  readonly options: ResolvedOptions;
+  readonly graders: GraderSet;
+  /** Binds and starts serving; resolves to the base URL (e.g. http://127.0.0.1:8000). */
+  listen(opts?: ListenOptions): Promise<string>;
+  /**
+   * Stops accepting connections, lets in-flight requests finish (each is bounded by the request
+   * deadline), then closes the graders' services. Safe to call twice.
+   */
+  close(): Promise<void>;
+}
+
+function toMap(g: ServerOptions['graders']): Map<string, Grader> {
+  return g instanceof Map ? new Map(g) : new Map(Object.entries(g));
+}
+
+export function createServer(options: ServerOptions): ArbiterServer {
+  const graderMap = toMap(options.graders);
+  const opts = resolveOptions(options, [...graderMap.keys()]);
+  const ownServices = !options.services;
+  const services = options.services ?? new Services();
+  const admission = new Admission(opts.concurrency, opts.maxQueue);
+  const metrics = new ServerMetrics(admission);
+  const ctx: ServerContext = { graders: new GraderSet(graderMap, opts.defaultGrader), opts, metrics, admission, services, closing: false };
+
+  const logger = options.logger === true ? { level: 'info' } : typeof options.logger === 'string' ? { level: options.logger } : false;
+  const app = Fastify({
+    logger,
+    bodyLimit: opts.bodyLimit,
+    requestTimeout: 120_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+
+  app.addHook('onRequest', async (_request, reply) => {
+    metrics.httpInFlight++;
+    reply.raw.once('close', () => metrics.httpInFlight--);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.request(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+  });
+  if (opts.token) installAuth(app, opts.token);
+
+  app.setErrorHandler((err: FastifyError | HttpError | QueueFullError | Error, request, reply) => {
+    if (err instanceof HttpError) {
+      if (err.headers) reply.headers(err.headers);
+      return reply.code(err.status).send(errorBody(err.code, err.message, err.details));
+    }
+    if (err instanceof QueueFullError) {
+      metrics.rejection(request.routeOptions.url ?? 'unmatched');
+      return reply.code(429).header('retry-after', String(err.retryAfterS)).send(errorBody('queue_full', err.message));
+    }
+    const status = (err as FastifyError).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      const fc = (err as FastifyError).code ?? '';
+      const code =
+        status === 413 ? 'body_too_large'
+        : status === 415 ? 'unsupported_media_type'
+        : /JSON/.test(fc) ? 'malformed_json'
+        : 'invalid_request';
+      return reply.code(status).send(errorBody(code, err.message));
+    }
+    request.log.error({ err }, 'unexpected error');
+    return reply.code(500).send(errorBody('internal_error', `internal error: ${err.message}`));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(errorBody('not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
+  });
+
+  registerHealth(app, ctx);
+  registerOpenAI(app, ctx);
+  registerOpenRLHF(app, ctx);
+  registerScore(app, ctx);
+
+  let closed: Promise<void> | undefined;
+  return {
+    app,
+    options: opts,
+    graders: ctx.graders,
+    async listen(l: ListenOptions = {}) {
+      const host = l.host ?? '127.0.0.1';
+      if (!isLoopback(host) && !opts.token && !opts.insecure) {
+        throw new Error(`refusing to serve on non-loopback address ${host} without a token: set a token (--token or ARBITER_TOKEN) or pass --insecure`);
+      }
+      await app.listen({ host, port: l.port ?? 8000 });
+      const addr = app.server.address();
+      if (addr && typeof addr === 'object') {
+        const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+        return `http://${h}:${addr.port}`;
+      }
+      return `http://${host}:${l.port ?? 8000}`;
+    },
+    close() {
+      closed ??= (async () => {
+        ctx.closing = true;
+        await app.close();
+        if (ownServices) await services.close();
+      })();
+      return closed;
+    },
+  };
+}

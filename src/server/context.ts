@@ -1,0 +1,41 @@
+// What every route module receives: the grader set, resolved options, metrics, and a way to open a
+// per-request grading scope that is cancelled when the client disconnects.
+import type { FastifyReply } from 'fastify';
+import type { Services } from '../core/services.js';
+import type { Admission } from './admission.js';
+import { RequestScope } from './grade-runner.js';
+import type { GraderSet } from './grader-set.js';
+import { HttpError } from './http-error.js';
+import type { ServerMetrics } from './metrics.js';
+import type { ResolvedOptions } from './options.js';
+
+export interface ServerContext {
+  graders: GraderSet;
+  opts: ResolvedOptions;
+  metrics: ServerMetrics;
+  admission: Admission;
+  services: Services;
+  /** True once shutdown began (healthz reports it). */
+  closing: boolean;
+}
+
+export function openScope(ctx: ServerContext, reply: FastifyReply): RequestScope {
+  const scope = new RequestScope({ admission: ctx.admission, services: ctx.services, metrics: ctx.metrics, deadlineMs: ctx.opts.deadlineMs });
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) scope.cancel();
+  });
+  return scope;
+}
+
+/** The request body as a plain object, or a 400 naming what was sent instead. */
+export function bodyObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpError(400, 'invalid_request', `the request body must be a JSON object, got ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}`);
+  }
+  return body as Record<string, unknown>;
+}
+
+/** Checks a batch's size against maxBatch. */
+export function checkBatch(ctx: ServerContext, field: string, n: number): void {
+  if (n > ctx.opts.maxBatch) throw new HttpError(413, 'batch_too_large', `field "${field}" has ${n} entries; this server accepts at most ${ctx.opts.maxBatch} per request`);
+}

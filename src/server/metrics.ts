@@ -1,0 +1,74 @@
+// Prometheus metrics for one server (its own prom-client Registry, so several servers can live in
+// one process): requests, latency, grades by grader/type/validity, error kinds, queue and in-flight.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Result } from '../core/result.js';
+import type { Admission } from './admission.js';
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export class ServerMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'route' | 'method' | 'status'>;
+  private readonly latency: Histogram<'route'>;
+  private readonly grades: Counter<'grader' | 'type' | 'valid'>;
+  private readonly gradeErrors: Counter<'grader' | 'kind'>;
+  private readonly gradeLatency: Histogram<'grader'>;
+  private readonly rejected: Counter<'route'>;
+  /** Cached label children: prom-client hashes label objects on every call otherwise. */
+  private readonly children = new Map<string, { inc(n?: number): void } | { observe(v: number): void }>();
+  httpInFlight = 0;
+
+  constructor(admission: Admission) {
+    const registers = [this.registry];
+    this.requests = new Counter({ name: 'arbiter_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers });
+    this.latency = new Histogram({ name: 'arbiter_http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['route'], buckets: LATENCY_BUCKETS, registers });
+    this.grades = new Counter({ name: 'arbiter_grades_total', help: 'samples graded, by grader, grader type and validity', labelNames: ['grader', 'type', 'valid'], registers });
+    this.gradeErrors = new Counter({ name: 'arbiter_grade_errors_total', help: 'invalid grades by error kind', labelNames: ['grader', 'kind'], registers });
+    this.gradeLatency = new Histogram({ name: 'arbiter_grade_duration_seconds', help: 'time to grade one sample (excluding queueing)', labelNames: ['grader'], buckets: LATENCY_BUCKETS, registers });
+    this.rejected = new Counter({ name: 'arbiter_queue_rejections_total', help: 'requests refused with 429 because the queue was full', labelNames: ['route'], registers });
+    new Gauge({ name: 'arbiter_queue_depth', help: 'samples waiting for a grading slot', registers, collect() { this.set(admission.queued); } });
+    new Gauge({ name: 'arbiter_grades_in_flight', help: 'samples being graded now', registers, collect() { this.set(admission.inFlight); } });
+    new Gauge({ name: 'arbiter_queue_capacity', help: 'grading slots plus queue places', registers, collect() { this.set(admission.concurrency + admission.maxQueue); } });
+    const self = this;
+    new Gauge({ name: 'arbiter_http_requests_in_flight', help: 'HTTP requests being handled now', registers, collect() { this.set(self.httpInFlight); } });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  private child<T>(key: string, make: () => T): T {
+    let c = this.children.get(key) as T | undefined;
+    if (!c) {
+      c = make();
+      this.children.set(key, c as never);
+    }
+    return c;
+  }
+
+  request(route: string, method: string, status: number, seconds: number): void {
+    this.child(`r\0${route}\0${method}\0${status}`, () => this.requests.labels(route, method, String(status))).inc();
+    this.child(`l\0${route}`, () => this.latency.labels(route)).observe(seconds);
+  }
+
+  /** Records one graded sample; `grader` is the served name ("(inline)" for inline configs). */
+  grade(grader: string, r: Result): void {
+    const type = r.metadata?.type ?? 'unknown';
+    this.child(`g\0${grader}\0${type}\0${r.valid}`, () => this.grades.labels(grader, type, String(r.valid))).inc();
+    if (!r.valid) {
+      const kind = r.error?.kind ?? 'internal_error';
+      this.child(`e\0${grader}\0${kind}`, () => this.gradeErrors.labels(grader, kind)).inc();
+    }
+    const ms = r.metadata?.duration_ms;
+    if (typeof ms === 'number') this.child(`d\0${grader}`, () => this.gradeLatency.labels(grader)).observe(ms / 1000);
+  }
+
+  rejection(route: string): void {
+    this.rejected.labels(route).inc();
+  }
+
+  async text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

@@ -1,0 +1,98 @@
+// Server options with their defaults: network, protection limits, and the OpenRLHF adapter settings.
+import type { Grader } from '../core/grader.js';
+import type { Services } from '../core/services.js';
+
+/** End-of-sequence / padding tokens stripped from OpenRLHF queries (common chat templates). */
+export const DEFAULT_EOS_TOKENS: readonly string[] = [
+  '<|im_end|>', // ChatML (Qwen, many fine-tunes)
+  '<|endoftext|>', // GPT-2 / Qwen pad and eos
+  '<|eot_id|>', // Llama 3
+  '<|end_of_text|>', // Llama 3 base
+  '<|finetune_right_pad_id|>', // Llama 3.1 pad
+  '</s>', // Llama 2, Mistral
+  '<eos>', // Gemma
+  '<end_of_turn>', // Gemma chat
+  '<pad>', // T5 / Gemma pad
+  '<|end|>', // Phi-3
+  '<|return|>', // gpt-oss harmony
+  '<｜end▁of▁sentence｜>', // DeepSeek
+  '[PAD]',
+];
+
+export interface ServerOptions {
+  /** Named graders; the first is the default when a request names none (unless `defaultGrader`). */
+  graders: Map<string, Grader> | Record<string, Grader>;
+  defaultGrader?: string;
+  /** Bearer token required on every endpoint except /healthz when set. */
+  token?: string;
+  /** Allow binding a non-loopback address without a token. */
+  insecure?: boolean;
+  /** Accept grader configs inline in /v1/graders/run (they run with the server's services). Default false. */
+  allowInlineGraders?: boolean;
+  /** Maximum request body in bytes (default 8 MiB). */
+  bodyLimit?: number;
+  /** Per-request deadline in ms (default 30 000); samples not graded by then get `timeout` results. */
+  deadlineMs?: number;
+  /** Samples graded at once across all requests (default 256). */
+  concurrency?: number;
+  /** Samples allowed to wait for a slot (default 4096); beyond that requests get 429. */
+  maxQueue?: number;
+  /** Most samples in one batch request (/v1/score, /get_reward) (default 4096). */
+  maxBatch?: number;
+  /** Reward given to invalid grades on /get_reward and /v1/graders/run (default 0). */
+  fallbackReward?: number;
+  /** Tokens stripped from the end (and, as padding, the start) of OpenRLHF queries. */
+  eosTokens?: readonly string[];
+  /** Shared services for graders (created and closed by the server when omitted). */
+  services?: Services;
+  /** fastify logger: false (default), true, or a pino level name. */
+  logger?: boolean | string;
+}
+
+export interface ResolvedOptions {
+  defaultGrader: string;
+  token?: string;
+  insecure: boolean;
+  allowInlineGraders: boolean;
+  bodyLimit: number;
+  deadlineMs: number;
+  concurrency: number;
+  maxQueue: number;
+  maxBatch: number;
+  fallbackReward: number;
+  eosTokens: readonly string[];
+}
+
+function positive(name: string, v: number | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`server option ${name} must be a positive number, got ${v}`);
+  return v;
+}
+
+export function resolveOptions(o: ServerOptions, graderNames: string[]): ResolvedOptions {
+  if (graderNames.length === 0) throw new RangeError('the server needs at least one grader');
+  const defaultGrader = o.defaultGrader ?? graderNames[0]!;
+  if (!graderNames.includes(defaultGrader)) throw new RangeError(`default grader "${defaultGrader}" is not loaded (loaded: ${graderNames.join(', ')})`);
+  const fallbackReward = o.fallbackReward ?? 0;
+  if (!Number.isFinite(fallbackReward)) throw new RangeError('server option fallbackReward must be a finite number');
+  const r: ResolvedOptions = {
+    defaultGrader,
+    insecure: Boolean(o.insecure),
+    allowInlineGraders: Boolean(o.allowInlineGraders),
+    bodyLimit: Math.floor(positive('bodyLimit', o.bodyLimit, 8 * 1024 * 1024)),
+    deadlineMs: positive('deadlineMs', o.deadlineMs, 30_000),
+    concurrency: Math.floor(positive('concurrency', o.concurrency, 256)),
+    maxQueue: Math.floor(positive('maxQueue', o.maxQueue, 4096)),
+    maxBatch: Math.floor(positive('maxBatch', o.maxBatch, 4096)),
+    fallbackReward,
+    eosTokens: (o.eosTokens ?? DEFAULT_EOS_TOKENS).filter((t) => t.length > 0),
+  };
+  if (o.token !== undefined) {
+    if (o.token.length === 0) throw new RangeError('server option token must not be empty');
+    r.token = o.token;
+  }
+  if (r.maxBatch > r.concurrency + r.maxQueue) {
+    throw new RangeError(`maxBatch (${r.maxBatch}) must not exceed concurrency + maxQueue (${r.concurrency + r.maxQueue}), or a full batch could never be admitted`);
+  }
+  return r;
+}
