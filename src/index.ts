@@ -63,3 +63,6 @@ export { createServer, closeOnSignals, DEFAULT_EOS_TOKENS, loadGraderSpecs, pars
 export type { ArbiterServer, ListenOptions, ServerOptions, GraderSpec } from './server/index.js';
 export { verifyMath, extractAnswer, parseMathAnswer } from './graders/math/index.js';
 export type { MathOptions, MathVerdict } from './graders/math/index.js';
+export { runInSandbox, SandboxPool, DEFAULT_LIMITS, LANGUAGES, compileProgram, runProgram } from './sandbox/index.js';
+export type { RunRequest, RunResult, RunStatus, SandboxFile, SandboxLimits, PoolOptions, LanguageName, CompiledProgram } from './sandbox/index.js';
+export { extractCode } from './graders/code/extract.js';

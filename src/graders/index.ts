@@ -3,6 +3,8 @@ import { registerGraderType, getGraderType, type GraderType, type BaseConfig } f
 import { gate } from './composite/gate.js';
 import { multi } from './composite/multi.js';
 import { stringCheck } from './string/string-check.js';
+import { code } from './code/code.js';
+import { pythonGrader } from './code/python-grader.js';
 import { ifeval } from './ifeval/grader.js';
 import { toolCall } from './tools/grader.js';
 import { mathGrader } from './math/grader.js';
@@ -13,6 +15,8 @@ import { repetition } from './length/repetition.js';
 
 const builtins: GraderType<any>[] = [
   stringCheck,
+  code,
+  pythonGrader,
   ifeval,
   toolCall,
   multi,

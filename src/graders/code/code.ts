@@ -1,0 +1,102 @@
+// `code` grader type: extracts the program from the model output and runs it in the sandbox
+// against the item's tests (humaneval, asserts, stdio or function format); the score is the
+// fraction of tests passed and the reason names the first failure.
+import { z } from 'zod';
+import { graderSchema, type GraderType } from '../../core/registry.js';
+import { GradeFailure } from '../../core/result.js';
+import { renderCompiled, renderString, type Template } from '../../core/template.js';
+import type { LanguageName } from '../../sandbox/languages.js';
+import { limitsSchema, sandboxPool, toSandboxLimits } from './config.js';
+import { extractCode } from './extract.js';
+import { FORMATS, summarise, type Parts, type RunSettings } from './formats.js';
+
+const schema = graderSchema({
+  language: z.enum(['python', 'javascript', 'cpp']).default('python'),
+  format: z.enum(['humaneval', 'asserts', 'stdio', 'function']),
+  /** The model output holding the code. */
+  input: z.string().default('{{sample.output_text}}'),
+  /** `auto`: take the last fenced block (see docs); `none`: use the input as is. */
+  extract: z.enum(['auto', 'none']).default('auto'),
+  /** humaneval: code placed before the completion (the function signature and docstring). */
+  prompt: z.string().optional(),
+  /** Test code (humaneval), assert list (asserts), or {input, output} cases (stdio, function). */
+  tests: z.unknown(),
+  /** asserts/function: code run after the solution and before the tests (MBPP test_setup_code). */
+  setup: z.string().optional(),
+  entry_point: z.string().optional(),
+  /** stdio and function: how outputs are compared. */
+  compare: z.enum(['whitespace', 'exact', 'float']).default('whitespace'),
+  float_tolerance: z.number().nonnegative().default(1e-6),
+  limits: limitsSchema,
+  compile_limits: limitsSchema,
+  /** asserts/function: limit per assert or call, ms (inside the program's overall limit). */
+  test_time_ms: z.number().positive().default(3000),
+  /** A program that hits a time limit fails the test (`fail`), or makes the result invalid with kind timeout (`invalid`). */
+  on_timeout: z.enum(['fail', 'invalid']).default('fail'),
+  /** Python: import site-packages (numpy etc.); costs interpreter start-up time. */
+  python_site: z.boolean().default(false),
+  cpp_flags: z.array(z.string()).optional(),
+  /** Longest accepted program, in bytes (larger: limit_exceeded). */
+  max_code_bytes: z.number().int().positive().default(256 * 1024),
+  max_tests: z.number().int().positive().default(1000),
+  /** Run without bubblewrap. Only for trusted code. */
+  unsafe_no_sandbox: z.boolean().default(false),
+});
+
+type Config = z.infer<typeof schema>;
+
+function optTemplate(b: Parameters<GraderType['build']>[1], field: string, v: string | undefined): Template | undefined {
+  return v === undefined ? undefined : b.template(field, v);
+}
+
+export const code: GraderType<Config> = {
+  type: 'code',
+  summary: 'run the extracted program in a sandbox against tests (humaneval, asserts, stdio, function); score = fraction passed',
+  schema: schema as unknown as z.ZodType<Config>,
+  build(cfg, b) {
+    const lang = cfg.language as LanguageName;
+    if (lang === 'cpp' && (cfg.format === 'asserts' || cfg.format === 'function')) b.fail('format', `format "${cfg.format}" supports python and javascript, not cpp`);
+    if (cfg.tests === undefined) b.fail('tests', 'required field is missing (test code, assert list or cases)');
+    if (cfg.format === 'humaneval' && lang === 'python' && cfg.entry_point === undefined) b.fail('entry_point', 'humaneval with python needs entry_point');
+    if (cfg.format === 'function' && cfg.entry_point === undefined) b.fail('entry_point', 'the function format needs entry_point');
+    const input = b.template('input', cfg.input);
+    const prompt = optTemplate(b, 'prompt', cfg.prompt);
+    const setup = optTemplate(b, 'setup', cfg.setup);
+    const entry = optTemplate(b, 'entry_point', cfg.entry_point);
+    const tests = b.value('tests', cfg.tests);
+    const limits = toSandboxLimits(cfg.limits);
+    const compileLimits = toSandboxLimits(cfg.compile_limits);
+    const run = FORMATS[cfg.format];
+
+    return async (s, ctx) => {
+      const text = renderString(input, s);
+      const ex = cfg.extract === 'auto' ? extractCode(text, lang) : { code: text, from: 'whole' as const };
+      const meta = { language: lang, format: cfg.format, code_from: ex.from };
+      if (Buffer.byteLength(ex.code) > cfg.max_code_bytes) throw new GradeFailure('limit_exceeded', `the program is ${Buffer.byteLength(ex.code)} bytes, over max_code_bytes ${cfg.max_code_bytes}`, meta);
+      const parts: Parts = { code: ex.code, tests: renderCompiled(tests, s), joinNewline: ex.from === 'fence' };
+      if (prompt) parts.prompt = renderString(prompt, s);
+      if (setup) parts.setup = renderString(setup, s);
+      if (entry) parts.entryPoint = renderString(entry, s).trim();
+      if (Array.isArray(parts.tests) && parts.tests.length > cfg.max_tests) throw new GradeFailure('limit_exceeded', `${parts.tests.length} tests, over max_tests ${cfg.max_tests}`, meta);
+      if (ex.code.trim() === '') return summarise([{ status: 'no_code', detail: 'the output holds no code' }], meta);
+      const settings: RunSettings = {
+        pool: sandboxPool(ctx, cfg.unsafe_no_sandbox),
+        language: lang,
+        limits,
+        compileLimits,
+        perTestSeconds: cfg.test_time_ms / 1000,
+        pythonSite: cfg.python_site,
+        compare: cfg.compare,
+        tolerance: cfg.float_tolerance,
+        ...(cfg.cpp_flags ? { cppFlags: cfg.cpp_flags } : {}),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      };
+      const verdicts = await run(settings, parts);
+      const out = summarise(verdicts, meta);
+      if (cfg.on_timeout === 'invalid' && verdicts.some((v) => v.status === 'timeout')) {
+        throw new GradeFailure('timeout', `a test hit its time limit (on_timeout: invalid): ${out.reason}`, out.metadata);
+      }
+      return out;
+    };
+  },
+};

@@ -1,0 +1,225 @@
+// Runs a solution against its tests in each format (humaneval, asserts, stdio, function) and
+// turns the sandbox's run results into per-test verdicts, a score and a reason. Failing tests are
+// valid low scores; only a broken sandbox (or an aborted grade) is thrown as an error.
+import { GradeFailure, type Outcome } from '../../core/result.js';
+import { compileProgram, runProgram, tail, type CompiledProgram, type LanguageName } from '../../sandbox/languages.js';
+import type { SandboxLimits } from '../../sandbox/limits.js';
+import type { RunResult, SandboxPool } from '../../sandbox/pool.js';
+import { outputsMatch, preview, valuesEqual, type CompareMode } from './compare.js';
+import { JS_DRIVER, makeNonce, parseVerdicts, PYTHON_DRIVER } from './harness.js';
+import { assertTests, callCases, ioCases } from './tests.js';
+
+export type Format = 'humaneval' | 'asserts' | 'stdio' | 'function';
+
+/** How one test went; `pass` or the kind of failure. */
+export type TestStatus = 'pass' | 'assertion' | 'wrong_output' | 'runtime_error' | 'timeout' | 'output_limit' | 'compile_error' | 'load_error' | 'early_exit' | 'no_code';
+
+export interface TestVerdict {
+  status: TestStatus;
+  detail?: string;
+}
+
+export interface RunSettings {
+  pool: SandboxPool;
+  language: LanguageName;
+  limits: Partial<SandboxLimits>;
+  compileLimits: Partial<SandboxLimits>;
+  /** Per-test limit inside one process (asserts, function), seconds. */
+  perTestSeconds: number;
+  pythonSite: boolean;
+  cppFlags?: string[];
+  compare: CompareMode;
+  tolerance: number;
+  signal?: AbortSignal;
+}
+
+export interface Parts {
+  code: string;
+  /** HumanEval: the prompt to prepend; `joinNewline` when the code came from a fenced block. */
+  prompt?: string;
+  joinNewline?: boolean;
+  tests: unknown;
+  setup?: string;
+  entryPoint?: string;
+}
+
+const PY_IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const JS_PATH = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
+
+function runFailure(r: RunResult): TestVerdict | undefined {
+  if (r.status === 'sandbox_error') throw new GradeFailure('sandbox_error', r.message ?? 'the sandbox failed');
+  if (r.status === 'aborted') throw new GradeFailure('timeout', 'grading was aborted (grader deadline) before the program finished');
+  if (r.status === 'timeout') return { status: 'timeout', detail: r.message ?? 'time limit reached' };
+  if (r.status === 'output_limit') return { status: 'output_limit', detail: 'output exceeded the size limit' };
+  return undefined;
+}
+
+function crashDetail(r: RunResult): string {
+  const t = tail(r.stderr, 4);
+  const head = r.signal ? `killed by ${r.signal}` : `exit status ${r.exitCode}`;
+  return t ? `${head}: ${t}` : head;
+}
+
+function fromStderr(r: RunResult): TestVerdict {
+  const t = tail(r.stderr, 4);
+  if (/AssertionError|Assertion .* failed|assert\.|ERR_ASSERTION/.test(t)) return { status: 'assertion', detail: t || 'assertion failed' };
+  return { status: 'runtime_error', detail: crashDetail(r) };
+}
+
+async function prepare(s: RunSettings, source: string, extra: { name: string; data: string }[], main?: string): Promise<CompiledProgram | TestVerdict> {
+  const c = await compileProgram(s.pool, s.language, source, {
+    files: extra,
+    ...(main ? { main } : {}),
+    limits: s.limits,
+    compileLimits: s.compileLimits,
+    pythonSite: s.pythonSite,
+    ...(s.cppFlags ? { cppFlags: s.cppFlags } : {}),
+    ...(s.signal ? { signal: s.signal } : {}),
+  });
+  if (c.ok) return c.program;
+  if (c.kind === 'sandbox_error') throw new GradeFailure('sandbox_error', c.message);
+  if (c.kind === 'aborted') throw new GradeFailure('timeout', 'grading was aborted (grader deadline) during compilation');
+  return { status: 'compile_error', detail: c.message };
+}
+
+/** Runs a program through the python/js driver (or directly for C++) and returns its verdicts. */
+async function driven(s: RunSettings, solution: string, spec: Record<string, unknown>) {
+  const nonce = makeNonce();
+  const ext = s.language === 'python' ? 'py' : 'js';
+  const driver = s.language === 'python' ? PYTHON_DRIVER : JS_DRIVER;
+  const files = [
+    { name: `solution.${ext}`, data: solution },
+    { name: 'spec.json', data: JSON.stringify({ ...spec, solution: `solution.${ext}` }) },
+  ];
+  const p = await prepare(s, driver, files);
+  if (!('argv' in p)) return { verdict: p } as const;
+  const r = await runProgram(s.pool, p, { stdin: nonce + '\n', ...(s.signal ? { signal: s.signal } : {}) });
+  return { run: r, verdicts: parseVerdicts(r.stdout, nonce) } as const;
+}
+
+export async function humaneval(s: RunSettings, parts: Parts): Promise<TestVerdict[]> {
+  if (typeof parts.tests !== 'string') throw new GradeFailure('bad_input', `humaneval tests must be a string of test code, got ${typeof parts.tests}`);
+  const body = parts.prompt ? parts.prompt + (parts.joinNewline ? '\n' : '') + parts.code : parts.code;
+  if (s.language === 'cpp') {
+    const p = await prepare(s, body + '\n\n' + parts.tests + '\n', []);
+    if (!('argv' in p)) return [p];
+    const r = await runProgram(s.pool, p, s.signal ? { signal: s.signal } : {});
+    const f = runFailure(r);
+    if (f) return [f];
+    return [r.status === 'ok' ? { status: 'pass' } : fromStderr(r)];
+  }
+  let program = body + '\n\n' + parts.tests + '\n';
+  if (s.language === 'python') {
+    if (!parts.entryPoint || !PY_IDENT.test(parts.entryPoint)) throw new GradeFailure('bad_input', `humaneval needs entry_point, a Python identifier; got ${JSON.stringify(parts.entryPoint)}`);
+    program += `\ncheck(${parts.entryPoint})\n`;
+  }
+  const d = await driven(s, program, { mode: 'program' });
+  if ('verdict' in d) return [d.verdict!];
+  const f = runFailure(d.run);
+  if (f) return [f];
+  if (d.run.status === 'ok') return [d.verdicts.done ? { status: 'pass' } : { status: 'early_exit', detail: 'the program exited with status 0 before the tests finished (sys.exit/os._exit/process.exit in the solution?)' }];
+  return [fromStderr(d.run)];
+}
+
+/** Fills in verdicts for tests the driver did not report (crash, timeout, load error). */
+function completeVerdicts(n: number, d: { run: RunResult; verdicts: ReturnType<typeof parseVerdicts> }, got: (i: number) => TestVerdict | undefined): TestVerdict[] {
+  const out: TestVerdict[] = [];
+  const f = runFailure(d.run);
+  for (let i = 0; i < n; i++) {
+    const v = got(i);
+    if (v) out.push(v);
+    else if (d.verdicts.load !== undefined) out.push({ status: 'load_error', detail: d.verdicts.load });
+    else if (f) out.push(f);
+    else if (d.run.status === 'ok') out.push({ status: 'early_exit', detail: 'the program exited before running this test' });
+    else out.push({ status: 'runtime_error', detail: crashDetail(d.run) });
+  }
+  return out;
+}
+
+export async function asserts(s: RunSettings, parts: Parts): Promise<TestVerdict[]> {
+  if (s.language === 'cpp') throw new GradeFailure('config_error', 'the asserts format supports python and javascript');
+  const tests = assertTests(parts.tests);
+  if (tests.length === 0) throw new GradeFailure('bad_input', 'no tests to run (tests is empty)');
+  const d = await driven(s, parts.code, { mode: 'asserts', tests, setup: parts.setup ?? '', per_test_s: s.perTestSeconds });
+  if ('verdict' in d) return tests.map(() => d.verdict!);
+  return completeVerdicts(tests.length, d, (i) => {
+    const v = d.verdicts.tests.get(i);
+    if (!v) return undefined;
+    if (v.verdict === 'pass') return { status: 'pass' };
+    if (v.verdict === 'timeout') return { status: 'timeout', detail: `test exceeded ${s.perTestSeconds} s` };
+    const detail = `${v.detail ?? ''}`;
+    return { status: /AssertionError|ERR_ASSERTION|^AssertionError/.test(detail) ? 'assertion' : 'runtime_error', detail: `${detail} in: ${tests[i]!.trim().slice(0, 200)}` };
+  });
+}
+
+export async function functionCalls(s: RunSettings, parts: Parts): Promise<TestVerdict[]> {
+  if (s.language === 'cpp') throw new GradeFailure('config_error', 'the function format supports python and javascript');
+  const ep = parts.entryPoint;
+  if (!ep || !(s.language === 'python' ? PY_IDENT : JS_PATH).test(ep)) throw new GradeFailure('bad_input', `the function format needs entry_point, an identifier; got ${JSON.stringify(ep)}`);
+  const cases = callCases(parts.tests);
+  if (cases.length === 0) throw new GradeFailure('bad_input', 'no tests to run (tests is empty)');
+  if (s.language === 'javascript' && cases.some((c) => c.kwargs)) throw new GradeFailure('bad_input', 'kwargs are only supported for python');
+  const spec = { mode: 'function', entry_point: ep, setup: parts.setup ?? '', per_test_s: s.perTestSeconds, cases: cases.map((c) => ({ args: c.args, ...(c.kwargs ? { kwargs: c.kwargs } : {}) })) };
+  const d = await driven(s, parts.code, spec);
+  if ('verdict' in d) return cases.map(() => d.verdict!);
+  const tol = s.compare === 'float' ? s.tolerance : undefined;
+  return completeVerdicts(cases.length, d, (i) => {
+    const v = d.verdicts.tests.get(i);
+    if (!v) return undefined;
+    if (v.verdict === 'timeout') return { status: 'timeout', detail: `call exceeded ${s.perTestSeconds} s` };
+    if (v.verdict !== 'ret') return { status: 'runtime_error', detail: v.detail ?? 'error' };
+    let got: unknown;
+    try {
+      got = JSON.parse(v.detail ?? 'null');
+    } catch {
+      return { status: 'runtime_error', detail: 'unreadable return value' };
+    }
+    const want = cases[i]!.expected;
+    return valuesEqual(got, want, tol) ? { status: 'pass' } : { status: 'wrong_output', detail: `expected ${preview(JSON.stringify(want))}, got ${preview(JSON.stringify(got))}` };
+  });
+}
+
+export async function stdio(s: RunSettings, parts: Parts): Promise<TestVerdict[]> {
+  const cases = ioCases(parts.tests);
+  if (cases.length === 0) throw new GradeFailure('bad_input', 'no tests to run (tests is empty)');
+  const p = await prepare(s, parts.code, []);
+  if (!('argv' in p)) return cases.map(() => p);
+  const runs = await Promise.all(cases.map((c) => runProgram(s.pool, p, { stdin: c.input, ...(s.signal ? { signal: s.signal } : {}) })));
+  return runs.map((r, i) => {
+    const f = runFailure(r);
+    if (f) return f;
+    if (r.status !== 'ok') return { status: 'runtime_error', detail: crashDetail(r) };
+    if (outputsMatch(r.stdout, cases[i]!.output, s.compare, s.tolerance)) return { status: 'pass' };
+    return { status: 'wrong_output', detail: `expected ${preview(cases[i]!.output)}, got ${preview(r.stdout)}` };
+  });
+}
+
+export const FORMATS: Record<Format, (s: RunSettings, p: Parts) => Promise<TestVerdict[]>> = { humaneval, asserts, stdio, function: functionCalls };
+
+/** Score = fraction of tests passed; reason names the first failure. */
+export function summarise(verdicts: TestVerdict[], meta: Record<string, unknown>): Outcome {
+  const passed = verdicts.filter((v) => v.status === 'pass').length;
+  const total = verdicts.length;
+  const first = verdicts.findIndex((v) => v.status !== 'pass');
+  const metadata: Record<string, unknown> = { ...meta, passed, total };
+  if (total <= 200) metadata.tests = verdicts.map((v) => v.status);
+  if (first < 0) return { score: 1, reason: total === 1 ? 'all tests passed' : `all ${total} tests passed`, metadata };
+  const v = verdicts[first]!;
+  metadata.failure = v.status;
+  const label = LABELS[v.status];
+  const which = total === 1 ? 'the test' : `test ${first + 1} of ${total}`;
+  return { score: passed / total, reason: `${passed}/${total} passed; ${which} failed: ${label}${v.detail ? `: ${v.detail}` : ''}`.slice(0, 1200), metadata };
+}
+
+const LABELS: Record<TestStatus, string> = {
+  pass: 'passed',
+  assertion: 'assertion failed',
+  wrong_output: 'wrong output',
+  runtime_error: 'runtime error',
+  timeout: 'timeout',
+  output_limit: 'output limit exceeded',
+  compile_error: 'compile error',
+  load_error: 'the solution failed to load',
+  early_exit: 'exited before the tests finished',
+  no_code: 'no code found',
+};

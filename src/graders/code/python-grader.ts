@@ -1,0 +1,63 @@
+// `python` grader type (OpenAI grader schema): runs `def grade(sample, item) -> float` from the
+// config in the sandbox. An exception or a non-numeric return is an invalid result (python_error)
+// showing the error; a time-out is `timeout`; a broken sandbox is `sandbox_error`.
+import { z } from 'zod';
+import { graderSchema, type GraderType } from '../../core/registry.js';
+import { GradeFailure } from '../../core/result.js';
+import { compileProgram, runProgram, tail } from '../../sandbox/languages.js';
+import { limitsSchema, sandboxPool, toSandboxLimits } from './config.js';
+import { makeNonce, parseVerdicts, PYTHON_DRIVER } from './harness.js';
+
+const schema = graderSchema({
+  source: z.string().min(1),
+  /** OpenAI field; accepted and recorded (the local interpreter is used). */
+  image_tag: z.string().optional(),
+  limits: limitsSchema,
+  /** Import site-packages (numpy, scipy... when installed). Default true, as graders often need them. */
+  python_site: z.boolean().default(true),
+  /** Largest JSON payload (sample + item) passed to grade(), in bytes. */
+  max_input_bytes: z.number().int().positive().default(8 * 1024 * 1024),
+  unsafe_no_sandbox: z.boolean().default(false),
+});
+
+type Config = z.infer<typeof schema>;
+
+export const pythonGrader: GraderType<Config> = {
+  type: 'python',
+  summary: 'run a Python `grade(sample, item) -> float` function in the sandbox',
+  schema: schema as unknown as z.ZodType<Config>,
+  build(cfg, b) {
+    if (!/\bdef\s+grade\s*\(/.test(cfg.source)) b.fail('source', 'must define a function grade(sample, item)');
+    const limits = toSandboxLimits(cfg.limits);
+    return async (s, ctx) => {
+      const pool = sandboxPool(ctx, cfg.unsafe_no_sandbox);
+      const payload = JSON.stringify({ mode: 'grade', solution: 'grader.py', sample: s.sample, item: s.item });
+      if (payload.length > cfg.max_input_bytes) throw new GradeFailure('limit_exceeded', `sample + item are ${payload.length} bytes of JSON, over max_input_bytes ${cfg.max_input_bytes}`);
+      const nonce = makeNonce();
+      const c = await compileProgram(pool, 'python', PYTHON_DRIVER, {
+        files: [
+          { name: 'grader.py', data: cfg.source },
+          { name: 'spec.json', data: payload },
+        ],
+        limits,
+        pythonSite: cfg.python_site,
+      });
+      if (!c.ok) throw new GradeFailure('sandbox_error', c.message);
+      const r = await runProgram(pool, c.program, { stdin: nonce + '\n', ...(ctx.signal ? { signal: ctx.signal } : {}) });
+      if (r.status === 'sandbox_error') throw new GradeFailure('sandbox_error', r.message ?? 'the sandbox failed');
+      if (r.status === 'aborted') throw new GradeFailure('timeout', 'grading was aborted (grader deadline) before grade() returned');
+      if (r.status === 'timeout') throw new GradeFailure('timeout', `grade() did not finish: ${r.message}`);
+      if (r.status === 'output_limit') throw new GradeFailure('python_error', 'grade() printed more than the output limit');
+      const v = parseVerdicts(r.stdout, nonce);
+      if (v.error !== undefined) throw new GradeFailure('python_error', v.error.trim(), { stderr: tail(r.stderr, 10) });
+      if (v.load !== undefined) throw new GradeFailure('python_error', `the grader source failed to load: ${v.load}`);
+      if (v.score === undefined) {
+        const why = r.status === 'ok' ? 'the grader exited without returning a score' : `the grader process failed (${r.message}): ${tail(r.stderr, 8)}`;
+        throw new GradeFailure('python_error', why);
+      }
+      const score = Number(v.score);
+      if (!Number.isFinite(score)) throw new GradeFailure('python_error', `grade() returned ${v.score}, not a finite number`);
+      return { score, metadata: { python_ms: Math.round(r.durationMs) } };
+    };
+  },
+};

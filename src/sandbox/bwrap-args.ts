@@ -1,0 +1,110 @@
+// Builds the bubblewrap command line for one run: read-only system paths, a fresh private
+// tmpfs /tmp holding the run's files, new pid/net/ipc/uts namespaces, a status fd, and the
+// chain that drops to an unprivileged uid (when arbiter runs as root) and applies rlimits.
+import { lstatSync, readlinkSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { prlimitArgs, type SandboxLimits } from './limits.js';
+
+export interface SandboxFile {
+  /** File name relative to the run directory (no slashes besides sub-directories, no `..`). */
+  name: string;
+  data: string | Buffer;
+  executable?: boolean;
+}
+
+export interface BwrapPlan {
+  bwrap: string;
+  prlimit: string;
+  /** When set (arbiter runs as root), the program runs as this uid/gid via setpriv. */
+  setpriv?: { path: string; uid: number };
+  /** Extra host paths bound read-only at the same place. */
+  binds: string[];
+  files: SandboxFile[];
+  limits: SandboxLimits;
+  env: Record<string, string>;
+  argv: string[];
+  /** The fd bwrap writes its JSON status to. */
+  statusFd: number;
+  /** The first fd used for `--file` contents (one per file, in order). */
+  firstFileFd: number;
+}
+
+/** Inside the sandbox the run directory is always this path (a private tmpfs). */
+export const RUN_DIR = '/tmp';
+
+const SYSTEM_DIRS = ['/bin', '/lib', '/lib64', '/lib32', '/libx32', '/sbin'];
+const ETC_FILES = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives'];
+
+let systemMounts: string[] | undefined;
+
+/** `/usr` plus the merged-usr links (or directories) of this host, computed once. */
+function systemMountArgs(): string[] {
+  if (systemMounts) return systemMounts;
+  const a = ['--ro-bind', '/usr', '/usr'];
+  for (const d of SYSTEM_DIRS) {
+    try {
+      const st = lstatSync(d);
+      if (st.isSymbolicLink()) a.push('--symlink', readlinkSync(d), d);
+      else if (st.isDirectory()) a.push('--ro-bind', d, d);
+    } catch {
+      // absent on this host
+    }
+  }
+  a.push('--perms', '0755', '--dir', '/etc');
+  for (const f of ETC_FILES) a.push('--ro-bind-try', f, f);
+  return (systemMounts = a);
+}
+
+/** Rejects file names that could escape the run directory. */
+export function checkFileName(name: string): string | undefined {
+  if (!name || name.startsWith('/') || name.split('/').some((s) => s === '..' || s === '' || s === '.')) return `invalid sandbox file name "${name}"`;
+  if (/[\0\n]/.test(name)) return `invalid sandbox file name ${JSON.stringify(name)}`;
+  return undefined;
+}
+
+export function bwrapArgs(p: BwrapPlan): string[] {
+  const a: string[] = [
+    '--unshare-ipc',
+    '--unshare-pid',
+    '--unshare-net',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+  ];
+  if (!p.setpriv) a.push('--unshare-user');
+  a.push('--die-with-parent', '--new-session', '--hostname', 'sandbox', '--json-status-fd', String(p.statusFd));
+  a.push(...systemMountArgs());
+  const made = new Set<string>(['/', '/usr', '/tmp', '/proc', '/dev']);
+  for (const b of p.binds) {
+    const parents: string[] = [];
+    for (let d = dirname(b); !made.has(d); d = dirname(d)) parents.unshift(d);
+    for (const d of parents) {
+      a.push('--perms', '0755', '--dir', d);
+      made.add(d);
+    }
+    a.push('--ro-bind', b, b);
+    made.add(b);
+  }
+  a.push('--proc', '/proc', '--dev', '/dev');
+  a.push('--perms', '1777', '--size', String(Math.floor(p.limits.tmpBytes)), '--tmpfs', RUN_DIR);
+  const dirs = new Set<string>();
+  p.files.forEach((f, i) => {
+    const parts = f.name.split('/');
+    for (let k = 1; k < parts.length; k++) {
+      const d = `${RUN_DIR}/${parts.slice(0, k).join('/')}`;
+      if (!dirs.has(d)) {
+        a.push('--perms', '1777', '--dir', d);
+        dirs.add(d);
+      }
+    }
+    a.push('--perms', f.executable ? '0755' : '0644', '--file', String(p.firstFileFd + i), `${RUN_DIR}/${f.name}`);
+  });
+  a.push('--chdir', RUN_DIR, '--clearenv');
+  for (const [k, v] of Object.entries(p.env)) a.push('--setenv', k, v);
+  a.push('--');
+  if (p.setpriv) {
+    const id = String(p.setpriv.uid);
+    a.push(p.setpriv.path, `--reuid=${id}`, `--regid=${id}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--');
+  }
+  a.push(p.prlimit, ...prlimitArgs(p.limits), '--', ...p.argv);
+  return a;
+}

@@ -1,0 +1,188 @@
+// Spawns one child process in its own process group and supervises it: feeds stdin and extra
+// input fds, captures stdout/stderr up to a cap (killing the run when exceeded), enforces the
+// wall-clock limit and abort signals by killing the whole group, and reports what happened.
+import { spawn, type StdioOptions } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+
+export interface SpawnSpec {
+  /** argv[0] is the executable. */
+  argv: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  stdin?: string | Buffer;
+  /** Data written to fds inputFdBase, inputFdBase+1, ... and then closed (bwrap reads `--file` contents from them). */
+  inputFds?: (string | Buffer)[];
+  /** First fd of `inputFds` (default 3). */
+  inputFdBase?: number;
+  /** Fd numbers (>= 3, after the input fds) whose output is captured (e.g. bwrap's status fd). */
+  outputFds?: number[];
+  wallMs: number;
+  outputBytes: number;
+  signal?: AbortSignal;
+}
+
+export interface SpawnResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: Buffer;
+  /** Captured output of each `outputFds` entry, by fd number. */
+  fds: Record<number, string>;
+  timedOut: boolean;
+  outputLimit: boolean;
+  aborted: boolean;
+  /** Set when the process could not be started at all. */
+  spawnError?: string;
+  durationMs: number;
+}
+
+class Capture {
+  private chunks: Buffer[] = [];
+  size = 0;
+  overflow = false;
+  constructor(private readonly cap: number) {}
+  push(b: Buffer): boolean {
+    if (this.overflow) return false;
+    const room = this.cap - this.size;
+    if (b.length > room) {
+      if (room > 0) this.chunks.push(b.subarray(0, room));
+      this.size = this.cap;
+      this.overflow = true;
+      return false;
+    }
+    this.chunks.push(b);
+    this.size += b.length;
+    return true;
+  }
+  buffer(): Buffer {
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+  }
+}
+
+function killGroup(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Runs the process to completion. Never rejects. */
+export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
+  const t0 = performance.now();
+  const nIn = spec.inputFds?.length ?? 0;
+  const inBase = spec.inputFdBase ?? 3;
+  const outFds = spec.outputFds ?? [];
+  const maxFd = Math.max(2, inBase + nIn - 1, ...outFds);
+  const stdio: StdioOptions = ['pipe', 'pipe', 'pipe'];
+  for (let fd = 3; fd <= maxFd; fd++) stdio.push((fd >= inBase && fd < inBase + nIn) || outFds.includes(fd) ? 'pipe' : 'ignore');
+
+  return new Promise<SpawnResult>((resolve) => {
+    const out = new Capture(spec.outputBytes);
+    const err = new Capture(spec.outputBytes);
+    const fdText: Record<number, string> = {};
+    let timedOut = false;
+    let outputLimit = false;
+    let aborted = false;
+    let done = false;
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
+    let exited = false;
+
+    if (spec.signal?.aborted) {
+      resolve({ exitCode: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), fds: {}, timedOut: false, outputLimit: false, aborted: true, durationMs: 0 });
+      return;
+    }
+
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(spec.argv[0]!, spec.argv.slice(1), { env: spec.env, cwd: spec.cwd, stdio, detached: true, windowsHide: true });
+    } catch (e) {
+      resolve({ exitCode: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), fds: {}, timedOut: false, outputLimit: false, aborted: false, spawnError: (e as Error).message, durationMs: performance.now() - t0 });
+      return;
+    }
+    const pid = child.pid;
+
+    let graceTimer: NodeJS.Timeout | undefined;
+    const finish = (spawnError?: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(wallTimer);
+      clearTimeout(graceTimer);
+      spec.signal?.removeEventListener('abort', onAbort);
+      if (!exited) killGroup(pid);
+      for (const s of child.stdio) (s as Readable | Writable | null)?.destroy();
+      const r: SpawnResult = {
+        exitCode,
+        signal: exitSignal,
+        stdout: out.buffer(),
+        stderr: err.buffer(),
+        fds: fdText,
+        timedOut,
+        outputLimit,
+        aborted,
+        durationMs: performance.now() - t0,
+      };
+      if (spawnError) r.spawnError = spawnError;
+      resolve(r);
+    };
+
+    const wallTimer = setTimeout(() => {
+      timedOut = true;
+      if (!exited) killGroup(pid);
+    }, spec.wallMs);
+    const onAbort = () => {
+      aborted = true;
+      killGroup(pid);
+    };
+    spec.signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.on('error', (e) => finish(e.message));
+    child.stdout!.on('data', (b: Buffer) => {
+      if (!out.push(b)) {
+        outputLimit = true;
+        killGroup(pid);
+      }
+    });
+    child.stderr!.on('data', (b: Buffer) => {
+      if (!err.push(b)) {
+        outputLimit = true;
+        killGroup(pid);
+      }
+    });
+    for (const fd of outFds) {
+      const s = child.stdio[fd] as Readable | null;
+      if (!s) continue;
+      fdText[fd] = '';
+      s.setEncoding('utf8');
+      s.on('data', (t: string) => {
+        if (fdText[fd]!.length < 65536) fdText[fd] += t;
+      });
+      s.on('error', () => {});
+    }
+    const feed = (w: Writable | null, data: string | Buffer | undefined) => {
+      if (!w) return;
+      w.on('error', () => {}); // EPIPE when the program exits without reading: not an error
+      if (data !== undefined && data.length > 0) w.end(data);
+      else w.end();
+    };
+    feed(child.stdin, spec.stdin);
+    for (let i = 0; i < nIn; i++) feed(child.stdio[inBase + i] as Writable | null, spec.inputFds![i]);
+
+    child.on('exit', (code, sig) => {
+      exitCode = code;
+      exitSignal = sig;
+      exited = true;
+      // Kill anything left in the group (the unsandboxed path has no pid namespace), then give
+      // the pipes a moment to drain before closing them ourselves.
+      killGroup(pid);
+      graceTimer = setTimeout(() => finish(), 500);
+    });
+    child.on('close', () => finish());
+  });
+}
