@@ -1,0 +1,87 @@
+// The text_similarity grader type: OpenAI-schema configs, multi-references, pass_threshold, limits,
+// bad input, and a realistic run on GSM8K model answers (exact_match vs the human correctness label).
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { grade, loadGrader, validateGrader } from '../../dist/index.js';
+
+const base = { type: 'text_similarity', input: '{{sample.output_text}}', reference: '{{item.ref}}' };
+
+describe('text_similarity grader', () => {
+  it('accepts an OpenAI-style config and reports passed against pass_threshold', async () => {
+    const g = loadGrader({ ...base, name: 'sim', evaluation_metric: 'fuzzy_match', pass_threshold: 0.9 });
+    const hi = await grade(g, { item: { ref: 'this is a new test!!!' }, output_text: 'this is a test' });
+    expect(hi.valid).toBe(true);
+    expect(hi.score).toBeCloseTo(0.95, 12);
+    expect(hi.metadata.passed).toBe(true);
+    const lo = await grade(g, { item: { ref: 'completely different' }, output_text: 'this is a test' });
+    expect(lo.score!).toBeLessThan(0.9);
+    expect(lo.metadata.passed).toBe(false);
+  });
+
+  it('every metric of the enum builds and returns a score in [0, 1] for ordinary text', async () => {
+    for (const m of ['fuzzy_match', 'bleu', 'gleu', 'meteor', 'rouge_1', 'rouge_2', 'rouge_3', 'rouge_4', 'rouge_5', 'rouge_l', 'exact_match', 'f1']) {
+      const g = loadGrader({ ...base, evaluation_metric: m });
+      const r = await grade(g, { item: { ref: 'the cat is on the mat' }, output_text: 'the cat sat on the mat' });
+      expect(r.valid, m).toBe(true);
+      expect(r.score!, m).toBeGreaterThanOrEqual(0);
+      expect(r.score!, m).toBeLessThanOrEqual(1);
+      const same = await grade(g, { item: { ref: 'the cat is on the mat' }, output_text: 'the cat is on the mat' });
+      // identical texts: every metric is at its maximum (METEOR keeps its 1-chunk penalty)
+      expect(same.score!, m).toBeGreaterThan(0.99);
+    }
+  });
+
+  it('a list reference is a multi-reference: best match for exact_match/f1, all references for bleu', async () => {
+    const em = loadGrader({ ...base, reference: '{{item.answers}}', evaluation_metric: 'exact_match' });
+    const r = await grade(em, { item: { answers: ['Paris', 'the city of Paris'] }, output_text: 'The city of Paris.' });
+    expect(r.score).toBe(1);
+    const bleu = loadGrader({ ...base, reference: '{{item.answers}}', evaluation_metric: 'bleu', bleu_smoothing: 'exp' });
+    const one = await grade(bleu, { item: { answers: ['the cat is on the mat'] }, output_text: 'the cat sat on the mat' });
+    const two = await grade(bleu, { item: { answers: ['the cat is on the mat', 'the cat sat on a mat'] }, output_text: 'the cat sat on the mat' });
+    expect(two.score!).toBeGreaterThan(one.score!);
+  });
+
+  it('config errors name the field', () => {
+    expect(validateGrader({ ...base, evaluation_metric: 'rouge_9' })[0]!.path).toBe('evaluation_metric');
+    expect(validateGrader({ ...base, evaluation_metric: 'bleu', base_url: 'http://127.0.0.1:1/v1' })[0]!.path).toBe('base_url');
+    expect(validateGrader({ ...base, evaluation_metric: 'gleu', bleu_smoothing: 'exp' })[0]!.path).toBe('bleu_smoothing');
+    expect(validateGrader({ type: 'text_similarity', input: '{{sample.output_text}}', evaluation_metric: 'bleu' })[0]!.path).toBe('reference');
+  });
+
+  it('bad input and oversized input are invalid results with a kind, never a crash', async () => {
+    const g = loadGrader({ ...base, evaluation_metric: 'f1', max_chars: 100 });
+    const missing = await grade(g, { item: {}, output_text: 'x' });
+    expect(missing.valid).toBe(false);
+    expect(missing.error!.kind).toBe('template_error');
+    const obj = await grade(g, { item: { ref: [{ a: 1 }] }, output_text: 'x' });
+    expect(obj.error!.kind).toBe('bad_input');
+    expect(obj.error!.message).toMatch(/reference\[0\]/);
+    const big = await grade(g, { item: { ref: 'x' }, output_text: 'y'.repeat(101) });
+    expect(big.error!.kind).toBe('limit_exceeded');
+  });
+
+  it('GSM8K model answers: exact_match of the final answer agrees with the official correctness label', async () => {
+    // real GPT-3 solutions ending in "A: <answer>"; the reference answer follows "####"
+    const dataDir = fileURLToPath(new URL('../../../shared/data/gsm8k/', import.meta.url));
+    const sols = readFileSync(dataDir + 'example_model_solutions.jsonl', 'utf8').trim().split('\n').slice(0, 200).map((l) => JSON.parse(l));
+    const g = loadGrader({ type: 'text_similarity', input: '{{sample.answer}}', reference: '{{item.answer}}', evaluation_metric: 'exact_match' });
+    let agree = 0;
+    let n = 0;
+    for (const row of sols) {
+      const gold = /A:\s*(.*)\s*$/.exec(row.ground_truth)![1]!;
+      for (const key of ['6b_finetuning', '175b_verification']) {
+        const sol = row[key];
+        const m = /A:\s*(.*?)\s*$/.exec(sol.solution);
+        if (!m) continue;
+        const r = await grade(g, { item: { answer: gold }, sample: { answer: m[1]! } });
+        expect(r.valid).toBe(true);
+        n++;
+        if ((r.score === 1) === sol.is_correct) agree++;
+      }
+    }
+    expect(n).toBeGreaterThan(350);
+    // the label was computed on the same final answers; any disagreement would be a normalisation bug
+    expect(agree / n).toBeGreaterThan(0.99);
+  });
+});
