@@ -68,7 +68,8 @@ function findBoxes(text: string): Box[] {
   return boxes;
 }
 
-const BOX_GAP = /^[\s$,;.]*(?:(?:and|or|,|\\text\{\s*(?:and|or|,)\s*\}|\\quad|\\qquad)[\s$,;.]*)?$/;
+/** Text allowed between boxes that together form one answer ("\\boxed{1} and \\boxed{2}"); "or" marks alternatives instead. */
+const BOX_GAP = /^[\s$,;.]*(?:(?:and|,|\\text\{\s*(?:and|,)\s*\}|\\quad|\\qquad)[\s$,;.]*)?$/;
 
 function lastBoxed(text: string): string | undefined {
   if (!text.includes('\\boxed') && !text.includes('\\fbox')) return undefined;
@@ -92,7 +93,8 @@ function sentenceAfter(text: string, from: number): string {
   const delim = /^(\$\$|\$|\\\(|\\\[)/.exec(s);
   if (delim) {
     const close = delim[1] === '$$' ? '$$' : delim[1] === '$' ? '$' : delim[1] === '\\(' ? '\\)' : '\\]';
-    const end = s.indexOf(close, delim[1]!.length);
+    let end = s.indexOf(close, delim[1]!.length);
+    while (end > 0 && s[end - 1] === '\\' && close[0] === '$') end = s.indexOf(close, end + 1); // \$ is a dollar sign
     if (end > 0) return s.slice(delim[1]!.length, end);
   }
   const nl = s.indexOf('\n');
@@ -102,12 +104,16 @@ function sentenceAfter(text: string, from: number): string {
   return s;
 }
 
-function cleanCandidate(s: string): string {
+/** Trims markup around a candidate: bold markers, math delimiters, sentence punctuation ("!" only in prose). */
+function cleanCandidate(s: string, prose = false): string {
   let t = s.trim();
-  t = t.replace(/^\*\*|\*\*$/g, '').replace(/^\*\*(.*)\*\*$/, '$1');
-  t = t.replace(/^(?:\\\(|\\\[|\$\$?)|(?:\\\)|\\\]|\$\$?)$/g, '');
-  t = t.replace(/[.;:!?,]+$/, '').trim();
-  t = t.replace(/^\$+|\$+$/g, '').trim();
+  for (let k = 0; k < 3; k++) {
+    const before = t;
+    t = t.replace(/^\*\*|\*\*$/g, '').trim();
+    t = t.replace(/^(?:\\\(|\\\[|\$\$?)|(?:\\\)|\\\]|(?<!\\)\$\$?)$/g, '').trim();
+    t = t.replace(prose ? /[.;:!?,]+$/ : /[.;:?,]+$/, '').trim();
+    if (t === before) break;
+  }
   return t;
 }
 
@@ -188,19 +194,19 @@ function extractMarked(body: string): Extracted | undefined {
   let best: { at: number; text: string; method: ExtractMethod } | undefined;
   if (/answer/i.test(body)) {
     for (const m of body.matchAll(ANSWER_PHRASE)) {
-      const t = cleanCandidate(sentenceAfter(body, m.index! + m[0].length));
+      const t = cleanCandidate(sentenceAfter(body, m.index! + m[0].length), true);
       if (t && (!best || m.index! >= best.at)) best = { at: m.index!, text: t, method: 'answer_phrase' };
     }
   }
   if (body.includes('A:')) {
     for (const m of body.matchAll(/^[ \t]*A:[ \t]*(.*)$/gm)) {
-      const t = cleanCandidate(afterLastEquals(m[1]!));
+      const t = cleanCandidate(afterLastEquals(m[1]!), true);
       if (t && (!best || m.index! >= best.at)) best = { at: m.index!, text: t, method: 'answer_line' };
     }
   }
   if (body.includes('####')) {
     for (const m of body.matchAll(/####[ \t]*(.*)$/gm)) {
-      const t = cleanCandidate(afterLastEquals(m[1]!));
+      const t = cleanCandidate(afterLastEquals(m[1]!), true);
       if (t && (!best || m.index! >= best.at)) best = { at: m.index!, text: t, method: 'hash' };
     }
   }

@@ -39,7 +39,7 @@ const OPS: Record<string, string> = {
   circ: '°', degree: '°', '%': '%', '{': '\\{', '}': '\\}', lbrace: '\\{', rbrace: '\\}', langle: '(', rangle: ')',
   emptyset: '∅', varnothing: '∅', mid: '|', vert: '|', lvert: '|', rvert: '|', '|': '|', colon: ':', setminus: '\\',
   to: '→', rightarrow: '→', Rightarrow: '→', implies: '→', dots: '…', ldots: '…', cdots: '…', land: ',', lor: ',', wedge: ',', vee: ',',
-  '&': '&', '#': '#', '_': '_',
+  '&': '&', '#': '#', '_': '_', choose: 'choose',
 };
 const CHAR_OPS: Record<string, string> = {
   '−': '-', '–': '-', '×': '*', '·': '*', '÷': '/', '≤': '<=', '≥': '>=', '≠': '!=', '±': '±', '∓': '∓', '°': '°',
@@ -100,13 +100,24 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
           j += 4;
         }
       }
+      let point = false;
       if (s[j] === '.' && isDigit(s[j + 1])) {
         let k = j + 1;
         while (isDigit(s[k])) k++;
         text += s.slice(j, k);
         j = k;
+        point = true;
       } else if (s[j] === '.' && !isDigit(s[j + 1]) && text.length > 0 && !isLetter(s[j + 1]) && s[j + 1] !== '.') {
         j++; // "5." as in a trailing decimal point
+        text += '.';
+        point = true;
+      }
+      // repeating decimal: 0.\overline{3}, 0.5\overline{5}
+      const rep = point ? /^\\(?:overline|bar|dot)\s*\{(\d{1,50})\}/.exec(s.slice(j, j + 64)) : null;
+      if (rep) {
+        out.push({ t: 'num', s: `${text}(${rep[1]})` });
+        i = j + rep[0].length;
+        continue;
       }
       if ((s[j] === 'e' || s[j] === 'E') && (isDigit(s[j + 1]) || ((s[j + 1] === '-' || s[j + 1] === '+') && isDigit(s[j + 2])))) {
         let k = j + 2;
@@ -164,7 +175,7 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
       }
       if (name === 'frac' || name === 'dfrac' || name === 'tfrac' || name === 'cfrac') out.push({ t: 'cmd', s: 'frac' });
       else if (name === 'sqrt') out.push({ t: 'cmd', s: 'sqrt' });
-      else if (name === 'binom' || name === 'dbinom' || name === 'tbinom' || name === 'choose') out.push({ t: 'cmd', s: 'binom' });
+      else if (name === 'binom' || name === 'dbinom' || name === 'tbinom') out.push({ t: 'cmd', s: 'binom' });
       else if (name === 'begin' || name === 'end') {
         while (s[i] === ' ') i++;
         if (s[i] !== '{') throw new ParseError(`\\${name} without an environment`);

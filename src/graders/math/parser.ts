@@ -345,6 +345,13 @@ class Parser {
           return { k: 'set', items: [] };
         }
         const items = this.parseCommaItems();
+        if (items.length === 1 && this.isOp('choose')) {
+          // {n \choose k}
+          this.next();
+          const k = this.parseExpr();
+          this.expectOp('}');
+          return { k: 'fn', name: 'binom', args: [items[0]!, k] };
+        }
         this.expectOp('}');
         return items.length === 1 ? items[0]! : { k: 'set', items };
       }

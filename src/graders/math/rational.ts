@@ -22,6 +22,14 @@ export class Rational {
 
   /** Parses `123`, `-1.5`, `.25`, `1.5e-3` exactly; returns undefined for anything else. */
   static parse(s: string): Rational | undefined {
+    const rep = /^(\d*)\.(\d*)\((\d+)\)$/.exec(s);
+    if (rep) {
+      // 0.5(3) = 0.5333...: (digits with one period - digits without) / (10^k (10^r - 1))
+      const [, int, fixed, period] = rep as unknown as [string, string, string, string];
+      const full = BigInt((int || '0') + fixed + period);
+      const head = BigInt((int || '0') + fixed);
+      return Rational.of(full - head, 10n ** BigInt(fixed.length) * (10n ** BigInt(period.length) - 1n));
+    }
     const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(s);
     if (!m || (m[2] === '' && (m[3] === undefined || m[3] === ''))) return undefined;
     const frac = m[3] ?? '';

@@ -39,8 +39,6 @@ export interface MathVerdict {
   parsed?: { output?: string; reference?: string };
 }
 
-const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;
-
 /** Parses an answer string; text that is not math becomes a text value (or undefined when it looks like broken math). */
 export function parseAnswer(text: string, budget: Budget): ParsedAnswer | undefined {
   const letter = choiceLetter(text);
@@ -82,7 +80,7 @@ export function checkMath(output: string, reference: string, o: ResolvedMathOpti
     });
   }
 
-  const outEx: Extracted | undefined = ref.node.k === 'choice' ? extractChoice(output, o) : extractAnswer(output, o, 'output');
+  let outEx: Extracted | undefined = ref.node.k === 'choice' ? extractChoice(output, o) : extractAnswer(output, o, 'output');
   const meta = (extra: Record<string, unknown> = {}) => ({
     extracted: { output: outEx?.text, reference: refEx.text, output_method: outEx?.method, reference_method: refEx.method },
     ...extra,
@@ -92,9 +90,17 @@ export function checkMath(output: string, reference: string, o: ResolvedMathOpti
 
   let out: ParsedAnswer | undefined;
   if (ref.node.k === 'choice') out = { node: { k: 'choice', letter: outEx.text }, units: [] };
-  else if (PLAIN_NUMBER.test(outEx.text) && ref.node.k === 'num' && !ref.node.base && PLAIN_NUMBER.test(refEx.text)) {
+  else {
     out = parseAnswer(outEx.text, budget);
-  } else out = parseAnswer(outEx.text, budget);
+    // a short unmarked output that turns out to be prose: fall back to bold / the last number
+    if (outEx.method === 'whole' && (!out || (out.node.k === 'text' && ref.node.k !== 'text'))) {
+      const again = extractAnswer(output, { ...o, whole: false }, 'output');
+      if (again) {
+        outEx = again;
+        out = parseAnswer(again.text, budget);
+      }
+    }
+  }
   const head = `answer ${JSON.stringify(outEx.text)} (${outEx.method}) vs reference ${JSON.stringify(refEx.text)} (${refEx.method})`;
   if (!out) {
     return { score: 0, reason: `${head}: could not parse the answer`, metadata: meta({ parsed: { reference: show(ref.node) } }) };
