@@ -1,0 +1,95 @@
+// The length grader: units (chars as code points, Python-style words, real o200k/cl100k tokens),
+// target and budget forms with linear and cosine shapes (expected values worked out by hand from
+// the formulas in docs/format-similarity-length.md), templated targets, limits and config errors.
+import { describe, expect, it } from 'vitest';
+import { grade, loadGrader, validateGrader } from '../../dist/index.js';
+import { countChars, tokenize } from '../../dist/graders/length/measure.js';
+
+const run = async (cfg: object, output_text: string, item: Record<string, unknown> = {}) => grade(loadGrader({ type: 'length', ...cfg }), { item, output_text });
+const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+
+describe('length: measuring', () => {
+  it('chars are Unicode code points: an emoji and an accented letter count once', () => {
+    expect(countChars('a😀é')).toBe(3);
+  });
+  it('tokens come from the real BPE: "tiktoken is great!" is 6 cl100k_base tokens (OpenAI Cookbook, "How to count tokens with tiktoken")', async () => {
+    expect(await tokenize('tiktoken is great!', 'cl100k_base')).toEqual([83, 1609, 5963, 374, 2294, 0]);
+  });
+  it('o200k_base encodes and special-token text in untrusted output is plain text, not an error', async () => {
+    const ids = await tokenize('hello <|endoftext|> world', 'o200k_base');
+    expect(ids.length).toBeGreaterThan(4);
+    const r = await run({ unit: 'tokens', budget: 100 }, 'hello <|endoftext|> world');
+    expect(r.valid).toBe(true);
+    expect(r.metadata.length).toBe(ids.length);
+  });
+  it('words split on whitespace like Python str.split()', async () => {
+    const r = await run({ unit: 'words', budget: 10 }, '  one\ttwo\n\nthree\u00a0four ');
+    expect(r.metadata.length).toBe(4);
+  });
+});
+
+describe('length: target form', () => {
+  it('linear: within tolerance scores max; then falls linearly over width', async () => {
+    const cfg = { unit: 'words', target: 100, tolerance: 10, width: 40 };
+    expect((await run(cfg, words(105))).score).toBe(1);
+    expect((await run(cfg, words(90))).score).toBe(1);
+    // |130-100| - 10 = 20 of 40 -> 1 - 0.5
+    expect((await run(cfg, words(130))).score).toBeCloseTo(0.5, 12);
+    // |60-100| - 10 = 30 of 40 -> 0.25
+    expect((await run(cfg, words(60))).score).toBeCloseTo(0.25, 12);
+    expect((await run(cfg, words(200))).score).toBe(0);
+  });
+  it('cosine: 0.5 * (1 + cos(pi * x)); x = 1/2 gives 0.5, x = 1/4 gives (1 + sqrt(2)/2)/2', async () => {
+    const cfg = { unit: 'chars', target: 20, width: 20, shape: 'cosine' };
+    expect((await run(cfg, 'x'.repeat(30))).score).toBeCloseTo(0.5, 12);
+    expect((await run(cfg, 'x'.repeat(15))).score).toBeCloseTo((1 + Math.SQRT1_2) / 2, 12);
+  });
+  it('the target can come from the item; a non-numeric target is bad_input', async () => {
+    const cfg = { unit: 'words', target: '{{item.n}}' };
+    expect((await run(cfg, words(8), { n: 8 })).score).toBe(1);
+    // default width = target: |4 - 8| / 8 = 0.5
+    expect((await run(cfg, words(4), { n: '8' })).score).toBeCloseTo(0.5, 12);
+    const bad = await run(cfg, words(4), { n: 'eight' });
+    expect(bad.valid).toBe(false);
+    expect(bad.error!.kind).toBe('bad_input');
+  });
+});
+
+describe('length: budget form', () => {
+  it('Yeo et al. 2025 cosine reward: eta_min + (eta_max - eta_min) * 0.5 * (1 + cos(pi t / T)); beyond T the exceed score', async () => {
+    const cfg = { unit: 'words', budget: 10, shape: 'cosine', max_score: 2, min_score: 1, exceed_score: -10 };
+    expect((await run(cfg, words(0))).score).toBeCloseTo(2, 12);
+    expect((await run(cfg, words(5))).score).toBeCloseTo(1.5, 12);
+    expect((await run(cfg, words(10))).score).toBeCloseTo(1, 12);
+    const over = await run(cfg, words(11));
+    expect(over.score).toBe(-10);
+    expect(over.reason).toMatch(/exceeds the budget of 10/);
+  });
+  it('wrong-answer branch of the same paper: longer is better (max_score below min_score)', async () => {
+    const cfg = { unit: 'words', budget: 10, shape: 'cosine', max_score: -10, min_score: 0 };
+    expect((await run(cfg, words(2))).score!).toBeLessThan((await run(cfg, words(8))).score!);
+  });
+  it('linear with a free allowance: full score up to free, then linear to min at the budget', async () => {
+    const cfg = { unit: 'words', budget: 30, free: 10 };
+    expect((await run(cfg, words(10))).score).toBe(1);
+    // (20 - 10) / (30 - 10) = 0.5
+    expect((await run(cfg, words(20))).score).toBeCloseTo(0.5, 12);
+    expect((await run(cfg, words(31))).score).toBe(0);
+  });
+});
+
+describe('length: config and limits', () => {
+  it('exactly one of target and budget; misplaced fields are reported by path', () => {
+    expect(validateGrader({ type: 'length' })[0]!.path).toBe('target');
+    expect(validateGrader({ type: 'length', target: 5, budget: 5 })[0]!.path).toBe('budget');
+    expect(validateGrader({ type: 'length', target: 5, free: 2 })[0]!.path).toBe('free');
+    expect(validateGrader({ type: 'length', budget: 5, unit: 'words', encoding: 'o200k_base' })[0]!.path).toBe('encoding');
+    expect(validateGrader({ type: 'length', budget: 'abc' })[0]!.path).toBe('budget');
+    expect(validateGrader({ type: 'length', budget: 5, unit: 'bytes' })[0]!.path).toBe('unit');
+  });
+  it('oversized input is limit_exceeded; a missing output_text is template_error', async () => {
+    expect((await run({ budget: 5, unit: 'chars', max_chars: 10 }, 'x'.repeat(11))).error!.kind).toBe('limit_exceeded');
+    const r = await grade(loadGrader({ type: 'length', budget: 5 }), { item: {}, sample: { output_json: {} } });
+    expect(r.error!.kind).toBe('template_error');
+  });
+});
