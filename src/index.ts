@@ -66,3 +66,7 @@ export type { MathOptions, MathVerdict } from './graders/math/index.js';
 export { runInSandbox, SandboxPool, DEFAULT_LIMITS, LANGUAGES, compileProgram, runProgram } from './sandbox/index.js';
 export type { RunRequest, RunResult, RunStatus, SandboxFile, SandboxLimits, PoolOptions, LanguageName, CompiledProgram } from './sandbox/index.js';
 export { extractCode } from './graders/code/extract.js';
+export { ChatClient, RewardClient, ResponseCache, ModelError, getChatClient, resolveEndpoint } from './models/index.js';
+export type { ChatMessage, ChatRequest, ChatResult, ChatChoice, RewardProtocol } from './models/index.js';
+export { parseScore, parsePairwise, parseYesNo, labelParser, maskReasoning, looksLikeRefusal, logprobScore } from './judges/index.js';
+export type { Verdict, VerdictOk, VerdictErr, ScoreValue, PairwiseValue } from './judges/index.js';

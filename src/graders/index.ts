@@ -12,6 +12,7 @@ import { format } from './format/format.js';
 import { textSimilarity } from './similarity/text-similarity.js';
 import { length } from './length/length.js';
 import { repetition } from './length/repetition.js';
+import { judgeGraderTypes } from '../judges/index.js';
 
 const builtins: GraderType<any>[] = [
   stringCheck,
@@ -26,6 +27,7 @@ const builtins: GraderType<any>[] = [
   textSimilarity,
   length,
   repetition,
+  ...judgeGraderTypes,
 ];
 
 for (const t of builtins as GraderType<BaseConfig>[]) if (!getGraderType(t.type)) registerGraderType(t);

@@ -1,0 +1,80 @@
+// `reward_model`: a scalar reward from a reward model served by vLLM (/pooling with chat messages
+// or text, /classify) or SGLang (/classify with chat-templated text), normalised per model:
+// score = (raw - offset) / scale, then an optional sigmoid. Requests are batched per endpoint.
+import { z } from 'zod';
+import { graderSchema, type GraderType } from '../../core/registry.js';
+import { renderString } from '../../core/template.js';
+import { endpointFields, resolveEndpoint } from '../../models/endpoint.js';
+import { asGradeFailure } from '../../models/errors.js';
+import { RewardClient, REWARD_PATHS, type RewardInput } from '../../models/reward-client.js';
+import { compileMessages, messageSchema } from '../messages.js';
+
+
+const schema = graderSchema({
+  ...endpointFields,
+  model: z.string().min(1),
+  protocol: z.enum(['vllm_pooling', 'vllm_classify', 'sglang']),
+  /** Chat messages to score (vllm_pooling; the server applies the chat template). */
+  input: z.array(messageSchema).min(1).optional(),
+  /** A prompt already in the model's chat template (vllm_classify, sglang, or vllm_pooling). */
+  text: z.string().optional(),
+  /** Endpoint path override (default /pooling or /classify). */
+  path: z.string().startsWith('/').optional(),
+  /** Subtracted from the raw reward (e.g. its mean on a calibration set); default 0. */
+  offset: z.number().optional(),
+  /** The shifted reward is divided by this (e.g. its standard deviation); default 1. */
+  scale: z.number().refine((x) => x !== 0, 'scale must not be 0').optional(),
+  /** Squash the normalised reward into (0, 1) with a logistic sigmoid (default false). */
+  sigmoid: z.boolean().optional(),
+  /** Texts per request (default 32). */
+  batch_size: z.number().int().min(1).max(4096).optional(),
+  /** Which value of a multi-valued output (token rewards, embedding) is the reward. */
+  reduce: z.enum(['last', 'first', 'mean']).optional(),
+  /** Class index for classify outputs (default 0). */
+  label_index: z.number().int().min(0).optional(),
+});
+
+export type RewardModelConfig = z.infer<typeof schema>;
+
+export const rewardModel: GraderType<RewardModelConfig> = {
+  type: 'reward_model',
+  summary: 'scalar reward from a reward model on vLLM (/pooling, /classify) or SGLang (/classify), normalised',
+  schema,
+  build(cfg, b) {
+    if ((cfg.input === undefined) === (cfg.text === undefined)) b.fail('input', 'give exactly one of "input" (chat messages) or "text" (a chat-templated prompt)');
+    if (cfg.input !== undefined && cfg.protocol !== 'vllm_pooling') b.fail('input', `protocol "${cfg.protocol}" needs "text" (a prompt in the model's chat template); chat messages work with vllm_pooling`);
+    const render = cfg.input ? compileMessages(b, 'input', cfg.input) : undefined;
+    const text = cfg.text !== undefined ? b.template('text', cfg.text) : undefined;
+    const ep = resolveEndpoint(cfg);
+    const offset = cfg.offset ?? 0;
+    const scale = cfg.scale ?? 1;
+    const path = cfg.path ?? REWARD_PATHS[cfg.protocol];
+    return async (input, ctx) => {
+      const client = ctx.services.get(`model-client:${ep.baseURL}${path}#${cfg.model}`, () =>
+        new RewardClient({
+          baseURL: ep.baseURL,
+          apiKey: ep.apiKey === 'EMPTY' ? undefined : ep.apiKey,
+          protocol: cfg.protocol,
+          model: cfg.model,
+          path: cfg.path,
+          maxConcurrency: ep.maxConcurrency,
+          batchSize: cfg.batch_size,
+          retry: ep.maxRetries !== undefined ? { maxRetries: ep.maxRetries } : undefined,
+          timeoutMs: ep.timeoutMs,
+          reduce: cfg.reduce,
+          labelIndex: cfg.label_index,
+        }),
+      );
+      const req: RewardInput = render ? { messages: render(input) } : { text: renderString(text!, input) };
+      let raw: number;
+      try {
+        raw = await client.score(req, ctx.signal);
+      } catch (e) {
+        throw asGradeFailure(e, { model: cfg.model, url: client.url });
+      }
+      let score = (raw - offset) / scale;
+      if (cfg.sigmoid) score = 1 / (1 + Math.exp(-score));
+      return { score, metadata: { model: cfg.model, raw_reward: raw } };
+    };
+  },
+};

@@ -1,0 +1,164 @@
+// `rubric`: one judge call per weighted criterion (binary met/not met, or a rating scale), each with
+// its own rationale as a component result; combined as a weighted mean over positive weights, minus
+// negative-weight (pitfall) criteria that are met, clamped to [0, 1]. Criteria come from the config
+// or per item from the data (`criteria: "{{item.rubric}}"`).
+import { z } from 'zod';
+import type { GraderContext } from '../../core/grader.js';
+import { graderSchema, type GraderType } from '../../core/registry.js';
+import { GradeFailure, type Result } from '../../core/result.js';
+import type { GradeInput } from '../../core/sample.js';
+import { renderString, renderValue, type Template } from '../../core/template.js';
+import { logprobScore, numericToken, yesNoToken } from '../logprob-score.js';
+import { checkSize, fill } from '../messages.js';
+import { parseYesNo } from '../parse/binary.js';
+import { parseScore } from '../parse/score.js';
+import { RUBRIC_SYSTEM_BINARY, RUBRIC_SYSTEM_SCALE, RUBRIC_USER } from '../prompts.js';
+import { rationale, runJudge } from '../run-judge.js';
+import { judgeFields, judgeSettings, type JudgeSettings } from '../settings.js';
+import { combineScores } from '../verdicts.js';
+
+/** Most criteria one grade may judge (each is a model call). */
+export const MAX_CRITERIA = 64;
+
+const criterionSchema = z.union([
+  z.string().min(1),
+  z.strictObject({ name: z.string().min(1).optional(), criterion: z.string().min(1), weight: z.number().optional() }),
+]);
+
+const schema = graderSchema({
+  ...judgeFields,
+  /** A list of criteria, or a template yielding one per item (strings or {criterion|description|title, weight|points}). */
+  criteria: z.union([z.array(criterionSchema).min(1), z.string()]),
+  question: z.string().optional(),
+  response: z.string().optional(),
+  /** "binary" (default: met / not met) or a rating scale [lo, hi]. */
+  scale: z.union([z.literal('binary'), z.tuple([z.number().int(), z.number().int()])]).optional(),
+  system_prompt: z.string().optional(),
+  user_prompt: z.string().optional(),
+});
+
+export type RubricConfig = z.infer<typeof schema>;
+
+interface Criterion {
+  name: string;
+  text: string;
+  weight: number;
+}
+
+function fromData(v: unknown): Criterion[] {
+  if (!Array.isArray(v)) throw new GradeFailure('bad_input', `rubric criteria must be an array, got ${v === null ? 'null' : typeof v}`);
+  if (v.length === 0) throw new GradeFailure('bad_input', 'the item has an empty rubric');
+  if (v.length > MAX_CRITERIA) throw new GradeFailure('limit_exceeded', `the rubric has ${v.length} criteria (limit ${MAX_CRITERIA})`);
+  return v.map((c, i) => {
+    if (typeof c === 'string' && c.trim()) return { name: `c${i}`, text: c, weight: 1 };
+    if (c && typeof c === 'object' && !Array.isArray(c)) {
+      const o = c as Record<string, unknown>;
+      const text = [o.criterion, o.description, o.title, o.text].find((x) => typeof x === 'string' && x.trim()) as string | undefined;
+      const w = o.weight ?? o.points ?? 1;
+      if (text && typeof w === 'number' && Number.isFinite(w)) return { name: typeof o.name === 'string' && o.name ? o.name : `c${i}`, text, weight: w };
+    }
+    throw new GradeFailure('bad_input', `rubric criterion ${i} must be a string or {criterion, weight}, got ${JSON.stringify(c)?.slice(0, 80)}`);
+  });
+}
+
+export const rubric: GraderType<RubricConfig> = {
+  type: 'rubric',
+  summary: 'LLM judge checks each weighted rubric criterion separately (item-specific rubrics too); weighted score',
+  schema,
+  build(cfg, b) {
+    let fixed: Criterion[] | undefined;
+    let fromItem: Template | undefined;
+    if (typeof cfg.criteria === 'string') {
+      fromItem = b.template('criteria', cfg.criteria);
+      if (!fromItem.single) b.fail('criteria', 'must be a list of criteria or a single {{...}} placeholder naming a list in the data');
+    } else {
+      fixed = cfg.criteria.map((c, i) => (typeof c === 'string' ? { name: `c${i}`, text: c, weight: 1 } : { name: c.name ?? `c${i}`, text: c.criterion, weight: c.weight ?? 1 }));
+      if (fixed.length > MAX_CRITERIA) b.fail('criteria', `at most ${MAX_CRITERIA} criteria`);
+      if (!fixed.some((c) => c.weight > 0)) b.fail('criteria', 'needs at least one criterion with a positive weight');
+      const names = new Set<string>();
+      fixed.forEach((c, i) => {
+        if (names.has(c.name)) b.issue(`criteria[${i}].name`, `duplicate criterion name "${c.name}"`);
+        names.add(c.name);
+      });
+    }
+    const scale = cfg.scale ?? 'binary';
+    if (scale !== 'binary' && !(scale[0] < scale[1])) b.fail('scale', 'scale must be [lo, hi] with lo < hi');
+    const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
+    const resp = b.template('response', cfg.response ?? '{{sample.output_text}}');
+    const s = judgeSettings(cfg);
+    const system = cfg.system_prompt ?? (scale === 'binary' ? RUBRIC_SYSTEM_BINARY : fill(RUBRIC_SYSTEM_SCALE, { lo: String(scale[0]), hi: String(scale[1]) }));
+    const user = cfg.user_prompt ?? RUBRIC_USER;
+    const mode = cfg.aggregate ?? 'mean';
+
+    /** One criterion → a component result in [0, 1]. */
+    const judgeOne = async (c: Criterion, question: string, response: string, ctx: GraderContext, st: JudgeSettings): Promise<Result> => {
+      const t0 = performance.now();
+      const messages = [
+        { role: 'system' as const, content: system },
+        { role: 'user' as const, content: fill(user, { question, response, criterion: c.text }) },
+      ];
+      const base = { grader: c.name, type: 'rubric_criterion', criterion: c.text, weight: c.weight };
+      try {
+        let values: number[];
+        let first;
+        if (scale === 'binary') {
+          const run = await runJudge(ctx, st, messages, parseYesNo);
+          values = run.valid.map(({ verdict, choice }) => {
+            if (!st.logprobs) return verdict.value ? 1 : 0;
+            const lp = logprobScore(choice, verdict.start, choice.content.slice(verdict.start, verdict.end), yesNoToken);
+            return lp.ok ? lp.value.score : verdict.value ? 1 : 0;
+          });
+          first = run.valid[0]!;
+          Object.assign(base, { verdict: first.verdict.value ? 'yes' : 'no', usage: run.call.usage, cached: run.call.cached });
+        } else {
+          const [lo, hi] = scale;
+          const run = await runJudge(ctx, st, messages, (t) => parseScore(t, { range: [lo, hi] }));
+          const tok = numericToken(lo, hi);
+          values = run.valid.map(({ verdict, choice }) => {
+            let v = verdict.value.score;
+            if (st.logprobs) {
+              const lp = logprobScore(choice, verdict.start, choice.content.slice(verdict.start, verdict.end), tok);
+              if (lp.ok && verdict.value.denominator === undefined) v = lp.value.score;
+            }
+            return (v - lo) / (hi - lo);
+          });
+          first = run.valid[0]!;
+          Object.assign(base, { verdict: first.verdict.value.raw, usage: run.call.usage, cached: run.call.cached });
+        }
+        const score = combineScores(values, mode);
+        return { score, valid: true, reason: rationale(first.verdict, first.choice.content), metadata: { ...base, duration_ms: performance.now() - t0 } };
+      } catch (e) {
+        if (!(e instanceof GradeFailure)) throw e;
+        return { score: null, valid: false, error: { kind: e.kind, message: e.message }, metadata: { ...e.metadata, ...base, duration_ms: performance.now() - t0 } };
+      }
+    };
+
+    return async (input: GradeInput, ctx) => {
+      const criteria = fixed ?? fromData(renderValue(fromItem!, input));
+      if (!criteria.some((c) => c.weight > 0)) throw new GradeFailure('bad_input', 'the rubric has no criterion with a positive weight');
+      const question = q ? renderString(q, input) : '(not given)';
+      const response = renderString(resp, input);
+      checkSize(question.length + response.length);
+      const results = await Promise.all(criteria.map((c) => judgeOne(c, question, response, ctx, s)));
+      const components: Record<string, Result> = {};
+      criteria.forEach((c, i) => {
+        let key = c.name;
+        for (let n = 2; components[key]; n++) key = `${c.name}_${n}`;
+        components[key] = results[i]!;
+      });
+      const bad = results.findIndex((r) => !r.valid);
+      if (bad >= 0) {
+        const r = results[bad]!;
+        throw new GradeFailure(r.error!.kind, `criterion "${criteria[bad]!.name}" could not be judged: ${r.error!.message}`, { components });
+      }
+      const pos = criteria.reduce((a, c) => a + (c.weight > 0 ? c.weight : 0), 0);
+      let total = 0;
+      criteria.forEach((c, i) => {
+        total += (c.weight * results[i]!.score!) / pos;
+      });
+      const score = Math.min(1, Math.max(0, total));
+      const met = results.filter((r) => (r.score ?? 0) >= 0.5).length;
+      return { score, components, reason: `${met} of ${criteria.length} criteria met`, metadata: { model: s.model, criteria: criteria.length } };
+    };
+  },
+};

@@ -1,0 +1,92 @@
+// `score_model` (OpenAI grader schema): a judge reads templated messages, reasons, and gives a number
+// in `range`. Asks for {"steps": [...], "result": n} via json_schema (prompt-only when the server
+// lacks it); parses any common verdict format; optional expected score from logprobs; k samples.
+import { z } from 'zod';
+import { graderSchema, type GraderType } from '../../core/registry.js';
+import type { JsonSchemaFormat } from '../../models/types.js';
+import { logprobScore, numericToken } from '../logprob-score.js';
+import { compileMessages, messageSchema, withInstruction } from '../messages.js';
+import { parseScore } from '../parse/score.js';
+import { rationale, runJudge } from '../run-judge.js';
+import { judgeFields, judgeSettings } from '../settings.js';
+import { combineScores, samplesMeta } from '../verdicts.js';
+
+const schema = graderSchema({
+  ...judgeFields,
+  input: z.array(messageSchema).min(1),
+  /** Valid score range, inclusive (default [0, 1]). */
+  range: z.tuple([z.number(), z.number()]).optional(),
+  /** Scores outside the range: reject (default: the grade is invalid) or clamp. */
+  out_of_range: z.enum(['reject', 'clamp']).optional(),
+  /** json_schema (default; falls back to prompt-only when the server rejects it) or text (prompt only). */
+  response_format: z.enum(['json_schema', 'text']).optional(),
+  /** Append the answer-format instruction to the last user message (default true). */
+  format_instructions: z.boolean().optional(),
+});
+
+export type ScoreModelConfig = z.infer<typeof schema>;
+
+export function scoreSchema(lo: number, hi: number): JsonSchemaFormat {
+  return {
+    name: 'score_verdict',
+    strict: true,
+    schema: {
+      type: 'object',
+      properties: {
+        steps: {
+          type: 'array',
+          items: { type: 'object', properties: { description: { type: 'string' }, conclusion: { type: 'string' } }, required: ['description', 'conclusion'], additionalProperties: false },
+        },
+        result: { type: 'number', minimum: lo, maximum: hi },
+      },
+      required: ['steps', 'result'],
+      additionalProperties: false,
+    },
+  };
+}
+
+export function scoreInstruction(lo: number, hi: number): string {
+  return (
+    `Reason step by step first, then give your verdict last. Answer with a JSON object ` +
+    `{"steps": [{"description": "...", "conclusion": "..."}], "result": <a number from ${lo} to ${hi}>}.`
+  );
+}
+
+export const scoreModel: GraderType<ScoreModelConfig> = {
+  type: 'score_model',
+  summary: 'LLM judge gives a number in a range (OpenAI score_model); k samples, logprob scores',
+  schema,
+  build(cfg, b) {
+    const [lo, hi] = cfg.range ?? [0, 1];
+    if (!(lo < hi)) b.fail('range', `range must be [min, max] with min < max, got [${lo}, ${hi}]`);
+    const render = compileMessages(b, 'input', cfg.input);
+    const s = judgeSettings(cfg);
+    const mode = cfg.aggregate ?? 'mean';
+    const jsonSchema = (cfg.response_format ?? 'json_schema') === 'json_schema' ? scoreSchema(lo, hi) : undefined;
+    const instruct = cfg.format_instructions ?? true;
+    const parseOpts = { range: [lo, hi] as [number, number], outOfRange: cfg.out_of_range ?? 'reject' };
+    const tokenValue = numericToken(lo, hi);
+    return async (input, ctx) => {
+      let messages = render(input);
+      if (instruct) messages = withInstruction(messages, scoreInstruction(lo, hi));
+      const run = await runJudge(ctx, s, messages, (t) => parseScore(t, parseOpts), jsonSchema);
+      const scores: number[] = [];
+      const lpNotes: string[] = [];
+      for (const { verdict, choice } of run.valid) {
+        let v = verdict.value.score;
+        if (s.logprobs) {
+          const lp = logprobScore(choice, verdict.start, choice.content.slice(verdict.start, verdict.end), tokenValue);
+          if (lp.ok && verdict.value.denominator === undefined) v = lp.value.score;
+          else if (!lp.ok) lpNotes.push(lp.reason);
+        }
+        scores.push(v);
+      }
+      const first = run.valid[0]!;
+      const meta: Record<string, unknown> = { ...run.meta, verdict: first.verdict.value.raw, verdict_format: first.verdict.format, range: [lo, hi], ...samplesMeta(scores, s.samples) };
+      if (first.verdict.value.clamped) meta.clamped = true;
+      if (s.logprobs) meta.logprob_score = lpNotes.length === 0 ? true : { fallback: lpNotes[0] };
+      return { score: combineScores(scores, mode), reason: rationale(first.verdict, first.choice.content), metadata: meta };
+    };
+  },
+};
+

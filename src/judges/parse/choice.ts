@@ -1,0 +1,126 @@
+// Generic parser for categorical verdicts (pairwise winner, yes/no, labels): the same five formats
+// as numeric scores — JSON key, [[value]], <tag>value</tag>, "Key: value", a final line holding
+// only the value — with the value vocabulary supplied by each verdict kind.
+import { findJsonObjects, pickKey } from './json-scan.js';
+import { choose, finish, lastLine, prepare, rankOf, rationaleOf, type Candidate, type ParseErrorCode, type Verdict } from './verdict.js';
+
+/** Case-insensitive regex source for a literal word (no flags needed, so values can stay case-sensitive). */
+export function ci(word: string): string {
+  return word.replace(/[A-Za-z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).replace(/ /g, String.raw`[\s_]+`);
+}
+
+export interface ChoiceSpec<T> {
+  /** What the verdict is called in messages ("pairwise verdict"). */
+  what: string;
+  /** Regex source (no capturing groups) matching one value token in running text. */
+  value: string;
+  /** Maps a matched token (or a whole JSON/tag string) to the value; undefined = not a value. */
+  canon(token: string): T | undefined;
+  /** Keys for "Key: value" (plain words; matched case-insensitively). */
+  keys: string[];
+  /** JSON keys (lower-case). */
+  jsonKeys: string[];
+  /** Tag names for <tag>value</tag>. */
+  tags: string[];
+  /** Values from JSON booleans/numbers, when meaningful. */
+  fromBool?(b: boolean): T | undefined;
+  fromNumber?(n: number): T | undefined;
+  /** When a structured slot holds an unknown value: report it ('unknown_label') instead of ignoring it. */
+  strictUnknown?: boolean;
+  /** Regex source for what may appear inside [[…]] (default: the value source). */
+  bracket?: string;
+}
+
+export interface CompiledChoice<T> {
+  spec: ChoiceSpec<T>;
+  brackets: RegExp;
+  tags: RegExp;
+  keyed: RegExp;
+  finalLine: RegExp;
+  whole: RegExp;
+}
+
+export function compileChoice<T>(spec: ChoiceSpec<T>): CompiledChoice<T> {
+  const keys = spec.keys.map(ci).join('|');
+  const tagNames = spec.tags.map(ci).join('|');
+  const inner = spec.strictUnknown ? String.raw`[^\[\]\n]{1,80}?` : (spec.bracket ?? spec.value);
+  return {
+    spec,
+    brackets: new RegExp(String.raw`\[\[\s*(${inner})\s*\]\]`, 'gd'),
+    tags: new RegExp(String.raw`<(${tagNames})>\s*\**\s*([^<>\n]{1,80}?)\s*\**\s*<\/\1>`, 'gd'),
+    keyed: new RegExp(String.raw`(?<![A-Za-z_])["']?(?:${keys})["']?\**\s*(?:[:=]|\s+is\b|\s+-(?=\s))\s*\**\s*["']?\[?\[?\s*(${spec.value})(?![A-Za-z0-9_])`, 'gd'),
+    finalLine: new RegExp(String.raw`^[\s*_#>\`"'(\[]*(?:(?:${keys})\s*[:=-]?\s*)?[\s*_"'\[]*(${spec.value})[\s*_.!\`"')\]]*$`),
+    whole: new RegExp(String.raw`^\s*\**\s*["'(\[]*\s*(?:${spec.value})\s*[)"'\]]*\s*[.!]?\s*\**\s*$`),
+  };
+}
+
+type Cand<T> = Candidate<T>;
+
+function unknown(what: string, s: string): { invalid: ParseErrorCode; message: string } {
+  return { invalid: 'unknown_label', message: `the judge gave "${s.slice(0, 80)}", which is not a valid ${what}` };
+}
+
+export function parseChoice<T>(raw: string, c: CompiledChoice<T>): Verdict<T> {
+  const { spec } = c;
+  const p = prepare(raw);
+  if ('ok' in p) return p;
+  const text = p.visible;
+  const structured: Cand<T>[] = [];
+  const add = (format: string, m: RegExpExecArray, idx: number, token: string) => {
+    const vstart = m.indices?.[idx]?.[0] ?? m.index;
+    const val = spec.canon(token);
+    if (val === undefined && !spec.strictUnknown) return;
+    structured.push({
+      value: val === undefined ? unknown(spec.what, token) : val,
+      format,
+      end: m.index + m[0].length,
+      vstart,
+      vend: vstart + token.length,
+      matched: m[0].trim(),
+      rank: rankOf(format),
+    });
+  };
+  for (const m of text.matchAll(c.brackets)) add('brackets', m, 1, m[1]!);
+  for (const m of text.matchAll(c.tags)) {
+    const t = m[2]!;
+    if (c.whole.test(t)) add('tag', m, 2, t);
+    else if (spec.strictUnknown) add('tag', m, 2, t);
+  }
+  for (const m of text.matchAll(c.keyed)) add('keyed', m, 1, m[1]!);
+  for (const h of findJsonObjects(text)) {
+    const k = pickKey(h.value, spec.jsonKeys);
+    if (!k) continue;
+    let val: T | undefined;
+    let token: string;
+    if (typeof k.value === 'string') {
+      token = k.value.trim();
+      val = c.whole.test(token) ? spec.canon(token) : undefined;
+    } else if (typeof k.value === 'boolean') {
+      token = String(k.value);
+      val = spec.fromBool?.(k.value);
+    } else if (typeof k.value === 'number') {
+      token = String(k.value);
+      val = spec.fromNumber?.(k.value);
+    } else continue;
+    if (val === undefined && !spec.strictUnknown) continue;
+    const at = text.lastIndexOf(token, h.end);
+    const vstart = at >= h.start ? at : h.start;
+    const cand: Cand<T> = { value: val === undefined ? unknown(spec.what, token) : val, format: 'json', end: h.end, vstart, vend: vstart + token.length, matched: text.slice(h.start, h.end), rank: rankOf('json') };
+    const r = rationaleOf(h.value);
+    if (r !== undefined) cand.rationale = r;
+    structured.push(cand);
+  }
+  const fallback: Cand<T>[] = [];
+  if (structured.length === 0) {
+    const ll = lastLine(text);
+    const m = ll && c.finalLine.exec(ll.line);
+    if (ll && m) {
+      const val = spec.canon(m[1]!);
+      if (val !== undefined) {
+        const at = ll.start + ll.line.lastIndexOf(m[1]!);
+        fallback.push({ value: val, format: 'final_line', end: ll.start + ll.line.length, vstart: at, vend: at + m[1]!.length, matched: ll.line.trim(), rank: rankOf('final_line') });
+      }
+    }
+  }
+  return finish(choose(structured, fallback), text, spec.what);
+}

@@ -1,0 +1,12 @@
+// Verdict parsers: pure functions from a judge's raw output to a verdict or a reason why not.
+export { maskReasoning } from './reasoning.js';
+export type { Masked } from './reasoning.js';
+export { parseScore } from './score.js';
+export type { ScoreParseOptions, ScoreValue } from './score.js';
+export { parsePairwise } from './pairwise.js';
+export type { PairwiseValue } from './pairwise.js';
+export { parseYesNo } from './binary.js';
+export { labelParser } from './label.js';
+export type { LabelParser } from './label.js';
+export { looksLikeRefusal, MAX_VERDICT_TEXT } from './verdict.js';
+export type { ParseErrorCode, Verdict, VerdictErr, VerdictOk } from './verdict.js';

@@ -1,0 +1,55 @@
+// Hides reasoning blocks (<think>…</think> and friends) from verdict parsing without moving any
+// character: hidden text becomes spaces (newlines kept), so offsets still point into the raw output
+// (needed to find the verdict's token for logprob scores). A draft verdict inside a think block is
+// never read; an unclosed block hides everything after it.
+
+const TAGS = ['think', 'thinking', 'reasoning', 'thought', 'reflection', 'scratchpad'];
+const OPEN = new RegExp(`<(${TAGS.join('|')})>`, 'gi');
+
+export interface Masked {
+  /** Same length as the input; reasoning replaced by spaces. */
+  text: string;
+  /** True when a reasoning block was opened and never closed (the answer was cut off). */
+  unterminated: boolean;
+  /** True when any reasoning was hidden. */
+  hadReasoning: boolean;
+}
+
+function blank(s: string): string {
+  return s.replace(/[^\n]/g, ' ');
+}
+
+export function maskReasoning(text: string): Masked {
+  let out = text;
+  let unterminated = false;
+  let hadReasoning = false;
+  // A closing tag before any opening one: the template put the opening tag in the prompt
+  // (DeepSeek-R1, QwQ); everything before the first close is reasoning.
+  const firstClose = /<\/(think|thinking|reasoning|thought|reflection|scratchpad)>/i.exec(out);
+  OPEN.lastIndex = 0;
+  const firstOpen = OPEN.exec(out);
+  if (firstClose && (!firstOpen || firstClose.index < firstOpen.index)) {
+    const end = firstClose.index + firstClose[0].length;
+    out = blank(out.slice(0, end)) + out.slice(end);
+    hadReasoning = true;
+  }
+  // Paired blocks, outermost first; nested same-name tags close at the last matching close.
+  for (;;) {
+    OPEN.lastIndex = 0;
+    const m = OPEN.exec(out);
+    if (!m) break;
+    hadReasoning = true;
+    const tag = m[1]!.toLowerCase();
+    const closeRe = new RegExp(`</${tag}>`, 'gi');
+    closeRe.lastIndex = m.index + m[0].length;
+    const c = closeRe.exec(out);
+    if (!c) {
+      unterminated = true;
+      out = out.slice(0, m.index) + blank(out.slice(m.index));
+      break;
+    }
+    const end = c.index + c[0].length;
+    out = out.slice(0, m.index) + blank(out.slice(m.index, end)) + out.slice(end);
+  }
+  return { text: out, unterminated, hadReasoning };
+}

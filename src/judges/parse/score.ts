@@ -1,0 +1,113 @@
+// Numeric verdicts: JSON {"result"|"score"|...}, [[7]], <score>7</score>, "Score: 7", "Rating: 8/10",
+// "85%", or a final line holding only a number. Fractions and percentages are mapped onto the
+// configured range; values outside it are rejected (or clamped when asked), never truncated.
+import { findJsonObjects, pickKey } from './json-scan.js';
+import { choose, finish, lastLine, prepare, rankOf, rationaleOf, type Candidate, type Verdict } from './verdict.js';
+
+export interface ScoreParseOptions {
+  /** Inclusive range of valid scores (default [0, 1]). */
+  range?: [number, number];
+  /** Out-of-range values: 'reject' (default) makes the parse fail; 'clamp' clamps. */
+  outOfRange?: 'reject' | 'clamp';
+}
+
+export interface ScoreValue {
+  score: number;
+  /** The number as written, before mapping a fraction or percentage onto the range. */
+  raw: number;
+  /** Denominator of a fraction ("8/10") or 100 for a percentage. */
+  denominator?: number;
+  clamped?: boolean;
+}
+
+const NUM = String.raw`[-+]?(?:\d+(?:\.\d+)?|\.\d+)`;
+const FRAC = String.raw`(?:\s*(?:\/|out\s+of)\s*(${NUM}))?`;
+const KEYS = String.raw`score|rating|grade|reward|verdict|result|mark|points|evaluation|overall`;
+
+const BRACKETS = new RegExp(String.raw`\[\[\s*(${NUM})${FRAC}\s*\]\]`, 'gd');
+const TAGS = new RegExp(String.raw`<(score|rating|grade|result|verdict|reward|answer|final_score)>\s*\**\s*(${NUM})${FRAC}\s*(%)?\s*\**\s*<\/\1>`, 'gid');
+const KEYED = new RegExp(
+  String.raw`(?<![A-Za-z_])["']?(?:final[ _]|overall[ _]|total[ _])?(?:${KEYS})s?["']?\**(?:\s*\([^()\n]{0,24}\))?\**\s*(?:[:=]|\bis\b|-(?=\s))\s*\**\s*"?(?:\[\[?)?\s*(${NUM})${FRAC}\s*(%)?`,
+  'gid',
+);
+const GIVE = new RegExp(String.raw`\b(?:give|gives|assign|assigns|award|awards|rate|rates)\b[^.\n]{0,30}?\bscore\s+of\s+(${NUM})${FRAC}`, 'gid');
+const FINAL_LINE = new RegExp(String.raw`^[\s*_#>\`]*(?:final\s+)?(?:score|rating|verdict)?[\s:*_]*[([]*\s*(${NUM})${FRAC}\s*(%)?\s*[)\]]*[\s*_.!\`]*$`, 'i');
+const ANY_FRACTION = new RegExp(String.raw`(?<![\d.])(${NUM})\s*(?:\/|out\s+of)\s*(${NUM})(?![\d.])`, 'gi');
+
+const JSON_KEYS = ['result', 'score', 'rating', 'grade', 'final_score', 'overall_score', 'verdict', 'reward', 'points'] as const;
+
+type V = ScoreValue;
+
+function toRange(raw: number, denom: number | undefined, percent: boolean, opts: Required<ScoreParseOptions>): V | { invalid: 'out_of_range'; message: string } {
+  const [lo, hi] = opts.range;
+  const d = percent ? 100 : denom;
+  let score: number;
+  if (d !== undefined) {
+    if (!(d > 0) || raw < 0 || raw > d) return { invalid: 'out_of_range', message: `verdict ${raw}/${d} is not a valid fraction` };
+    score = d === hi && lo <= raw ? raw : lo + ((hi - lo) * raw) / d;
+  } else {
+    score = raw;
+  }
+  if (score < lo || score > hi) {
+    if (opts.outOfRange === 'clamp') return { score: Math.min(hi, Math.max(lo, score)), raw, ...(d !== undefined ? { denominator: d } : {}), clamped: true };
+    return { invalid: 'out_of_range', message: `verdict ${d !== undefined ? `${raw}/${d}` : raw} is outside the range [${lo}, ${hi}]` };
+  }
+  return d !== undefined ? { score, raw, denominator: d } : { score, raw };
+}
+
+function fromString(s: string): { raw: number; denom?: number; percent: boolean } | undefined {
+  const m = new RegExp(String.raw`^\s*\**\s*(${NUM})${FRAC}\s*(%)?\s*\**\s*$`, 'i').exec(s);
+  if (!m) return undefined;
+  return { raw: Number(m[1]), denom: m[2] !== undefined ? Number(m[2]) : undefined, percent: !!m[3] };
+}
+
+export function parseScore(raw: string, options: ScoreParseOptions = {}): Verdict<ScoreValue> {
+  const opts: Required<ScoreParseOptions> = { range: options.range ?? [0, 1], outOfRange: options.outOfRange ?? 'reject' };
+  const p = prepare(raw);
+  if ('ok' in p) return p;
+  const text = p.visible;
+  const structured: Candidate<V>[] = [];
+  const push = (list: Candidate<V>[], format: string, m: RegExpExecArray, numIdx: number, denIdx: number, pctIdx: number) => {
+    const num = m[numIdx]!;
+    const vstart = m.indices?.[numIdx]?.[0] ?? m.index;
+    const value = toRange(Number(num), m[denIdx] !== undefined ? Number(m[denIdx]) : undefined, pctIdx > 0 && !!m[pctIdx], opts);
+    list.push({ value, format, end: m.index + m[0].length, vstart, vend: vstart + num.length, matched: m[0].trim(), rank: rankOf(format) });
+  };
+  for (const m of text.matchAll(BRACKETS)) push(structured, 'brackets', m, 1, 2, 0);
+  for (const m of text.matchAll(TAGS)) push(structured, 'tag', m, 2, 3, 4);
+  for (const m of text.matchAll(KEYED)) push(structured, 'keyed', m, 1, 2, 3);
+  for (const m of text.matchAll(GIVE)) push(structured, 'keyed', m, 1, 2, 0);
+  for (const h of findJsonObjects(text)) {
+    const k = pickKey(h.value, JSON_KEYS);
+    if (!k) continue;
+    let value: Candidate<V>['value'];
+    if (typeof k.value === 'number') value = toRange(k.value, undefined, false, opts);
+    else if (typeof k.value === 'string' && fromString(k.value)) {
+      const f = fromString(k.value)!;
+      value = toRange(f.raw, f.denom, f.percent, opts);
+    } else continue;
+    const numText = typeof k.value === 'number' ? String(k.value) : String(k.value).trim();
+    const at = text.lastIndexOf(numText, h.end);
+    const vstart = at >= h.start ? at : h.start;
+    const c: Candidate<V> = { value, format: 'json', end: h.end, vstart, vend: vstart + numText.length, matched: text.slice(h.start, h.end), rank: rankOf('json') };
+    const r = rationaleOf(h.value);
+    if (r !== undefined) c.rationale = r;
+    structured.push(c);
+  }
+  const fallback: Candidate<V>[] = [];
+  if (structured.length === 0) {
+    const ll = lastLine(text);
+    const m = ll && FINAL_LINE.exec(ll.line);
+    if (ll && m) {
+      const at = ll.start + ll.line.indexOf(m[1]!);
+      fallback.push({ value: toRange(Number(m[1]), m[2] !== undefined ? Number(m[2]) : undefined, !!m[3], opts), format: 'final_line', end: ll.start + ll.line.length, vstart: at, vend: at + m[1]!.length, matched: ll.line.trim(), rank: rankOf('final_line') });
+    } else {
+      const plausible = new Set([opts.range[1], 5, 10, 100]);
+      for (const f of text.matchAll(ANY_FRACTION)) {
+        if (!plausible.has(Number(f[2]))) continue;
+        fallback.push({ value: toRange(Number(f[1]), Number(f[2]), false, opts), format: 'fraction', end: f.index + f[0].length, vstart: f.index, vend: f.index + f[1]!.length, matched: f[0], rank: rankOf('fraction') });
+      }
+    }
+  }
+  return finish(choose(structured, fallback), text, 'score');
+}

@@ -1,0 +1,77 @@
+// Request and response shapes of the chat-completion client, independent of the SDK's types,
+// so judges, the cache and tests work with one small normalised form.
+
+export type ChatRole = 'system' | 'user' | 'assistant' | 'developer' | 'tool';
+
+export interface ChatMessage {
+  role: ChatRole;
+  /** Plain text, or OpenAI content parts (passed through unchanged). */
+  content: string | unknown[];
+}
+
+/** A JSON schema for `response_format: {type: 'json_schema'}`. */
+export interface JsonSchemaFormat {
+  name: string;
+  schema: Record<string, unknown>;
+  strict?: boolean;
+}
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  /** Number of choices to ask for in one request. */
+  n?: number;
+  seed?: number;
+  logprobs?: boolean;
+  top_logprobs?: number;
+  /** Structured output; dropped automatically (prompt-only) when the server rejects it. */
+  json_schema?: JsonSchemaFormat;
+  /** Extra body fields for the server (e.g. vLLM `top_k`, `chat_template_kwargs`). */
+  extra_body?: Record<string, unknown>;
+}
+
+export interface TopLogprob {
+  token: string;
+  logprob: number;
+}
+
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  top_logprobs: TopLogprob[];
+}
+
+export interface ChatChoice {
+  index: number;
+  /** The answer text ('' when the server sent none). */
+  content: string;
+  /** Separate reasoning text (vLLM/SGLang reasoning parsers, DeepSeek API), if any. */
+  reasoning?: string;
+  /** OpenAI structured refusal, if the model refused. */
+  refusal?: string;
+  finish_reason: string | null;
+  logprobs?: TokenLogprob[];
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export interface ChatResult {
+  choices: ChatChoice[];
+  usage: Usage;
+  model: string;
+  /** True when the answer came from the on-disk cache (no request was sent). */
+  cached: boolean;
+  /** Retries spent on this call (0 when the first attempt succeeded). */
+  retries: number;
+  /** True when the server rejected `json_schema` and the request was resent prompt-only. */
+  schema_fallback: boolean;
+}
+
+export const ZERO_USAGE: Usage = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
