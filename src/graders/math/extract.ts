@@ -32,38 +32,57 @@ export function stripThink(text: string): string | undefined {
   return text;
 }
 
+const MAX_JOINED_BOXES = 16;
+const MAX_BOX_TRIES = 64;
+
 interface Box {
   start: number;
   end: number;
   content: string;
 }
 
-/** Every \boxed{...} / \fbox{...} (also `\boxed 5`), scanning braces iteratively (no recursion). */
-function findBoxes(text: string): Box[] {
-  const boxes: Box[] = [];
-  const re = /\\(?:boxed|fbox)\s*/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text))) {
-    let i = m.index + m[0].length;
-    if (text[i] === '{') {
-      let depth = 0;
-      let j = i;
-      for (; j < text.length; j++) {
-        const ch = text[j];
-        if (ch === '\\') {
-          j++;
-          continue;
-        }
-        if (ch === '{') depth++;
-        else if (ch === '}' && --depth === 0) break;
+/** The box starting at `start` (`\\boxed{...}`, `\\fbox{...}`, `\\boxed 5`); braces are scanned iteratively, no recursion. */
+function boxAt(text: string, start: number, nameLen: number): Box | undefined {
+  let i = start + nameLen;
+  while (text[i] === ' ') i++;
+  if (text[i] === '{') {
+    let depth = 0;
+    for (let j = i; j < text.length; j++) {
+      const ch = text.charCodeAt(j);
+      if (ch === 92) {
+        j++;
+        continue;
       }
-      if (j >= text.length) continue; // unclosed box: not an answer
-      boxes.push({ start: m.index, end: j + 1, content: text.slice(i + 1, j) });
-      re.lastIndex = j + 1;
-    } else {
-      const mm = /^[^\s$]+/.exec(text.slice(i, i + 200));
-      if (mm && m[0].length > '\\boxed'.length - 1 && /\s$/.test(m[0])) boxes.push({ start: m.index, end: i + mm[0].length, content: mm[0] });
+      if (ch === 123) depth++;
+      else if (ch === 125 && --depth === 0) return { start, end: j + 1, content: text.slice(i + 1, j) };
     }
+    return undefined; // unclosed box: not an answer
+  }
+  if (i === start + nameLen) return undefined;
+  const mm = /^[^\s$]+/.exec(text.slice(i, i + 200));
+  return mm ? { start, end: i + mm[0].length, content: mm[0] } : undefined;
+}
+
+/** The last boxes, searched backwards with lastIndexOf (at most MAX_BOX_TRIES starts are examined). */
+function lastBoxes(text: string): Box[] {
+  const boxes: Box[] = [];
+  let fromB = text.length;
+  let fromF = text.length;
+  for (let tries = 0; tries < MAX_BOX_TRIES && boxes.length < MAX_JOINED_BOXES; tries++) {
+    const b = fromB < 0 ? -1 : text.lastIndexOf('\\boxed', fromB);
+    const f = fromF < 0 ? -1 : text.lastIndexOf('\\fbox', fromF);
+    if (b < 0 && f < 0) break;
+    let box: Box | undefined;
+    if (b > f) {
+      fromB = b - 1;
+      box = boxAt(text, b, 6);
+    } else {
+      fromF = f - 1;
+      box = boxAt(text, f, 5);
+    }
+    if (!box) continue;
+    if (boxes.length && box.end > boxes[0]!.start) continue; // a box around a later box: keep the inner one
+    boxes.unshift(box);
   }
   return boxes;
 }
@@ -73,10 +92,10 @@ const BOX_GAP = /^[\s$,;.]*(?:(?:and|,|\\text\{\s*(?:and|,)\s*\}|\\quad|\\qquad)
 
 function lastBoxed(text: string): string | undefined {
   if (!text.includes('\\boxed') && !text.includes('\\fbox')) return undefined;
-  const boxes = findBoxes(text);
+  const boxes = lastBoxes(text);
   if (!boxes.length) return undefined;
   const parts = [boxes[boxes.length - 1]!.content];
-  for (let k = boxes.length - 2; k >= 0; k--) {
+  for (let k = boxes.length - 2; k >= 0 && parts.length < MAX_JOINED_BOXES; k--) {
     const gap = text.slice(boxes[k]!.end, boxes[k + 1]!.start);
     if (gap.length > 40 || !BOX_GAP.test(gap)) break;
     parts.unshift(boxes[k]!.content);
@@ -84,7 +103,13 @@ function lastBoxed(text: string): string | undefined {
   return parts.join(', ');
 }
 
-const ANSWER_PHRASE = /(?:final\s+answer|the\s+answer|answer)\s*(?:is|:|=|would\s+be|will\s+be)\s*:?\s*/gi;
+const ANSWER_AT = /answer\s*(?:is|:|=|would\s+be|will\s+be)\s*:?\s*/iy;
+
+/** The rest of the line from index `from` (at most 4000 characters). */
+function lineAt(text: string, from: number): string {
+  const nl = text.indexOf('\n', from);
+  return text.slice(from, nl < 0 ? Math.min(text.length, from + 4000) : Math.min(nl, from + 4000));
+}
 
 /** The rest of the sentence after a marker: math delimiters kept whole, cut at a sentence end. */
 function sentenceAfter(text: string, from: number): string {
@@ -137,7 +162,7 @@ function lastNumber(text: string): string | undefined {
   if (last !== undefined && text.length > 2000 && tail.startsWith(last.replace(/^-/, ''))) {
     // the number may continue before the tail window: take the whole digit run
     let i = text.length - tail.length;
-    while (i > 0 && /[\d,.]/.test(text[i - 1]!)) i--;
+    for (let c = text.charCodeAt(i - 1); i > 0 && ((c >= 48 && c <= 57) || c === 44 || c === 46); c = text.charCodeAt(--i - 1));
     const m = /^-?[\d,.]+/.exec(text.slice(i));
     if (m) last = m[0];
   }
@@ -184,6 +209,8 @@ export function extractAnswer(text: string, opts: ExtractOptions = {}, role: 'ou
   return undefined;
 }
 
+const MAX_CANDIDATES = 8;
+
 function extractMarked(body: string): Extracted | undefined {
   const boxed = lastBoxed(body);
   if (boxed !== undefined) {
@@ -191,26 +218,39 @@ function extractMarked(body: string): Extracted | undefined {
     if (t) return { text: t, method: 'boxed' };
   }
   // the last of: "the answer is X", "Answer: X" / "A: X" lines, "#### X"
-  let best: { at: number; text: string; method: ExtractMethod } | undefined;
-  if (/answer/i.test(body)) {
-    for (const m of body.matchAll(ANSWER_PHRASE)) {
-      const t = cleanCandidate(sentenceAfter(body, m.index! + m[0].length), true);
-      if (t && (!best || m.index! >= best.at)) best = { at: m.index!, text: t, method: 'answer_phrase' };
+  // markers are searched from the end backwards (lastIndexOf), so a long output costs one pass
+  const found: { at: number; get: () => string; method: ExtractMethod }[] = [];
+  const lower = body.length > 200_000 || /answer/i.test(body) ? body.toLowerCase() : '';
+  for (let from = lower.length, n = 0; n < MAX_CANDIDATES && from >= 0; n++) {
+    const p = lower.lastIndexOf('answer', from);
+    if (p < 0) break;
+    from = p - 1;
+    ANSWER_AT.lastIndex = p;
+    const m = ANSWER_AT.exec(body);
+    if (m) {
+      found.push({ at: p, get: () => cleanCandidate(sentenceAfter(body, p + m[0].length), true), method: 'answer_phrase' });
+      break;
     }
   }
-  if (body.includes('A:')) {
-    for (const m of body.matchAll(/^[ \t]*A:[ \t]*(.*)$/gm)) {
-      const t = cleanCandidate(afterLastEquals(m[1]!), true);
-      if (t && (!best || m.index! >= best.at)) best = { at: m.index!, text: t, method: 'answer_line' };
+  for (let from = body.length, n = 0; n < MAX_CANDIDATES && from >= 0; n++) {
+    const p = body.lastIndexOf('A:', from);
+    if (p < 0) break;
+    from = p - 1;
+    let q = p;
+    while (q > 0 && (body[q - 1] === ' ' || body[q - 1] === '\t')) q--;
+    if (q === 0 || body[q - 1] === '\n') {
+      found.push({ at: p, get: () => cleanCandidate(afterLastEquals(lineAt(body, p + 2)), true), method: 'answer_line' });
+      break;
     }
   }
-  if (body.includes('####')) {
-    for (const m of body.matchAll(/####[ \t]*(.*)$/gm)) {
-      const t = cleanCandidate(afterLastEquals(m[1]!), true);
-      if (t && (!best || m.index! >= best.at)) best = { at: m.index!, text: t, method: 'hash' };
-    }
+  const h = body.lastIndexOf('####');
+  if (h >= 0) found.push({ at: h, get: () => cleanCandidate(afterLastEquals(lineAt(body, h + 4)), true), method: 'hash' });
+  found.sort((a, b) => b.at - a.at);
+  for (const f of found) {
+    const t = f.get();
+    if (t) return { text: t, method: f.method };
   }
-  return best && { text: best.text, method: best.method };
+  return undefined;
 }
 
 function lastBold(body: string): string | undefined {
