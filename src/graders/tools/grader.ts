@@ -1,0 +1,74 @@
+// `tool_call` grader: compares the model's tool calls with BFCL-style accepted answers.
+// exact = 1 only when every call matches (BFCL AST checker semantics), partial = fraction of
+// calls and arguments right; the reason names the first mismatch.
+import { z } from 'zod';
+import { GradeFailure } from '../../core/result.js';
+import { graderSchema, type GraderType } from '../../core/registry.js';
+import { renderCompiled, renderValue, type Template, type ValueTemplate } from '../../core/template.js';
+import type { GradeInput } from '../../core/sample.js';
+import { matchCalls } from './match.js';
+import { extractCalls } from './parse.js';
+import { readAccepted, readFunctions } from './reference.js';
+import { ParseError, type ToolCall } from './types.js';
+
+const DEFAULT_MAX_CHARS = 100_000;
+
+const schema = graderSchema({
+  /** The model's calls. Default: `sample.output_tools` when present, else `sample.output_text`. */
+  input: z.string().optional(),
+  /** Accepted answers in BFCL `possible_answer` form; `[]` means that no call is correct. */
+  reference: z.unknown(),
+  /** Function descriptions (for type checks): a template such as `{{item.function}}`, or a literal list. */
+  functions: z.unknown().optional(),
+  scoring: z.enum(['exact', 'partial']).optional(),
+  /** Text or JSON input longer than this is not graded (`limit_exceeded`). */
+  max_chars: z.number().int().positive().optional(),
+});
+
+function rawInput(t: Template | undefined, s: GradeInput): unknown {
+  if (t) return renderValue(t, s);
+  const out = s.sample.output_tools;
+  if (out !== undefined && out !== null) return out;
+  return s.sample.output_text ?? null;
+}
+
+export const toolCall: GraderType<z.infer<typeof schema>> = {
+  type: 'tool_call',
+  summary: 'BFCL-style tool-call matching (simple, multiple, parallel, no-call), exact or partial credit',
+  schema,
+  build(cfg, b) {
+    if (cfg.reference === undefined) b.fail('reference', 'required field is missing (BFCL possible_answer list, or [] for "no call")');
+    const input = cfg.input === undefined ? undefined : b.template('input', cfg.input);
+    const reference: ValueTemplate = b.value('reference', cfg.reference);
+    const functions: ValueTemplate | undefined = cfg.functions === undefined ? undefined : b.value('functions', cfg.functions);
+    const partialScoring = cfg.scoring === 'partial';
+    const maxChars = cfg.max_chars ?? DEFAULT_MAX_CHARS;
+
+    return (s) => {
+      const answers = readAccepted(renderCompiled(reference, s));
+      const fns = functions === undefined ? undefined : readFunctions(renderCompiled(functions, s));
+      const raw = rawInput(input, s);
+      const size = typeof raw === 'string' ? raw.length : (JSON.stringify(raw) ?? '').length;
+      if (size > maxChars) throw new GradeFailure('limit_exceeded', `tool-call input has ${size} characters, over max_chars ${maxChars}`);
+      let calls: ToolCall[];
+      let parseNote = '';
+      try {
+        calls = extractCalls(raw);
+      } catch (e) {
+        if (!(e instanceof ParseError)) throw e;
+        if (typeof raw !== 'string') {
+          return { score: 0, reason: `malformed tool calls: ${e.message}`, metadata: { mismatch: 'parse_error', calls: [] } };
+        }
+        calls = []; // prose: the model made no call
+        parseNote = ` (text held no parsable call: ${e.message})`;
+      }
+      const m = matchCalls(calls, answers, fns);
+      const score = m.exact ? 1 : partialScoring ? m.partial : 0;
+      return {
+        score,
+        reason: m.exact ? (answers.length ? `all ${answers.length} call(s) match` : 'no call made, as expected') : `${m.reason}${parseNote}`,
+        metadata: { exact: m.exact, partial: m.partial, ...(m.kind ? { mismatch: m.kind } : {}), calls: calls.map((c) => c.name), pairs: m.pairs },
+      };
+    };
+  },
+};

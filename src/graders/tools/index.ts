@@ -1,0 +1,8 @@
+// Library surface of the tool-call grader: parsing and BFCL-style matching.
+export { toolCall } from './grader.js';
+export { extractCalls, callsFromText, callsFromJson } from './parse.js';
+export { parsePythonCalls } from './python-call.js';
+export { checkCall, standardizeString, pyEqual } from './check.js';
+export { matchCalls } from './match.js';
+export { readAccepted, readFunctions } from './reference.js';
+export type { ToolCall, AcceptedCall, FunctionSchema } from './types.js';

@@ -1,0 +1,24 @@
+// Shared shapes for tool-call grading: a parsed call, a BFCL accepted answer, a function schema.
+
+/** One tool call made by the model: a function name and its arguments. */
+export interface ToolCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** BFCL `possible_answer` entry: function name -> parameter -> accepted values (`""` = may be omitted). */
+export type AcceptedCall = { name: string; params: Record<string, unknown[]> };
+
+/** A function description in BFCL / OpenAI form (`parameters` is a JSON-schema-like object). */
+export interface FunctionSchema {
+  name: string;
+  parameters?: { type?: string; properties?: Record<string, ParamSchema>; required?: string[] };
+}
+
+export interface ParamSchema {
+  type?: string;
+  items?: ParamSchema;
+  [k: string]: unknown;
+}
+
+export class ParseError extends Error {}
