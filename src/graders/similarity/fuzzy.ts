@@ -77,14 +77,17 @@ export function partialRatio(a: string, b: string): number {
   return res;
 }
 
-/** Python `sorted()` of strings: code-point order. */
+/** Python `sorted()` of strings: code-point order (UTF-16 order differs only for astral characters). */
 function pySorted(xs: Iterable<string>): string[] {
-  return [...xs].sort((x, y) => {
-    const a = codePoints(x);
-    const b = codePoints(y);
+  const arr = [...xs];
+  const astral = arr.some((x) => /[\uD800-\uDFFF]/.test(x));
+  if (!astral) return arr.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+  const keyed = arr.map((x) => [x, codePoints(x)] as const);
+  keyed.sort(([, a], [, b]) => {
     for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
     return a.length - b.length;
   });
+  return keyed.map(([x]) => x);
 }
 
 const sortedJoin = (s: string) => pySorted(pySplit(s)).join(' ');

@@ -32,10 +32,12 @@ export function lcsWithMasks(pm: PatternMasks, text: ArrayLike<number>, from = 0
     let carry = 0;
     for (let k = 0; k < w; k++) {
       const vk = v[k]!;
-      const u = vk & m[k]!;
+      const mk = m[k]!;
+      const u = (vk & mk) >>> 0; // >>> 0: bitwise ops yield signed ints; the sum needs unsigned
+
       const sum = vk + u + carry; // (V + U) with carry across words
       carry = sum > 0xffffffff ? 1 : 0;
-      v[k] = (sum >>> 0) | (vk & ~m[k]!);
+      v[k] = (sum >>> 0) | (vk & ~mk);
     }
   }
   // zeros of V within the pattern's length are the LCS

@@ -16,20 +16,25 @@ export function matchingBlocks(a: ArrayLike<number>, b: ArrayLike<number>): Matc
     if (!l) b2j.set(c, (l = []));
     l.push(j);
   }
+  // j2len[j + 1] = length of the match ending at a[i - 1], b[j] (difflib's dict, as typed arrays
+  // that are cleared through the list of touched indices)
+  let j2len = new Int32Array(b.length + 1);
+  let next = new Int32Array(b.length + 1);
+  let touched: number[] = [];
+  let touchedNext: number[] = [];
   const longest = (alo: number, ahi: number, blo: number, bhi: number): MatchingBlock => {
     let besti = alo;
     let bestj = blo;
     let bestsize = 0;
-    let j2len = new Map<number, number>();
     for (let i = alo; i < ahi; i++) {
-      const next = new Map<number, number>();
       const js = b2j.get(a[i]!);
       if (js) {
         for (const j of js) {
           if (j < blo) continue;
           if (j >= bhi) break;
-          const k = (j2len.get(j - 1) ?? 0) + 1;
-          next.set(j, k);
+          const k = j2len[j]! + 1;
+          next[j + 1] = k;
+          touchedNext.push(j + 1);
           if (k > bestsize) {
             besti = i - k + 1;
             bestj = j - k + 1;
@@ -37,8 +42,13 @@ export function matchingBlocks(a: ArrayLike<number>, b: ArrayLike<number>): Matc
           }
         }
       }
-      j2len = next;
+      for (const t of touched) j2len[t] = 0;
+      [j2len, next] = [next, j2len];
+      [touched, touchedNext] = [touchedNext, touched];
+      touchedNext.length = 0;
     }
+    for (const t of touched) j2len[t] = 0;
+    touched.length = 0;
     return { a: besti, b: bestj, size: bestsize };
   };
   const found: MatchingBlock[] = [];
