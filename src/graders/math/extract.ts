@@ -173,7 +173,7 @@ function lastNumber(text: string): string | undefined {
 function looksLikeBareAnswer(s: string): boolean {
   if (s.length > 120 || s.includes('\n')) return false;
   const prose = s.replace(/\\[A-Za-z]+(\{[^{}]*\})?/g, ' ');
-  return !/[A-Za-z]{3,}\s+[A-Za-z]{3,}\s+[A-Za-z]{3,}/.test(prose);
+  return !/[A-Za-z]{2,}\s+[A-Za-z]{2,}/.test(prose);
 }
 
 /**

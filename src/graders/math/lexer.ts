@@ -275,7 +275,8 @@ function lexText(content: string, out: Tok[], budget: Budget, nest: number): voi
     out.push({ t: 'op', s: ',' });
     return;
   }
-  if (/[A-Za-z]{2,}/.test(trimmed) && !/^\(?[A-Za-z]\)?$/.test(trimmed)) {
+  // words, or a lone letter set off by a space (`\text{ m}`), are units or names; `\text{(C)}`, `\text{x}` stay math
+  if ((/[A-Za-z]{2,}/.test(trimmed) && !/^\(?[A-Za-z]\)?$/.test(trimmed)) || /^\s+[A-Za-z]$/.test(content)) {
     for (const w of trimmed.split(/[^A-Za-z0-9.]+/)) {
       if (!w) continue;
       if (/^(and|or)$/i.test(w)) out.push({ t: 'op', s: ',' });

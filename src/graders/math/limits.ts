@@ -33,10 +33,11 @@ const TIME_CHECK_EVERY = 512;
 
 export class Budget {
   private steps = 0;
-  private nextCheck = TIME_CHECK_EVERY;
+  private nextCheck: number;
   private readonly deadline: number;
   constructor(readonly limits: MathLimits) {
     this.deadline = performance.now() + limits.time_budget_ms;
+    this.nextCheck = Math.min(TIME_CHECK_EVERY, limits.max_steps + 1);
   }
   /** Counts `n` units of work; throws limit_exceeded past the step or time budget. */
   tick(n = 1): void {
@@ -45,7 +46,7 @@ export class Budget {
     if (this.steps > this.limits.max_steps) {
       throw new GradeFailure('limit_exceeded', `math verification exceeded its step budget (${this.limits.max_steps} steps)`);
     }
-    this.nextCheck = this.steps + TIME_CHECK_EVERY;
+    this.nextCheck = Math.min(this.steps + TIME_CHECK_EVERY, this.limits.max_steps + 1);
     if (performance.now() > this.deadline) {
       throw new GradeFailure('limit_exceeded', `math verification exceeded its time budget (${this.limits.time_budget_ms} ms)`);
     }
