@@ -63,6 +63,11 @@ export function createServer(options: ServerOptions): ArbiterServer {
   app.addHook('onResponse', async (request, reply) => {
     metrics.request(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
   });
+  // While closing, end keep-alive connections after their response, so close() does not wait for
+  // clients' idle timeouts once in-flight requests are done.
+  app.addHook('onSend', async (_request, reply) => {
+    if (ctx.closing) reply.header('connection', 'close');
+  });
   if (opts.token) installAuth(app, opts.token);
 
   app.setErrorHandler((err: FastifyError | HttpError | QueueFullError | Error, request, reply) => {

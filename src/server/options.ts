@@ -37,7 +37,7 @@ export interface ServerOptions {
   concurrency?: number;
   /** Samples allowed to wait for a slot (default 4096); beyond that requests get 429. */
   maxQueue?: number;
-  /** Most samples in one batch request (/v1/score, /get_reward) (default 4096). */
+  /** Most samples in one batch request (/v1/score, /get_reward) (default min(4096, concurrency + maxQueue)). */
   maxBatch?: number;
   /** Reward given to invalid grades on /get_reward and /v1/graders/run (default 0). */
   fallbackReward?: number;
@@ -83,10 +83,12 @@ export function resolveOptions(o: ServerOptions, graderNames: string[]): Resolve
     deadlineMs: positive('deadlineMs', o.deadlineMs, 30_000),
     concurrency: Math.floor(positive('concurrency', o.concurrency, 256)),
     maxQueue: Math.floor(positive('maxQueue', o.maxQueue, 4096)),
-    maxBatch: Math.floor(positive('maxBatch', o.maxBatch, 4096)),
+    maxBatch: 0,
     fallbackReward,
     eosTokens: (o.eosTokens ?? DEFAULT_EOS_TOKENS).filter((t) => t.length > 0),
   };
+  // By default a batch may fill the whole queue (capped at 4096); an explicit maxBatch must fit in it.
+  r.maxBatch = Math.floor(positive('maxBatch', o.maxBatch, Math.min(4096, r.concurrency + r.maxQueue)));
   if (o.token !== undefined) {
     if (o.token.length === 0) throw new RangeError('server option token must not be empty');
     r.token = o.token;

@@ -1,0 +1,46 @@
+// Starts `arbiter serve` (the built CLI) as a child process on a free port and waits for its URL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  stderr(): string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function serve(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let err = '';
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`arbiter serve did not start in time: ${err}`));
+    }, 30_000);
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      err += d;
+      const m = /listening on (http:\/\/\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          url: m[1]!,
+          stderr: () => err,
+          stop: (signal = 'SIGTERM') => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    });
+    child.stdout!.resume();
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(Object.assign(new Error(`arbiter serve exited with ${code}: ${err}`), { code, stderr: err }));
+    });
+  });
+}
