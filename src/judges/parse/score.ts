@@ -31,8 +31,8 @@ const KEYED = new RegExp(
   'gid',
 );
 const GIVE = new RegExp(String.raw`\b(?:give|gives|assign|assigns|award|awards|rate|rates)\b[^.\n]{0,30}?\bscore\s+of\s+(${NUM})${FRAC}`, 'gid');
-const FINAL_LINE = new RegExp(String.raw`^[\s*_#>\`]*(?:final\s+)?(?:score|rating|verdict)?[\s:*_]*[([]*\s*(${NUM})${FRAC}\s*(%)?\s*[)\]]*[\s*_.!\`]*$`, 'i');
-const ANY_FRACTION = new RegExp(String.raw`(?<![\d.])(${NUM})\s*(?:\/|out\s+of)\s*(${NUM})(?![\d.])`, 'gi');
+const FINAL_LINE = new RegExp(String.raw`^[\s*_#>\`]*(?:final\s+)?(?:score|rating|verdict)?[\s:*_]*[([]*\s*(${NUM})${FRAC}\s*(%)?\s*[)\]]*(?:\*{1,2}|_{1,2}|\`)?\s*[.!]?\s*$`, 'i');
+const ANY_FRACTION = new RegExp(String.raw`(?<![\d.])(${NUM})\s*(?:\/|out\s+of)\s*(${NUM})(?!\.?\d)`, 'gi');
 
 const JSON_KEYS = ['result', 'score', 'rating', 'grade', 'final_score', 'overall_score', 'verdict', 'reward', 'points'] as const;
 

@@ -63,7 +63,7 @@ export function choose<T>(structured: Candidate<T>[], fallback: Candidate<T>[]):
 const REFUSAL = [
   /^\W*(?:i['’]m|i am)\s+(?:sorry|afraid)\b[^\n]{0,120}?\b(?:can(?:no|['’])t|unable|won['’]t|not able|not comfortable|cannot)\b/i,
   /^\W*(?:sorry|i apologi[sz]e)[,.!]?\s[^\n]{0,120}?\b(?:can(?:no|['’])t|unable|won['’]t|not able|cannot)\b/i,
-  /^\W*i\s+(?:can(?:no|['’])t|cannot|won['’]t|will not|am unable to|['’]m unable to|am not able to|['’]m not able to|must decline to)\s+(?:help|assist|evaluate|judge|grade|rate|score|provide|comply|do that|fulfil|fulfill|complete|engage|participate|answer)/i,
+  /^\W*(?:i\s+(?:can(?:no|['’])t|cannot|won['’]t|will not|am unable to|am not able to|must decline to)|i['’]m\s+(?:unable|not able) to)\s+(?:help|assist|evaluate|judge|grade|rate|score|provide|comply|do that|fulfil|fulfill|complete|engage|participate|answer)/i,
   /^\W*as an ai\b[^\n]{0,100}?\b(?:can(?:no|['’])t|cannot|unable|not able)\b/i,
   /^\W*(?:i must|i have to) (?:decline|refuse)\b/i,
 ];

@@ -1,0 +1,218 @@
+// A scriptable OpenAI-compatible HTTP server for tests and benchmarks (real HTTP, real client code).
+// Chat completions answer from a FIFO of scripted replies, then from a handler: verdicts in any
+// format, reasoning blocks, refusals, n choices, logprobs (tokenised automatically, with chosen
+// alternatives), slow replies, HTTP errors with Retry-After, malformed bodies, dropped connections.
+// Reward endpoints (/pooling, /classify) have their own handler; other routes can be added.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface TopAlt {
+  token: string;
+  logprob: number;
+}
+
+export interface ChoiceReply {
+  content?: string | null;
+  reasoning?: string;
+  refusal?: string;
+  finish_reason?: string;
+  /** Alternatives at the LAST token equal to `token` (after trimming): the verdict's position. */
+  alternatives?: { token: string; top: TopAlt[] };
+  /** Explicit logprobs content, instead of the automatic tokenisation. */
+  logprobs?: { token: string; logprob: number; top_logprobs: TopAlt[] }[];
+}
+
+export interface Reply extends ChoiceReply {
+  /** Several choices (otherwise the single reply is repeated `n` times). */
+  choices?: ChoiceReply[];
+  /** Wait this long before answering. */
+  delay_ms?: number;
+  /** Destroy the connection without answering. */
+  drop?: boolean;
+  /** An HTTP status other than 200 (with `body` and `headers`). */
+  status?: number;
+  headers?: Record<string, string>;
+  /** Raw body (string sent as-is, e.g. malformed JSON) or an object (sent as JSON). */
+  body?: unknown;
+  usage?: { prompt_tokens: number; completion_tokens: number };
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+export type ChatHandler = (req: RecordedRequest) => Reply | Promise<Reply>;
+export type RouteHandler = (req: RecordedRequest) => Reply | Promise<Reply>;
+
+export interface TestServerOptions {
+  /** Keep every request in `requests` (default true; the benchmark turns it off). */
+  record?: boolean;
+  /** Default chat handler (default: answers "Score: 1"). */
+  chat?: ChatHandler;
+}
+
+/** Splits text into tokens the way BPE tokenisers roughly do: words with their leading space, numbers in 1-3 digit groups, punctuation. */
+export function tokenize(text: string): string[] {
+  return text.match(/\s?[A-Za-z]+|\s?\d{1,3}|\s?[^\sA-Za-z\d]|\s+/g) ?? [];
+}
+
+function choiceLogprobs(c: ChoiceReply, content: string) {
+  if (c.logprobs) return c.logprobs;
+  const tokens = tokenize(content);
+  let altAt = -1;
+  if (c.alternatives) {
+    for (let i = tokens.length - 1; i >= 0; i--) if (tokens[i]!.trim() === c.alternatives.token) {
+      altAt = i;
+      break;
+    }
+  }
+  return tokens.map((t, i) => {
+    if (i === altAt) {
+      const top = c.alternatives!.top;
+      const own = top.find((a) => a.token.trim() === t.trim());
+      return { token: t, logprob: own?.logprob ?? -0.05, bytes: null, top_logprobs: top };
+    }
+    return { token: t, logprob: -0.01, bytes: null, top_logprobs: [{ token: t, logprob: -0.01 }] };
+  });
+}
+
+export class TestServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly queue: Reply[] = [];
+  private chatHandler: ChatHandler;
+  private rewardHandler?: RouteHandler;
+  private readonly routes = new Map<string, RouteHandler>();
+  /** Answer 400 to any request carrying response_format (like servers without structured output). */
+  rejectJsonSchema = false;
+  /** Ignore `n` and always answer one choice (like servers without `n`). */
+  ignoreN = false;
+  record: boolean;
+  url = '';
+  root = '';
+  private server?: Server;
+
+  constructor(opts: TestServerOptions = {}) {
+    this.record = opts.record ?? true;
+    this.chatHandler = opts.chat ?? (() => ({ content: 'Score: 1' }));
+  }
+
+  /** Replies used, in order, for the next chat requests (before the handler). */
+  enqueue(...replies: Reply[]): this {
+    this.queue.push(...replies);
+    return this;
+  }
+
+  onChat(h: ChatHandler): this {
+    this.chatHandler = h;
+    return this;
+  }
+
+  onReward(h: RouteHandler): this {
+    this.rewardHandler = h;
+    return this;
+  }
+
+  /** Adds a POST route (e.g. "/v1/embeddings" for other areas' tests). */
+  route(path: string, h: RouteHandler): this {
+    this.routes.set(path, h);
+    return this;
+  }
+
+  /** Recorded chat requests only. */
+  get chatRequests(): RecordedRequest[] {
+    return this.requests.filter((r) => r.path.endsWith('/chat/completions'));
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.keepAliveTimeout = 30_000;
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    const { port } = this.server.address() as AddressInfo;
+    this.root = `http://127.0.0.1:${port}`;
+    this.url = `${this.root}/v1`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    let body: any;
+    try {
+      body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    } catch {
+      return this.send(res, { status: 400, body: { error: { message: 'invalid JSON body' } } });
+    }
+    const path = (req.url ?? '/').split('?')[0]!;
+    const rec: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body };
+    if (this.record) this.requests.push(rec);
+    try {
+      if (path.endsWith('/chat/completions')) return await this.chat(rec, res);
+      const route = this.routes.get(path);
+      if (route) return this.send(res, await route(rec));
+      if ((path.endsWith('/pooling') || path.endsWith('/classify')) && this.rewardHandler) return this.send(res, await this.rewardHandler(rec));
+      return this.send(res, { status: 404, body: { error: { message: `no route ${path}` } } });
+    } catch (e) {
+      return this.send(res, { status: 500, body: { error: { message: `test server handler failed: ${(e as Error).message}` } } });
+    }
+  }
+
+  private async chat(rec: RecordedRequest, res: ServerResponse): Promise<void> {
+    const reply = this.queue.length ? this.queue.shift()! : await this.chatHandler(rec);
+    if (reply.delay_ms) await new Promise((r) => setTimeout(r, reply.delay_ms));
+    if (reply.drop) {
+      res.socket?.destroy();
+      return;
+    }
+    if (reply.status !== undefined || reply.body !== undefined) return this.send(res, reply);
+    if (this.rejectJsonSchema && rec.body?.response_format) {
+      return this.send(res, { status: 400, body: { object: 'error', message: 'response_format json_schema is not supported', type: 'BadRequestError', code: 400 } });
+    }
+    const n = this.ignoreN ? 1 : Math.max(1, Number(rec.body?.n ?? 1));
+    const specs: ChoiceReply[] = reply.choices ?? Array.from({ length: n }, () => reply);
+    const choices = specs.map((c, index) => {
+      const content = c.content === undefined ? '' : c.content;
+      const message: Record<string, unknown> = { role: 'assistant', content };
+      if (c.reasoning) message.reasoning_content = c.reasoning;
+      message.refusal = c.refusal ?? null;
+      const choice: Record<string, unknown> = { index, message, finish_reason: c.finish_reason ?? 'stop' };
+      choice.logprobs = rec.body?.logprobs ? { content: choiceLogprobs(c, content ?? '') } : null;
+      return choice;
+    });
+    const completion = specs.reduce((a, c) => a + tokenize(c.content ?? '').length, 0);
+    const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: completion };
+    this.send(res, {
+      body: {
+        id: 'chatcmpl-test',
+        object: 'chat.completion',
+        created: 0,
+        model: rec.body?.model ?? 'test',
+        choices,
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      },
+      headers: reply.headers,
+    });
+  }
+
+  private send(res: ServerResponse, r: Reply): void {
+    if (r.drop) {
+      res.socket?.destroy();
+      return;
+    }
+    const text = typeof r.body === 'string' ? r.body : JSON.stringify(r.body ?? {});
+    res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
+    res.end(text);
+  }
+}
+
+export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  return new TestServer(opts).start();
+}
