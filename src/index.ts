@@ -70,3 +70,8 @@ export { ChatClient, RewardClient, ResponseCache, ModelError, getChatClient, res
 export type { ChatMessage, ChatRequest, ChatResult, ChatChoice, RewardProtocol } from './models/index.js';
 export { parseScore, parsePairwise, parseYesNo, labelParser, maskReasoning, looksLikeRefusal, logprobScore } from './judges/index.js';
 export type { Verdict, VerdictOk, VerdictErr, ScoreValue, PairwiseValue } from './judges/index.js';
+
+export { computeMetric, METRICS as SIMILARITY_METRICS } from './graders/similarity/text-similarity.js';
+export type { Metric as SimilarityMetric } from './graders/similarity/text-similarity.js';
+export { INSTRUCTIONS as IFEVAL_INSTRUCTIONS, buildInstruction as buildIfevalInstruction, followVerdicts as ifevalVerdicts, countSentences, splitSentences } from './graders/ifeval/index.js';
+export { extractCalls as extractToolCalls, matchCalls as matchToolCalls, readAccepted as readAcceptedCalls } from './graders/tools/index.js';

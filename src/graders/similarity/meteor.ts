@@ -2,7 +2,7 @@
 // aligned in stages (exact, then Porter stem, then WordNet synonyms when a synonym source is
 // given), each stage greedily matching from the end; score = Fmean * (1 - gamma * frag^beta) with
 // Fmean = PR / (alpha P + (1 - alpha) R), alpha 0.9, beta 3, gamma 0.5; best over references.
-import { stemmer } from 'stemmer';
+import { porterStem as stemmer } from './porter.js';
 
 type Enum = [number, string][];
 

@@ -1,7 +1,7 @@
 // ROUGE-N and ROUGE-L F-measure (Lin 2004) as Google's `rouge-score` package computes them: its
 // default tokenizer (lower-case, every run of characters outside [a-z0-9] is a separator), optional
 // Porter stemming of tokens longer than 3 characters, and F1 of n-gram / LCS precision and recall.
-import { stemmer } from 'stemmer';
+import { porterStem as stemmer } from './porter.js';
 import { lcsLength, tokenIds } from './lcs.js';
 import { ngramCounts, overlap, total } from './text.js';
 
