@@ -197,8 +197,11 @@ export function extractAnswer(text: string, opts: ExtractOptions = {}, role: 'ou
   }
   const marked = extractMarked(body);
   if (marked) return marked;
-  const trimmed = cleanCandidate(body);
-  if (role === 'reference') return trimmed ? { text: trimmed, method: 'whole' } : undefined;
+  if (role === 'reference') {
+    const whole = cleanCandidate(body);
+    return whole ? { text: whole, method: 'whole' } : undefined;
+  }
+  const trimmed = body.length <= 400 ? cleanCandidate(body) : '';
   if (opts.whole !== false && trimmed && looksLikeBareAnswer(trimmed)) return { text: trimmed, method: 'whole' };
   const bold = lastBold(body);
   if (bold) return { text: bold, method: 'bold' };

@@ -1,0 +1,82 @@
+// Benchmark of the math verifier on one core: verifications per second and per-item latency
+// (p50 / p99 / max) for GSM8K-style pairs (5,276 labelled solutions vs their gold solution) and
+// MATH-style pairs (the MATH-500 pair table and full solutions vs final answers), plus hostile
+// inputs. Baseline, run in the same process: a naive "last number, string equality" check.
+// Usage: node bench/math.mjs [--seconds 3] [--rounds 1]   (run `npx tsc -p .` first)
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { verifyMath, resolveMathOptions } from '../dist/graders/math/index.js';
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const SECONDS = arg('seconds', 3);
+const ROUNDS = arg('rounds', 1);
+
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+const jsonl = (p) => readFileSync(p, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+
+const gsmRows = jsonl(here('../../shared/data/gsm8k/example_model_solutions.jsonl'));
+const gsm = [];
+for (const r of gsmRows) for (const f of ['6b_finetuning', '6b_verification', '175b_finetuning', '175b_verification']) gsm.push([r[f].solution, r.ground_truth]);
+
+const mathRows = jsonl(here('../../shared/data/math500/test.jsonl'));
+const pairs = JSON.parse(readFileSync(here('../test/math/fixtures/math500-pairs.json'), 'utf8'));
+const mathPairs = [...pairs.map((p) => [p.output, p.reference]), ...mathRows.map((r) => [r.answer, r.answer.split('The answer is: ').pop()])];
+
+const hostile = [
+  ['\\boxed{' + '{'.repeat(100_000) + '1' + '}'.repeat(100_000) + '}', '1'],
+  ['\\boxed{10^{10^{10^{10}}}}', '5'],
+  ['7'.repeat(1_000_000), '1'],
+  ['\\boxed{1}x'.repeat(100_000), '1'],
+  ['\\boxed{' + Array(600).fill('x').join('+') + '}', '600x'],
+  ['\\boxed{' + '('.repeat(1000) + '1' + ')'.repeat(1000) + '}', '1'],
+  ['the answer is 5. '.repeat(50_000), '5'],
+];
+
+function naive(out, ref) {
+  const a = out.match(/-?\d[\d,]*(?:\.\d+)?/g);
+  const b = ref.match(/-?\d[\d,]*(?:\.\d+)?/g);
+  return a && b && a[a.length - 1].replace(/,/g, '') === b[b.length - 1].replace(/,/g, '') ? 1 : 0;
+}
+
+const opts = resolveMathOptions({});
+
+function run(label, items, fn) {
+  // warm up, then time each call individually for SECONDS
+  for (let i = 0; i < Math.min(items.length, 2000); i++) fn(items[i][0], items[i][1]);
+  const lat = [];
+  const t0 = performance.now();
+  let n = 0;
+  while (performance.now() - t0 < SECONDS * 1000) {
+    const [o, r] = items[n % items.length];
+    const s = performance.now();
+    fn(o, r);
+    lat.push(performance.now() - s);
+    n++;
+  }
+  const wall = (performance.now() - t0) / 1000;
+  lat.sort((a, b) => a - b);
+  const q = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))];
+  const rate = n / wall;
+  console.log(`${label.padEnd(34)} ${String(Math.round(rate)).padStart(8)}/s   p50 ${q(0.5).toFixed(3)} ms   p99 ${q(0.99).toFixed(3)} ms   max ${lat[lat.length - 1].toFixed(2)} ms   (${n} calls)`);
+  return rate;
+}
+
+console.log(`math verifier benchmark, one core, ${SECONDS}s per row, ${ROUNDS} round(s); node ${process.version}`);
+for (let round = 0; round < ROUNDS; round++) {
+  const base = run('baseline (last number ===) GSM8K', gsm, naive);
+  const g = run('verifyMath GSM8K-style', gsm, (o, r) => verifyMath(o, r, opts));
+  const m = run('verifyMath MATH-style', mathPairs, (o, r) => verifyMath(o, r, opts));
+  console.log(`ratio verifyMath/baseline on GSM8K: ${(g / base).toFixed(3)}   targets: GSM8K >= 20000/s, MATH >= 2000/s, p99 < 5 ms`);
+  let worst = 0;
+  for (const [o, r] of hostile) {
+    const s = performance.now();
+    const v = verifyMath(o, r, opts);
+    const d = performance.now() - s;
+    worst = Math.max(worst, d);
+    console.log(`  hostile ${JSON.stringify(o.slice(0, 24))}… (${o.length} chars): ${d.toFixed(1)} ms -> ${v.valid ? `score ${v.score}` : v.error.kind}`);
+  }
+  console.log(`worst hostile case: ${worst.toFixed(1)} ms (time budget ${opts.time_budget_ms} ms applies to parsing/evaluation; extraction is linear in the input)`);
+}
