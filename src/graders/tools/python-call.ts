@@ -50,12 +50,10 @@ class Parser {
     this.expect('(');
     const args: Record<string, unknown> = {};
     while (this.peek() !== ')') {
-      const save = this.i;
+      this.ws();
+      const kw = /^[A-Za-z_]\w*\s*=(?!=)/.exec(this.s.slice(this.i, this.i + 256));
+      if (!kw) throw new ParseError(`positional argument in call to ${name} at offset ${this.i} (only keyword arguments are supported)`);
       const key = this.ident();
-      if (this.peek() !== '=') {
-        this.i = save;
-        throw new ParseError(`positional argument in call to ${name} (only keyword arguments are supported)`);
-      }
       this.i++;
       if (Object.prototype.hasOwnProperty.call(args, key)) throw new ParseError(`argument "${key}" repeated in call to ${name}`);
       args[key] = this.value(0);
