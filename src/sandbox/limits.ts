@@ -61,11 +61,14 @@ export function checkLimits(l: SandboxLimits): string | undefined {
   return undefined;
 }
 
-/** `prlimit` options (soft = hard) for these limits. */
+/**
+ * `prlimit` options for these limits (soft = hard, except CPU: the soft limit sends SIGXCPU,
+ * which identifies a CPU-time kill, and the hard limit one second later sends SIGKILL).
+ */
 export function prlimitArgs(l: SandboxLimits): string[] {
   const cpu = Math.max(1, Math.ceil(l.cpuSeconds));
   return [
-    `--cpu=${cpu}`,
+    `--cpu=${cpu}:${cpu + 1}`,
     l.memoryKind === 'data' ? `--data=${Math.floor(l.memoryBytes)}` : `--as=${Math.floor(l.memoryBytes)}`,
     `--nproc=${Math.floor(l.processes)}`,
     `--fsize=${Math.floor(l.fileSizeBytes)}`,

@@ -56,6 +56,8 @@ export interface PoolOptions {
   unsafeNoSandbox?: boolean;
   /** First uid of the per-slot unprivileged users when running as root. */
   uidBase?: number;
+  /** Path of the bwrap executable (default: found on PATH). */
+  bwrap?: string;
 }
 
 const SIGNALS: Record<number, string> = { 6: 'SIGABRT', 8: 'SIGFPE', 9: 'SIGKILL', 11: 'SIGSEGV', 15: 'SIGTERM', 24: 'SIGXCPU', 25: 'SIGXFSZ' };
@@ -89,6 +91,7 @@ export class SandboxPool {
     this.concurrency = Math.max(1, Math.floor(n || availableParallelism()));
     this.unsafe = Boolean(opts.unsafeNoSandbox);
     this.tools = hostTools();
+    if (opts.bwrap !== undefined) this.tools.bwrap = opts.bwrap;
     this.uidBase = opts.uidBase ?? Number(process.env.ARBITER_SANDBOX_UID_BASE || 1_990_000_000);
     this.freeSlots = Array.from({ length: this.concurrency }, (_, i) => this.concurrency - 1 - i);
   }

@@ -90,9 +90,11 @@ export const code: GraderType<Config> = {
         tolerance: cfg.float_tolerance,
         ...(cfg.cpp_flags ? { cppFlags: cfg.cpp_flags } : {}),
         ...(ctx.signal ? { signal: ctx.signal } : {}),
+        usage: { runs: 0, runMs: 0, queueMs: 0 },
       };
       const verdicts = await run(settings, parts);
-      const out = summarise(verdicts, meta);
+      const u = settings.usage;
+      const out = summarise(verdicts, { ...meta, runs: u.runs, run_ms: Math.round(u.runMs), queue_ms: Math.round(u.queueMs) });
       if (cfg.on_timeout === 'invalid' && verdicts.some((v) => v.status === 'timeout')) {
         throw new GradeFailure('timeout', `a test hit its time limit (on_timeout: invalid): ${out.reason}`, out.metadata);
       }

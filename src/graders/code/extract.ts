@@ -41,6 +41,7 @@ function blocks(text: string): Block[] {
       }
       body.push(l);
     }
+    if (!closed) while (body.length && body[body.length - 1]!.trim() === '') body.pop();
     out.push({ tag, body: body.join('\n') });
     i = closed ? j + 1 : j;
   }

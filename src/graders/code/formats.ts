@@ -2,7 +2,7 @@
 // turns the sandbox's run results into per-test verdicts, a score and a reason. Failing tests are
 // valid low scores; only a broken sandbox (or an aborted grade) is thrown as an error.
 import { GradeFailure, type Outcome } from '../../core/result.js';
-import { compileProgram, runProgram, tail, type CompiledProgram, type LanguageName } from '../../sandbox/languages.js';
+import { compileProgram, runProgram, type CompiledProgram, type LanguageName } from '../../sandbox/languages.js';
 import type { SandboxLimits } from '../../sandbox/limits.js';
 import type { RunResult, SandboxPool } from '../../sandbox/pool.js';
 import { outputsMatch, preview, valuesEqual, type CompareMode } from './compare.js';
@@ -31,6 +31,8 @@ export interface RunSettings {
   compare: CompareMode;
   tolerance: number;
   signal?: AbortSignal;
+  /** Filled in while running: sandbox time of all runs and time spent queued for a slot. */
+  usage: { runs: number; runMs: number; queueMs: number };
 }
 
 export interface Parts {
@@ -54,16 +56,44 @@ function runFailure(r: RunResult): TestVerdict | undefined {
   return undefined;
 }
 
+const EXC_LINE = /^[\w.]*(Error|Exception|Interrupt|Exit)\b|^\w+ \[ERR_|Assertion .* failed|terminate called/;
+
+/** The informative part of a stderr: the exception line with a little context, no stack frames. */
+export function errorSummary(stderr: string): string {
+  const lines = stderr.split('\n').filter((l) => l.trim() !== '' && !/^\s+at\s/.test(l) && !/^Node\.js v\d/.test(l));
+  let idx = -1;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (EXC_LINE.test(lines[i]!.trim())) {
+      idx = i;
+      break;
+    }
+  }
+  const pick = idx < 0 ? lines.slice(-4) : lines.slice(Math.max(0, idx - 2), idx + 3);
+  return pick.join('\n').slice(0, 800);
+}
+
 function crashDetail(r: RunResult): string {
-  const t = tail(r.stderr, 4);
+  const t = errorSummary(r.stderr);
   const head = r.signal ? `killed by ${r.signal}` : `exit status ${r.exitCode}`;
   return t ? `${head}: ${t}` : head;
 }
 
 function fromStderr(r: RunResult): TestVerdict {
-  const t = tail(r.stderr, 4);
-  if (/AssertionError|Assertion .* failed|assert\.|ERR_ASSERTION/.test(t)) return { status: 'assertion', detail: t || 'assertion failed' };
+  if (/AssertionError|Assertion .* failed|ERR_ASSERTION/.test(r.stderr)) return { status: 'assertion', detail: errorSummary(r.stderr) || 'assertion failed' };
   return { status: 'runtime_error', detail: crashDetail(r) };
+}
+
+function track(s: RunSettings, r: RunResult | undefined): RunResult | undefined {
+  if (r) {
+    s.usage.runs++;
+    s.usage.runMs += r.durationMs;
+    s.usage.queueMs += r.queueMs;
+  }
+  return r;
+}
+
+async function run(s: RunSettings, p: CompiledProgram, stdin?: string): Promise<RunResult> {
+  return track(s, await runProgram(s.pool, p, { ...(stdin !== undefined ? { stdin } : {}), ...(s.signal ? { signal: s.signal } : {}) }))!;
 }
 
 async function prepare(s: RunSettings, source: string, extra: { name: string; data: string }[], main?: string): Promise<CompiledProgram | TestVerdict> {
@@ -76,6 +106,7 @@ async function prepare(s: RunSettings, source: string, extra: { name: string; da
     ...(s.cppFlags ? { cppFlags: s.cppFlags } : {}),
     ...(s.signal ? { signal: s.signal } : {}),
   });
+  track(s, c.compile);
   if (c.ok) return c.program;
   if (c.kind === 'sandbox_error') throw new GradeFailure('sandbox_error', c.message);
   if (c.kind === 'aborted') throw new GradeFailure('timeout', 'grading was aborted (grader deadline) during compilation');
@@ -93,7 +124,7 @@ async function driven(s: RunSettings, solution: string, spec: Record<string, unk
   ];
   const p = await prepare(s, driver, files);
   if (!('argv' in p)) return { verdict: p } as const;
-  const r = await runProgram(s.pool, p, { stdin: nonce + '\n', ...(s.signal ? { signal: s.signal } : {}) });
+  const r = await run(s, p, nonce + '\n');
   return { run: r, verdicts: parseVerdicts(r.stdout, nonce) } as const;
 }
 
@@ -103,7 +134,7 @@ export async function humaneval(s: RunSettings, parts: Parts): Promise<TestVerdi
   if (s.language === 'cpp') {
     const p = await prepare(s, body + '\n\n' + parts.tests + '\n', []);
     if (!('argv' in p)) return [p];
-    const r = await runProgram(s.pool, p, s.signal ? { signal: s.signal } : {});
+    const r = await run(s, p);
     const f = runFailure(r);
     if (f) return [f];
     return [r.status === 'ok' ? { status: 'pass' } : fromStderr(r)];
@@ -184,7 +215,7 @@ export async function stdio(s: RunSettings, parts: Parts): Promise<TestVerdict[]
   if (cases.length === 0) throw new GradeFailure('bad_input', 'no tests to run (tests is empty)');
   const p = await prepare(s, parts.code, []);
   if (!('argv' in p)) return cases.map(() => p);
-  const runs = await Promise.all(cases.map((c) => runProgram(s.pool, p, { stdin: c.input, ...(s.signal ? { signal: s.signal } : {}) })));
+  const runs = await Promise.all(cases.map((c) => run(s, p, c.input)));
   return runs.map((r, i) => {
     const f = runFailure(r);
     if (f) return f;

@@ -16,13 +16,24 @@ export function makeNonce(): string {
  */
 export const PYTHON_DRIVER = String.raw`
 def _arbiter_driver():
-    import sys, json, os, signal, traceback
+    # Only built-in modules are imported up front (json, traceback and signal cost tens of ms of
+    # start-up); the spec is JSON read as a Python literal with true/false/null bound.
+    import sys, os
     nonce = sys.stdin.readline().strip()
     with open('spec.json', encoding='utf-8') as f:
-        spec = json.load(f)
+        text = f.read()
+    try:
+        spec = eval(text, {'__builtins__': {}, 'true': True, 'false': False, 'null': None})
+    except Exception:  # e.g. nesting too deep for the parser
+        import json
+        spec = json.loads(text)
     out = sys.stdout
     write = out.write
     flush = out.flush
+
+    def jstr(s):
+        s = str(s).replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n').replace('\t', '\\t').replace('\r', '\\r')
+        return '"' + ''.join(c if c >= ' ' else ' ' for c in s) + '"'
 
     def emit(*parts):
         try:
@@ -33,20 +44,18 @@ def _arbiter_driver():
         flush()
 
     def describe(e, limit=400):
-        tb = traceback.extract_tb(e.__traceback__)
         where = ''
-        for fr in reversed(tb):
-            if fr.filename != __file__:
-                where = ' (%s line %s%s)' % (fr.filename, fr.lineno, (': ' + fr.line.strip()) if fr.line else '')
-                break
+        tb = e.__traceback__
+        while tb is not None:
+            fn = tb.tb_frame.f_code.co_filename
+            if fn != __file__:
+                where = ' (%s line %s)' % (fn, tb.tb_lineno)
+            tb = tb.tb_next
         msg = ('%s: %s' % (type(e).__name__, e)) if str(e) else type(e).__name__
         return (msg + where)[:limit]
 
     class _ArbiterTimeout(BaseException):
         pass
-
-    def on_alarm(signum, frame):
-        raise _ArbiterTimeout()
 
     mode = spec['mode']
     ns = {'__name__': '__main__' if mode == 'program' else 'solution', '__builtins__': __builtins__}
@@ -61,32 +70,28 @@ def _arbiter_driver():
         if spec.get('setup'):
             exec(compile(spec['setup'], 'setup.py', 'exec'), ns)
     except BaseException as e:
-        emit('load', json.dumps(describe(e)))
+        emit('load', jstr(describe(e)))
         return
     per = spec.get('per_test_s') or 0
     if per:
-        signal.signal(signal.SIGALRM, on_alarm)
+        try:
+            import _signal as sig
+        except ImportError:
+            import signal as sig
+
+        def on_alarm(signum, frame):
+            raise _ArbiterTimeout()
+
+        sig.signal(sig.SIGALRM, on_alarm)
 
     def timed(fn):
         if per:
-            signal.setitimer(signal.ITIMER_REAL, per)
+            sig.setitimer(sig.ITIMER_REAL, per)
         try:
             return fn()
         finally:
             if per:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-
-    def to_json(v):
-        def conv(x):
-            if isinstance(x, (set, frozenset)):
-                try:
-                    return sorted(x)
-                except TypeError:
-                    return list(x)
-            if hasattr(x, 'tolist'):
-                return x.tolist()
-            raise TypeError('not JSON-serialisable: %s' % type(x).__name__)
-        return json.dumps(v, default=conv, allow_nan=False)
+                sig.setitimer(sig.ITIMER_REAL, 0)
 
     if mode == 'asserts':
         for i, t in enumerate(spec['tests']):
@@ -96,11 +101,23 @@ def _arbiter_driver():
             except _ArbiterTimeout:
                 emit(str(i), 'timeout')
             except BaseException as e:
-                emit(str(i), 'fail', json.dumps(describe(e)))
+                emit(str(i), 'fail', jstr(describe(e)))
     elif mode == 'function':
+        import json
+
+        def conv(x):
+            if isinstance(x, (set, frozenset)):
+                try:
+                    return sorted(x)
+                except TypeError:
+                    return list(x)
+            if hasattr(x, 'tolist'):
+                return x.tolist()
+            raise TypeError('not JSON-serialisable: %s' % type(x).__name__)
+
         fn = ns.get(spec['entry_point'])
         if not callable(fn):
-            emit('load', json.dumps('no function named %r is defined' % spec['entry_point']))
+            emit('load', jstr('no function named %r is defined' % spec['entry_point']))
             return
         for i, c in enumerate(spec['cases']):
             try:
@@ -109,25 +126,26 @@ def _arbiter_driver():
                 emit(str(i), 'timeout')
                 continue
             except BaseException as e:
-                emit(str(i), 'fail', json.dumps(describe(e)))
+                emit(str(i), 'fail', jstr(describe(e)))
                 continue
             try:
-                emit(str(i), 'ret', to_json(r))
+                emit(str(i), 'ret', json.dumps(r, default=conv, allow_nan=False))
             except (TypeError, ValueError) as e:
-                emit(str(i), 'fail', json.dumps('returned %s, which has no JSON form (%s)' % (repr(r)[:100], e)))
+                emit(str(i), 'fail', jstr('returned %s, which has no JSON form (%s)' % (repr(r)[:100], e)))
     elif mode == 'grade':
         fn = ns.get('grade')
         if not callable(fn):
-            emit('error', json.dumps('the source defines no function grade(sample, item)'))
+            emit('error', jstr('the source defines no function grade(sample, item)'))
             return
         try:
             r = fn(spec['sample'], spec['item'])
-        except BaseException as e:
-            emit('error', json.dumps(traceback.format_exc()[-1500:]))
+        except BaseException:
+            import traceback
+            emit('error', jstr(traceback.format_exc()[-1500:]))
             return
         import numbers
         if isinstance(r, bool) or not isinstance(r, numbers.Real):
-            emit('error', json.dumps('grade() returned %s (%s), not a number' % (repr(r)[:100], type(r).__name__)))
+            emit('error', jstr('grade() returned %s (%s), not a number' % (repr(r)[:100], type(r).__name__)))
             return
         emit('score', repr(float(r)))
     emit('done')

@@ -1,0 +1,64 @@
+// Test helpers: load code/python graders from the built package (registering the types directly,
+// so these tests do not depend on other grader areas), and paths to the shared data sets.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { getGraderType, loadGrader, registerGraderType } from '../../dist/core/registry.js';
+import { Services } from '../../dist/core/services.js';
+import { code } from '../../dist/graders/code/code.js';
+import { pythonGrader } from '../../dist/graders/code/python-grader.js';
+
+if (!getGraderType('code')) registerGraderType(code);
+if (!getGraderType('python')) registerGraderType(pythonGrader);
+
+export { loadGrader, Services };
+
+export const PROJECT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+export const DATA = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
+
+export interface HumanEvalItem {
+  task_id: string;
+  prompt: string;
+  canonical_solution: string;
+  test: string;
+  entry_point: string;
+}
+
+export function humanEval(): HumanEvalItem[] {
+  const text = gunzipSync(readFileSync(DATA + 'humaneval/HumanEval.jsonl.gz')).toString('utf8');
+  return text.trim().split('\n').map((l) => JSON.parse(l) as HumanEvalItem);
+}
+
+export interface MbppItem {
+  task_id: number;
+  text: string;
+  code: string;
+  test_list: string[];
+  test_setup_code: string;
+  challenge_test_list: string[];
+}
+
+export function mbpp(): MbppItem[] {
+  return readFileSync(DATA + 'mbpp/mbpp.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l) as MbppItem);
+}
+
+/** Uids of processes currently running as one of the sandbox's per-slot users. */
+export function sandboxUidProcesses(base = 1_990_000_000, span = 4096): number[] {
+  const out: number[] = [];
+  for (const d of require_readdir('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const st = readFileSync(`/proc/${d}/status`, 'utf8');
+      const m = /^Uid:\s+(\d+)/m.exec(st);
+      if (m && Number(m[1]) >= base && Number(m[1]) < base + span) out.push(Number(d));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+import { readdirSync } from 'node:fs';
+function require_readdir(p: string): string[] {
+  return readdirSync(p);
+}

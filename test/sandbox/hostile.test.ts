@@ -1,0 +1,64 @@
+// Hostile programs in Python, JavaScript and C++ are contained: each is reported as a failing
+// test with the right failure kind (or, for a stray child, finishes promptly), and the host is
+// unaffected afterwards (no stray processes, no files written outside, the sandbox still works).
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadGrader, PROJECT, sandboxUidProcesses, Services } from '../code/helpers.js';
+import { ESCAPE_NAME, hostilePrograms, type Hostile } from './hostile-programs.js';
+
+const LANGS = ['python', 'javascript', 'cpp'] as const;
+const WALL_MS = 2500;
+type R = Awaited<ReturnType<ReturnType<typeof loadGrader>['grade']>>;
+
+const services = new Services();
+const results = new Map<string, R>();
+const programs = hostilePrograms(PROJECT);
+
+beforeAll(async () => {
+  const jobs: Promise<void>[] = [];
+  for (const lang of LANGS) {
+    for (const h of programs) {
+      const g = loadGrader({ type: 'code', language: lang, format: 'stdio', tests: [{ input: '', output: 'ok' }], limits: { time_ms: WALL_MS, ...h.limits } });
+      jobs.push(g.grade({ item: {}, sample: { output_text: '```\n' + h[lang] + '```' } }, { services }).then((r) => void results.set(`${lang}:${h.name}`, r)));
+    }
+  }
+  await Promise.all(jobs);
+}, 170_000);
+
+afterAll(() => services.close());
+
+describe.each(LANGS)('hostile %s programs', (lang) => {
+  it.each(programs.map((h) => [h.name, h] as [string, Hostile]))('%s is contained', (_name, h) => {
+    const r = results.get(`${lang}:${h.name}`)!;
+    expect(r.valid, JSON.stringify(r)).toBe(true);
+    if (h.expect.includes('pass')) {
+      expect(r.score, r.reason).toBe(1);
+      // finished when the parent exited: the stray child did not hold the run open
+      expect(r.metadata.run_ms).toBeLessThan(WALL_MS);
+    } else {
+      expect(r.score).toBe(0);
+      expect(h.expect, r.reason).toContain(r.metadata.failure);
+      expect(r.reason).not.toMatch(/ESCAPED|LEAK|CONNECTED/);
+    }
+    if (h.expect.includes('timeout')) expect(r.reason).toMatch(/timeout|time limit/i);
+  });
+});
+
+describe('the host afterwards', () => {
+  it('has no process left running as a sandbox user', async () => {
+    // the pid namespace dies with its init; allow the kernel a moment to reap
+    for (let i = 0; i < 20 && sandboxUidProcesses().length; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(sandboxUidProcesses()).toEqual([]);
+  });
+
+  it('has no files written outside the sandbox', () => {
+    for (const p of [`${homedir()}/${ESCAPE_NAME}`, `${PROJECT}/${ESCAPE_NAME}`, `/etc/${ESCAPE_NAME}`]) expect(existsSync(p), p).toBe(false);
+  });
+
+  it('still runs programs normally', async () => {
+    const g = loadGrader({ type: 'code', language: 'python', format: 'stdio', tests: [{ input: '2 3', output: '5' }] });
+    const r = await g.grade({ item: {}, sample: { output_text: 'a, b = map(int, input().split())\nprint(a + b)' } }, { services });
+    expect(r.score).toBe(1);
+  });
+});
