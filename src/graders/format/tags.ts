@@ -30,6 +30,16 @@ export function checkTags(text: string, specs: readonly TagSpec[], opts: TagOpti
   const names = specs.map((s) => s.name);
   const re = new RegExp(`<(/?)(${names.map(escapeRe).join('|')})>`, 'g');
   const stack: { name: string; start: number; inner: number }[] = [];
+  const openCount = new Map<string, number>(); // how many of each name are on the stack (O(1) lookups)
+  const push = (e: { name: string; start: number; inner: number }) => {
+    stack.push(e);
+    openCount.set(e.name, (openCount.get(e.name) ?? 0) + 1);
+  };
+  const pop = () => {
+    const e = stack.pop()!;
+    openCount.set(e.name, openCount.get(e.name)! - 1);
+    return e;
+  };
   const blocks: TagCheck['blocks'] = [];
   const problems: string[] = [];
   let nestedSeen: string | undefined;
@@ -38,18 +48,18 @@ export function checkTags(text: string, specs: readonly TagSpec[], opts: TagOpti
     const at = m.index!;
     if (!m[1]) {
       if (stack.length && !nestedSeen) nestedSeen = `<${name}> at ${at} is inside <${stack[stack.length - 1]!.name}>`;
-      stack.push({ name, start: at, inner: at + m[0].length });
+      push({ name, start: at, inner: at + m[0].length });
       continue;
     }
     const top = stack[stack.length - 1];
     if (top && top.name === name) {
-      stack.pop();
+      pop();
       blocks.push({ name, start: top.start, end: at + m[0].length, depth: stack.length });
-    } else if (stack.some((s) => s.name === name)) {
+    } else if ((openCount.get(name) ?? 0) > 0) {
       problems.push(`</${name}> at ${at} closes <${name}> while <${top!.name}> is still open`);
       // recover: close up to the matching opener
-      while (stack.length && stack[stack.length - 1]!.name !== name) stack.pop();
-      const o = stack.pop()!;
+      while (stack.length && stack[stack.length - 1]!.name !== name) pop();
+      const o = pop();
       blocks.push({ name, start: o.start, end: at + m[0].length, depth: stack.length });
     } else {
       problems.push(`</${name}> at ${at} has no opening <${name}>`);

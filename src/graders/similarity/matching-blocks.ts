@@ -29,8 +29,16 @@ export function matchingBlocks(a: ArrayLike<number>, b: ArrayLike<number>): Matc
     for (let i = alo; i < ahi; i++) {
       const js = b2j.get(a[i]!);
       if (js) {
-        for (const j of js) {
-          if (j < blo) continue;
+        // first occurrence at or after blo (binary search: the lists are sorted)
+        let lo = 0;
+        let hi = js.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (js[mid]! < blo) lo = mid + 1;
+          else hi = mid;
+        }
+        for (let q = lo; q < js.length; q++) {
+          const j = js[q]!;
           if (j >= bhi) break;
           const k = j2len[j]! + 1;
           next[j + 1] = k;

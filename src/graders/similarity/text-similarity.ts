@@ -26,6 +26,8 @@ export const METRICS = [
 export type Metric = (typeof METRICS)[number];
 
 const DEFAULT_MAX_CHARS = 100_000;
+/** fuzzy_match's partial ratios grow with the product of the lengths: ~0.5 s at 20k x 2k chars. */
+const DEFAULT_MAX_CHARS_FUZZY = 20_000;
 const MAX_REFERENCES = 64;
 
 const schema = graderSchema({
@@ -42,7 +44,7 @@ const schema = graderSchema({
   api_key: z.string().optional(),
   dimensions: z.number().int().positive().optional(),
   max_retries: z.number().int().min(0).max(10).optional(),
-  /** Hard limit on the characters of the input and of each reference (default 100000). */
+  /** Hard limit on the characters of the input and of each reference (default 100000; fuzzy_match 20000). */
   max_chars: z.number().int().positive().optional(),
 });
 
@@ -100,7 +102,7 @@ export const textSimilarity: GraderType<Config> = {
     const input = b.template('input', cfg.input);
     const reference = b.template('reference', cfg.reference);
     const metric = cfg.evaluation_metric;
-    const maxChars = cfg.max_chars ?? DEFAULT_MAX_CHARS;
+    const maxChars = cfg.max_chars ?? (metric === 'fuzzy_match' ? DEFAULT_MAX_CHARS_FUZZY : DEFAULT_MAX_CHARS);
     if (metric !== 'cosine') {
       for (const f of ['model', 'base_url', 'api_key', 'dimensions', 'max_retries'] as const) {
         if (cfg[f] !== undefined) b.issue(f, `only used by evaluation_metric "cosine" (this grader uses "${metric}")`);
