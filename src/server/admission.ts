@@ -11,6 +11,11 @@ export class QueueFullError extends Error {
   }
 }
 
+/** Something that can be cancelled (a request scope): callbacks run once, with the reason. */
+export interface Cancellable {
+  onAbort(cb: (reason: unknown) => void): void;
+}
+
 interface Waiter {
   resolve: () => void;
   reject: (reason: unknown) => void;
@@ -60,10 +65,10 @@ export class Admission {
 
   /**
    * Takes a slot. Returns undefined when one was free (the common, allocation-free path), else a
-   * promise that resolves when a slot is handed over, or rejects with `signal.reason` if the signal
-   * aborts first (the waiter leaves the queue).
+   * promise that resolves when a slot is handed over, or rejects with the owner's abort reason if
+   * it is cancelled first (the waiter leaves the queue).
    */
-  acquire(signal?: AbortSignal): Promise<void> | undefined {
+  acquire(owner?: Cancellable): Promise<void> | undefined {
     if (this.inFlight < this.concurrency && this.queued === 0) {
       this.inFlight++;
       return undefined;
@@ -72,23 +77,13 @@ export class Admission {
     return new Promise<void>((resolve, reject) => {
       const w: Waiter = { resolve, reject, cancelled: false };
       this.waiters.push(w);
-      if (signal) {
-        const onAbort = () => {
-          if (w.cancelled) return;
-          w.cancelled = true;
-          this.queued--;
-          this.compact();
-          reject(signal.reason);
-        };
-        if (signal.aborted) onAbort();
-        else {
-          signal.addEventListener('abort', onAbort, { once: true });
-          w.resolve = () => {
-            signal.removeEventListener('abort', onAbort);
-            resolve();
-          };
-        }
-      }
+      owner?.onAbort((reason) => {
+        if (w.cancelled) return;
+        w.cancelled = true;
+        this.queued--;
+        this.compact();
+        reject(reason);
+      });
     });
   }
 

@@ -56,17 +56,24 @@ export function createServer(options: ServerOptions): ArbiterServer {
     forceCloseConnections: 'idle',
   });
 
-  app.addHook('onRequest', async (_request, reply) => {
+  app.decorateRequest('arbiterScope', null);
+  app.addHook('onRequest', (request, reply, done) => {
     metrics.httpInFlight++;
-    reply.raw.once('close', () => metrics.httpInFlight--);
+    reply.raw.once('close', () => {
+      metrics.httpInFlight--;
+      if (request.arbiterScope && !reply.raw.writableFinished) request.arbiterScope.cancel();
+    });
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     metrics.request(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   // While closing, end keep-alive connections after their response, so close() does not wait for
   // clients' idle timeouts once in-flight requests are done.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (ctx.closing) reply.header('connection', 'close');
+    done(null, payload);
   });
   if (opts.token) installAuth(app, opts.token);
 

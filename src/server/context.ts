@@ -1,6 +1,6 @@
 // What every route module receives: the grader set, resolved options, metrics, and a way to open a
-// per-request grading scope that is cancelled when the client disconnects.
-import type { FastifyReply } from 'fastify';
+// per-request grading scope (cancelled by the app when the client disconnects).
+import type { FastifyRequest } from 'fastify';
 import type { Services } from '../core/services.js';
 import type { Admission } from './admission.js';
 import { RequestScope } from './grade-runner.js';
@@ -19,11 +19,17 @@ export interface ServerContext {
   closing: boolean;
 }
 
-export function openScope(ctx: ServerContext, reply: FastifyReply): RequestScope {
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The grading scope of this request, cancelled if the client disconnects. */
+    arbiterScope: RequestScope | null;
+  }
+}
+
+/** Opens the request's grading scope; the app's close listener cancels it on disconnect. */
+export function openScope(ctx: ServerContext, request: FastifyRequest): RequestScope {
   const scope = new RequestScope({ admission: ctx.admission, services: ctx.services, metrics: ctx.metrics, deadlineMs: ctx.opts.deadlineMs });
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) scope.cancel();
-  });
+  request.arbiterScope = scope;
   return scope;
 }
 

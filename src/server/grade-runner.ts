@@ -1,12 +1,13 @@
 // The one path from a request to the core: every endpoint grades through `RequestScope.grade`, which
 // takes a queue slot, calls `grader.grade(input, {services, signal})` and records metrics. The
-// scope's signal aborts at the request deadline or when the client goes away; a sample still
-// queued or grading then gets an invalid `timeout` result, so the response is never held hostage.
-import type { Grader } from '../core/grader.js';
+// scope aborts at the request deadline or when the client goes away; a sample still queued or
+// grading then gets an invalid `timeout` result, so the response is never held hostage.
+import { setMaxListeners } from 'node:events';
+import type { Grader, GraderContext } from '../core/grader.js';
 import { GradeFailure, invalidResult, type Result } from '../core/result.js';
 import { normalizeRecord, type GradeInput } from '../core/sample.js';
 import type { Services } from '../core/services.js';
-import type { Admission } from './admission.js';
+import type { Admission, Cancellable } from './admission.js';
 import type { ServerMetrics } from './metrics.js';
 
 export interface RunnerDeps {
@@ -16,30 +17,67 @@ export interface RunnerDeps {
   deadlineMs: number;
 }
 
-export class RequestScope {
-  private readonly ac = new AbortController();
-  private readonly timer: NodeJS.Timeout;
-  private abortResult?: Promise<GradeFailure>;
+/**
+ * One request's grading scope. Its abort (deadline, client gone) is plain callbacks; the
+ * AbortSignal handed to graders as `ctx.signal` is only created if a grader reads it, which keeps
+ * the per-request cost low for the many graders that never do.
+ */
+export class RequestScope implements Cancellable {
   private readonly deps: RunnerDeps;
+  private readonly timer: NodeJS.Timeout;
+  private ac?: AbortController;
+  private reason?: GradeFailure;
+  private listeners?: ((reason: unknown) => void)[];
+  /** The context passed to `grader.grade`. */
+  readonly ctx: GraderContext;
 
   constructor(deps: RunnerDeps) {
     this.deps = deps;
     this.timer = setTimeout(() => {
-      this.ac.abort(new GradeFailure('timeout', `the request deadline of ${deps.deadlineMs} ms passed before this sample was graded`));
+      this.abort(new GradeFailure('timeout', `the request deadline of ${deps.deadlineMs} ms passed before this sample was graded`));
     }, deps.deadlineMs);
+    const self = this;
+    this.ctx = {
+      services: deps.services,
+      get signal() {
+        return self.signal;
+      },
+    };
   }
 
+  /** Aborted at the deadline or when the client goes away. */
   get signal(): AbortSignal {
+    if (!this.ac) {
+      this.ac = new AbortController();
+      // every grader with a timeout in a large batch listens to this one signal
+      setMaxListeners(0, this.ac.signal);
+      if (this.reason) this.ac.abort(this.reason);
+    }
     return this.ac.signal;
+  }
+
+  onAbort(cb: (reason: unknown) => void): void {
+    if (this.reason) cb(this.reason);
+    else (this.listeners ??= []).push(cb);
+  }
+
+  private abort(reason: GradeFailure): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.ac?.abort(reason);
+    const l = this.listeners;
+    this.listeners = undefined;
+    if (l) for (const cb of l) cb(reason);
   }
 
   /** The client went away: stop waiting for (and queueing) this request's grades. */
   cancel(): void {
-    if (!this.ac.signal.aborted) this.ac.abort(new GradeFailure('timeout', 'the client closed the connection before this sample was graded'));
+    this.abort(new GradeFailure('timeout', 'the client closed the connection before this sample was graded'));
   }
 
   end(): void {
     clearTimeout(this.timer);
+    this.listeners = undefined;
   }
 
   /** Reserves queue room for `n` samples (throws QueueFullError); call before grading them. */
@@ -62,16 +100,12 @@ export class RequestScope {
 
   /** Grades one input with grader `g`; never rejects. `label` names the grader in metrics. */
   async grade(g: Grader, label: string, input: GradeInput | Result): Promise<Result> {
-    if (!('sample' in input)) {
-      this.deps.metrics.grade(label, input);
-      return input;
-    }
-    const { admission, services, metrics } = this.deps;
-    const signal = this.ac.signal;
+    const { admission, metrics } = this.deps;
     let r: Result;
-    if (signal.aborted) r = this.failed(g, signal.reason);
+    if (!('sample' in input)) r = input;
+    else if (this.reason) r = this.failed(g, this.reason);
     else {
-      const wait = admission.acquire(signal);
+      const wait = admission.acquire(this);
       let ok = true;
       if (wait) {
         try {
@@ -84,26 +118,24 @@ export class RequestScope {
       if (ok) {
         // The slot is held until the grader really settles, even past the deadline: in-flight
         // counts stay honest and a grader that ignores its signal cannot pile up without bound.
-        const p = g.grade(input, { services, signal });
-        p.then(
-          () => admission.release(),
-          () => admission.release(),
-        );
-        r = await Promise.race([p, this.aborted(g)]);
+        const p = g.grade(input, this.ctx);
+        r = await new Promise<Result>((resolve) => {
+          p.then(
+            (res) => {
+              admission.release();
+              resolve(res);
+            },
+            (e: unknown) => {
+              admission.release();
+              resolve(invalidResult('internal_error', `grader rejected: ${String(e)}`, { grader: g.name, type: g.type }));
+            },
+          );
+          this.onAbort((reason) => resolve(this.failed(g, reason)));
+        });
       }
     }
     metrics.grade(label, r!);
     return r!;
-  }
-
-  /** A promise that resolves to a `timeout` result when the scope aborts (created once per request). */
-  private aborted(g: Grader): Promise<Result> {
-    this.abortResult ??= new Promise<GradeFailure>((resolve) => {
-      const s = this.ac.signal;
-      if (s.aborted) resolve(toFailure(s.reason));
-      else s.addEventListener('abort', () => resolve(toFailure(s.reason)), { once: true });
-    });
-    return this.abortResult.then((f) => this.failed(g, f));
   }
 
   private failed(g: Grader, reason: unknown): Result {

@@ -76,7 +76,7 @@ export function toOpenAIResponse(r: Result, fallback: number): Record<string, un
 }
 
 export function registerOpenAI(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/v1/graders/run', async (request, reply) => {
+  app.post('/v1/graders/run', async (request) => {
     const body = bodyObject(request.body);
     let grader: Grader;
     let label: string;
@@ -89,7 +89,7 @@ export function registerOpenAI(app: FastifyInstance, ctx: ServerContext): void {
       label = r.name;
     }
     if (body.model_sample === undefined) throw new HttpError(400, 'invalid_request', 'field "model_sample" is required (the model output text)');
-    const scope = openScope(ctx, reply);
+    const scope = openScope(ctx, request);
     try {
       scope.admit(1);
       const input = scope.normalize(grader, { item: body.item ?? {}, sample: sampleOf(body.model_sample) });

@@ -7,14 +7,14 @@ import { bodyObject, checkBatch, openScope, type ServerContext } from '../contex
 import { HttpError } from '../http-error.js';
 
 export function registerScore(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/v1/score', async (request, reply) => {
+  app.post('/v1/score', async (request) => {
     const body = bodyObject(request.body);
     const { name, grader } = ctx.graders.resolve(body.grader);
     const samples = body.samples;
     if (!Array.isArray(samples)) throw new HttpError(400, 'invalid_request', 'field "samples" is required: a list of {id?, item, sample} objects');
     const n = samples.length;
     checkBatch(ctx, 'samples', n);
-    const scope = openScope(ctx, reply);
+    const scope = openScope(ctx, request);
     try {
       scope.admit(n);
       const pending: Promise<Result>[] = new Array(n);
