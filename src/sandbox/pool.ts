@@ -6,7 +6,7 @@ import { mkdtemp, mkdir, rm, writeFile, chmod } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { bwrapArgs, checkFileName, RUN_DIR, type SandboxFile } from './bwrap-args.js';
-import { hostTools, type HostTools } from './host.js';
+import { hostTools, which, type HostTools } from './host.js';
 import { checkLimits, DEFAULT_LIMITS, mergeLimits, prlimitArgs, type SandboxLimits } from './limits.js';
 import { runProcess, type SpawnResult } from './process.js';
 
@@ -91,7 +91,7 @@ export class SandboxPool {
     this.concurrency = Math.max(1, Math.floor(n || availableParallelism()));
     this.unsafe = Boolean(opts.unsafeNoSandbox);
     this.tools = hostTools();
-    if (opts.bwrap !== undefined) this.tools.bwrap = opts.bwrap;
+    if (opts.bwrap !== undefined) this.tools.bwrap = which(opts.bwrap);
     this.uidBase = opts.uidBase ?? Number(process.env.ARBITER_SANDBOX_UID_BASE || 1_990_000_000);
     this.freeSlots = Array.from({ length: this.concurrency }, (_, i) => this.concurrency - 1 - i);
   }

@@ -87,7 +87,7 @@ describe('HumanEval mutated solutions', () => {
   it('most single-operator mutants are caught (equivalent mutants are rare)', () => {
     const tried = mutantA.filter((r): r is R => r !== undefined);
     const caught = tried.filter((r) => r.score === 0).length;
-    expect(tried.length).toBeGreaterThan(150);
+    expect(tried.length).toBeGreaterThan(140);
     expect(caught / tried.length).toBeGreaterThan(0.8);
   });
 });
