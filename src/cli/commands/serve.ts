@@ -35,7 +35,7 @@ interface ServeOpts {
   deadlineMs: number;
   concurrency: number;
   maxQueue: number;
-  maxBatch: number;
+  maxBatch?: number;
   fallbackReward: number;
   eosToken: string[];
   defaultEos: boolean;
@@ -58,7 +58,7 @@ export function register(program: Command): void {
     .option('--deadline-ms <ms>', 'per-request deadline; unfinished samples get timeout results', positiveInt, 30_000)
     .option('-c, --concurrency <n>', 'samples graded at once across all requests', positiveInt, 256)
     .option('--max-queue <n>', 'samples that may wait for a slot before requests get 429', positiveInt, 4096)
-    .option('--max-batch <n>', 'most samples in one request', positiveInt, 4096)
+    .option('--max-batch <n>', 'most samples in one request (default: min(4096, concurrency + max-queue))', positiveInt)
     .option('--fallback-reward <x>', 'reward for samples that could not be graded (/get_reward, /v1/graders/run)', finite, 0)
     .option('--eos-token <tok>', 'token to strip from the end of OpenRLHF queries (repeatable; adds to the defaults)', collect, [])
     .option('--no-default-eos', 'do not strip the default EOS tokens, only --eos-token ones')
@@ -94,7 +94,7 @@ Examples:
             deadlineMs: o.deadlineMs,
             concurrency: o.concurrency,
             maxQueue: o.maxQueue,
-            maxBatch: o.maxBatch,
+            ...(o.maxBatch ? { maxBatch: o.maxBatch } : {}),
             fallbackReward: o.fallbackReward,
             eosTokens,
             services,
