@@ -1,7 +1,13 @@
 // `calculate_output` formulas of multi graders. Parsed with mathjs's expression parser, then
 // checked against a whitelist (numbers, variables, + - * / ^, comparisons, ?:, and a few functions)
 // and compiled into a plain closure, so nothing else in mathjs is reachable from a config file.
-import { parse, type MathNode } from 'mathjs';
+// mathjs is required lazily (it costs ~1 s to load), so commands without formulas start fast.
+import type { MathNode } from 'mathjs';
+import { lazyRequire } from '../core/lazy.js';
+
+// mathjs takes about a second to import, so it is loaded on the first formula, not at startup.
+const mathjs = lazyRequire<typeof import('mathjs')>('mathjs');
+const parse = (expr: string): MathNode => mathjs().parse(expr);
 
 export const FORMULA_FUNCTIONS: Record<string, (...a: number[]) => number> = {
   min: (...a) => Math.min(...a),

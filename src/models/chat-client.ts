@@ -3,13 +3,16 @@
 // (backoff + Retry-After on 429/5xx/connection errors, so retries are counted and capped), request
 // timeouts, token usage totals, the on-disk cache, and a prompt-only fallback when a server
 // rejects `response_format: json_schema`.
-import OpenAI from 'openai';
+import type { OpenAI } from 'openai';
+import { lazyRequire } from '../core/lazy.js';
 import { DEFAULT_RETRY, isRetryableStatus, retryAfterMs, retryDelayMs, sleep, type RetryPolicy } from './backoff.js';
 import { ModelError } from './errors.js';
 import { Limiter } from './limiter.js';
 import { requestKey } from './request-key.js';
 import type { ResponseCache } from './response-cache.js';
 import type { ChatChoice, ChatRequest, ChatResult, TokenLogprob, Usage } from './types.js';
+
+const sdk = lazyRequire<typeof import('openai')>('openai');
 
 export interface ChatClientOptions {
   baseURL: string;
@@ -67,7 +70,7 @@ export class ChatClient {
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.timeoutMs = opts.timeoutMs ?? 120_000;
     this.openCache = opts.cache;
-    this.sdk = new OpenAI({ baseURL: opts.baseURL, apiKey: opts.apiKey, maxRetries: 0, timeout: this.timeoutMs });
+    this.sdk = new (sdk().OpenAI)({ baseURL: opts.baseURL, apiKey: opts.apiKey, maxRetries: 0, timeout: this.timeoutMs });
   }
 
   /** Builds the HTTP body (what the cache key covers). */
@@ -128,7 +131,7 @@ export class ChatClient {
         return { ...out, cached: false, retries, schema_fallback: schemaFallback };
       } catch (err) {
         if (opts.signal?.aborted) throw opts.signal.reason ?? err;
-        const status = err instanceof OpenAI.APIError ? err.status : undefined;
+        const status = err instanceof sdk().APIError ? err.status : undefined;
         // A 400/422 to a request carrying json_schema: resend prompt-only once and remember.
         if ((status === 400 || status === 422) && current.response_format !== undefined && !schemaFallback) {
           schemaFallback = true;
@@ -162,13 +165,13 @@ interface Failure {
 
 function classify(err: unknown): Failure {
   if (err instanceof ModelError) return { kind: 'judge_server_error', message: err.message, retryable: false, body: err.body };
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout', message: 'model server request timed out', retryable: true };
-  if (err instanceof OpenAI.APIConnectionError) {
+  if (err instanceof sdk().APIConnectionTimeoutError) return { kind: 'timeout', message: 'model server request timed out', retryable: true };
+  if (err instanceof sdk().APIConnectionError) {
     const cause = (err as { cause?: { message?: string; code?: string } }).cause;
     const detail = cause?.code ?? cause?.message ?? err.message;
     return { kind: 'judge_server_error', message: `connection to model server failed: ${detail}`, retryable: true };
   }
-  if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
+  if (err instanceof sdk().APIError && typeof err.status === 'number') {
     const headers = err.headers as Headers | undefined;
     const body = err.error === undefined ? undefined : JSON.stringify(err.error).slice(0, ERROR_BODY_CHARS);
     return {

@@ -3,7 +3,10 @@
 // into one transaction per event-loop turn; a cache that cannot be opened is disabled with a warning.
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { lazyRequire } from '../core/lazy.js';
+
+const sqlite = lazyRequire<typeof Database>('better-sqlite3');
 
 /** Values larger than this are not cached (a runaway judge output should not bloat the file). */
 const MAX_VALUE_BYTES = 2 * 1024 * 1024;
@@ -31,7 +34,7 @@ export class ResponseCache {
     this.file = resolve(join(dir, CACHE_FILE));
     try {
       mkdirSync(dirname(this.file), { recursive: true });
-      const db = new Database(this.file);
+      const db = new (sqlite())(this.file);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('busy_timeout = 5000');

@@ -2,10 +2,7 @@
 // /v1/score, /healthz, /metrics) from one or more named graders.
 import { InvalidArgumentError, type Command } from 'commander';
 import { Services } from '../../core/services.js';
-import { createServer } from '../../server/app.js';
-import { loadGraderSpecs } from '../../server/grader-set.js';
 import { DEFAULT_EOS_TOKENS } from '../../server/options.js';
-import { closeOnSignals } from '../../server/shutdown.js';
 import { die, EXIT } from '../exit.js';
 import { positiveInt } from './score.js';
 
@@ -78,6 +75,12 @@ Examples:
     )
     .action(async (o: ServeOpts) => {
       try {
+        // the server stack (fastify, prom-client) loads only when serving, not for other commands
+        const [{ createServer }, { loadGraderSpecs }, { closeOnSignals }] = await Promise.all([
+          import('../../server/app.js'),
+          import('../../server/grader-set.js'),
+          import('../../server/shutdown.js'),
+        ]);
         const graders = await loadGraderSpecs(o.grader);
         const token = o.token ?? (process.env.ARBITER_TOKEN || undefined);
         const eosTokens = [...(o.defaultEos ? DEFAULT_EOS_TOKENS : []), ...o.eosToken];

@@ -1,21 +1,22 @@
 // JSON checks: parse the output (the whole text, or a ```json fenced block) under hard limits on
 // size and nesting depth, and validate it against a JSON Schema with Ajv (draft-07 by default,
 // 2019-09 / 2020-12 when the schema's `$schema` says so; `format` keywords via ajv-formats).
-import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ValidateFunction, ErrorObject } from 'ajv';
+import { lazyRequire } from '../../core/lazy.js';
 import { GradeFailure } from '../../core/result.js';
 
-// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+// Ajv and ajv-formats (CommonJS) load on the first schema compiled, not at startup.
+const ajv07 = lazyRequire<typeof import('ajv')>('ajv');
+const ajv2019 = lazyRequire<typeof import('ajv/dist/2019.js')>('ajv/dist/2019');
+const ajv2020 = lazyRequire<typeof import('ajv/dist/2020.js')>('ajv/dist/2020');
+const ajvFormats = lazyRequire<{ default: (ajv: Ajv) => Ajv }>('ajv-formats');
 
 /** Compiles a schema; throws Error with Ajv's message when the schema itself is invalid. */
 export function compileSchema(schema: unknown): ValidateFunction {
   const uri = schema && typeof schema === 'object' ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
   const opts = { allErrors: true, strict: false, validateFormats: true } as const;
-  const ajv: Ajv = uri.includes('2020-12') ? new Ajv2020(opts) : uri.includes('2019-09') ? new Ajv2019(opts) : new Ajv(opts);
-  addFormats(ajv);
+  const ajv: Ajv = uri.includes('2020-12') ? new (ajv2020().Ajv2020)(opts) : uri.includes('2019-09') ? new (ajv2019().Ajv2019)(opts) : new (ajv07().Ajv)(opts);
+  ajvFormats().default(ajv);
   return ajv.compile(schema as object);
 }
 

@@ -2,9 +2,12 @@
 // called through the official `openai` client. The endpoint comes from the grader config
 // (`base_url`, `api_key`) or from OPENAI_BASE_URL / OPENAI_API_KEY; with neither, grading fails
 // with a config_error. Embeddings are cached per client (LRU) since references repeat across samples.
-import OpenAI, { APIError } from 'openai';
+import type { OpenAI } from 'openai';
+import { lazyRequire } from '../../core/lazy.js';
 import { GradeFailure } from '../../core/result.js';
 import type { GraderContext } from '../../core/grader.js';
+
+const sdk = lazyRequire<typeof import('openai')>('openai');
 
 export interface CosineConfig {
   model: string;
@@ -51,7 +54,7 @@ function getClient(cfg: CosineConfig, ctx: GraderContext): EmbeddingClient {
   const ep = endpoint(cfg);
   const key = `similarity.embeddings:${ep.baseURL ?? ''}|${ep.apiKey}|${cfg.max_retries ?? 2}`;
   return ctx.services.get(key, () => ({
-    client: new OpenAI({ ...ep, maxRetries: cfg.max_retries ?? 2 }),
+    client: new (sdk().OpenAI)({ ...ep, maxRetries: cfg.max_retries ?? 2 }),
     cache: new Map<string, number[]>(),
   }));
 }
@@ -81,7 +84,7 @@ export async function embed(texts: string[], cfg: CosineConfig, ctx: GraderConte
     } catch (e) {
       if (e instanceof GradeFailure) throw e;
       if (ctx.signal?.aborted && ctx.signal.reason instanceof GradeFailure) throw ctx.signal.reason;
-      const status = e instanceof APIError && e.status ? `HTTP ${e.status}: ` : '';
+      const status = e instanceof sdk().APIError && e.status ? `HTTP ${e.status}: ` : '';
       throw new GradeFailure('judge_server_error', `embeddings request failed: ${status}${(e as Error).message}`);
     }
     const data: unknown[] = Array.isArray(res?.data) ? res.data : [];
