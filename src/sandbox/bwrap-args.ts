@@ -15,7 +15,9 @@ export interface SandboxFile {
 export interface BwrapPlan {
   bwrap: string;
   prlimit: string;
-  /** When set (arbiter runs as root), the program runs as this uid/gid via setpriv. */
+  /** The native helper (sets rlimits and drops the uid in one exec); else prlimit + setpriv. */
+  exec?: string;
+  /** When set (arbiter runs as root), the program runs as this uid/gid (via the helper or setpriv). */
   setpriv?: { path: string; uid: number };
   /** Extra host paths bound read-only at the same place. */
   binds: string[];
@@ -31,6 +33,8 @@ export interface BwrapPlan {
 
 /** Inside the sandbox the run directory is always this path (a private tmpfs). */
 export const RUN_DIR = '/tmp';
+/** Where the native helper is bound inside the sandbox. */
+const EXEC_PATH = '/.sandbox-exec';
 
 const SYSTEM_DIRS = ['/bin', '/lib', '/lib64', '/lib32', '/libx32', '/sbin'];
 const ETC_FILES = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives'];
@@ -98,9 +102,14 @@ export function bwrapArgs(p: BwrapPlan): string[] {
     }
     a.push('--perms', f.executable ? '0755' : '0644', '--file', String(p.firstFileFd + i), `${RUN_DIR}/${f.name}`);
   });
+  if (p.exec) a.push('--ro-bind', p.exec, EXEC_PATH);
   a.push('--chdir', RUN_DIR, '--clearenv');
   for (const [k, v] of Object.entries(p.env)) a.push('--setenv', k, v);
   a.push('--');
+  if (p.exec) {
+    a.push(EXEC_PATH, ...(p.setpriv ? [`--uid=${p.setpriv.uid}`] : []), ...prlimitArgs(p.limits), '--', ...p.argv);
+    return a;
+  }
   if (p.setpriv) {
     const id = String(p.setpriv.uid);
     a.push(p.setpriv.path, `--reuid=${id}`, `--regid=${id}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--');

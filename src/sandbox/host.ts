@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Finds an executable on PATH (or checks an absolute path); undefined when missing. */
 export function which(cmd: string, pathEnv = process.env.PATH ?? '/usr/bin:/bin'): string | undefined {
@@ -88,6 +89,8 @@ function resolveGxx(): Runtime | string {
 
 export interface HostTools {
   bwrap?: string;
+  /** The static helper built from native/sandbox-exec.c (rlimits + uid drop in one exec), if built. */
+  sandboxExec?: string;
   prlimit?: string;
   setpriv?: string;
   sh?: string;
@@ -97,11 +100,24 @@ export interface HostTools {
 export function hostTools(): HostTools {
   return {
     bwrap: which('bwrap'),
+    sandboxExec: nativeHelper(),
     prlimit: which('prlimit'),
     setpriv: which('setpriv'),
     sh: which('/bin/sh'),
     isRoot: typeof process.getuid === 'function' && process.getuid() === 0,
   };
+}
+
+/** dist/native/sandbox-exec when scripts/build-native.mjs built it (and it is executable). */
+function nativeHelper(): string | undefined {
+  if (process.env.ARBITER_SANDBOX_NO_HELPER) return undefined;
+  const p = fileURLToPath(new URL('../native/sandbox-exec', import.meta.url));
+  try {
+    accessSync(p, constants.X_OK);
+    return p;
+  } catch {
+    return undefined;
+  }
 }
 
 let pythonP: Promise<Runtime | string> | undefined;

@@ -103,10 +103,10 @@ export class SandboxPool {
 
   private async probe(): Promise<string | undefined> {
     const t = this.tools;
-    if (!t.prlimit) return 'prlimit (util-linux) not found on PATH';
+    if (!t.prlimit && !t.sandboxExec) return 'prlimit (util-linux) not found on PATH';
     if (this.unsafe) return undefined;
     if (!t.bwrap) return `bubblewrap (bwrap) not found on PATH; ${SANDBOX_HINT}`;
-    if (t.isRoot && !t.setpriv) return `setpriv (util-linux) not found; it is needed to drop root inside the sandbox`;
+    if (t.isRoot && !t.setpriv && !t.sandboxExec) return `setpriv (util-linux) not found; it is needed to drop root inside the sandbox`;
     const r = await this.runInSlot(this.concurrency, { argv: ['/bin/true'], limits: { wallMs: 15_000 } }, 0);
     if (r.status !== 'ok') return `bubblewrap is not usable here: ${r.message ?? r.stderr.trim().slice(0, 300)}; ${SANDBOX_HINT}`;
     return undefined;
@@ -184,6 +184,7 @@ export class SandboxPool {
     const args = bwrapArgs({
       bwrap: this.tools.bwrap!,
       prlimit: this.tools.prlimit!,
+      ...(this.tools.sandboxExec ? { exec: this.tools.sandboxExec } : {}),
       ...(this.tools.isRoot ? { setpriv: { path: this.tools.setpriv!, uid: this.uidBase + slot } } : {}),
       binds: req.binds ?? [],
       files,
@@ -225,7 +226,7 @@ export class SandboxPool {
         if (f.executable) await chmod(p, 0o755);
       }
       const r = await runProcess({
-        argv: [this.tools.prlimit!, ...prlimitArgs(limits), '--', ...req.argv],
+        argv: [this.tools.sandboxExec ?? this.tools.prlimit!, ...prlimitArgs(limits), '--', ...req.argv],
         env: { ...env, HOME: dir, TMPDIR: dir },
         cwd: dir,
         stdin: req.stdin,

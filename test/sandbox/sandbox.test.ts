@@ -145,3 +145,30 @@ describe('refusing to run unsandboxed', () => {
     await s2.close();
   });
 });
+
+describe('privilege drop and limits, with and without the native helper', () => {
+  const probe = 'id -u; grep -E "Max processes|Max open files" /proc/self/limits | tr -s " "; grep -E "CapEff|CapBnd|NoNewPrivs" /proc/self/status';
+  it.each([
+    ['native sandbox-exec helper', false],
+    ['prlimit + setpriv fallback', true],
+  ])('%s: unprivileged uid, no capabilities, rlimits applied', async (_name, noHelper) => {
+    const before = process.env.ARBITER_SANDBOX_NO_HELPER;
+    if (noHelper) process.env.ARBITER_SANDBOX_NO_HELPER = '1';
+    else delete process.env.ARBITER_SANDBOX_NO_HELPER;
+    const p = new SandboxPool({ concurrency: 1 });
+    if (before === undefined) delete process.env.ARBITER_SANDBOX_NO_HELPER;
+    else process.env.ARBITER_SANDBOX_NO_HELPER = before;
+    try {
+      const r = await p.run({ argv: ['/bin/sh', '-c', probe], limits: { processes: 7, openFiles: 33 } });
+      expect(r.status, r.stderr).toBe('ok');
+      const lines = r.stdout.trim().split('\n');
+      expect(Number(lines[0])).toBeGreaterThan(0);
+      expect(r.stdout).toMatch(/Max processes 7 7/);
+      expect(r.stdout).toMatch(/Max open files 33 33/);
+      expect(r.stdout).toMatch(/CapEff:\s+0+\n/);
+      expect(r.stdout).toMatch(/CapBnd:\s+0+\n/);
+    } finally {
+      await p.close();
+    }
+  });
+});
