@@ -1,7 +1,7 @@
 // Config fields shared by every judge grader (model, sampling, self-consistency, cache, logprobs)
 // and their resolution into the settings a judge call uses.
 import { z } from 'zod';
-import { endpointFields, resolveEndpoint, type ResolvedEndpoint } from '../models/endpoint.js';
+import { endpointFields, resolveEndpoint, type EndpointConfig, type ResolvedEndpoint } from '../models/endpoint.js';
 
 export const samplingParamsSchema = z.strictObject({
   temperature: z.number().min(0).max(2).optional(),
@@ -34,13 +34,7 @@ export const judgeFields = {
   extra_body: z.record(z.string(), z.unknown()).optional(),
 };
 
-export interface JudgeConfigFields {
-  base_url?: string;
-  api_key_env?: string;
-  api_key?: string;
-  max_concurrency?: number;
-  max_retries?: number;
-  request_timeout_ms?: number;
+export interface JudgeConfigFields extends EndpointConfig {
   model: string;
   sampling_params?: z.infer<typeof samplingParamsSchema>;
   samples?: number;

@@ -10,6 +10,7 @@ import { labelParser } from '../parse/label.js';
 import { rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
 import { majority } from '../verdicts.js';
+import { verdictSchema } from '../verdict-schema.js';
 
 const schema = graderSchema({
   ...judgeFields,
@@ -23,22 +24,7 @@ const schema = graderSchema({
 export type LabelModelConfig = z.infer<typeof schema>;
 
 function labelSchema(labels: string[]): JsonSchemaFormat {
-  return {
-    name: 'label_verdict',
-    strict: true,
-    schema: {
-      type: 'object',
-      properties: {
-        steps: {
-          type: 'array',
-          items: { type: 'object', properties: { description: { type: 'string' }, conclusion: { type: 'string' } }, required: ['description', 'conclusion'], additionalProperties: false },
-        },
-        result: { type: 'string', enum: labels },
-      },
-      required: ['steps', 'result'],
-      additionalProperties: false,
-    },
-  };
+  return verdictSchema('label_verdict', { type: 'string', enum: labels });
 }
 
 export const labelModel: GraderType<LabelModelConfig> = {

@@ -10,6 +10,7 @@ import { parseScore } from '../parse/score.js';
 import { rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
 import { combineScores, samplesMeta } from '../verdicts.js';
+import { verdictSchema } from '../verdict-schema.js';
 
 const schema = graderSchema({
   ...judgeFields,
@@ -27,22 +28,7 @@ const schema = graderSchema({
 export type ScoreModelConfig = z.infer<typeof schema>;
 
 export function scoreSchema(lo: number, hi: number): JsonSchemaFormat {
-  return {
-    name: 'score_verdict',
-    strict: true,
-    schema: {
-      type: 'object',
-      properties: {
-        steps: {
-          type: 'array',
-          items: { type: 'object', properties: { description: { type: 'string' }, conclusion: { type: 'string' } }, required: ['description', 'conclusion'], additionalProperties: false },
-        },
-        result: { type: 'number', minimum: lo, maximum: hi },
-      },
-      required: ['steps', 'result'],
-      additionalProperties: false,
-    },
-  };
+  return verdictSchema('score_verdict', { type: 'number', minimum: lo, maximum: hi });
 }
 
 export function scoreInstruction(lo: number, hi: number): string {
