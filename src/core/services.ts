@@ -6,6 +6,11 @@ export interface ServicesOptions {
   unsafeNoSandbox?: boolean;
   /** Directory for on-disk caches (judge responses). */
   cacheDir?: string;
+  /**
+   * Module specifiers (URLs or absolute paths) that `threads` workers import before building their
+   * grader: where library users register their own grader types.
+   */
+  workerModules?: string[];
   /** Free-form options for capabilities (e.g. sandbox concurrency). */
   [key: string]: unknown;
 }

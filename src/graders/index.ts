@@ -3,6 +3,7 @@ import { registerGraderType, getGraderType, type GraderType, type BaseConfig } f
 import { gate } from './composite/gate.js';
 import { multi } from './composite/multi.js';
 import { stringCheck } from './string/string-check.js';
+import { threads } from './composite/threads.js';
 import { code } from './code/code.js';
 import { pythonGrader } from './code/python-grader.js';
 import { ifeval } from './ifeval/grader.js';
@@ -22,6 +23,7 @@ const builtins: GraderType<any>[] = [
   toolCall,
   multi,
   gate,
+  threads,
   mathGrader,
   format,
   textSimilarity,

@@ -1,0 +1,53 @@
+// `threads`: run a CPU-heavy grader (math, ifeval, similarity, tool_call, …) in a pool of worker
+// threads, so the event loop stays free and all cores are used. The inner grader is validated at
+// load like any child; its result passes through (metadata.inner_type names its type). With
+// `timeout_ms`, a grade that overruns is killed with its worker — a hard limit even for a grader
+// stuck in a loop.
+import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+import { GradeFailure, type Result } from '../../core/result.js';
+import { graderSchema, type GraderType } from '../../core/registry.js';
+import { GraderPool } from '../../workers/grader-pool.js';
+
+const schema = graderSchema({
+  grader: z.unknown(),
+  /** Worker threads (default: the number of cores). */
+  threads: z.number().int().min(1).max(256).optional(),
+  /** Most samples handed to a worker per message (default 16; 1 isolates every sample). */
+  batch: z.number().int().min(1).max(4096).optional(),
+});
+
+export const threads: GraderType<z.infer<typeof schema>> = {
+  type: 'threads',
+  summary: 'run a CPU-heavy grader in a pool of worker threads (keeps the event loop free; killable on timeout)',
+  schema,
+  build(cfg, b) {
+    if (cfg.grader === undefined) b.fail('grader', 'required sub-grader "grader" is missing');
+    const inner = b.child(cfg.grader, 'grader', b.name); // validates the inner config at load
+    const n = cfg.threads ?? availableParallelism();
+    // graders built from the same config share one pool (e.g. inline graders rebuilt per request)
+    const batch = cfg.batch ?? 16;
+    const key = `threads:${n}:${batch}:${JSON.stringify(cfg.grader)}`;
+    return async (input, ctx) => {
+      const pool = ctx.services.get(key, () => new GraderPool({ config: cfg.grader, threads: n, batch, servicesOptions: ctx.services.options }), (p) => p.close());
+      let r: Result;
+      try {
+        r = await pool.grade(input, ctx.signal);
+      } catch (e) {
+        if (e instanceof GradeFailure) throw e;
+        throw new GradeFailure('timeout', `grade aborted: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      const metadata = { ...r.metadata, inner_type: inner.type };
+      if (!r.valid || r.score === null) {
+        throw new GradeFailure(r.error?.kind ?? 'internal_error', r.error?.message ?? 'inner grader failed', { ...metadata, ...(r.components ? { components: r.components } : {}) });
+      }
+      return {
+        score: r.score,
+        metadata,
+        ...(r.reason !== undefined ? { reason: r.reason } : {}),
+        ...(r.components ? { components: r.components } : {}),
+        ...(r.steps ? { steps: r.steps } : {}),
+      };
+    };
+  },
+};
