@@ -2,15 +2,24 @@
 // statically linked so its exec is cheap. Optional: without a C compiler the sandbox falls back
 // to prlimit + setpriv, and this script only says so.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const src = fileURLToPath(new URL('../src/sandbox/native/sandbox-exec.c', import.meta.url));
 const outDir = fileURLToPath(new URL('../dist/native/', import.meta.url));
 mkdirSync(outDir, { recursive: true });
 const out = outDir + 'sandbox-exec';
-const cc = ['cc', 'gcc'].find((c) => spawnSync(c, ['--version']).status === 0);
-if (!cc) {
+const mtime = (f) => {
+  try {
+    return statSync(f).mtimeMs;
+  } catch {
+    return -1;
+  }
+};
+const cc = mtime(out) > mtime(src) ? 'up-to-date' : ['cc', 'gcc'].find((c) => spawnSync(c, ['--version']).status === 0);
+if (cc === 'up-to-date') {
+  // nothing to do
+} else if (!cc) {
   console.error('build-native: no C compiler; the sandbox will use prlimit + setpriv');
 } else {
   let r = spawnSync(cc, ['-O2', '-static', '-Wall', '-o', out, src], { stdio: 'inherit' });
