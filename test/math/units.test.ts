@@ -19,6 +19,8 @@ describe('extractAnswer', () => {
     ['steps\n#### 1,234', '1,234', 'hash'],
     ['<answer>\\frac{3}{4}</answer>', '\\frac{3}{4}', 'answer_tag'],
     ['We find that **x = 4** works, so that is it', 'x = 4', 'bold'],
+    ['so **73**', '73', 'bold'],
+    ['Total: **73** apples', '73', 'bold'],
     ['I added 3 and 4 to get 7 apples', '7', 'last_number'],
     ['<think>it is \\boxed{5}</think>So it is \\boxed{6}', '6', 'boxed'],
   ])('%s', (text, answer, method) => {

@@ -201,10 +201,11 @@ export function extractAnswer(text: string, opts: ExtractOptions = {}, role: 'ou
     const whole = cleanCandidate(body);
     return whole ? { text: whole, method: 'whole' } : undefined;
   }
-  const trimmed = body.length <= 400 ? cleanCandidate(body) : '';
-  if (opts.whole !== false && trimmed && looksLikeBareAnswer(trimmed)) return { text: trimmed, method: 'whole' };
+  // a bolded number/expression beats the whole-text reading ("so **73**" is 73, not "so **73")
   const bold = lastBold(body);
   if (bold) return { text: bold, method: 'bold' };
+  const trimmed = body.length <= 400 ? cleanCandidate(body) : '';
+  if (opts.whole !== false && trimmed && looksLikeBareAnswer(trimmed)) return { text: trimmed, method: 'whole' };
   if (opts.last_number !== false) {
     const n = lastNumber(body);
     if (n !== undefined) return { text: n, method: 'last_number' };
