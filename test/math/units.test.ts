@@ -77,6 +77,12 @@ describe('equivalence rules', () => {
     expect(score('50\\%', '50', { percent: 'strict' })).toBe(0);
     expect(score('50\\%', '0.5', { percent: 'ignore' })).toBe(0);
   });
+  it('compares different variable sets over their union (identities that are constant)', () => {
+    expect(score('\\sin^2 x + \\cos^2 x', '1')).toBe(1);
+    expect(score('x - x + 3', '3')).toBe(1);
+    expect(score('x', '2')).toBe(0);
+    expect(score('2k+2', '2n+2')).toBe(0);
+  });
   it('strict variable names', () => {
     expect(score('2n+2', '2k+2')).toBe(0);
     expect(score('2n+2', '2k+2', { strict_variables: false })).toBe(1);

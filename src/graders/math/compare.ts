@@ -422,9 +422,10 @@ function eqScalar(g: Node, a: Node, ctx: Ctx): Verdict {
     }
     return cclose(ng, na, opts.rel_tol, opts.abs_tol) ? yes(`numerically equal (${fmtC(ng)})`) : no(`values differ: ${fmtC(na)} vs ${fmtC(ng)}`);
   }
-  if (gv.length !== av.length || gv.some((v) => !av.includes(v))) {
-    return no(`variables differ: {${av.join(', ')}} vs {${gv.join(', ')}}`);
-  }
+  // Different variable sets are still compared over their union: a side that only looks like it
+  // depends on a variable (sin^2 x + cos^2 x, x - x + 3) equals a constant at every point.
+  const sameVars = gv.length === av.length && gv.every((v) => av.includes(v));
+  const differ = sameVars ? '' : `variables differ ({${av.join(', ')}} vs {${gv.join(', ')}}) and `;
   let valid = 0;
   const tol = Math.max(opts.rel_tol, SYMBOLIC_REL_TOL);
   for (let p = 0; p < POINTS; p++) {
@@ -432,10 +433,10 @@ function eqScalar(g: Node, a: Node, ctx: Ctx): Verdict {
     const x = numeric(g, env, mode, budget);
     const y = numeric(an, env, mode, budget);
     if (!isFiniteC(x) || !isFiniteC(y)) continue;
-    if (!cclose(x, y, tol, 1e-10)) return no(`differ at ${vars.map((v) => `${v}=${fmtC(env.get(v)!)}`).join(', ')}: ${fmtC(y)} vs ${fmtC(x)}`);
+    if (!cclose(x, y, tol, 1e-10)) return no(`${differ}differ at ${vars.map((v) => `${v}=${fmtC(env.get(v)!)}`).join(', ')}: ${fmtC(y)} vs ${fmtC(x)}`);
     valid++;
   }
-  return valid >= 3 ? yes(`equal at ${valid} sample points`) : no('could not evaluate both sides at enough points');
+  return valid >= 3 ? yes(`equal at ${valid} sample points`) : no(`${differ}could not evaluate both sides at enough points`);
 }
 
 function fmtC(x: C): string {
