@@ -9,7 +9,7 @@ import { graderSchema, type GraderType } from '../../core/registry.js';
 import { renderString, renderValue, type Template } from '../../core/template.js';
 import type { GradeInput } from '../../core/sample.js';
 import { describe } from '../../core/sample.js';
-import { ENCODINGS, UNITS, measure } from './measure.js';
+import { ENCODINGS, UNITS, getEncoder, measure } from './measure.js';
 import { shaped } from './shapes.js';
 
 /** A number, or a template rendering to one (e.g. "{{item.max_tokens}}"). */
@@ -72,6 +72,8 @@ export const length: GraderType<Config> = {
     const input = cfg.input !== undefined ? b.template('input', cfg.input) : undefined;
     const unit = cfg.unit ?? 'tokens';
     const enc = cfg.encoding ?? 'o200k_base';
+    // start loading the tokenizer now (seconds, once per process) rather than on the first sample
+    if (unit === 'tokens') void getEncoder(enc).catch(() => {});
     const kind = cfg.shape ?? 'linear';
     const near = cfg.max_score ?? 1;
     const far = cfg.min_score ?? 0;

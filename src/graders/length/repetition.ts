@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { GradeFailure } from '../../core/result.js';
 import { graderSchema, type GraderType } from '../../core/registry.js';
-import { ENCODINGS, UNITS, tokenize, words } from './measure.js';
+import { ENCODINGS, UNITS, getEncoder, tokenize, words } from './measure.js';
 import { textOf } from './length.js';
 
 const schema = graderSchema({
@@ -47,6 +47,8 @@ export const repetition: GraderType<Config> = {
     const input = cfg.input !== undefined ? b.template('input', cfg.input) : undefined;
     const n = cfg.n ?? 3;
     const enc = cfg.encoding ?? 'o200k_base';
+    // start loading the tokenizer now (seconds, once per process) rather than on the first sample
+    if (unit === 'tokens') void getEncoder(enc).catch(() => {});
     const lower = cfg.lowercase ?? true;
     const maxChars = cfg.max_chars ?? DEFAULT_MAX_CHARS;
     return async (s) => {
