@@ -35,6 +35,7 @@ async function rate(cfg) {
 }
 
 const base = { input: '{{sample.output_text}}', reference: '{{item.ref}}' };
+await rate({ type: 'string_check', ...base, operation: 'eq' }); // warm-up: the first few thousand grades run cold (JIT)
 const baseline = await rate({ type: 'string_check', ...base, operation: 'eq' });
 console.log(`${inputs.length} GSM8K solution/reference pairs, ~${avgChars} chars each, best of ${ROUNDS} rounds`);
 console.log(`baseline string_check: ${baseline.toFixed(0)} grades/s`);
