@@ -3,7 +3,7 @@
 // the formulas in docs/format-similarity-length.md), templated targets, limits and config errors.
 import { describe, expect, it } from 'vitest';
 import { grade, loadGrader, validateGrader } from '../../dist/index.js';
-import { countChars, tokenize } from '../../dist/graders/length/measure.js';
+import { countChars, tokenize, TOKENIZE_BUDGET_MS } from '../../dist/graders/length/measure.js';
 
 const run = async (cfg: object, output_text: string, item: Record<string, unknown> = {}) => grade(loadGrader({ type: 'length', ...cfg }), { item, output_text });
 const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
@@ -91,5 +91,33 @@ describe('length: config and limits', () => {
     expect((await run({ budget: 5, unit: 'chars', max_chars: 10 }, 'x'.repeat(11))).error!.kind).toBe('limit_exceeded');
     const r = await grade(loadGrader({ type: 'length', budget: 5 }), { item: {}, sample: { output_json: {} } });
     expect(r.error!.kind).toBe('template_error');
+  });
+});
+
+describe('tokenizing hostile text', async () => {
+  const { Tiktoken } = await import('js-tiktoken/lite');
+  const exact = new Tiktoken((await import('js-tiktoken/ranks/cl100k_base')).default);
+
+  it('is exact on ordinary text and within a token per 64-character slice on long unbroken runs', async () => {
+    const plain = 'The quick brown fox jumps over the lazy dog. '.repeat(50);
+    expect((await tokenize(plain, 'cl100k_base')).length).toBe(exact.encode(plain, [], []).length);
+    const url = 'see https://example.com/' + 'a1b2'.repeat(50) + ' now';
+    const sliced = (await tokenize(url, 'cl100k_base')).length;
+    expect(Math.abs(sliced - exact.encode(url, [], []).length)).toBeLessThanOrEqual(Math.ceil(url.length / 64));
+  });
+
+  it('a 100,000-character run without spaces is tokenized in linear time (BPE alone takes minutes)', async () => {
+    const t0 = performance.now();
+    const ids = await tokenize('{'.repeat(100_000), 'cl100k_base');
+    expect(ids.length).toBe(50_000);
+    expect(performance.now() - t0).toBeLessThan(TOKENIZE_BUDGET_MS + 1_000);
+  });
+
+  it('past the time budget the length grade is limit_exceeded, not a stall', async () => {
+    const g = loadGrader({ type: 'length', unit: 'tokens', encoding: 'cl100k_base', budget: 100 });
+    const t0 = performance.now();
+    const r = await grade(g, { item: {}, output_text: '{'.repeat(1_000_000) });
+    expect(performance.now() - t0).toBeLessThan(TOKENIZE_BUDGET_MS + 2_000);
+    expect(r.valid ? r.score : r.error?.kind).toSatisfy((v: unknown) => v === 'limit_exceeded' || typeof v === 'number');
   });
 });
