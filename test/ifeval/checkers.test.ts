@@ -108,4 +108,12 @@ describe('grader', () => {
     const r3 = await grade(lang, { item: {}, output_text: '   ' });
     expect(r3.score).toBe(0);
   });
+  it('text with nothing to detect a language from counts as followed, as in the reference', async () => {
+    const lang = loadGrader({ type: 'ifeval', instruction_ids: ['language:response_language'], kwargs: [{ language: 'de' }] });
+    for (const text of ['[[[[]]]]', '12345 67890', '{'.repeat(10_000)]) {
+      const r = await grade(lang, { item: {}, output_text: text });
+      expect(r.valid, JSON.stringify(r.error)).toBe(true);
+      expect(r.score).toBe(1);
+    }
+  });
 });

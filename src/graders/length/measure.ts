@@ -38,7 +38,7 @@ export function getEncoder(enc: Encoding): Promise<Tiktoken> {
 
 /** Non-whitespace runs longer than this are encoded in slices of this size (see tokenize). */
 const RUN_SLICE = 64;
-const LONG_RUN = new RegExp(`\\S{${RUN_SLICE + 1},}`, 'g');
+const LONG_RUN = new RegExp(`\\S{${RUN_SLICE + 1},}|\\s{${RUN_SLICE + 1},}`, 'g');
 /** Wall-clock budget for tokenizing one text. */
 export const TOKENIZE_BUDGET_MS = 2_000;
 
