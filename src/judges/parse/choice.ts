@@ -2,7 +2,7 @@
 // as numeric scores — JSON key, [[value]], <tag>value</tag>, "Key: value", a final line holding
 // only the value — with the value vocabulary supplied by each verdict kind.
 import { findJsonObjects, pickKey } from './json-scan.js';
-import { choose, finish, lastLine, prepare, rankOf, rationaleOf, type Candidate, type ParseErrorCode, type Verdict } from './verdict.js';
+import { MAX_VERDICT_LINE, choose, finish, lastLine, prepare, rankOf, rationaleOf, type Candidate, type ParseErrorCode, type Verdict } from './verdict.js';
 
 /** Case-insensitive regex source for a literal word (no flags needed, so values can stay case-sensitive). */
 export function ci(word: string): string {
@@ -94,7 +94,7 @@ export function parseChoice<T>(raw: string, c: CompiledChoice<T>): Verdict<T> {
     let token: string;
     if (typeof k.value === 'string') {
       token = k.value.trim();
-      val = c.whole.test(token) ? spec.canon(token) : undefined;
+      val = token.length <= MAX_VERDICT_LINE && c.whole.test(token) ? spec.canon(token) : undefined;
     } else if (typeof k.value === 'boolean') {
       token = String(k.value);
       val = spec.fromBool?.(k.value);

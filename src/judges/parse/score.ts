@@ -2,7 +2,7 @@
 // "85%", or a final line holding only a number. Fractions and percentages are mapped onto the
 // configured range; values outside it are rejected (or clamped when asked), never truncated.
 import { findJsonObjects, pickKey } from './json-scan.js';
-import { choose, finish, lastLine, prepare, rankOf, rationaleOf, type Candidate, type Verdict } from './verdict.js';
+import { MAX_VERDICT_LINE, choose, finish, lastLine, prepare, rankOf, rationaleOf, type Candidate, type Verdict } from './verdict.js';
 
 export interface ScoreParseOptions {
   /** Inclusive range of valid scores (default [0, 1]). */
@@ -56,6 +56,7 @@ function toRange(raw: number, denom: number | undefined, percent: boolean, opts:
 }
 
 function fromString(s: string): { raw: number; denom?: number; percent: boolean } | undefined {
+  if (s.length > MAX_VERDICT_LINE) return undefined;
   const m = new RegExp(String.raw`^\s*\**\s*(${NUM})${FRAC}\s*(%)?\s*\**\s*$`, 'i').exec(s);
   if (!m) return undefined;
   return { raw: Number(m[1]), denom: m[2] !== undefined ? Number(m[2]) : undefined, percent: !!m[3] };

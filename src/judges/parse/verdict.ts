@@ -5,6 +5,8 @@ import { maskReasoning } from './reasoning.js';
 
 /** Judge outputs longer than this are not parsed (limit_exceeded upstream). */
 export const MAX_VERDICT_TEXT = 1_000_000;
+/** Longest line (or JSON string value) that is matched as a bare verdict. */
+export const MAX_VERDICT_LINE = 400;
 
 export type ParseErrorCode = 'empty' | 'no_verdict' | 'out_of_range' | 'unknown_label' | 'unterminated_reasoning' | 'refusal' | 'too_long';
 
@@ -80,7 +82,9 @@ export function lastLine(text: string): { line: string; start: number } | undefi
   while (end > 0) {
     const nl = text.lastIndexOf('\n', end - 1);
     const line = text.slice(nl + 1, end);
-    if (line.trim() !== '') return { line, start: nl + 1 };
+    // a bare final verdict line is short; longer lines are never one, and the final-line patterns
+    // (adjacent optional runs) would backtrack quadratically on a long line of brackets or stars
+    if (line.trim() !== '') return line.length <= MAX_VERDICT_LINE ? { line, start: nl + 1 } : undefined;
     end = nl < 0 ? 0 : nl;
   }
   return undefined;

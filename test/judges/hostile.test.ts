@@ -1,0 +1,40 @@
+// Judge outputs are untrusted model text: every verdict parser must answer promptly on hostile
+// input (long runs of brackets, tags, keys, unclosed reasoning, deep JSON) with an error, not a hang.
+import { describe, expect, it } from 'vitest';
+import { parsePairwise, parseScore, parseYesNo, labelParser } from '../../dist/index.js';
+
+const hostile: Record<string, string> = {
+  brackets: '[['.repeat(300_000),
+  braces: '{'.repeat(1_000_000),
+  think: '<think>'.repeat(100_000),
+  scoreKeys: 'Score: '.repeat(150_000),
+  tags: '<score>'.repeat(100_000),
+  json: '{"result":'.repeat(100_000),
+  stars: '*'.repeat(500_000) + 'A',
+  longLastLine: 'reasoning\n' + '[ '.repeat(200_000) + '[[A]]',
+};
+const label = labelParser(['good', 'bad']);
+const parsers: Record<string, (t: string) => { ok: boolean }> = {
+  score: (t) => parseScore(t, { range: [0, 10] }),
+  pairwise: (t) => parsePairwise(t),
+  yesno: (t) => parseYesNo(t),
+  label: (t) => label.parse(t),
+};
+
+describe('verdict parsers on hostile judge output', () => {
+  for (const [pn, parse] of Object.entries(parsers)) {
+    it(`${pn}: every hostile input is answered promptly (a regression means minutes)`, () => {
+      for (const [hn, text] of Object.entries(hostile)) {
+        const t0 = performance.now();
+        const v = parse(text);
+        const ms = performance.now() - t0;
+        expect(ms, `${pn} on ${hn}`).toBeLessThan(5_000);
+        if (hn !== 'longLastLine') expect(v.ok, `${pn} on ${hn}`).toBe(false);
+      }
+    });
+  }
+  it('a verdict after a long line of noise is still found in its structured form', () => {
+    const v = parsePairwise(hostile.longLastLine!) as { ok: boolean; value?: string };
+    expect(v).toMatchObject({ ok: true, value: 'A' });
+  });
+});
