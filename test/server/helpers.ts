@@ -77,12 +77,7 @@ export interface Reply {
   text: string;
 }
 
-export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
+async function reply(res: Response): Promise<Reply> {
   const text = await res.text();
   let parsed: unknown;
   try {
@@ -93,16 +88,18 @@ export async function post(url: string, body: unknown, headers: Record<string, s
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
 
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  return reply(
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    }),
+  );
+}
+
 export async function get(url: string, headers: Record<string, string> = {}): Promise<Reply> {
-  const res = await fetch(url, { headers });
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, headers: res.headers, body: parsed, text };
+  return reply(await fetch(url, { headers }));
 }
 
 /** Polls /healthz until `pred` holds (the server state, not a sleep, decides when to go on). */
