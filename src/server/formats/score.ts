@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Result } from '../../core/result.js';
 import { bodyObject, checkBatch, openScope, type ServerContext } from '../context.js';
 import { HttpError } from '../http-error.js';
+import { SummaryStats } from '../../io/summary.js';
 
 export function registerScore(app: FastifyInstance, ctx: ServerContext): void {
   app.post('/v1/score', async (request) => {
@@ -27,26 +28,13 @@ export function registerScore(app: FastifyInstance, ctx: ServerContext): void {
         pending[i] = scope.grade(grader, name, input);
       }
       const results = await Promise.all(pending);
-      let valid = 0;
-      let sum = 0;
-      const error_kinds: Record<string, number> = {};
-      const out = new Array<Record<string, unknown>>(n);
-      for (let i = 0; i < n; i++) {
-        const r = results[i]!;
-        if (r.valid && r.score !== null) {
-          valid++;
-          sum += r.score;
-        } else {
-          const k = r.error?.kind ?? 'internal_error';
-          error_kinds[k] = (error_kinds[k] ?? 0) + 1;
-        }
-        out[i] = { id: ids[i], ...r };
-      }
-      return {
-        grader: name,
-        results: out,
-        summary: { count: n, valid, invalid: n - valid, mean_score: valid ? sum / valid : null, error_kinds },
-      };
+      const stats = new SummaryStats();
+      const out = results.map((r, i) => {
+        stats.add(r);
+        return { id: ids[i], ...r };
+      });
+      const { count, valid, invalid, mean_score, error_kinds } = stats.summary();
+      return { grader: name, results: out, summary: { count, valid, invalid, mean_score, error_kinds } };
     } finally {
       scope.end();
     }
