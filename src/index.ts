@@ -4,6 +4,7 @@ import type { Grader, GraderContext } from './core/grader.js';
 import type { Result } from './core/result.js';
 import { normalizeRecord, type GradeInput } from './core/sample.js';
 import { Services } from './core/services.js';
+import { orderedMap } from './core/ordered.js';
 
 export { ERROR_KINDS, GradeFailure, invalidResult, isErrorKind } from './core/result.js';
 export type { ErrorKind, GradeError, Outcome, Result, ResultMetadata } from './core/result.js';
@@ -50,14 +51,8 @@ export async function* gradeStream(
   inputs: AsyncIterable<GradeInput | Record<string, unknown>> | Iterable<GradeInput | Record<string, unknown>>,
   opts: { concurrency?: number; services?: Services } = {},
 ): AsyncGenerator<Result> {
-  const concurrency = Math.max(1, opts.concurrency ?? 64);
   const ctx = opts.services ? { services: opts.services } : {};
-  const queue: Promise<Result>[] = [];
-  for await (const x of inputs as AsyncIterable<GradeInput>) {
-    queue.push(grade(grader, x, ctx));
-    if (queue.length >= concurrency) yield await queue.shift()!;
-  }
-  while (queue.length) yield await queue.shift()!;
+  yield* orderedMap(inputs, (x) => grade(grader, x, ctx), opts.concurrency ?? 64);
 }
 export { createServer, closeOnSignals, DEFAULT_EOS_TOKENS, loadGraderSpecs, parseGraderSpec } from './server/index.js';
 export type { ArbiterServer, ListenOptions, ServerOptions, GraderSpec } from './server/index.js';

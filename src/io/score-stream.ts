@@ -4,6 +4,7 @@ import type { Grader, GraderContext } from '../core/grader.js';
 import { GradeFailure, type Result } from '../core/result.js';
 import { normalizeRecord, type GradeInput } from '../core/sample.js';
 import type { RawLine } from './jsonl-reader.js';
+import { orderedMap } from '../core/ordered.js';
 
 export type OutputRecord = { id: string | number | null } & Result;
 
@@ -47,40 +48,27 @@ function withId(id: string | number | null, r: Result): OutputRecord {
 }
 
 /** Grades input lines; yields output records in input order. Blank lines are skipped. */
-export async function* scoreLines(
+export function scoreLines(
   grader: Grader,
   lines: AsyncIterable<RawLine>,
   ctx: GraderContext,
   opts: ScoreStreamOptions = {},
 ): AsyncGenerator<OutputRecord> {
-  const concurrency = Math.max(1, opts.concurrency ?? 64);
   const skip = opts.skipIds;
-  const queue: (OutputRecord | Promise<OutputRecord>)[] = [];
-  let head = 0;
-  for await (const raw of lines) {
-    if (raw.text !== undefined && raw.text.trim() === '') continue;
-    const parsed = parseLine(grader, raw);
-    let out: OutputRecord | Promise<OutputRecord>;
-    if ('sample' in parsed) {
-      const id = parsed.id ?? raw.line;
-      if (skip?.has(String(id))) continue;
-      out = grader.grade(parsed, ctx).then((r) => withId(id, r));
-    } else {
-      if (skip?.has(String(parsed.id))) continue;
-      out = parsed;
-    }
-    queue.push(out);
-    if (queue.length - head >= concurrency) {
-      yield await queue[head]!;
-      queue[head++] = undefined as never;
-      if (head > 4096) {
-        queue.splice(0, head);
-        head = 0;
-      }
+  // each line becomes either a ready record (a malformed line) or an input to grade
+  async function* prepared(): AsyncGenerator<OutputRecord | { id: string | number; input: GradeInput }> {
+    for await (const raw of lines) {
+      if (raw.text !== undefined && raw.text.trim() === '') continue;
+      const parsed = parseLine(grader, raw);
+      if ('sample' in parsed) {
+        const id = parsed.id ?? raw.line;
+        if (!skip?.has(String(id))) yield { id, input: parsed };
+      } else if (!skip?.has(String(parsed.id))) yield parsed;
     }
   }
-  while (head < queue.length) {
-    yield await queue[head]!;
-    head++;
-  }
+  return orderedMap(
+    prepared(),
+    (x) => ('input' in x ? grader.grade(x.input, ctx).then((r) => withId(x.id, r)) : x),
+    opts.concurrency ?? 64,
+  );
 }
