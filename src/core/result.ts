@@ -71,6 +71,14 @@ export class GradeFailure extends Error {
   }
 }
 
+/**
+ * The failure a composite grader raises when a child could not be graded: the child's error kind,
+ * a message naming the child, and the components graded so far (kept on the invalid result).
+ */
+export function childFailure(what: string, child: Result, components: Record<string, Result>): GradeFailure {
+  return new GradeFailure(child.error?.kind ?? 'internal_error', `${what} could not be graded: ${child.error?.message ?? 'invalid'}`, { components });
+}
+
 export function isErrorKind(x: unknown): x is ErrorKind {
   return typeof x === 'string' && Object.prototype.hasOwnProperty.call(ERROR_KINDS, x);
 }

@@ -2,7 +2,7 @@
 // its score, otherwise score `otherwise` without running `then`. E.g. "shorter is better only when
 // correct": gate = math correctness, then = a length reward.
 import { z } from 'zod';
-import { GradeFailure, type Result } from '../../core/result.js';
+import { childFailure, type Result } from '../../core/result.js';
 import { graderSchema, type GraderType } from '../../core/registry.js';
 
 const schema = graderSchema({
@@ -27,7 +27,7 @@ export const gate: GraderType<z.infer<typeof schema>> = {
       const gr = await g.grade(input, ctx);
       const components: Record<string, Result> = { gate: gr };
       if (!gr.valid || gr.score === null) {
-        throw new GradeFailure(gr.error?.kind ?? 'internal_error', `gate could not be graded: ${gr.error?.message ?? 'invalid'}`, { components });
+        throw childFailure('gate', gr, components);
       }
       if (gr.score < threshold) {
         return { score: otherwise, components, reason: `gate scored ${gr.score} < ${threshold}` };
@@ -35,7 +35,7 @@ export const gate: GraderType<z.infer<typeof schema>> = {
       const tr = await t.grade(input, ctx);
       components.then = tr;
       if (!tr.valid || tr.score === null) {
-        throw new GradeFailure(tr.error?.kind ?? 'internal_error', `then-grader could not be graded: ${tr.error?.message ?? 'invalid'}`, { components });
+        throw childFailure('then-grader', tr, components);
       }
       return { score: tr.score, components, ...(tr.reason !== undefined ? { reason: tr.reason } : {}) };
     };

@@ -2,7 +2,7 @@
 // concurrently and combine their scores with a `calculate_output` formula (default: the mean).
 import { z } from 'zod';
 import { compileFormula, FormulaError, type Formula } from '../../config/formula.js';
-import { GradeFailure, type Result } from '../../core/result.js';
+import { childFailure, GradeFailure, type Result } from '../../core/result.js';
 import type { Grader } from '../../core/grader.js';
 import { graderSchema, type GraderType } from '../../core/registry.js';
 
@@ -63,7 +63,7 @@ export const multi: GraderType<z.infer<typeof schema>> = {
       });
       if (firstInvalid && !zeroInvalid) {
         const [k, r] = firstInvalid;
-        throw new GradeFailure(r.error?.kind ?? 'internal_error', `component "${k}" could not be graded: ${r.error?.message ?? 'invalid'}`, { components });
+        throw childFailure(`component "${k}"`, r, components);
       }
       let score: number;
       if (formula) {
