@@ -6,6 +6,7 @@ import type { OpenAI } from 'openai';
 import { lazyRequire } from '../../core/lazy.js';
 import { GradeFailure } from '../../core/result.js';
 import type { GraderContext } from '../../core/grader.js';
+import { resolveEndpoint } from '../../models/endpoint.js';
 
 const sdk = lazyRequire<typeof import('openai')>('openai');
 
@@ -24,17 +25,16 @@ interface EmbeddingClient {
   cache: Map<string, number[]>;
 }
 
-function endpoint(cfg: CosineConfig): { baseURL?: string; apiKey: string } {
-  const baseURL = cfg.base_url ?? process.env.OPENAI_BASE_URL;
-  const apiKey = cfg.api_key ?? process.env.OPENAI_API_KEY;
-  if (!baseURL && !apiKey) {
+function endpoint(cfg: CosineConfig): { baseURL: string; apiKey: string } {
+  // unlike judges, no silent default to api.openai.com: cosine needs an endpoint named somewhere
+  if (!cfg.base_url && !cfg.api_key && !process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) {
     throw new GradeFailure(
       'config_error',
       'evaluation_metric "cosine" needs an embeddings endpoint: set "base_url" (and "api_key" if it needs one) in the grader, or OPENAI_BASE_URL / OPENAI_API_KEY in the environment',
     );
   }
-  // local OpenAI-compatible servers usually need no key, but the client insists on one
-  return { ...(baseURL ? { baseURL } : {}), apiKey: apiKey ?? 'unused' };
+  const { baseURL, apiKey } = resolveEndpoint(cfg);
+  return { baseURL, apiKey };
 }
 
 export function cosineSimilarity(a: readonly number[], b: readonly number[]): number {
@@ -52,7 +52,7 @@ export function cosineSimilarity(a: readonly number[], b: readonly number[]): nu
 
 function getClient(cfg: CosineConfig, ctx: GraderContext): EmbeddingClient {
   const ep = endpoint(cfg);
-  const key = `similarity.embeddings:${ep.baseURL ?? ''}|${ep.apiKey}|${cfg.max_retries ?? 2}`;
+  const key = `similarity.embeddings:${ep.baseURL}|${ep.apiKey}|${cfg.max_retries ?? 2}`;
   return ctx.services.get(key, () => ({
     client: new (sdk().OpenAI)({ ...ep, maxRetries: cfg.max_retries ?? 2 }),
     cache: new Map<string, number[]>(),
