@@ -57,7 +57,7 @@ export const pythonGrader: GraderType<Config> = {
       }
       const score = Number(v.score);
       if (!Number.isFinite(score)) throw new GradeFailure('python_error', `grade() returned ${v.score}, not a finite number`);
-      return { score, metadata: { python_ms: Math.round(r.durationMs) } };
+      return { score, reason: `grade() returned ${score}`, metadata: { python_ms: Math.round(r.durationMs) } };
     };
   },
 };

@@ -37,7 +37,7 @@ export const gate: GraderType<z.infer<typeof schema>> = {
       if (!tr.valid || tr.score === null) {
         throw childFailure('then-grader', tr, components);
       }
-      return { score: tr.score, components, ...(tr.reason !== undefined ? { reason: tr.reason } : {}) };
+      return { score: tr.score, components, reason: `gate scored ${gr.score} >= ${threshold}; then: ${tr.reason ?? `score ${tr.score}`}` };
     };
   },
 };

@@ -79,7 +79,10 @@ export const multi: GraderType<z.infer<typeof schema>> = {
       } else {
         score = Object.values(env).reduce((a, v) => a + v, 0) / children.length;
       }
-      return { score, components };
+      const values = Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ');
+      return { score, components, reason: formula ? `${formula.source} with ${values}` : `mean of ${values}` };
     };
   },
 };

@@ -122,7 +122,7 @@ export const textSimilarity: GraderType<Config> = {
         metric === 'cosine'
           ? await cosineScore(text, refs, { model: cfg.model ?? 'text-embedding-3-large', ...pick(cfg) }, ctx)
           : computeMetric(metric, text, refs, cfg);
-      return { score, metadata: { evaluation_metric: metric } };
+      return { score, reason: `${metric} = ${score} against ${refs.length} reference${refs.length === 1 ? '' : 's'}`, metadata: { evaluation_metric: metric } };
     };
   },
 };

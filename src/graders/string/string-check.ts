@@ -4,6 +4,11 @@ import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
 import { renderString } from '../../core/template.js';
 
+/** A short quoted preview of a value for reasons. */
+function clip(s: string): string {
+  return JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
+}
+
 const schema = graderSchema({
   input: z.string(),
   reference: z.string(),
@@ -36,7 +41,7 @@ export const stringCheck: GraderType<z.infer<typeof schema>> = {
           pass = a.toLowerCase().includes(r.toLowerCase());
           break;
       }
-      return { score: pass ? 1 : 0 };
+      return { score: pass ? 1 : 0, reason: `${op} ${pass ? 'holds' : 'fails'}: input ${clip(a)}, reference ${clip(r)}` };
     };
   },
 };

@@ -74,7 +74,7 @@ export const rewardModel: GraderType<RewardModelConfig> = {
       }
       let score = (raw - offset) / scale;
       if (cfg.sigmoid) score = 1 / (1 + Math.exp(-score));
-      return { score, metadata: { model: cfg.model, raw_reward: raw } };
+      return { score, reason: `reward model ${cfg.model} gave ${raw}${offset || scale !== 1 ? ` (normalised: (raw - ${offset}) / ${scale})` : ''}${cfg.sigmoid ? ', then a sigmoid' : ''}`, metadata: { model: cfg.model, raw_reward: raw } };
     };
   },
 };

@@ -1,0 +1,127 @@
+// The grader contract, checked the same way for every registered grader type: grade() never throws,
+// an invalid result carries a documented error kind and a message, a valid result has a finite score
+// and a reason, the runner's metadata fields (grader, type, duration_ms, passed) mean what the runner
+// says, and a hostile 1 MB output is answered (valid or limit_exceeded) within the type's budget.
+// A new grader type fails this suite until it gets an entry in CASES.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_KINDS, grade, listGraderTypes, loadGrader, Services, type Result } from '../../dist/index.js';
+import { startTestServer, type TestServer } from '../helpers/openai-test-server.js';
+
+let server: TestServer;
+let services: Services;
+/** The free-text reply of the current case's judge (graders that ask for no schema). */
+let reply: string | undefined;
+
+beforeAll(async () => {
+  server = await startTestServer({ record: false });
+  // Answer in the schema the grader asked for: its first allowed label, or 1 for a numeric verdict.
+  server.onChat((req) => {
+    const allowed = req.body.response_format?.json_schema?.schema?.properties?.result?.enum;
+    if (reply) return { content: reply };
+    const result = Array.isArray(allowed) ? allowed[0] : 1;
+    return { content: JSON.stringify({ steps: [{ description: 'checked', conclusion: 'fine' }], result }) };
+  });
+  server.onReward((req) => ({ body: (req.body.text as string[]).map((t) => ({ embedding: [t.length / 10], meta_info: {} })) }));
+  services = new Services();
+});
+afterAll(async () => {
+  await services?.close();
+  await server?.close();
+});
+
+const judge = () => ({ model: 'judge-model', base_url: server.url, max_retries: 0, cache: false as const });
+const sc = { type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.answer}}', operation: 'eq' };
+
+/** One minimal working config per grader type, and an item it can grade. */
+const CASES: Record<string, { config: () => Record<string, unknown>; item: Record<string, unknown>; reply?: string }> = {
+  string_check: { config: () => sc, item: { answer: 'a' } },
+  multi: { config: () => ({ graders: { a: sc, b: { ...sc, operation: 'like' } }, calculate_output: 'a + b' }), item: { answer: 'a' } },
+  gate: { config: () => ({ gate: sc, then: { ...sc, operation: 'like' } }), item: { answer: 'a' } },
+  threads: { config: () => ({ threads: 1, grader: sc }), item: { answer: 'a' } },
+  math: { config: () => ({ reference: '{{item.answer}}' }), item: { answer: '42' } },
+  code: { config: () => ({ format: 'stdio', tests: [{ input: '', output: 'ok' }], limits: { time_ms: 10_000 } }), item: {} },
+  python: { config: () => ({ source: 'def grade(sample, item):\n    return 1.0 if "a" in sample["output_text"] else 0.0\n' }), item: {} },
+  ifeval: { config: () => ({ instruction_ids: ['punctuation:no_comma'] }), item: {} },
+  tool_call: { config: () => ({ reference: [{ get_weather: { city: ['Paris'] } }] }), item: {} },
+  format: { config: () => ({ check: 'regex', pattern: '^a' }), item: {} },
+  text_similarity: { config: () => ({ input: '{{sample.output_text}}', reference: '{{item.answer}}', evaluation_metric: 'rouge_l' }), item: { answer: 'a b c' } },
+  length: { config: () => ({ budget: 100 }), item: {} },
+  repetition: { config: () => ({}), item: {} },
+  score_model: { config: () => ({ ...judge(), range: [0, 1], input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }] }), item: {} },
+  label_model: {
+    config: () => ({ ...judge(), input: [{ role: 'user', content: 'Label: {{sample.output_text}}' }], labels: ['good', 'bad'], passing_labels: ['good'] }),
+    item: {},
+  },
+  pairwise: { config: () => ({ ...judge(), question: '{{item.q}}', response_a: '{{item.a}}', response_b: '{{item.b}}' }), item: { q: 'q', a: 'x', b: 'y' }, reply: 'Both are fine; A is better. [[A]]' },
+  rubric: { config: () => ({ ...judge(), question: '{{item.q}}', criteria: [{ criterion: 'is polite', weight: 1 }] }), item: { q: 'q' } },
+  reference_verify: { config: () => ({ ...judge(), question: '{{item.q}}', reference: '{{item.answer}}' }), item: { q: 'q', answer: '4' } },
+  reward_model: { config: () => ({ model: 'rm', base_url: server.url, protocol: 'sglang', text: '{{sample.output_text}}', max_retries: 0 }), item: {} },
+};
+
+const RESERVED = ['grader', 'type', 'duration_ms', 'passed'];
+const MB = 'a'.repeat(1 << 20);
+
+function checkContract(r: Result, type: string, name: string): void {
+  expect(typeof r.valid).toBe('boolean');
+  expect(r.metadata.grader).toBe(name);
+  expect(r.metadata.type).toBe(type);
+  expect(typeof r.metadata.duration_ms).toBe('number');
+  if ('passed' in r.metadata) expect(typeof r.metadata.passed).toBe('boolean');
+  if (r.valid) {
+    expect(Number.isFinite(r.score)).toBe(true);
+    expect(r.error).toBeUndefined();
+  } else {
+    expect(r.score).toBeNull();
+    expect(Object.keys(ERROR_KINDS)).toContain(r.error?.kind);
+    expect(r.error?.message.length).toBeGreaterThan(0);
+  }
+}
+
+describe('grader contract (every registered type)', () => {
+  it('every registered type has a contract case', () => {
+    const missing = listGraderTypes()
+      .map((t) => t.type)
+      .filter((n) => !n.startsWith('test_') && !(n in CASES));
+    expect(missing).toEqual([]);
+  });
+
+  for (const [type, c] of Object.entries(CASES)) {
+    describe(type, () => {
+      beforeAll(() => {
+        reply = c.reply;
+      });
+      it('grades a normal sample: valid, finite score, a reason, reserved metadata as the runner defines it', async () => {
+        const g = loadGrader({ type, name: `c_${type}`, pass_threshold: 0.5, ...c.config() });
+        const r = await grade(g, { item: c.item, sample: { output_text: 'a' } }, { services });
+        checkContract(r, type, `c_${type}`);
+        expect(r.error).toBeUndefined();
+        expect(r.valid).toBe(true);
+        expect(typeof r.reason).toBe('string');
+        expect(r.metadata.passed).toBe((r.score ?? 0) >= 0.5);
+        for (const k of Object.keys(r.metadata)) if (!RESERVED.includes(k)) expect(RESERVED).not.toContain(k);
+      });
+
+      it('never throws on malformed samples: each is a result that keeps the contract', async () => {
+        const g = loadGrader({ type, name: `m_${type}`, ...c.config() });
+        const bad: unknown[] = [
+          { item: c.item, sample: {} },
+          { item: c.item, sample: { output_text: 7 } },
+          { item: {}, sample: { output_text: 'a' } },
+          { item: c.item, sample: { output_text: '\u0000\uD800' } },
+        ];
+        for (const b of bad) {
+          const r = await grade(g, b as Record<string, unknown>, { services });
+          checkContract(r, type, `m_${type}`);
+        }
+      });
+
+      it('answers a hostile 1 MB output within its budget (valid, or limit_exceeded)', async () => {
+        const g = loadGrader({ type, name: `h_${type}`, timeout_ms: 20_000, ...c.config() });
+        const r = await grade(g, { item: c.item, sample: { output_text: MB } }, { services });
+        checkContract(r, type, `h_${type}`);
+        if (!r.valid) expect(['limit_exceeded', 'judge_parse_error', 'judge_server_error']).toContain(r.error?.kind);
+        expect(r.error?.kind).not.toBe('timeout');
+      }, 30_000);
+    });
+  }
+});
