@@ -77,6 +77,21 @@ describe('unsafe switches are never taken from a request', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('refuses sandbox limits raised above their defaults; lower ones are fine', async () => {
+    const marker = join(dir, 'limits');
+    const r = await run(open, marking(marker, { limits: { memory_mb: 100_000, time_ms: 5000 } }));
+    expect(r.status).toBe(403);
+    expect(r.body.error.details).toEqual([expect.objectContaining({ path: 'grader.limits.memory_mb', capability: 'unsafe', message: expect.stringMatching(/above its default \(1024 MiB\)/) })]);
+    expect(existsSync(marker)).toBe(false);
+    const code = { type: 'code', language: 'cpp', format: 'stdio', tests: [{ input: '', output: '' }], compile_limits: { time_ms: 120_000 } };
+    const c = await run(open, code);
+    expect(c.status).toBe(403);
+    expect(c.body.error.details.map((d: { path: string }) => d.path)).toEqual(['grader.compile_limits.time_ms']);
+    const ok = await run(open, { type: 'python', source: 'def grade(sample, item):\n    return 0.5', limits: { memory_mb: 256, time_ms: 5000 } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.reward).toBe(0.5);
+  });
+
   it('refuses allow_unsafe_regex', async () => {
     const r = await run(open, { type: 'format', check: 'regex', pattern: '^(a+)+$', allow_unsafe_regex: true });
     expect(r.status).toBe(403);

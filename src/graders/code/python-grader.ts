@@ -2,7 +2,8 @@
 // config in the sandbox. An exception or a non-numeric return is an invalid result (python_error)
 // showing the error; a time-out is `timeout`; a broken sandbox is `sandbox_error`.
 import { z } from 'zod';
-import { graderSchema, type GraderType, sandboxedCode } from '../../core/registry.js';
+import { graderSchema, type GraderType } from '../../core/registry.js';
+import { codeCapabilities } from './capabilities.js';
 import { GradeFailure } from '../../core/result.js';
 import { compileProgram, runProgram, tail } from '../../sandbox/languages.js';
 import { limitsSchema, sandboxPool, toSandboxLimits } from './config.js';
@@ -26,7 +27,7 @@ export const pythonGrader: GraderType<Config> = {
   type: 'python',
   summary: 'run a Python `grade(sample, item) -> float` function in the sandbox',
   schema: schema as unknown as z.ZodType<Config>,
-  capabilities: (cfg) => sandboxedCode(cfg.unsafe_no_sandbox, 'unsafe_no_sandbox'),
+  capabilities: codeCapabilities,
   build(cfg, b) {
     if (!/\bdef\s+grade\s*\(/.test(cfg.source)) b.fail('source', 'must define a function grade(sample, item)');
     const limits = toSandboxLimits(cfg.limits);
