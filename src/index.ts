@@ -10,7 +10,9 @@ export { ERROR_KINDS, GradeFailure, invalidResult, isErrorKind } from './core/re
 export type { ErrorKind, GradeError, Outcome, Result, ResultMetadata } from './core/result.js';
 export { normalizeRecord } from './core/sample.js';
 export type { GradeInput, Item, Sample } from './core/sample.js';
-export { makeGrader } from './core/grader.js';
+export { makeGrader, RESERVED_METADATA_KEYS } from './core/grader.js';
+export { CAPABILITIES, PURE, sandboxedCode, unsafeSwitch } from './core/capabilities.js';
+export type { Capability, CapabilityDeclaration, CapabilityUse } from './core/capabilities.js';
 export type { Evaluate, Grader, GraderContext } from './core/grader.js';
 export { Services } from './core/services.js';
 export type { ServicesOptions } from './core/services.js';

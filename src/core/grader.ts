@@ -1,5 +1,7 @@
 // The grader contract and the runner that wraps every grader's evaluate function: timing,
-// timeouts, pass thresholds, and turning every failure into an invalid result (nothing escapes).
+// timeouts, pass thresholds, the runner's reserved metadata fields, and turning every failure into
+// an invalid result (nothing escapes).
+import type { CapabilityUse } from './capabilities.js';
 import { GradeFailure, type Outcome, type Result } from './result.js';
 import type { GradeInput } from './sample.js';
 import type { Services } from './services.js';
@@ -16,6 +18,8 @@ export interface Grader {
   readonly type: string;
   /** The validated configuration this grader was built from. */
   readonly config: Readonly<Record<string, unknown>>;
+  /** What grading can reach (the union over the grader's config tree), field paths from its root. */
+  readonly capabilities: readonly CapabilityUse[];
   grade(input: GradeInput, ctx: GraderContext): Promise<Result>;
 }
 
@@ -28,11 +32,41 @@ export interface RunnerOptions {
   config: Record<string, unknown>;
   pass_threshold?: number;
   timeout_ms?: number;
+  /** Declared capabilities; a grader made without them counts as `unsafe` (unknown reach). */
+  capabilities?: readonly CapabilityUse[];
+}
+
+/**
+ * Metadata fields the runner owns: `grader`, `type`, `duration_ms` on every result, `passed` with a
+ * pass_threshold. A grader's own metadata may not use them.
+ */
+export const RESERVED_METADATA_KEYS: readonly string[] = Object.freeze(['grader', 'type', 'duration_ms', 'passed']);
+
+/**
+ * A grader's own metadata without the runner's fields. Returning one is a grader bug; rather than
+ * let the runner silently overwrite it (or it the runner's), it is kept as `inner_<key>` (e.g. the
+ * inner result's fields passed through by `threads`), unless the grader also set `inner_<key>`,
+ * which then wins and the reserved one is dropped.
+ */
+export function ownMetadata(meta: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!meta) return {};
+  let out: Record<string, unknown> | undefined;
+  for (const k of RESERVED_METADATA_KEYS) {
+    if (!Object.hasOwn(meta, k)) continue;
+    out ??= { ...meta };
+    const v = out[k];
+    delete out[k];
+    if (!Object.hasOwn(meta, `inner_${k}`)) out[`inner_${k}`] = v;
+  }
+  return out ?? meta;
 }
 
 /** Wraps an evaluate function into a Grader with the shared result semantics. */
 export function makeGrader(opts: RunnerOptions, evaluate: Evaluate): Grader {
   const { name, type, pass_threshold, timeout_ms } = opts;
+  const capabilities: readonly CapabilityUse[] = opts.capabilities ?? [
+    { capability: 'unsafe', field: '', reason: `grader "${name}" (type ${type}) was made without a capability declaration, so what it can reach is unknown` },
+  ];
 
   const finish = (out: Outcome, t0: number): Result => {
     const duration_ms = performance.now() - t0;
@@ -44,10 +78,7 @@ export function makeGrader(opts: RunnerOptions, evaluate: Evaluate): Grader {
         metadata: { grader: name, type, duration_ms },
       };
     }
-    const r: Result = { score: out.score, valid: true, metadata: { grader: name, type, duration_ms, ...out.metadata } };
-    r.metadata.grader = name;
-    r.metadata.type = type;
-    r.metadata.duration_ms = duration_ms;
+    const r: Result = { score: out.score, valid: true, metadata: { grader: name, type, duration_ms, ...ownMetadata(out.metadata) } };
     if (pass_threshold !== undefined) r.metadata.passed = out.score >= pass_threshold;
     if (out.reason !== undefined) r.reason = out.reason;
     if (out.components !== undefined) r.components = out.components;
@@ -63,7 +94,7 @@ export function makeGrader(opts: RunnerOptions, evaluate: Evaluate): Grader {
         score: null,
         valid: false,
         error: { kind: err.kind, message: err.message },
-        metadata: { ...meta, grader: name, type, duration_ms },
+        metadata: { grader: name, type, duration_ms, ...ownMetadata(meta) },
       };
       if (components) r.components = components as Record<string, Result>;
       return r;
@@ -108,5 +139,5 @@ export function makeGrader(opts: RunnerOptions, evaluate: Evaluate): Grader {
       }
     };
   }
-  return { name, type, config: opts.config, grade };
+  return { name, type, config: opts.config, capabilities, grade };
 }

@@ -2,8 +2,13 @@
 // every node (collecting all problems with their field paths) and builds the grader tree.
 import { z } from 'zod';
 import { ConfigError, joinPath, type ConfigIssue } from '../config/errors.js';
+import { joinCapabilityPath } from './capabilities.js';
+import type { CapabilityDeclaration, CapabilityUse } from './capabilities.js';
 import { makeGrader, type Evaluate, type Grader } from './grader.js';
 import { compileTemplate, compileValue, type Template, type ValueTemplate } from './template.js';
+
+export { CAPABILITIES, PURE, sandboxedCode, unsafeSwitch } from './capabilities.js';
+export type { Capability, CapabilityDeclaration, CapabilityUse } from './capabilities.js';
 
 /** Fields every grader accepts. */
 export const baseFields = {
@@ -57,6 +62,11 @@ export interface GraderType<C extends BaseConfig = BaseConfig> {
   /** One line for `arbiter types` and the README. */
   summary: string;
   schema: z.ZodType<C>;
+  /**
+   * What running a grader of this type can reach, from its validated config (see
+   * core/capabilities.ts). Only the type's own uses: the registry adds its children's.
+   */
+  capabilities: CapabilityDeclaration<C>;
   build(config: C, b: BuildContext): Evaluate;
 }
 
@@ -89,7 +99,7 @@ function zodIssues(err: z.ZodError, base: string): ConfigIssue[] {
 }
 
 function buildNode(config: unknown, path: string, defaultName: string, issues: ConfigIssue[], options: LoadOptions): Grader {
-  const placeholder = (): Grader => makeGrader({ name: defaultName, type: 'invalid', config: {} }, () => {
+  const placeholder = (): Grader => makeGrader({ name: defaultName, type: 'invalid', config: {}, capabilities: [] }, () => {
     throw new Error('grader config was invalid');
   });
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
@@ -113,11 +123,16 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
   }
   const cfg = parsed.data;
   const name = cfg.name ?? defaultName;
+  const children: Grader[] = [];
   const b: BuildContext = {
     path,
     name,
     options,
-    child: (c, field, dn) => buildNode(c, joinPath(path, field), dn, issues, options),
+    child: (c, field, dn) => {
+      const g = buildNode(c, joinPath(path, field), dn, issues, options);
+      children.push(g);
+      return g;
+    },
     template: (field, source) => {
       try {
         return compileTemplate(source);
@@ -150,10 +165,26 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
     issues.push({ path, message: `could not build grader: ${(e as Error).message}` });
     return placeholder();
   }
+  // this node's own uses (fields made absolute), then every child's: the union over the tree
+  const capabilities: CapabilityUse[] = ownCapabilities(t, cfg).map((u) => ({ ...u, field: joinCapabilityPath(path, u.field) }));
+  for (const c of children) capabilities.push(...c.capabilities);
   return makeGrader(
-    { name, type: t.type, config: cfg as unknown as Record<string, unknown>, pass_threshold: cfg.pass_threshold, timeout_ms: cfg.timeout_ms },
+    { name, type: t.type, config: cfg as unknown as Record<string, unknown>, pass_threshold: cfg.pass_threshold, timeout_ms: cfg.timeout_ms, capabilities },
     evaluate,
   );
+}
+
+/** A type's declared uses for one config; a type that declares none (or whose declaration throws) is unknown, hence `unsafe`. */
+function ownCapabilities(t: GraderType<BaseConfig>, cfg: BaseConfig): readonly CapabilityUse[] {
+  const unknown = (why: string): CapabilityUse[] => [{ capability: 'unsafe', field: '', reason: `grader type "${t.type}" ${why}, so what it can reach is unknown` }];
+  const d = (t as Partial<GraderType<BaseConfig>>).capabilities;
+  if (d === undefined) return unknown('declares no capabilities');
+  try {
+    const uses = typeof d === 'function' ? d(cfg) : d;
+    return Array.isArray(uses) ? uses : unknown('declared capabilities that are not a list');
+  } catch (e) {
+    return unknown(`could not declare its capabilities (${(e as Error).message})`);
+  }
 }
 
 /** Validates a grader config and builds it; throws ConfigError listing every problem. */

@@ -51,10 +51,22 @@ export function createServer(options: ServerOptions): ArbiterServer {
   const app = Fastify({
     logger,
     bodyLimit: opts.bodyLimit,
-    requestTimeout: 120_000,
+    // Receiving a request is bounded (headers, then headers + body; 408 and close past either);
+    // node checks these every connectionsCheckingInterval, so it is a fraction of the smaller one.
+    // Grading time after the body is in is bounded by the deadline, not by these.
+    http: {
+      headersTimeout: opts.headersTimeoutMs,
+      requestTimeout: opts.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(opts.headersTimeoutMs / 10))),
+    },
+    requestTimeout: opts.requestTimeoutMs,
+    keepAliveTimeout: opts.keepAliveTimeoutMs,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
+  // Connections past the cap are closed by node as soon as they are accepted ('drop').
+  app.server.maxConnections = opts.maxConnections;
+  app.server.on('drop', () => metrics.connectionDropped());
 
   app.decorateRequest('arbiterScope', null);
   app.addHook('onRequest', (request, reply, done) => {

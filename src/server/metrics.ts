@@ -1,5 +1,6 @@
 // Prometheus metrics for one server (its own prom-client Registry, so several servers can live in
-// one process): requests, latency, grades by grader/type/validity, error kinds, queue and in-flight.
+// one process): requests, latency, grades by grader/type/validity, error kinds, queue and in-flight,
+// inline graders refused by the policy, connections dropped at the cap.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Result } from '../core/result.js';
 import type { Admission } from './admission.js';
@@ -14,6 +15,8 @@ export class ServerMetrics {
   private readonly gradeErrors: Counter<'grader' | 'kind'>;
   private readonly gradeLatency: Histogram<'grader'>;
   private readonly rejected: Counter<'route'>;
+  private readonly dropped: Counter;
+  private readonly inlineRefused: Counter<'capability'>;
   /** Cached label children: prom-client hashes label objects on every call otherwise. */
   private readonly children = new Map<string, { inc(n?: number): void } | { observe(v: number): void }>();
   httpInFlight = 0;
@@ -26,6 +29,8 @@ export class ServerMetrics {
     this.gradeErrors = new Counter({ name: 'arbiter_grade_errors_total', help: 'invalid grades by error kind', labelNames: ['grader', 'kind'], registers });
     this.gradeLatency = new Histogram({ name: 'arbiter_grade_duration_seconds', help: 'time to grade one sample (excluding queueing)', labelNames: ['grader'], buckets: LATENCY_BUCKETS, registers });
     this.rejected = new Counter({ name: 'arbiter_queue_rejections_total', help: 'requests refused with 429 because the queue was full', labelNames: ['route'], registers });
+    this.dropped = new Counter({ name: 'arbiter_connections_dropped_total', help: 'connections closed on accept because the server had maxConnections open', registers });
+    this.inlineRefused = new Counter({ name: 'arbiter_inline_graders_refused_total', help: 'inline grader configs refused by the inline policy', registers, labelNames: ['capability'] });
     new Gauge({ name: 'arbiter_queue_depth', help: 'samples waiting for a grading slot', registers, collect() { this.set(admission.queued); } });
     new Gauge({ name: 'arbiter_grades_in_flight', help: 'samples being graded now', registers, collect() { this.set(admission.inFlight); } });
     new Gauge({ name: 'arbiter_queue_capacity', help: 'grading slots plus queue places', registers, collect() { this.set(admission.concurrency + admission.maxQueue); } });
@@ -62,6 +67,15 @@ export class ServerMetrics {
 
   rejection(route: string): void {
     this.rejected.labels(route).inc();
+  }
+
+  connectionDropped(): void {
+    this.dropped.inc();
+  }
+
+  /** One refused inline grader, labelled with the capability of its first refused use. */
+  inlineRefusal(capability: string): void {
+    this.inlineRefused.labels(capability).inc();
   }
 
   async text(): Promise<string> {

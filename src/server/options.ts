@@ -1,6 +1,8 @@
-// Server options with their defaults: network, protection limits, and the OpenRLHF adapter settings.
+// Server options with their defaults: network, protection limits (bodies, deadlines, queue,
+// connections and their timeouts, the inline-grader policy), and the OpenRLHF adapter settings.
 import type { Grader } from '../core/grader.js';
 import type { Services } from '../core/services.js';
+import { parseUrlPrefix, type UrlPrefix } from './inline-policy.js';
 
 /** End-of-sequence / padding tokens stripped from OpenRLHF queries (common chat templates). */
 export const DEFAULT_EOS_TOKENS: readonly string[] = [
@@ -29,8 +31,21 @@ export interface ServerOptions {
   insecure?: boolean;
   /** Accept grader configs inline in /v1/graders/run (they run with the server's services). Default false. */
   allowInlineGraders?: boolean;
+  /**
+   * URL prefixes (e.g. `http://127.0.0.1:8001/v1`) that inline judges and reward models may call;
+   * none by default. Needs allowInlineGraders.
+   */
+  inlineAllowNetwork?: readonly string[];
   /** Maximum request body in bytes (default 8 MiB). */
   bodyLimit?: number;
+  /** A request's headers must arrive within this many ms of its start, else 408 and close (default 10 000). */
+  headersTimeoutMs?: number;
+  /** A whole request, headers and body, must arrive within this many ms of its start, else 408 and close (default 30 000). */
+  requestTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this many ms (default 30 000). */
+  keepAliveTimeoutMs?: number;
+  /** Open connections at most; further ones are closed as soon as they are accepted (default 1024). */
+  maxConnections?: number;
   /** Per-request deadline in ms (default 30 000); samples not graded by then get `timeout` results. */
   deadlineMs?: number;
   /** Samples graded at once across all requests (default 256). */
@@ -54,7 +69,12 @@ export interface ResolvedOptions {
   token?: string;
   insecure: boolean;
   allowInlineGraders: boolean;
+  inlineAllowNetwork: readonly UrlPrefix[];
   bodyLimit: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
   deadlineMs: number;
   concurrency: number;
   maxQueue: number;
@@ -79,7 +99,12 @@ export function resolveOptions(o: ServerOptions, graderNames: string[]): Resolve
     defaultGrader,
     insecure: Boolean(o.insecure),
     allowInlineGraders: Boolean(o.allowInlineGraders),
+    inlineAllowNetwork: (o.inlineAllowNetwork ?? []).map(parseUrlPrefix),
     bodyLimit: Math.floor(positive('bodyLimit', o.bodyLimit, 8 * 1024 * 1024)),
+    headersTimeoutMs: Math.floor(positive('headersTimeoutMs', o.headersTimeoutMs, 10_000)),
+    requestTimeoutMs: Math.floor(positive('requestTimeoutMs', o.requestTimeoutMs, 30_000)),
+    keepAliveTimeoutMs: Math.floor(positive('keepAliveTimeoutMs', o.keepAliveTimeoutMs, 30_000)),
+    maxConnections: Math.floor(positive('maxConnections', o.maxConnections, 1024)),
     deadlineMs: positive('deadlineMs', o.deadlineMs, 30_000),
     concurrency: Math.floor(positive('concurrency', o.concurrency, 256)),
     maxQueue: Math.floor(positive('maxQueue', o.maxQueue, 4096)),
@@ -92,6 +117,12 @@ export function resolveOptions(o: ServerOptions, graderNames: string[]): Resolve
   if (o.token !== undefined) {
     if (o.token.length === 0) throw new RangeError('server option token must not be empty');
     r.token = o.token;
+  }
+  if (r.headersTimeoutMs > r.requestTimeoutMs) {
+    throw new RangeError(`headersTimeoutMs (${r.headersTimeoutMs}) must not exceed requestTimeoutMs (${r.requestTimeoutMs}): the request timeout covers the headers too`);
+  }
+  if (r.inlineAllowNetwork.length && !r.allowInlineGraders) {
+    throw new RangeError('an inline network allow-list (--inline-allow-network) needs inline graders to be allowed (--allow-inline-graders)');
   }
   if (r.maxBatch > r.concurrency + r.maxQueue) {
     throw new RangeError(`maxBatch (${r.maxBatch}) must not exceed concurrency + maxQueue (${r.concurrency + r.maxQueue}), or a full batch could never be admitted`);

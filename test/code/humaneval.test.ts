@@ -64,7 +64,7 @@ describe('HumanEval canonical solutions', () => {
     expect(items).toHaveLength(164);
     const failed = canonical.map((r, i) => [items[i]!.task_id, r] as const).filter(([, r]) => r.score !== 1);
     expect(failed.map(([id, r]) => `${id}: ${r.reason ?? r.error?.message}`)).toEqual([]);
-    for (const r of canonical) expect(r.valid && r.metadata.passed === 1 && r.metadata.total === 1).toBe(true);
+    for (const r of canonical) expect(r.valid && r.metadata.tests_passed === 1 && r.metadata.tests_total === 1).toBe(true);
   });
 
   it('pass when the answer is a fenced block holding the whole function', () => {

@@ -44,7 +44,7 @@ describe('MBPP reference solutions', () => {
   });
 
   it('count each assert (partial credit metadata)', () => {
-    results.forEach((r, i) => expect(r.metadata.total).toBe(items[i]!.test_list.length));
+    results.forEach((r, i) => expect(r.metadata.tests_total).toBe(items[i]!.test_list.length));
   });
 
   it('pass their challenge_test_list', () => {

@@ -28,7 +28,12 @@ interface ServeOpts {
   token?: string;
   insecure?: boolean;
   allowInlineGraders?: boolean;
+  inlineAllowNetwork: string[];
   bodyLimit: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
   deadlineMs: number;
   concurrency: number;
   maxQueue: number;
@@ -50,8 +55,13 @@ export function register(program: Command): void {
     .option('-p, --port <n>', 'port (0 = any free port)', port, 8000)
     .option('--token <token>', 'require "Authorization: Bearer <token>" (default: $ARBITER_TOKEN)')
     .option('--insecure', 'allow a non-loopback --host without a token')
-    .option('--allow-inline-graders', 'accept grader config objects in /v1/graders/run (they run on this server)')
+    .option('--allow-inline-graders', 'accept grader config objects in /v1/graders/run (pure and sandboxed-code graders; never unsafe switches or server secrets)')
+    .option('--inline-allow-network <url>', 'URL prefix that inline judges / reward models may call, e.g. http://127.0.0.1:8001/v1 (repeatable; default: none)', collect, [])
     .option('--body-limit <bytes>', 'largest request body accepted', positiveInt, 8 * 1024 * 1024)
+    .option('--headers-timeout-ms <ms>', 'a request\'s headers must arrive within this, else 408 and close', positiveInt, 10_000)
+    .option('--request-timeout-ms <ms>', 'a whole request (headers and body) must arrive within this, else 408 and close', positiveInt, 30_000)
+    .option('--keep-alive-timeout-ms <ms>', 'idle keep-alive connections are closed after this', positiveInt, 30_000)
+    .option('--max-connections <n>', 'open connections at most; further ones are closed on accept', positiveInt, 1024)
     .option('--deadline-ms <ms>', 'per-request deadline; unfinished samples get timeout results', positiveInt, 30_000)
     .option('-c, --concurrency <n>', 'samples graded at once across all requests', positiveInt, 256)
     .option('--max-queue <n>', 'samples that may wait for a slot before requests get 429', positiveInt, 4096)
@@ -93,7 +103,12 @@ Examples:
             ...(token ? { token } : {}),
             insecure: Boolean(o.insecure),
             allowInlineGraders: Boolean(o.allowInlineGraders),
+            inlineAllowNetwork: o.inlineAllowNetwork,
             bodyLimit: o.bodyLimit,
+            headersTimeoutMs: o.headersTimeoutMs,
+            requestTimeoutMs: o.requestTimeoutMs,
+            keepAliveTimeoutMs: o.keepAliveTimeoutMs,
+            maxConnections: o.maxConnections,
             deadlineMs: o.deadlineMs,
             concurrency: o.concurrency,
             maxQueue: o.maxQueue,

@@ -3,6 +3,7 @@
 // fraction of tests passed and the reason names the first failure.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
+import { codeCapabilities } from './capabilities.js';
 import { GradeFailure } from '../../core/result.js';
 import { renderCompiled, renderString, type Template } from '../../core/template.js';
 import type { LanguageName } from '../../sandbox/languages.js';
@@ -53,6 +54,7 @@ export const code: GraderType<Config> = {
   type: 'code',
   summary: 'run the extracted program in a sandbox against tests (humaneval, asserts, stdio, function); score = fraction passed',
   schema: schema as unknown as z.ZodType<Config>,
+  capabilities: codeCapabilities,
   build(cfg, b) {
     const lang = cfg.language as LanguageName;
     if (lang === 'cpp' && (cfg.format === 'asserts' || cfg.format === 'function')) b.fail('format', `format "${cfg.format}" supports python and javascript, not cpp`);

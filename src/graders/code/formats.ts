@@ -232,7 +232,7 @@ export function summarise(verdicts: TestVerdict[], meta: Record<string, unknown>
   const passed = verdicts.filter((v) => v.status === 'pass').length;
   const total = verdicts.length;
   const first = verdicts.findIndex((v) => v.status !== 'pass');
-  const metadata: Record<string, unknown> = { ...meta, passed, total };
+  const metadata: Record<string, unknown> = { ...meta, tests_passed: passed, tests_total: total };
   if (total <= 200) metadata.tests = verdicts.map((v) => v.status);
   if (first < 0) return { score: 1, reason: total === 1 ? 'all tests passed' : `all ${total} tests passed`, metadata };
   const v = verdicts[first]!;

@@ -3,6 +3,7 @@
 // showing the error; a time-out is `timeout`; a broken sandbox is `sandbox_error`.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
+import { codeCapabilities } from './capabilities.js';
 import { GradeFailure } from '../../core/result.js';
 import { compileProgram, runProgram, tail } from '../../sandbox/languages.js';
 import { limitsSchema, sandboxPool, toSandboxLimits } from './config.js';
@@ -26,6 +27,7 @@ export const pythonGrader: GraderType<Config> = {
   type: 'python',
   summary: 'run a Python `grade(sample, item) -> float` function in the sandbox',
   schema: schema as unknown as z.ZodType<Config>,
+  capabilities: codeCapabilities,
   build(cfg, b) {
     if (!/\bdef\s+grade\s*\(/.test(cfg.source)) b.fail('source', 'must define a function grade(sample, item)');
     const limits = toSandboxLimits(cfg.limits);

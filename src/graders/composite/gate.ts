@@ -3,7 +3,7 @@
 // correct": gate = math correctness, then = a length reward.
 import { z } from 'zod';
 import { childFailure, type Result } from '../../core/result.js';
-import { graderSchema, type GraderType } from '../../core/registry.js';
+import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 
 const schema = graderSchema({
   gate: z.unknown(),
@@ -16,6 +16,7 @@ export const gate: GraderType<z.infer<typeof schema>> = {
   type: 'gate',
   summary: 'score `then` only when the `gate` grader passes its threshold, else `otherwise` (default 0)',
   schema,
+  capabilities: PURE, // own; the registry adds gate's and then's
   build(cfg, b) {
     if (cfg.gate === undefined) b.fail('gate', 'required sub-grader "gate" is missing');
     if (cfg.then === undefined) b.fail('then', 'required sub-grader "then" is missing');

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { compileFormula, FormulaError, type Formula } from '../../config/formula.js';
 import { childFailure, GradeFailure, type Result } from '../../core/result.js';
 import type { Grader } from '../../core/grader.js';
-import { graderSchema, type GraderType } from '../../core/registry.js';
+import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 
 const schema = graderSchema({
   graders: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]),
@@ -19,6 +19,7 @@ export const multi: GraderType<z.infer<typeof schema>> = {
   type: 'multi',
   summary: 'combine named sub-graders with a formula (+ - * / ^, min max abs floor ceil exp sqrt log)',
   schema,
+  capabilities: PURE, // own; the registry adds every sub-grader's
   build(cfg, b) {
     const children: [string, Grader][] = [];
     if (Array.isArray(cfg.graders)) {

@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { GradeFailure, type Result } from '../../core/result.js';
-import { graderSchema, type GraderType } from '../../core/registry.js';
+import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { GraderPool } from '../../workers/grader-pool.js';
 
 const schema = graderSchema({
@@ -21,6 +21,7 @@ export const threads: GraderType<z.infer<typeof schema>> = {
   type: 'threads',
   summary: 'run a CPU-heavy grader in a pool of worker threads (keeps the event loop free; killable on timeout)',
   schema,
+  capabilities: PURE, // own; the registry adds the inner grader's
   build(cfg, b) {
     if (cfg.grader === undefined) b.fail('grader', 'required sub-grader "grader" is missing');
     const inner = b.child(cfg.grader, 'grader', b.name); // validates the inner config at load

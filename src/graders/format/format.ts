@@ -7,7 +7,7 @@
 // and a reason naming what is wrong; oversized input is an invalid result (limit_exceeded).
 import { z } from 'zod';
 import { GradeFailure } from '../../core/result.js';
-import { graderSchema, type GraderType } from '../../core/registry.js';
+import { graderSchema, type GraderType, PURE, unsafeSwitch } from '../../core/registry.js';
 import { renderString, renderValue, type Template } from '../../core/template.js';
 import type { GradeInput } from '../../core/sample.js';
 import { checkDepth, compileSchema, describeErrors, parseJsonText } from './json-check.js';
@@ -72,6 +72,7 @@ export const format: GraderType<Config> = {
   type: 'format',
   summary: 'output format: regex match, required tag structure (<think>/<answer>), valid JSON / JSON Schema',
   schema,
+  capabilities: (cfg) => (cfg.check === 'regex' && cfg.allow_unsafe_regex ? unsafeSwitch('allow_unsafe_regex', 'accepts regexes that can backtrack exponentially, stalling the process') : PURE),
   build(cfg, b) {
     const maxChars = cfg.max_chars ?? DEFAULT_MAX_CHARS;
     const input: Template | undefined = cfg.input !== undefined ? b.template('input', cfg.input) : undefined;

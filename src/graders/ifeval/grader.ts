@@ -2,7 +2,7 @@
 // the response in strict or loose mode; score = all followed (1/0) or the fraction followed.
 import { z } from 'zod';
 import { GradeFailure, type Result } from '../../core/result.js';
-import { graderSchema, type GraderType } from '../../core/registry.js';
+import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { renderCompiled, renderValue } from '../../core/template.js';
 import { followVerdicts } from './evaluate.js';
 import { loadLanguageDetector } from './language.js';
@@ -46,6 +46,7 @@ export const ifeval: GraderType<z.infer<typeof schema>> = {
   type: 'ifeval',
   summary: 'IFEval verifiable instructions (25 types), strict or loose, all-or-mean over instructions',
   schema,
+  capabilities: PURE,
   build(cfg, b) {
     const input = b.template('input', cfg.input ?? '{{sample.output_text}}');
     const ids = b.value('instruction_ids', cfg.instruction_ids);

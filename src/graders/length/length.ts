@@ -5,7 +5,7 @@
 // composition: a `gate` (or `multi`) around this grader and a correctness grader.
 import { z } from 'zod';
 import { GradeFailure } from '../../core/result.js';
-import { graderSchema, type GraderType } from '../../core/registry.js';
+import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { renderString, renderValue, type Template } from '../../core/template.js';
 import type { GradeInput } from '../../core/sample.js';
 import { describe } from '../../core/sample.js';
@@ -63,6 +63,7 @@ export const length: GraderType<Config> = {
   type: 'length',
   summary: 'length reward in chars/words/tokens: a target (± tolerance) or a budget, linear or cosine-shaped',
   schema,
+  capabilities: PURE,
   build(cfg, b) {
     if ((cfg.target === undefined) === (cfg.budget === undefined)) b.fail(cfg.target === undefined ? 'target' : 'budget', 'set exactly one of "target" and "budget"');
     if (cfg.encoding !== undefined && (cfg.unit ?? 'tokens') !== 'tokens') b.issue('encoding', 'only used with unit "tokens"');

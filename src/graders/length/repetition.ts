@@ -4,7 +4,7 @@
 // ("Demystifying Long Chain-of-Thought Reasoning in LLMs", arXiv:2502.03373).
 import { z } from 'zod';
 import { GradeFailure } from '../../core/result.js';
-import { graderSchema, type GraderType } from '../../core/registry.js';
+import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { ENCODINGS, UNITS, getEncoder, tokenize, words } from './measure.js';
 import { textOf } from './length.js';
 
@@ -40,6 +40,7 @@ export const repetition: GraderType<Config> = {
   type: 'repetition',
   summary: 'n-gram repetition penalty: 1 - repeated fraction of n-grams (or penalty x fraction)',
   schema,
+  capabilities: PURE,
   build(cfg, b) {
     const unit = cfg.unit ?? 'words';
     if (cfg.encoding !== undefined && unit !== 'tokens') b.issue('encoding', 'only used with unit "tokens"');

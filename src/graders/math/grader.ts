@@ -2,7 +2,7 @@
 // solution), then verifies them with checkMath. Options are validated once at config load.
 import { z } from 'zod';
 import { GradeFailure } from '../../core/result.js';
-import { graderSchema, type GraderType } from '../../core/registry.js';
+import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { renderValue } from '../../core/template.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { checkMath, resolveMathOptions } from './verify.js';
@@ -39,6 +39,7 @@ export const mathGrader: GraderType<MathConfig> = {
   type: 'math',
   summary: 'math answer equivalence: extracts the final answer (boxed, "the answer is", ####, ...) and compares exactly, numerically and symbolically',
   schema: schema as unknown as z.ZodType<MathConfig>,
+  capabilities: PURE,
   build(cfg, b) {
     const input = b.template('input', cfg.input);
     const reference = b.template('reference', cfg.reference);

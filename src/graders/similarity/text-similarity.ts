@@ -6,7 +6,8 @@
 // references as their definitions do, the other metrics take the best reference.
 import { z } from 'zod';
 import { GradeFailure } from '../../core/result.js';
-import { graderSchema, type GraderType } from '../../core/registry.js';
+import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
+import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
 import { renderString, renderValue } from '../../core/template.js';
 import { describe } from '../../core/sample.js';
 import { sentenceBleu } from './bleu.js';
@@ -98,6 +99,7 @@ export const textSimilarity: GraderType<Config> = {
   type: 'text_similarity',
   summary: 'similarity of input and reference: fuzzy_match, bleu, gleu, meteor, rouge_1..5, rouge_l, cosine, exact_match, f1',
   schema,
+  capabilities: (cfg) => (cfg.evaluation_metric === 'cosine' ? endpointCapabilities(cfg) : PURE),
   build(cfg, b) {
     const input = b.template('input', cfg.input);
     const reference = b.template('reference', cfg.reference);

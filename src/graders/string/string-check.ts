@@ -1,7 +1,7 @@
 // `string_check` (OpenAI grader schema): compare the rendered input with the reference.
 // eq / ne exact; like / ilike substring (case-sensitive / case-insensitive). Score 1 or 0.
 import { z } from 'zod';
-import { graderSchema, type GraderType } from '../../core/registry.js';
+import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { renderString } from '../../core/template.js';
 
 /** A short quoted preview of a value for reasons. */
@@ -19,6 +19,7 @@ export const stringCheck: GraderType<z.infer<typeof schema>> = {
   type: 'string_check',
   summary: 'exact or substring comparison of input and reference (eq, ne, like, ilike)',
   schema,
+  capabilities: PURE,
   build(cfg, b) {
     const input = b.template('input', cfg.input);
     const reference = b.template('reference', cfg.reference);

@@ -3,7 +3,7 @@
 // calls and arguments right; the reason names the first mismatch.
 import { z } from 'zod';
 import { GradeFailure } from '../../core/result.js';
-import { graderSchema, type GraderType } from '../../core/registry.js';
+import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { renderCompiled, renderValue, type Template, type ValueTemplate } from '../../core/template.js';
 import type { GradeInput } from '../../core/sample.js';
 import { matchCalls } from './match.js';
@@ -36,6 +36,7 @@ export const toolCall: GraderType<z.infer<typeof schema>> = {
   type: 'tool_call',
   summary: 'BFCL-style tool-call matching (simple, multiple, parallel, no-call), exact or partial credit',
   schema,
+  capabilities: PURE,
   build(cfg, b) {
     if (cfg.reference === undefined) b.fail('reference', 'required field is missing (BFCL possible_answer list, or [] for "no call")');
     const input = cfg.input === undefined ? undefined : b.template('input', cfg.input);

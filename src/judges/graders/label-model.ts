@@ -3,6 +3,7 @@
 // aggregate "mean"); optional P(passing) from logprobs at the label token.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
+import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
 import type { JsonSchemaFormat } from '../../models/types.js';
 import { logprobScore } from '../logprob-score.js';
 import { compileMessages, messageSchema, withInstruction } from '../messages.js';
@@ -31,6 +32,7 @@ export const labelModel: GraderType<LabelModelConfig> = {
   type: 'label_model',
   summary: 'LLM judge picks a label; score 1 when it is a passing label (OpenAI label_model)',
   schema,
+  capabilities: endpointCapabilities,
   build(cfg, b) {
     const lower = new Set(cfg.labels.map((l) => l.toLowerCase()));
     if (lower.size !== cfg.labels.length) b.issue('labels', 'labels must be distinct (case-insensitively)');

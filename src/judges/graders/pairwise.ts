@@ -3,6 +3,7 @@
 // orders; `metadata.consistent` is false when the orders disagree (the position decided).
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
+import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
 import { renderString } from '../../core/template.js';
 import type { ChatMessage } from '../../models/types.js';
 import { checkSize, fill } from '../messages.js';
@@ -44,6 +45,7 @@ export const pairwise: GraderType<PairwiseConfig> = {
   type: 'pairwise',
   summary: 'LLM judge prefers A or B (both orders, ties, consistency flag); score from A\'s side',
   schema,
+  capabilities: endpointCapabilities,
   build(cfg, b) {
     const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
     const ra = b.template('response_a', cfg.response_a ?? '{{sample.output_text}}');

@@ -3,6 +3,7 @@
 // with aggregate "mean"), or P(yes) from logprobs at the verdict token.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
+import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
 import { renderString } from '../../core/template.js';
 import { logprobScore, yesNoToken } from '../logprob-score.js';
 import { checkSize, fill } from '../messages.js';
@@ -30,6 +31,7 @@ export const referenceVerify: GraderType<ReferenceVerifyConfig> = {
   type: 'reference_verify',
   summary: 'LLM judge checks that the final answer is equivalent to a reference; score 1/0 or P(yes)',
   schema,
+  capabilities: endpointCapabilities,
   build(cfg, b) {
     const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
     const resp = b.template('response', cfg.response ?? '{{sample.output_text}}');

@@ -3,6 +3,7 @@
 // score = (raw - offset) / scale, then an optional sigmoid. Requests are batched per endpoint.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
+import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
 import { renderString } from '../../core/template.js';
 import { endpointFields, resolveEndpoint } from '../../models/endpoint.js';
 import { asGradeFailure } from '../../models/errors.js';
@@ -40,6 +41,7 @@ export const rewardModel: GraderType<RewardModelConfig> = {
   type: 'reward_model',
   summary: 'scalar reward from a reward model on vLLM (/pooling, /classify) or SGLang (/classify), normalised',
   schema,
+  capabilities: (cfg) => endpointCapabilities(cfg, (base) => base.replace(/\/v1$/, '') + (cfg.path ?? REWARD_PATHS[cfg.protocol])), // the URL RewardClient posts to
   build(cfg, b) {
     if ((cfg.input === undefined) === (cfg.text === undefined)) b.fail('input', 'give exactly one of "input" (chat messages) or "text" (a chat-templated prompt)');
     if (cfg.input !== undefined && cfg.protocol !== 'vllm_pooling') b.fail('input', `protocol "${cfg.protocol}" needs "text" (a prompt in the model's chat template); chat messages work with vllm_pooling`);

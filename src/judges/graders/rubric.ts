@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { GraderContext } from '../../core/grader.js';
 import { graderSchema, type GraderType } from '../../core/registry.js';
+import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
 import { GradeFailure, type Result } from '../../core/result.js';
 import type { GradeInput } from '../../core/sample.js';
 import { renderString, renderValue, type Template } from '../../core/template.js';
@@ -65,6 +66,7 @@ export const rubric: GraderType<RubricConfig> = {
   type: 'rubric',
   summary: 'LLM judge checks each weighted rubric criterion separately (item-specific rubrics too); weighted score',
   schema,
+  capabilities: endpointCapabilities,
   build(cfg, b) {
     let fixed: Criterion[] | undefined;
     let fromItem: Template | undefined;

@@ -3,6 +3,7 @@
 // lacks it); parses any common verdict format; optional expected score from logprobs; k samples.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
+import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
 import type { JsonSchemaFormat } from '../../models/types.js';
 import { logprobScore, numericToken } from '../logprob-score.js';
 import { compileMessages, messageSchema, withInstruction } from '../messages.js';
@@ -42,6 +43,7 @@ export const scoreModel: GraderType<ScoreModelConfig> = {
   type: 'score_model',
   summary: 'LLM judge gives a number in a range (OpenAI score_model); k samples, logprob scores',
   schema,
+  capabilities: endpointCapabilities,
   build(cfg, b) {
     const [lo, hi] = cfg.range ?? [0, 1];
     if (!(lo < hi)) b.fail('range', `range must be [min, max] with min < max, got [${lo}, ${hi}]`);

@@ -1,7 +1,8 @@
 // OpenAI graders API shapes: POST /v1/graders/run {grader?, model_sample, item} -> {reward,
 // sub_rewards, metadata: {name, type, errors, execution_time, scores, ...}} and POST
 // /v1/graders/validate {grader} -> {grader}. `grader` is a loaded grader's name, or (with
-// allowInlineGraders) a grader config object as OpenAI's API takes it.
+// allowInlineGraders) a grader config object as OpenAI's API takes it, run only within the
+// operator's inline policy (inline-policy.ts).
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '../../config/errors.js';
 import type { Grader } from '../../core/grader.js';
@@ -9,6 +10,7 @@ import { loadGrader } from '../../core/registry.js';
 import type { Result } from '../../core/result.js';
 import { bodyObject, openScope, type ServerContext } from '../context.js';
 import { HttpError } from '../http-error.js';
+import { checkInline } from '../inline-policy.js';
 import { errorFlags } from './openai-errors.js';
 
 /** Label used in metrics for inline graders (their names are client-chosen, so unbounded). */
@@ -22,12 +24,23 @@ function inlineGrader(ctx: ServerContext, config: Record<string, unknown>): Grad
   if (!ctx.opts.allowInlineGraders) {
     throw new HttpError(403, 'inline_graders_disabled', 'this server only runs its loaded graders; send "grader": "<name>" (start it with --allow-inline-graders to accept configs)');
   }
+  let grader: Grader;
   try {
-    return loadGrader(config, { file: 'request body field "grader"' });
+    grader = loadGrader(config, { file: 'request body field "grader"' });
   } catch (e) {
     if (e instanceof ConfigError) throw configError(e);
     throw e;
   }
+  const refused = checkInline(grader, {
+    allowNetwork: ctx.opts.inlineAllowNetwork,
+    codeUnsandboxed: Boolean(ctx.services.options.unsafeNoSandbox) || process.env.ARBITER_UNSAFE_NO_SANDBOX === '1',
+  });
+  if (refused.length) {
+    ctx.metrics.inlineRefusal(refused[0]!.capability);
+    const list = refused.map((v) => `${v.path}: ${v.message}`).join('; ');
+    throw new HttpError(403, 'inline_grader_refused', `inline grader refused: ${list}`, { details: refused });
+  }
+  return grader;
 }
 
 /** OpenAI's `model_sample` is the output text; a JSON object/array text also fills output_json. */

@@ -1,0 +1,43 @@
+// Capabilities of the `code` and `python` grader types: sandboxed code, or `unsafe` when the config
+// turns the sandbox off or raises a sandbox limit above the language's default (more memory, time,
+// processes or disk than the server's own graders get unless their operator configured it).
+import { sandboxedCode, type CapabilityUse } from '../../core/capabilities.js';
+import { LANGUAGES, type LanguageName } from '../../sandbox/languages.js';
+import { DEFAULT_LIMITS, mergeLimits, type SandboxLimits } from '../../sandbox/limits.js';
+import { toSandboxLimits, type LimitsConfig } from './config.js';
+
+const FIELD: Partial<Record<keyof SandboxLimits, keyof NonNullable<LimitsConfig>>> = {
+  wallMs: 'time_ms',
+  cpuSeconds: 'cpu_seconds',
+  memoryBytes: 'memory_mb',
+  processes: 'processes',
+  outputBytes: 'output_bytes',
+  fileSizeBytes: 'file_size_bytes',
+  openFiles: 'open_files',
+  tmpBytes: 'tmp_mb',
+};
+
+function raised(l: LimitsConfig, field: string, defaults: SandboxLimits): CapabilityUse[] {
+  if (!l) return [];
+  const got = toSandboxLimits(l);
+  const out: CapabilityUse[] = [];
+  for (const [k, name] of Object.entries(FIELD) as [keyof SandboxLimits, keyof NonNullable<LimitsConfig>][]) {
+    const v = got[k];
+    const d = defaults[k];
+    if (typeof v !== 'number' || typeof d !== 'number' || v <= d) continue;
+    // cpu_seconds follows time_ms when it is not given itself
+    const f = l[name] !== undefined ? name : k === 'cpuSeconds' ? 'time_ms' : name;
+    if (out.some((u) => u.field === `${field}.${f}`)) continue;
+    out.push({ capability: 'unsafe', field: `${field}.${f}`, reason: `raises the sandbox limit ${f} above its default (${k.endsWith('Bytes') ? `${d / 1024 / 1024} MiB` : d})` });
+  }
+  return out;
+}
+
+export function codeCapabilities(cfg: { unsafe_no_sandbox?: boolean; language?: string; limits?: LimitsConfig; compile_limits?: LimitsConfig }): CapabilityUse[] {
+  const lang = LANGUAGES[(cfg.language ?? 'python') as LanguageName] ?? LANGUAGES.python;
+  return [
+    ...sandboxedCode(cfg.unsafe_no_sandbox, 'unsafe_no_sandbox'),
+    ...raised(cfg.limits, 'limits', mergeLimits(DEFAULT_LIMITS, lang.limits)),
+    ...raised(cfg.compile_limits, 'compile_limits', mergeLimits(DEFAULT_LIMITS, lang.compileLimits)),
+  ];
+}
