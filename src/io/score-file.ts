@@ -1,5 +1,7 @@
 // Scores a JSONL file (or stdin) into a JSONL file (or stdout): the engine behind `arbiter score`
-// and the library's `scoreFile`. Streams both ends; memory does not grow with the input.
+// and the library's `scoreFile`. Streams both ends; memory does not grow with the input. On abort
+// (the CLI's SIGINT/SIGTERM) it stops reading, writes the records finished so far as an in-order
+// prefix of the output (so --resume continues exactly), and returns the summary marked interrupted.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { access, constants, stat } from 'node:fs/promises';
@@ -10,6 +12,7 @@ import { Services } from '../core/services.js';
 import { readLines } from './jsonl-reader.js';
 import { JsonlWriter } from './jsonl-writer.js';
 import { Progress } from './progress.js';
+import { IoError } from './errors.js';
 import { readDoneIds } from './resume.js';
 import { scoreLines } from './score-stream.js';
 import { SummaryStats, type Summary } from './summary.js';
@@ -25,13 +28,17 @@ export interface ScoreFileOptions {
   /** Show a progress line (default: when stderr is a TTY). */
   progress?: boolean;
   services?: Services;
+  /**
+   * Stops the run: no further line is read, graders see the abort on `ctx.signal`, records not
+   * finished (and any after them) are not written, and the summary's `interrupted` is the abort
+   * reason when it is a string (e.g. 'SIGINT'), else 'aborted'.
+   */
   signal?: AbortSignal;
+  /** Deepest JSON nesting accepted in an input line (default 64); deeper lines are `limit_exceeded`. */
+  maxJsonDepth?: number;
 }
 
-/** An I/O problem the user must fix (unreadable input, unwritable output). */
-export class IoError extends Error {
-  override name = 'IoError';
-}
+export { IoError, ResumeError } from './errors.js';
 
 async function openInput(input: string): Promise<{ stream: Readable; size?: number }> {
   if (input === '-') return { stream: process.stdin };
@@ -58,15 +65,18 @@ async function openOutput(output: string, append: boolean): Promise<Writable> {
   }
 }
 
+const STOP = Symbol('stop');
+
 export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
   const toStdout = !opts.output || opts.output === '-';
-  const skipIds = opts.resume && !toStdout ? await readDoneIds(opts.output!) : undefined;
+  const done = opts.resume && !toStdout ? await readDoneIds(opts.output!) : undefined;
   const { stream, size } = await openInput(opts.input);
   const out = toStdout ? process.stdout : await openOutput(opts.output!, Boolean(opts.resume));
   const writer = new JsonlWriter(out);
   const services = opts.services ?? new Services();
   const stats = new SummaryStats();
   const progress = new Progress(stats, size, opts.progress ?? Boolean(process.stderr.isTTY));
+  const signal = opts.signal;
   let bytes = 0;
   async function* counted() {
     for await (const l of readLines(stream)) {
@@ -74,16 +84,41 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
       yield l;
     }
   }
+  // resolves when the run is aborted, so a wait for the next record (a slow grade, an idle stdin)
+  // does not hold the interruption up
+  const stopped = signal
+    ? new Promise<typeof STOP>((resolve) => {
+        if (signal.aborted) resolve(STOP);
+        else signal.addEventListener('abort', () => resolve(STOP), { once: true });
+      })
+    : undefined;
+  let interrupted = false;
   try {
-    const ctx = opts.signal ? { services, signal: opts.signal } : { services };
-    for await (const rec of scoreLines(opts.grader, counted(), ctx, { concurrency: opts.concurrency ?? 64, ...(skipIds ? { skipIds } : {}) })) {
-      stats.add(rec);
-      await writer.write(rec);
+    const ctx = signal ? { services, signal } : { services };
+    const it = scoreLines(opts.grader, counted(), ctx, {
+      concurrency: opts.concurrency ?? 64,
+      ...(opts.maxJsonDepth !== undefined ? { maxJsonDepth: opts.maxJsonDepth } : {}),
+      ...(done ? { done } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    for (;;) {
+      const next = it.next();
+      const r = stopped ? await Promise.race([next, stopped]) : await next;
+      if (r === STOP || signal?.aborted) {
+        // records that come back after the abort may be cut short: they are not written
+        interrupted = true;
+        next.catch(() => {});
+        stream.destroy();
+        break;
+      }
+      if (r.done) break;
+      stats.add(r.value);
+      await writer.write(r.value);
       progress.tick(bytes);
     }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code && /^E[A-Z]+$/.test(code)) throw new IoError(`I/O error: ${(e as Error).message}`);
+    if (!(e instanceof IoError) && code && /^E[A-Z]+$/.test(code)) throw new IoError(`I/O error: ${(e as Error).message}`);
     throw e;
   } finally {
     progress.done();
@@ -92,5 +127,8 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
     });
     if (!opts.services) await services.close();
   }
-  return stats.summary();
+  const summary = stats.summary();
+  if (done?.length) summary.resumed = done.length;
+  if (interrupted) summary.interrupted = typeof signal?.reason === 'string' ? signal.reason : 'aborted';
+  return summary;
 }

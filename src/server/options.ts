@@ -1,5 +1,6 @@
 // Server options with their defaults: network, protection limits, and the OpenRLHF adapter settings.
 import type { Grader } from '../core/grader.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../core/json.js';
 import type { Services } from '../core/services.js';
 
 /** End-of-sequence / padding tokens stripped from OpenRLHF queries (common chat templates). */
@@ -31,6 +32,8 @@ export interface ServerOptions {
   allowInlineGraders?: boolean;
   /** Maximum request body in bytes (default 8 MiB). */
   bodyLimit?: number;
+  /** Deepest JSON nesting accepted in a request body (default 64); deeper bodies get 400 `limit_exceeded`. */
+  maxJsonDepth?: number;
   /** Per-request deadline in ms (default 30 000); samples not graded by then get `timeout` results. */
   deadlineMs?: number;
   /** Samples graded at once across all requests (default 256). */
@@ -55,6 +58,7 @@ export interface ResolvedOptions {
   insecure: boolean;
   allowInlineGraders: boolean;
   bodyLimit: number;
+  maxJsonDepth: number;
   deadlineMs: number;
   concurrency: number;
   maxQueue: number;
@@ -80,6 +84,7 @@ export function resolveOptions(o: ServerOptions, graderNames: string[]): Resolve
     insecure: Boolean(o.insecure),
     allowInlineGraders: Boolean(o.allowInlineGraders),
     bodyLimit: Math.floor(positive('bodyLimit', o.bodyLimit, 8 * 1024 * 1024)),
+    maxJsonDepth: Math.floor(positive('maxJsonDepth', o.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH)),
     deadlineMs: positive('deadlineMs', o.deadlineMs, 30_000),
     concurrency: Math.floor(positive('concurrency', o.concurrency, 256)),
     maxQueue: Math.floor(positive('maxQueue', o.maxQueue, 4096)),

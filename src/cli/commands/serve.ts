@@ -1,6 +1,7 @@
 // `arbiter serve`: serve rewards over HTTP (OpenAI graders API, OpenRLHF /get_reward, batch
 // /v1/score, /healthz, /metrics) from one or more named graders.
 import { InvalidArgumentError, type Command } from 'commander';
+import { DEFAULT_MAX_JSON_DEPTH } from '../../core/json.js';
 import { Services } from '../../core/services.js';
 import { DEFAULT_EOS_TOKENS } from '../../server/options.js';
 import { die, EXIT } from '../exit.js';
@@ -29,6 +30,7 @@ interface ServeOpts {
   insecure?: boolean;
   allowInlineGraders?: boolean;
   bodyLimit: number;
+  maxJsonDepth: number;
   deadlineMs: number;
   concurrency: number;
   maxQueue: number;
@@ -52,6 +54,7 @@ export function register(program: Command): void {
     .option('--insecure', 'allow a non-loopback --host without a token')
     .option('--allow-inline-graders', 'accept grader config objects in /v1/graders/run (they run on this server)')
     .option('--body-limit <bytes>', 'largest request body accepted', positiveInt, 8 * 1024 * 1024)
+    .option('--max-json-depth <n>', 'deepest JSON nesting accepted in a request body (deeper: 400 limit_exceeded)', positiveInt, DEFAULT_MAX_JSON_DEPTH)
     .option('--deadline-ms <ms>', 'per-request deadline; unfinished samples get timeout results', positiveInt, 30_000)
     .option('-c, --concurrency <n>', 'samples graded at once across all requests', positiveInt, 256)
     .option('--max-queue <n>', 'samples that may wait for a slot before requests get 429', positiveInt, 4096)
@@ -94,6 +97,7 @@ Examples:
             insecure: Boolean(o.insecure),
             allowInlineGraders: Boolean(o.allowInlineGraders),
             bodyLimit: o.bodyLimit,
+            maxJsonDepth: o.maxJsonDepth,
             deadlineMs: o.deadlineMs,
             concurrency: o.concurrency,
             maxQueue: o.maxQueue,
