@@ -32,6 +32,8 @@ export interface ScanOptions {
   maxDepth?: number;
   /** Capture `"id"` members of objects nested at most this deep (1 = the top-level object only; 0 = none). */
   idLevels?: number;
+  /** Stop at the first captured id (the caller already knows the depth is within bounds). */
+  firstId?: boolean;
 }
 
 const Q = 34, BS = 92, LB = 91, RB = 93, LC = 123, RC = 125, COMMA = 44, COLON = 58;
@@ -85,6 +87,8 @@ export function scanJson(text: string, opts: ScanOptions = {}): JsonScan {
   const maxDepth = opts.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const idLevels = Math.min(opts.idLevels ?? 0, maxDepth);
   const result: JsonScan = { ids: [] };
+  const firstId = opts.firstId === true;
+  let stop = false;
   // per open level (1-based), kept only up to maxDepth: array or object, element index, last key span
   const isArr: boolean[] = [];
   const index: number[] = [];
@@ -106,10 +110,11 @@ export function scanJson(text: string, opts: ScanOptions = {}): JsonScan {
     if (depth >= 1 && depth <= idLevels && capStart[depth]! >= 0) {
       result.ids.push({ path: pathTo(depth - 1), raw: trimJson(text, capStart[depth]!, at) });
       capStart[depth] = -1;
+      stop = firstId;
     }
   };
   let i = 0;
-  while (i < n) {
+  while (i < n && !stop) {
     const c = text.charCodeAt(i);
     if (c === Q) {
       // find the closing quote: one not preceded by an odd run of backslashes
@@ -165,6 +170,54 @@ export function scanJson(text: string, opts: ScanOptions = {}): JsonScan {
   return result;
 }
 
+/**
+ * The raw text of the top-level `"id"` when it is the object's first member and a string or number
+ * (`{"id": 12, ...}`, the usual layout), found without a full scan; undefined otherwise (then use
+ * scanJson). Only a hint for callers that validate it against the parsed value.
+ */
+export function leadingIdRaw(text: string): string | undefined {
+  let i = 0;
+  const n = text.length;
+  while (i < n && isJsonSpace(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) !== LC) return undefined;
+  i++;
+  while (i < n && isJsonSpace(text.charCodeAt(i))) i++;
+  if (!text.startsWith('"id"', i)) return undefined;
+  i += 4;
+  while (i < n && isJsonSpace(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) !== COLON) return undefined;
+  i++;
+  while (i < n && isJsonSpace(text.charCodeAt(i))) i++;
+  const start = i;
+  if (text.charCodeAt(i) === Q) {
+    for (let j = i + 1; ; ) {
+      const k = text.indexOf('"', j);
+      if (k < 0) return undefined;
+      let b = k - 1;
+      while (b > i && text.charCodeAt(b) === BS) b--;
+      if ((k - 1 - b) % 2 === 0) return text.slice(start, k + 1);
+      j = k + 1;
+    }
+  }
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === COMMA || c === RC || isJsonSpace(c)) break;
+    i++;
+  }
+  return i > start ? text.slice(start, i) : undefined;
+}
+
+/**
+ * False when `text` cannot nest deeper than `maxDepth`: it holds at most that many '{' and '['
+ * characters (inside strings or not). A cheap native-speed test that spares most lines the scan.
+ */
+export function mayNestDeeperThan(text: string, maxDepth: number): boolean {
+  let n = 0;
+  for (let i = text.indexOf('{'); i >= 0; i = text.indexOf('{', i + 1)) if (++n > maxDepth) return true;
+  for (let i = text.indexOf('['); i >= 0; i = text.indexOf('[', i + 1)) if (++n > maxDepth) return true;
+  return false;
+}
+
 /** The message for a document nested too deep. */
 export function tooDeepMessage(path: string, maxDepth: number): string {
   return `${path}: JSON nested deeper than ${maxDepth} levels (the limit for untrusted input)`;
@@ -175,8 +228,8 @@ export function tooDeepMessage(path: string, maxDepth: number): string {
  * document nested deeper than `maxDepth`, and SyntaxError for malformed text.
  */
 export function parseJsonBounded(text: string, maxDepth = DEFAULT_MAX_JSON_DEPTH): unknown {
-  const scan = scanJson(text, { maxDepth });
-  if (scan.tooDeep) throw new GradeFailure('limit_exceeded', tooDeepMessage(scan.tooDeep.path, maxDepth));
+  const scan = mayNestDeeperThan(text, maxDepth) ? scanJson(text, { maxDepth }) : undefined;
+  if (scan?.tooDeep) throw new GradeFailure('limit_exceeded', tooDeepMessage(scan.tooDeep.path, maxDepth));
   return JSON.parse(text);
 }
 

@@ -2,7 +2,7 @@
 // and the library's `scoreFile`. Streams both ends; memory does not grow with the input. On abort
 // (the CLI's SIGINT/SIGTERM) it stops reading, writes the records finished so far as an in-order
 // prefix of the output (so --resume continues exactly), and returns the summary marked interrupted.
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, fstatSync } from 'node:fs';
 import { once } from 'node:events';
 import { access, constants, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -40,13 +40,22 @@ export interface ScoreFileOptions {
 
 export { IoError, ResumeError } from './errors.js';
 
-async function openInput(input: string): Promise<{ stream: Readable; size?: number }> {
-  if (input === '-') return { stream: process.stdin };
+/** The input stream; `pipe` when reads can stall (not a regular file), so results are yielded eagerly. */
+async function openInput(input: string): Promise<{ stream: Readable; size?: number; pipe: boolean }> {
+  if (input === '-') {
+    let pipe = true;
+    try {
+      pipe = !fstatSync(0).isFile();
+    } catch {
+      // keep the eager default
+    }
+    return { stream: process.stdin, pipe };
+  }
   try {
     const st = await stat(input);
     if (st.isDirectory()) throw new IoError(`cannot read input ${input}: it is a directory`);
     await access(input, constants.R_OK);
-    return { stream: createReadStream(input, { highWaterMark: 1 << 20 }), size: st.size };
+    return { stream: createReadStream(input, { highWaterMark: 1 << 20 }), size: st.size, pipe: !st.isFile() };
   } catch (e) {
     if (e instanceof IoError) throw e;
     throw new IoError(`cannot read input ${input}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
@@ -65,12 +74,10 @@ async function openOutput(output: string, append: boolean): Promise<Writable> {
   }
 }
 
-const STOP = Symbol('stop');
-
 export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
   const toStdout = !opts.output || opts.output === '-';
   const done = opts.resume && !toStdout ? await readDoneIds(opts.output!) : undefined;
-  const { stream, size } = await openInput(opts.input);
+  const { stream, size, pipe } = await openInput(opts.input);
   const out = toStdout ? process.stdout : await openOutput(opts.output!, Boolean(opts.resume));
   const writer = new JsonlWriter(out);
   const services = opts.services ?? new Services();
@@ -84,43 +91,33 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
       yield l;
     }
   }
-  // resolves when the run is aborted, so a wait for the next record (a slow grade, an idle stdin)
-  // does not hold the interruption up
-  const stopped = signal
-    ? new Promise<typeof STOP>((resolve) => {
-        if (signal.aborted) resolve(STOP);
-        else signal.addEventListener('abort', () => resolve(STOP), { once: true });
-      })
-    : undefined;
+  // stopping closes the input, so a wait on an idle stdin ends too
+  const closeInput = () => stream.destroy();
+  signal?.addEventListener('abort', closeInput, { once: true });
   let interrupted = false;
   try {
     const ctx = signal ? { services, signal } : { services };
-    const it = scoreLines(opts.grader, counted(), ctx, {
+    const records = scoreLines(opts.grader, counted(), ctx, {
       concurrency: opts.concurrency ?? 64,
       ...(opts.maxJsonDepth !== undefined ? { maxJsonDepth: opts.maxJsonDepth } : {}),
       ...(done ? { done } : {}),
       ...(signal ? { signal } : {}),
+      eager: pipe,
     });
-    for (;;) {
-      const next = it.next();
-      const r = stopped ? await Promise.race([next, stopped]) : await next;
-      if (r === STOP || signal?.aborted) {
-        // records that come back after the abort may be cut short: they are not written
-        interrupted = true;
-        next.catch(() => {});
-        stream.destroy();
-        break;
-      }
-      if (r.done) break;
-      stats.add(r.value);
-      await writer.write(r.value);
+    for await (const rec of records) {
+      // a record that arrives after the abort may have been cut short: it is not written, nor any after it
+      if (signal?.aborted) break;
+      stats.add(rec);
+      await writer.write(rec);
       progress.tick(bytes);
     }
+    interrupted = Boolean(signal?.aborted);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (!(e instanceof IoError) && code && /^E[A-Z]+$/.test(code)) throw new IoError(`I/O error: ${(e as Error).message}`);
     throw e;
   } finally {
+    signal?.removeEventListener('abort', closeInput);
     progress.done();
     await writer.close(!toStdout).catch((e: Error) => {
       throw new IoError(`cannot write output ${opts.output ?? 'stdout'}: ${e.message}`);

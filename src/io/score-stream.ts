@@ -2,9 +2,9 @@
 // input line, in input order. Malformed lines (invalid JSON or UTF-8, blank, too deep, not a record)
 // become invalid results that name the line number. Ids are kept as their raw JSON text (ID_JSON).
 import type { Grader, GraderContext } from '../core/grader.js';
-import { GradeFailure, type ErrorKind, type Result } from '../core/result.js';
+import { GradeFailure, invalidResult, type ErrorKind, type Result } from '../core/result.js';
 import { normalizeRecord, type GradeInput } from '../core/sample.js';
-import { DEFAULT_MAX_JSON_DEPTH, ID_JSON, scanJson, tooDeepMessage } from '../core/json.js';
+import { DEFAULT_MAX_JSON_DEPTH, ID_JSON, leadingIdRaw, mayNestDeeperThan, scanJson, tooDeepMessage, type JsonScan } from '../core/json.js';
 import type { RawLine } from './jsonl-reader.js';
 import { orderedMap } from '../core/ordered.js';
 import { ResumeError } from './errors.js';
@@ -25,14 +25,22 @@ export interface ScoreStreamOptions {
    * a mismatch, or an input shorter than the output, throws ResumeError before anything is yielded.
    */
   done?: readonly string[];
-  /** When aborted, no further input line is read. */
+  /**
+   * When aborted, no further input line is read, and samples still grading resolve at once to an
+   * invalid `timeout` record ("interrupted"): a consumer that wants an exact prefix of the results
+   * (scoreFile) stops at the first record it receives after the abort.
+   */
   signal?: AbortSignal;
+  /** Yield finished results while waiting for more input (for pipes; see orderedMap). */
+  eager?: boolean;
 }
 
 /** A line ready to grade: its number, the raw text of its id, and the normalised input. */
 export interface ParsedLine {
   line: number;
   idJson: string;
+  /** True when idJson is not what JSON.stringify writes for the id (1e999, 1.0, "\u0041"...). */
+  exotic: boolean;
   input: GradeInput;
 }
 
@@ -61,6 +69,28 @@ function rawId(raw: string | undefined): { value: string | number; raw: string }
   }
 }
 
+function lastTopId(scan: JsonScan): string | undefined {
+  let top: string | undefined;
+  for (const m of scan.ids) if (m.path.length === 0) top = m.raw; // the last one wins, as in JSON.parse
+  return top;
+}
+
+/**
+ * The id's raw source text. The usual layout (`{"id": ...` first) is read directly, else the scan
+ * stops at the first top-level "id"; only when that does not read back as the parsed id (a duplicate
+ * key: JSON.parse keeps the last) is the whole line scanned. `exotic` when the text differs from
+ * what JSON.stringify writes (1e999, 1.0, "\u0041"), i.e. when writers must splice it in.
+ */
+function exactId(text: string, value: string | number, maxDepth: number): { value: string | number; raw: string; exotic: boolean } {
+  const plain = JSON.stringify(value);
+  const lead = leadingIdRaw(text);
+  if (lead === plain) return { value, raw: plain, exotic: false };
+  let r = rawId(lead ?? lastTopId(scanJson(text, { maxDepth, idLevels: 1, firstId: true })));
+  if (!r || r.value !== value) r = rawId(lastTopId(scanJson(text, { maxDepth, idLevels: 1 })));
+  // the scan's text must read back as the parsed id; otherwise re-serialise it
+  return r && r.value === value ? { value, raw: r.raw, exotic: r.raw !== plain } : { value, raw: plain, exotic: false };
+}
+
 function hex(b: number | undefined): string {
   return b === undefined ? '?' : '0x' + b.toString(16).padStart(2, '0').toUpperCase();
 }
@@ -74,13 +104,14 @@ export function parseLine(g: Grader, raw: RawLine, maxDepth = DEFAULT_MAX_JSON_D
   }
   if (raw.text === undefined) return lineError(g, line, 'bad_input', `line is ${raw.bytes} bytes, over the size limit`);
   const text = raw.text;
-  if (text.trim() === '') {
+  if (!/\S/.test(text)) {
     return lineError(g, line, 'bad_input', text === '' ? 'empty line (every input line gets an output line)' : 'blank line: only whitespace (every input line gets an output line)');
   }
-  const scan = scanJson(text, { maxDepth, idLevels: 1 });
-  let top: string | undefined;
-  for (const m of scan.ids) if (m.path.length === 0) top = m.raw; // the last one wins, as in JSON.parse
-  if (scan.tooDeep) return lineError(g, line, 'limit_exceeded', tooDeepMessage(scan.tooDeep.path, maxDepth), rawId(top));
+  // depth first (before JSON.parse builds anything): most lines have too few brackets to need the scan
+  if (mayNestDeeperThan(text, maxDepth)) {
+    const scan = scanJson(text, { maxDepth, idLevels: 1 });
+    if (scan.tooDeep) return lineError(g, line, 'limit_exceeded', tooDeepMessage(scan.tooDeep.path, maxDepth), rawId(lastTopId(scan)));
+  }
   let rec: unknown;
   try {
     rec = JSON.parse(text);
@@ -89,15 +120,10 @@ export function parseLine(g: Grader, raw: RawLine, maxDepth = DEFAULT_MAX_JSON_D
     return lineError(g, line, 'bad_input', `invalid JSON: ${(e as Error).message}${bom}`);
   }
   const recId = rec && typeof rec === 'object' && !Array.isArray(rec) ? (rec as { id?: unknown }).id : undefined;
-  let id: { value: string | number; raw: string } | undefined;
-  if (typeof recId === 'string' || typeof recId === 'number') {
-    const r = rawId(top);
-    // the scan's raw text must read back as the parsed id; otherwise fall back to re-serialising it
-    id = r && r.value === recId ? r : { value: recId, raw: JSON.stringify(recId) ?? String(line) };
-  }
+  const id = typeof recId === 'string' || typeof recId === 'number' ? exactId(text, recId, maxDepth) : undefined;
   try {
     const input = normalizeRecord(rec, { maxDepth: Infinity }); // depth was checked on the text
-    return { line, idJson: id ? id.raw : String(line), input };
+    return { line, idJson: id ? id.raw : String(line), exotic: id?.exotic === true, input };
   } catch (e) {
     return lineError(g, line, e instanceof GradeFailure ? e.kind : 'bad_input', e instanceof GradeFailure ? e.message : String(e), id);
   }
@@ -110,7 +136,7 @@ export function idJsonOf(x: ParsedLine | OutputRecord): string {
 
 function withId(x: ParsedLine, r: Result): OutputRecord {
   const out: OutputRecord = { id: x.input.id ?? x.line, ...r };
-  out[ID_JSON] = x.idJson;
+  if (x.exotic) out[ID_JSON] = x.idJson;
   return out;
 }
 
@@ -129,30 +155,52 @@ export function scoreLines(
   // each line becomes either a ready record (a malformed line) or an input to grade
   async function* prepared(): AsyncGenerator<OutputRecord | ParsedLine> {
     let k = 0;
-    for await (const raw of lines) {
-      if (signal?.aborted) return;
-      const parsed = parseLine(grader, raw, maxDepth);
-      if (done && k < done.length) {
-        const want = done[k]!;
-        const got = idJsonOf(parsed);
-        if (want !== got) {
-          throw new ResumeError(
-            `--resume: output record ${k + 1} has id ${short(want)} but input line ${raw.line} has id ${short(got)}: ` +
-              'the output file was not written from this input (or by an arbiter that skipped blank lines); nothing was appended. Write to a new output file.',
-          );
+    try {
+      for await (const raw of lines) {
+        if (signal?.aborted) return;
+        const parsed = parseLine(grader, raw, maxDepth);
+        if (done && k < done.length) {
+          const want = done[k]!;
+          const got = idJsonOf(parsed);
+          if (want !== got) {
+            throw new ResumeError(
+              `--resume: output record ${k + 1} has id ${short(want)} but input line ${raw.line} has id ${short(got)}: ` +
+                'the output file was not written from this input (or by an arbiter that skipped blank lines); nothing was appended. Write to a new output file.',
+            );
+          }
+          k++;
+          continue;
         }
-        k++;
-        continue;
+        yield parsed;
       }
-      yield parsed;
+    } catch (e) {
+      if (signal?.aborted && !(e instanceof ResumeError)) return; // the input was closed to stop the run
+      throw e;
     }
     if (done && k < done.length && !signal?.aborted) {
       throw new ResumeError(`--resume: the output file has ${done.length} records but the input has only ${k} lines: it was not written from this input; nothing was appended`);
     }
   }
-  return orderedMap(
-    prepared(),
-    (x) => ('input' in x ? grader.grade(x.input, ctx).then((r) => withId(x, r)) : x),
-    opts.concurrency ?? 64,
-  );
+  let grade = (x: ParsedLine): Promise<OutputRecord> => grader.grade(x.input, ctx).then((r) => withId(x, r));
+  if (signal) {
+    // on abort, every sample still grading resolves at once (graders that ignore the signal cannot hold the run)
+    const inFlight = new Set<() => void>();
+    signal.addEventListener('abort', () => {
+      for (const stop of inFlight) stop();
+      inFlight.clear();
+    }, { once: true });
+    const interrupted = (x: ParsedLine): OutputRecord =>
+      withId(x, invalidResult('timeout', `line ${x.line}: the run was interrupted before this sample was graded`, { grader: grader.name, type: grader.type }));
+    grade = (x) =>
+      new Promise<OutputRecord>((resolve) => {
+        if (signal.aborted) return resolve(interrupted(x));
+        const stop = () => resolve(interrupted(x));
+        inFlight.add(stop);
+        grader.grade(x.input, ctx).then((r) => {
+          inFlight.delete(stop);
+          resolve(withId(x, r));
+        });
+      });
+  }
+  return orderedMap(prepared(), (x) => ('input' in x ? grade(x) : x), opts.concurrency ?? 64, opts.eager === true);
 }
