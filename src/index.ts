@@ -1,7 +1,7 @@
 // The library API: load and validate graders, grade one sample, grade a stream or a file.
 import './graders/index.js';
 import type { Grader, GraderContext } from './core/grader.js';
-import type { Result } from './core/result.js';
+import { GradeFailure, type Result } from './core/result.js';
 import { normalizeRecord, type GradeInput } from './core/sample.js';
 import { Services } from './core/services.js';
 import { orderedMap } from './core/ordered.js';
@@ -9,7 +9,7 @@ import { orderedMap } from './core/ordered.js';
 export { ERROR_KINDS, GradeFailure, invalidResult, isErrorKind } from './core/result.js';
 export type { ErrorKind, GradeError, Outcome, Result, ResultMetadata } from './core/result.js';
 export { normalizeRecord } from './core/sample.js';
-export type { GradeInput, Item, Sample } from './core/sample.js';
+export type { GradeInput, Item, NormalizeOptions, Sample } from './core/sample.js';
 export { makeGrader, RESERVED_METADATA_KEYS } from './core/grader.js';
 export { CAPABILITIES, PURE, sandboxedCode, unsafeSwitch } from './core/capabilities.js';
 export type { Capability, CapabilityDeclaration, CapabilityUse } from './core/capabilities.js';
@@ -26,7 +26,8 @@ export { loadGraderFile, readGraderFile } from './config/load.js';
 export { readLines } from './io/jsonl-reader.js';
 export { scoreLines } from './io/score-stream.js';
 export type { OutputRecord } from './io/score-stream.js';
-export { IoError, scoreFile } from './io/score-file.js';
+export { IoError, ResumeError, scoreFile } from './io/score-file.js';
+export { DEFAULT_MAX_JSON_DEPTH, ID_JSON, findTooDeep, parseJsonBounded, scanJson, stringifyRecord } from './core/json.js';
 export type { ScoreFileOptions } from './io/score-file.js';
 export type { Summary } from './io/summary.js';
 
@@ -41,7 +42,8 @@ export async function grade(grader: Grader, input: GradeInput | Record<string, u
   try {
     gi = normalizeRecord(input);
   } catch (e) {
-    return { score: null, valid: false, error: { kind: 'bad_input', message: (e as Error).message }, metadata: { grader: grader.name, type: grader.type, duration_ms: 0 } };
+    const kind = e instanceof GradeFailure ? e.kind : 'bad_input';
+    return { score: null, valid: false, error: { kind, message: (e as Error).message }, metadata: { grader: grader.name, type: grader.type, duration_ms: 0 } };
   }
   const services = ctx?.services ?? (defaultServices ??= new Services());
   return grader.grade(gi, { ...ctx, services });

@@ -1,6 +1,6 @@
 // Exit codes that scripts can trust, and turning known errors into one clear message.
 import { ConfigError } from '../config/errors.js';
-import { IoError } from '../io/score-file.js';
+import { IoError } from '../io/errors.js';
 
 export const EXIT = {
   /** The run completed (invalid samples included). */
@@ -11,6 +11,10 @@ export const EXIT = {
   USAGE: 2,
   /** `validate` found problems. */
   INVALID: 3,
+  /** `score` stopped by SIGINT (128 + 2): the output is complete up to the summary's count. */
+  SIGINT: 130,
+  /** `score` stopped by SIGTERM (128 + 15). */
+  SIGTERM: 143,
 } as const;
 
 /** Prints a known error and exits; rethrows nothing. */

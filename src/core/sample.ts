@@ -1,4 +1,5 @@
 // Sample and dataset-item types, and normalisation of an input record (JSONL line, HTTP body) into one.
+import { DEFAULT_MAX_JSON_DEPTH, findTooDeep, tooDeepMessage } from './json.js';
 import { GradeFailure } from './result.js';
 
 /** A model output. Fields mirror the OpenAI grader `sample` namespace, plus agent/process fields. */
@@ -27,12 +28,28 @@ function isPlainObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
+export interface NormalizeOptions {
+  /**
+   * Deepest nesting accepted in the record (default DEFAULT_MAX_JSON_DEPTH; the record itself is
+   * level 1). Callers that already bounded the JSON text (the JSONL reader, the server's body
+   * parser) pass Infinity to skip the walk.
+   */
+  maxDepth?: number;
+}
+
 /**
  * Accepts `{id?, item, sample: {output_text, ...}}` or the shorthand `{id?, item, output_text, ...}`.
- * Throws GradeFailure('bad_input') naming the field that is wrong.
+ * Throws GradeFailure('bad_input') naming the field that is wrong, or GradeFailure('limit_exceeded')
+ * naming where the record is nested deeper than `maxDepth` (deep values would overflow the stack of
+ * recursive graders and of the hand-off to worker threads).
  */
-export function normalizeRecord(rec: unknown): GradeInput {
+export function normalizeRecord(rec: unknown, opts: NormalizeOptions = {}): GradeInput {
   if (!isPlainObject(rec)) throw new GradeFailure('bad_input', `record must be a JSON object, got ${describe(rec)}`);
+  const maxDepth = opts.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  if (maxDepth !== Infinity) {
+    const deep = findTooDeep(rec, maxDepth);
+    if (deep !== undefined) throw new GradeFailure('limit_exceeded', tooDeepMessage(deep, maxDepth));
+  }
   const id = rec.id;
   if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number') {
     throw new GradeFailure('bad_input', `field "id" must be a string or number, got ${describe(id)}`);

@@ -1,6 +1,7 @@
 // `{{item.path}}` / `{{sample.path}}` templates: compiled once at config load, rendered per sample.
 // A template that is exactly one placeholder yields the raw value (array, object, number);
 // a missing variable is a per-sample `template_error`, never an empty string.
+import { DEFAULT_MAX_JSON_DEPTH, scanJson, tooDeepMessage } from './json.js';
 import { GradeFailure } from './result.js';
 import type { GradeInput } from './sample.js';
 
@@ -72,23 +73,33 @@ export function compileTemplate(source: string): Template {
 
 const parsedJson = new WeakMap<object, unknown>();
 const NO_JSON = Symbol('no-json');
+/** output_text holds JSON nested too deep to hand to graders: a `limit_exceeded` failure, cached. */
+class TooDeep {
+  constructor(readonly path: string) {}
+}
 
 function sampleOutputJson(input: GradeInput): unknown {
   const s = input.sample;
   if (s.output_json !== undefined) return s.output_json;
   if (parsedJson.has(s)) {
     const v = parsedJson.get(s);
+    if (v instanceof TooDeep) throw new GradeFailure('limit_exceeded', `sample.output_text parsed as output_json: ${tooDeepMessage(v.path, DEFAULT_MAX_JSON_DEPTH)}`);
     return v === NO_JSON ? undefined : v;
   }
   let v: unknown = NO_JSON;
   if (typeof s.output_text === 'string' && s.output_text.length <= 16 * 1024 * 1024) {
-    try {
-      v = JSON.parse(s.output_text);
-    } catch {
-      v = NO_JSON;
+    const deep = scanJson(s.output_text, { maxDepth: DEFAULT_MAX_JSON_DEPTH }).tooDeep;
+    if (deep) v = new TooDeep(deep.path);
+    else {
+      try {
+        v = JSON.parse(s.output_text);
+      } catch {
+        v = NO_JSON;
+      }
     }
   }
   parsedJson.set(s, v);
+  if (v instanceof TooDeep) throw new GradeFailure('limit_exceeded', `sample.output_text parsed as output_json: ${tooDeepMessage(v.path, DEFAULT_MAX_JSON_DEPTH)}`);
   return v === NO_JSON ? undefined : v;
 }
 

@@ -1,41 +1,98 @@
 // Streaming JSONL reader: splits bytes into lines without holding the file in memory, numbers
-// lines from 1, and caps line size (an oversized line becomes an error record, not an OOM).
+// lines from 1, caps line size (an oversized line becomes an error record, not an OOM), removes a
+// UTF-8 byte-order mark at the start of the input, and checks each line is valid UTF-8 (an invalid
+// line is reported with the offset of its first bad byte, never decoded into U+FFFD).
+import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 
 export interface RawLine {
   /** 1-based line number in the input. */
   line: number;
-  /** The line text (without the newline); undefined when the line was over the size cap. */
+  /** The line text (without the newline); undefined when the line was over the size cap or is not UTF-8. */
   text?: string;
-  /** Byte length of the line (also when it was dropped). */
+  /** Byte length of the line (also when it was dropped), without its newline. */
   bytes: number;
+  /** Byte offset of the line's start in the input. */
+  offset?: number;
+  /** Set when the line is not valid UTF-8: the byte offset, within the line, of the first invalid byte. */
+  invalidUtf8?: number;
+  /** The first invalid byte's value (with invalidUtf8). */
+  invalidByte?: number;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
 
 /**
- * Yields every line of a byte stream, including empty ones (callers decide to skip blanks).
- * A final line without a trailing newline is yielded too.
+ * Offset of the first byte that is not part of a well-formed UTF-8 sequence (overlong forms,
+ * surrogates and code points above U+10FFFF are invalid, as for TextDecoder's fatal mode), or -1.
+ */
+export function firstInvalidUtf8(b: Uint8Array): number {
+  const n = b.length;
+  let i = 0;
+  while (i < n) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) need = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      need = 2;
+      if (c === 0xe0) lo = 0xa0;
+      else if (c === 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      need = 3;
+      if (c === 0xf0) lo = 0x90;
+      else if (c === 0xf4) hi = 0x8f;
+    } else return i;
+    const b1 = b[i + 1];
+    if (b1 === undefined || b1 < lo || b1 > hi) return i;
+    for (let k = 2; k <= need; k++) {
+      const x = b[i + k];
+      if (x === undefined || x < 0x80 || x > 0xbf) return i;
+    }
+    i += need + 1;
+  }
+  return -1;
+}
+
+/**
+ * Yields every line of a byte stream, including empty ones (callers decide what a blank line is).
+ * A final line without a trailing newline is yielded too; a newline at the very end does not start
+ * another line. A UTF-8 byte-order mark at the start of the input is not part of line 1's text.
  */
 export async function* readLines(stream: Readable, maxLineBytes = DEFAULT_MAX_LINE_BYTES): AsyncGenerator<RawLine> {
   let parts: Buffer[] = [];
   let partBytes = 0;
   let oversized = false;
   let line = 0;
+  let offset = 0;
   const emit = (buf: Buffer | null, extraBytes: number): RawLine => {
     line++;
     const bytes = partBytes + extraBytes;
-    let text: string | undefined;
+    const rec: RawLine = { line, bytes, offset };
+    offset += bytes + 1;
     if (!oversized) {
       const whole = parts.length === 0 ? buf! : Buffer.concat(buf ? [...parts, buf] : parts);
+      let start = 0;
       let end = whole.length;
-      if (end > 0 && whole[end - 1] === 13) end--; // CRLF
-      text = whole.toString('utf8', 0, end);
+      if (line === 1 && end >= 3 && whole[0] === 0xef && whole[1] === 0xbb && whole[2] === 0xbf) start = 3; // BOM
+      if (end > start && whole[end - 1] === 13) end--; // CRLF
+      const body = whole.subarray(start, end);
+      if (isUtf8(body)) rec.text = body.toString('utf8');
+      else {
+        const at = Math.max(0, firstInvalidUtf8(body));
+        rec.invalidUtf8 = start + at;
+        rec.invalidByte = body[at]!;
+      }
     }
     parts = [];
     partBytes = 0;
     oversized = false;
-    return text === undefined ? { line, bytes } : { line, text, bytes };
+    return rec;
   };
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;

@@ -1,6 +1,8 @@
 // Scores a JSONL file (or stdin) into a JSONL file (or stdout): the engine behind `arbiter score`
-// and the library's `scoreFile`. Streams both ends; memory does not grow with the input.
-import { createReadStream, createWriteStream } from 'node:fs';
+// and the library's `scoreFile`. Streams both ends; memory does not grow with the input. On abort
+// (the CLI's SIGINT/SIGTERM) it stops reading, writes the records finished so far as an in-order
+// prefix of the output (so --resume continues exactly), and returns the summary marked interrupted.
+import { createReadStream, createWriteStream, fstatSync } from 'node:fs';
 import { once } from 'node:events';
 import { access, constants, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -10,6 +12,7 @@ import { Services } from '../core/services.js';
 import { readLines } from './jsonl-reader.js';
 import { JsonlWriter } from './jsonl-writer.js';
 import { Progress } from './progress.js';
+import { IoError } from './errors.js';
 import { readDoneIds } from './resume.js';
 import { scoreLines } from './score-stream.js';
 import { SummaryStats, type Summary } from './summary.js';
@@ -25,21 +28,34 @@ export interface ScoreFileOptions {
   /** Show a progress line (default: when stderr is a TTY). */
   progress?: boolean;
   services?: Services;
+  /**
+   * Stops the run: no further line is read, graders see the abort on `ctx.signal`, records not
+   * finished (and any after them) are not written, and the summary's `interrupted` is the abort
+   * reason when it is a string (e.g. 'SIGINT'), else 'aborted'.
+   */
   signal?: AbortSignal;
+  /** Deepest JSON nesting accepted in an input line (default 64); deeper lines are `limit_exceeded`. */
+  maxJsonDepth?: number;
 }
 
-/** An I/O problem the user must fix (unreadable input, unwritable output). */
-export class IoError extends Error {
-  override name = 'IoError';
-}
+export { IoError, ResumeError } from './errors.js';
 
-async function openInput(input: string): Promise<{ stream: Readable; size?: number }> {
-  if (input === '-') return { stream: process.stdin };
+/** The input stream; `pipe` when reads can stall (not a regular file), so results are yielded eagerly. */
+async function openInput(input: string): Promise<{ stream: Readable; size?: number; pipe: boolean }> {
+  if (input === '-') {
+    let pipe = true;
+    try {
+      pipe = !fstatSync(0).isFile();
+    } catch {
+      // keep the eager default
+    }
+    return { stream: process.stdin, pipe };
+  }
   try {
     const st = await stat(input);
     if (st.isDirectory()) throw new IoError(`cannot read input ${input}: it is a directory`);
     await access(input, constants.R_OK);
-    return { stream: createReadStream(input, { highWaterMark: 1 << 20 }), size: st.size };
+    return { stream: createReadStream(input, { highWaterMark: 1 << 20 }), size: st.size, pipe: !st.isFile() };
   } catch (e) {
     if (e instanceof IoError) throw e;
     throw new IoError(`cannot read input ${input}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
@@ -60,13 +76,14 @@ async function openOutput(output: string, append: boolean): Promise<Writable> {
 
 export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
   const toStdout = !opts.output || opts.output === '-';
-  const skipIds = opts.resume && !toStdout ? await readDoneIds(opts.output!) : undefined;
-  const { stream, size } = await openInput(opts.input);
+  const done = opts.resume && !toStdout ? await readDoneIds(opts.output!) : undefined;
+  const { stream, size, pipe } = await openInput(opts.input);
   const out = toStdout ? process.stdout : await openOutput(opts.output!, Boolean(opts.resume));
   const writer = new JsonlWriter(out);
   const services = opts.services ?? new Services();
   const stats = new SummaryStats();
   const progress = new Progress(stats, size, opts.progress ?? Boolean(process.stderr.isTTY));
+  const signal = opts.signal;
   let bytes = 0;
   async function* counted() {
     for await (const l of readLines(stream)) {
@@ -74,23 +91,41 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
       yield l;
     }
   }
+  // stopping closes the input, so a wait on an idle stdin ends too
+  const closeInput = () => stream.destroy();
+  signal?.addEventListener('abort', closeInput, { once: true });
+  let interrupted = false;
   try {
-    const ctx = opts.signal ? { services, signal: opts.signal } : { services };
-    for await (const rec of scoreLines(opts.grader, counted(), ctx, { concurrency: opts.concurrency ?? 64, ...(skipIds ? { skipIds } : {}) })) {
+    const ctx = signal ? { services, signal } : { services };
+    const records = scoreLines(opts.grader, counted(), ctx, {
+      concurrency: opts.concurrency ?? 64,
+      ...(opts.maxJsonDepth !== undefined ? { maxJsonDepth: opts.maxJsonDepth } : {}),
+      ...(done ? { done } : {}),
+      ...(signal ? { signal } : {}),
+      eager: pipe,
+    });
+    for await (const rec of records) {
+      // a record that arrives after the abort may have been cut short: it is not written, nor any after it
+      if (signal?.aborted) break;
       stats.add(rec);
       await writer.write(rec);
       progress.tick(bytes);
     }
+    interrupted = Boolean(signal?.aborted);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code && /^E[A-Z]+$/.test(code)) throw new IoError(`I/O error: ${(e as Error).message}`);
+    if (!(e instanceof IoError) && code && /^E[A-Z]+$/.test(code)) throw new IoError(`I/O error: ${(e as Error).message}`);
     throw e;
   } finally {
+    signal?.removeEventListener('abort', closeInput);
     progress.done();
     await writer.close(!toStdout).catch((e: Error) => {
       throw new IoError(`cannot write output ${opts.output ?? 'stdout'}: ${e.message}`);
     });
     if (!opts.services) await services.close();
   }
-  return stats.summary();
+  const summary = stats.summary();
+  if (done?.length) summary.resumed = done.length;
+  if (interrupted) summary.interrupted = typeof signal?.reason === 'string' ? signal.reason : 'aborted';
+  return summary;
 }

@@ -1,74 +1,206 @@
 // Grades a stream of input lines with bounded concurrency and yields exactly one output record per
-// input line, in input order. Malformed lines become invalid results that name the line number.
+// input line, in input order. Malformed lines (invalid JSON or UTF-8, blank, too deep, not a record)
+// become invalid results that name the line number. Ids are kept as their raw JSON text (ID_JSON).
 import type { Grader, GraderContext } from '../core/grader.js';
-import { GradeFailure, type Result } from '../core/result.js';
+import { GradeFailure, invalidResult, type ErrorKind, type Result } from '../core/result.js';
 import { normalizeRecord, type GradeInput } from '../core/sample.js';
+import { DEFAULT_MAX_JSON_DEPTH, ID_JSON, leadingIdRaw, mayNestDeeperThan, scanJson, tooDeepMessage, type JsonScan } from '../core/json.js';
 import type { RawLine } from './jsonl-reader.js';
 import { orderedMap } from '../core/ordered.js';
+import { ResumeError } from './errors.js';
 
-export type OutputRecord = { id: string | number | null } & Result;
+/**
+ * One output line. `id` is the record's id as JSON.parse reads it (the line number when the record
+ * has none); `[ID_JSON]` is its exact source text, which writers emit instead (see stringifyRecord).
+ */
+export type OutputRecord = { id: string | number | null; [ID_JSON]?: string } & Result;
 
 export interface ScoreStreamOptions {
   concurrency?: number;
-  /** Ids to skip (already present in the output file, for --resume). */
-  skipIds?: Set<string>;
+  /** Deepest JSON nesting accepted in a line (default DEFAULT_MAX_JSON_DEPTH); deeper lines are `limit_exceeded`. */
+  maxJsonDepth?: number;
+  /**
+   * For --resume: the raw ids of the records already in the output, in order. Input line k must have
+   * the id of output record k (its raw text, or its line number when it has none) and is skipped;
+   * a mismatch, or an input shorter than the output, throws ResumeError before anything is yielded.
+   */
+  done?: readonly string[];
+  /**
+   * When aborted, no further input line is read, and samples still grading resolve at once to an
+   * invalid `timeout` record ("interrupted"): a consumer that wants an exact prefix of the results
+   * (scoreFile) stops at the first record it receives after the abort.
+   */
+  signal?: AbortSignal;
+  /** Yield finished results while waiting for more input (for pipes; see orderedMap). */
+  eager?: boolean;
 }
 
-function lineError(g: Grader, line: number, message: string): OutputRecord {
-  return {
-    id: line,
+/** A line ready to grade: its number, the raw text of its id, and the normalised input. */
+export interface ParsedLine {
+  line: number;
+  idJson: string;
+  /** True when idJson is not what JSON.stringify writes for the id (1e999, 1.0, "\u0041"...). */
+  exotic: boolean;
+  input: GradeInput;
+}
+
+function lineError(g: Grader, line: number, kind: ErrorKind, message: string, id?: { value: string | number; raw: string }): OutputRecord {
+  const out: OutputRecord = {
+    id: id ? id.value : line,
     score: null,
     valid: false,
-    error: { kind: 'bad_input', message: `line ${line}: ${message}` },
+    error: { kind, message: `line ${line}: ${message}` },
     metadata: { grader: g.name, type: g.type, duration_ms: 0, line },
   };
+  out[ID_JSON] = id ? id.raw : String(line);
+  return out;
 }
 
-/** Parses one JSONL line into a GradeInput, or an error record. */
-export function parseLine(g: Grader, raw: RawLine): GradeInput | OutputRecord {
-  if (raw.text === undefined) return lineError(g, raw.line, `line is ${raw.bytes} bytes, over the size limit`);
+/** The raw id text when it is a string or number literal (validated by JSON.parse), else undefined. */
+function rawId(raw: string | undefined): { value: string | number; raw: string } | undefined {
+  if (raw === undefined) return undefined;
+  const c = raw.charCodeAt(0);
+  if (c !== 34 && c !== 45 && !(c >= 48 && c <= 57)) return undefined; // " - 0-9
+  try {
+    const v: unknown = JSON.parse(raw);
+    return typeof v === 'string' || typeof v === 'number' ? { value: v, raw } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function lastTopId(scan: JsonScan): string | undefined {
+  let top: string | undefined;
+  for (const m of scan.ids) if (m.path.length === 0) top = m.raw; // the last one wins, as in JSON.parse
+  return top;
+}
+
+/**
+ * The id's raw source text. The usual layout (`{"id": ...` first) is read directly, else the scan
+ * stops at the first top-level "id"; only when that does not read back as the parsed id (a duplicate
+ * key: JSON.parse keeps the last) is the whole line scanned. `exotic` when the text differs from
+ * what JSON.stringify writes (1e999, 1.0, "\u0041"), i.e. when writers must splice it in.
+ */
+function exactId(text: string, value: string | number, maxDepth: number): { value: string | number; raw: string; exotic: boolean } {
+  const plain = JSON.stringify(value);
+  const lead = leadingIdRaw(text);
+  if (lead === plain) return { value, raw: plain, exotic: false };
+  let r = rawId(lead ?? lastTopId(scanJson(text, { maxDepth, idLevels: 1, firstId: true })));
+  if (!r || r.value !== value) r = rawId(lastTopId(scanJson(text, { maxDepth, idLevels: 1 })));
+  // the scan's text must read back as the parsed id; otherwise re-serialise it
+  return r && r.value === value ? { value, raw: r.raw, exotic: r.raw !== plain } : { value, raw: plain, exotic: false };
+}
+
+function hex(b: number | undefined): string {
+  return b === undefined ? '?' : '0x' + b.toString(16).padStart(2, '0').toUpperCase();
+}
+
+/** Parses one JSONL line into a line to grade, or an error record. */
+export function parseLine(g: Grader, raw: RawLine, maxDepth = DEFAULT_MAX_JSON_DEPTH): ParsedLine | OutputRecord {
+  const line = raw.line;
+  if (raw.invalidUtf8 !== undefined) {
+    const at = raw.offset === undefined ? '' : ` (byte ${raw.offset + raw.invalidUtf8} of the input)`;
+    return lineError(g, line, 'bad_input', `not valid UTF-8: byte ${hex(raw.invalidByte)} at byte offset ${raw.invalidUtf8} of the line${at}`);
+  }
+  if (raw.text === undefined) return lineError(g, line, 'bad_input', `line is ${raw.bytes} bytes, over the size limit`);
+  const text = raw.text;
+  if (!/\S/.test(text)) {
+    return lineError(g, line, 'bad_input', text === '' ? 'empty line (every input line gets an output line)' : 'blank line: only whitespace (every input line gets an output line)');
+  }
+  // depth first (before JSON.parse builds anything): most lines have too few brackets to need the scan
+  if (mayNestDeeperThan(text, maxDepth)) {
+    const scan = scanJson(text, { maxDepth, idLevels: 1 });
+    if (scan.tooDeep) return lineError(g, line, 'limit_exceeded', tooDeepMessage(scan.tooDeep.path, maxDepth), rawId(lastTopId(scan)));
+  }
   let rec: unknown;
   try {
-    rec = JSON.parse(raw.text);
+    rec = JSON.parse(text);
   } catch (e) {
-    return lineError(g, raw.line, `invalid JSON: ${(e as Error).message}`);
+    const bom = text.charCodeAt(0) === 0xfeff ? ' (the line starts with a byte-order mark U+FEFF; only one at the very start of the input is removed)' : '';
+    return lineError(g, line, 'bad_input', `invalid JSON: ${(e as Error).message}${bom}`);
   }
+  const recId = rec && typeof rec === 'object' && !Array.isArray(rec) ? (rec as { id?: unknown }).id : undefined;
+  const id = typeof recId === 'string' || typeof recId === 'number' ? exactId(text, recId, maxDepth) : undefined;
   try {
-    return normalizeRecord(rec);
+    const input = normalizeRecord(rec, { maxDepth: Infinity }); // depth was checked on the text
+    return { line, idJson: id ? id.raw : String(line), exotic: id?.exotic === true, input };
   } catch (e) {
-    const id = rec && typeof rec === 'object' && 'id' in rec && (typeof rec.id === 'string' || typeof rec.id === 'number') ? rec.id : raw.line;
-    const out = lineError(g, raw.line, e instanceof GradeFailure ? e.message : String(e));
-    out.id = id;
-    return out;
+    return lineError(g, line, e instanceof GradeFailure ? e.kind : 'bad_input', e instanceof GradeFailure ? e.message : String(e), id);
   }
 }
 
-function withId(id: string | number | null, r: Result): OutputRecord {
-  return { id, ...r };
+/** The raw id text an input line's output record carries. */
+export function idJsonOf(x: ParsedLine | OutputRecord): string {
+  return 'input' in x ? x.idJson : (x[ID_JSON] ?? JSON.stringify(x.id));
 }
 
-/** Grades input lines; yields output records in input order. Blank lines are skipped. */
+function withId(x: ParsedLine, r: Result): OutputRecord {
+  const out: OutputRecord = { id: x.input.id ?? x.line, ...r };
+  if (x.exotic) out[ID_JSON] = x.idJson;
+  return out;
+}
+
+const short = (s: string) => (s.length > 80 ? s.slice(0, 77) + '...' : s);
+
+/** Grades input lines; yields one output record per input line (blank ones included), in input order. */
 export function scoreLines(
   grader: Grader,
   lines: AsyncIterable<RawLine>,
   ctx: GraderContext,
   opts: ScoreStreamOptions = {},
 ): AsyncGenerator<OutputRecord> {
-  const skip = opts.skipIds;
+  const maxDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  const done = opts.done;
+  const signal = opts.signal;
   // each line becomes either a ready record (a malformed line) or an input to grade
-  async function* prepared(): AsyncGenerator<OutputRecord | { id: string | number; input: GradeInput }> {
-    for await (const raw of lines) {
-      if (raw.text !== undefined && raw.text.trim() === '') continue;
-      const parsed = parseLine(grader, raw);
-      if ('sample' in parsed) {
-        const id = parsed.id ?? raw.line;
-        if (!skip?.has(String(id))) yield { id, input: parsed };
-      } else if (!skip?.has(String(parsed.id))) yield parsed;
+  async function* prepared(): AsyncGenerator<OutputRecord | ParsedLine> {
+    let k = 0;
+    try {
+      for await (const raw of lines) {
+        if (signal?.aborted) return;
+        const parsed = parseLine(grader, raw, maxDepth);
+        if (done && k < done.length) {
+          const want = done[k]!;
+          const got = idJsonOf(parsed);
+          if (want !== got) {
+            throw new ResumeError(
+              `--resume: output record ${k + 1} has id ${short(want)} but input line ${raw.line} has id ${short(got)}: ` +
+                'the output file was not written from this input (or by an arbiter that skipped blank lines); nothing was appended. Write to a new output file.',
+            );
+          }
+          k++;
+          continue;
+        }
+        yield parsed;
+      }
+    } catch (e) {
+      if (signal?.aborted && !(e instanceof ResumeError)) return; // the input was closed to stop the run
+      throw e;
+    }
+    if (done && k < done.length && !signal?.aborted) {
+      throw new ResumeError(`--resume: the output file has ${done.length} records but the input has only ${k} lines: it was not written from this input; nothing was appended`);
     }
   }
-  return orderedMap(
-    prepared(),
-    (x) => ('input' in x ? grader.grade(x.input, ctx).then((r) => withId(x.id, r)) : x),
-    opts.concurrency ?? 64,
-  );
+  let grade = (x: ParsedLine): Promise<OutputRecord> => grader.grade(x.input, ctx).then((r) => withId(x, r));
+  if (signal) {
+    // on abort, every sample still grading resolves at once (graders that ignore the signal cannot hold the run)
+    const inFlight = new Set<() => void>();
+    signal.addEventListener('abort', () => {
+      for (const stop of inFlight) stop();
+      inFlight.clear();
+    }, { once: true });
+    const interrupted = (x: ParsedLine): OutputRecord =>
+      withId(x, invalidResult('timeout', `line ${x.line}: the run was interrupted before this sample was graded`, { grader: grader.name, type: grader.type }));
+    grade = (x) =>
+      new Promise<OutputRecord>((resolve) => {
+        if (signal.aborted) return resolve(interrupted(x));
+        const stop = () => resolve(interrupted(x));
+        inFlight.add(stop);
+        grader.grade(x.input, ctx).then((r) => {
+          inFlight.delete(stop);
+          resolve(withId(x, r));
+        });
+      });
+  }
+  return orderedMap(prepared(), (x) => ('input' in x ? grade(x) : x), opts.concurrency ?? 64, opts.eager === true);
 }

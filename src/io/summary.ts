@@ -9,6 +9,10 @@ export interface Summary {
   error_kinds: Record<string, number>;
   duration_s: number;
   lines_per_s: number;
+  /** With --resume: records that were already in the output file (their lines were skipped). */
+  resumed?: number;
+  /** Set when the run was stopped early (e.g. 'SIGINT'): the output holds the first `count` records after any resumed ones. */
+  interrupted?: string;
 }
 
 export class SummaryStats {
@@ -60,6 +64,8 @@ export function formatSummary(s: Summary): string {
   return (
     `graded ${s.count} samples in ${s.duration_s.toFixed(2)}s (${s.lines_per_s}/s): ` +
     `${s.valid} valid, ${s.invalid} invalid, mean score ${mean}` +
-    (kinds ? `; errors: ${kinds}` : '')
+    (kinds ? `; errors: ${kinds}` : '') +
+    (s.resumed ? `; ${s.resumed} already in the output (resumed)` : '') +
+    (s.interrupted ? `; interrupted by ${s.interrupted}: the output is complete up to here, run again with --resume to continue` : '')
   );
 }

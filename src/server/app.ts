@@ -13,6 +13,7 @@ import { registerOpenRLHF } from './formats/openrlhf.js';
 import { registerScore } from './formats/score.js';
 import { GraderSet } from './grader-set.js';
 import { errorBody, HttpError } from './http-error.js';
+import { installJsonBodyParser } from './json-body.js';
 import { ServerMetrics } from './metrics.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';
 
@@ -68,6 +69,7 @@ export function createServer(options: ServerOptions): ArbiterServer {
   app.server.maxConnections = opts.maxConnections;
   app.server.on('drop', () => metrics.connectionDropped());
 
+  installJsonBodyParser(app, opts.maxJsonDepth);
   app.decorateRequest('arbiterScope', null);
   app.addHook('onRequest', (request, reply, done) => {
     metrics.httpInFlight++;

@@ -1,6 +1,7 @@
 // Server options with their defaults: network, protection limits (bodies, deadlines, queue,
 // connections and their timeouts, the inline-grader policy), and the OpenRLHF adapter settings.
 import type { Grader } from '../core/grader.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../core/json.js';
 import type { Services } from '../core/services.js';
 import { parseUrlPrefix, type UrlPrefix } from './inline-policy.js';
 
@@ -46,6 +47,8 @@ export interface ServerOptions {
   keepAliveTimeoutMs?: number;
   /** Open connections at most; further ones are closed as soon as they are accepted (default 1024). */
   maxConnections?: number;
+  /** Deepest JSON nesting accepted in a request body (default 64); deeper bodies get 400 `limit_exceeded`. */
+  maxJsonDepth?: number;
   /** Per-request deadline in ms (default 30 000); samples not graded by then get `timeout` results. */
   deadlineMs?: number;
   /** Samples graded at once across all requests (default 256). */
@@ -75,6 +78,7 @@ export interface ResolvedOptions {
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
+  maxJsonDepth: number;
   deadlineMs: number;
   concurrency: number;
   maxQueue: number;
@@ -105,6 +109,7 @@ export function resolveOptions(o: ServerOptions, graderNames: string[]): Resolve
     requestTimeoutMs: Math.floor(positive('requestTimeoutMs', o.requestTimeoutMs, 30_000)),
     keepAliveTimeoutMs: Math.floor(positive('keepAliveTimeoutMs', o.keepAliveTimeoutMs, 30_000)),
     maxConnections: Math.floor(positive('maxConnections', o.maxConnections, 1024)),
+    maxJsonDepth: Math.floor(positive('maxJsonDepth', o.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH)),
     deadlineMs: positive('deadlineMs', o.deadlineMs, 30_000),
     concurrency: Math.floor(positive('concurrency', o.concurrency, 256)),
     maxQueue: Math.floor(positive('maxQueue', o.maxQueue, 4096)),

@@ -88,7 +88,7 @@ describe('arbiter score', () => {
     expect(Date.now() - t0).toBeLessThan(20_000);
   });
 
-  it('--resume skips ids already graded and repairs a torn last line', async () => {
+  it('--resume continues after the records already written (checking their ids) and repairs a torn last line', async () => {
     const f = join(dir, 'res.jsonl');
     writeFileSync(f, [1, 2, 3, 4].map((i) => JSON.stringify({ id: `r${i}`, item: { answer: 'a' }, output_text: 'a' })).join('\n'));
     const out = join(dir, 'res.out.jsonl');

@@ -1,6 +1,7 @@
 // `arbiter serve`: serve rewards over HTTP (OpenAI graders API, OpenRLHF /get_reward, batch
 // /v1/score, /healthz, /metrics) from one or more named graders.
 import { InvalidArgumentError, type Command } from 'commander';
+import { DEFAULT_MAX_JSON_DEPTH } from '../../core/json.js';
 import { Services } from '../../core/services.js';
 import { DEFAULT_EOS_TOKENS } from '../../server/options.js';
 import { die, EXIT } from '../exit.js';
@@ -34,6 +35,7 @@ interface ServeOpts {
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
+  maxJsonDepth: number;
   deadlineMs: number;
   concurrency: number;
   maxQueue: number;
@@ -62,6 +64,7 @@ export function register(program: Command): void {
     .option('--request-timeout-ms <ms>', 'a whole request (headers and body) must arrive within this, else 408 and close', positiveInt, 30_000)
     .option('--keep-alive-timeout-ms <ms>', 'idle keep-alive connections are closed after this', positiveInt, 30_000)
     .option('--max-connections <n>', 'open connections at most; further ones are closed on accept', positiveInt, 1024)
+    .option('--max-json-depth <n>', 'deepest JSON nesting accepted in a request body (deeper: 400 limit_exceeded)', positiveInt, DEFAULT_MAX_JSON_DEPTH)
     .option('--deadline-ms <ms>', 'per-request deadline; unfinished samples get timeout results', positiveInt, 30_000)
     .option('-c, --concurrency <n>', 'samples graded at once across all requests', positiveInt, 256)
     .option('--max-queue <n>', 'samples that may wait for a slot before requests get 429', positiveInt, 4096)
@@ -109,6 +112,7 @@ Examples:
             requestTimeoutMs: o.requestTimeoutMs,
             keepAliveTimeoutMs: o.keepAliveTimeoutMs,
             maxConnections: o.maxConnections,
+            maxJsonDepth: o.maxJsonDepth,
             deadlineMs: o.deadlineMs,
             concurrency: o.concurrency,
             maxQueue: o.maxQueue,

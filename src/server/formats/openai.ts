@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '../../config/errors.js';
 import type { Grader } from '../../core/grader.js';
 import { loadGrader } from '../../core/registry.js';
+import { parseJsonBounded } from '../../core/json.js';
 import type { Result } from '../../core/result.js';
 import { bodyObject, openScope, type ServerContext } from '../context.js';
 import { HttpError } from '../http-error.js';
@@ -43,14 +44,18 @@ function inlineGrader(ctx: ServerContext, config: Record<string, unknown>): Grad
   return grader;
 }
 
-/** OpenAI's `model_sample` is the output text; a JSON object/array text also fills output_json. */
-function sampleOf(modelSample: unknown): unknown {
+/**
+ * OpenAI's `model_sample` is the output text; a JSON object/array text also fills output_json
+ * (unless it is nested deeper than the server's JSON depth limit: then output_json stays absent
+ * and a template asking for it reports `limit_exceeded`).
+ */
+function sampleOf(modelSample: unknown, maxDepth: number): unknown {
   if (typeof modelSample !== 'string') return modelSample;
   const sample: Record<string, unknown> = { output_text: modelSample };
   const t = modelSample.trimStart();
   if (t.startsWith('{') || t.startsWith('[')) {
     try {
-      sample.output_json = JSON.parse(modelSample);
+      sample.output_json = parseJsonBounded(modelSample, maxDepth);
     } catch {
       // not JSON: output_json stays absent, as for any free-text answer
     }
@@ -105,7 +110,7 @@ export function registerOpenAI(app: FastifyInstance, ctx: ServerContext): void {
     const scope = openScope(ctx, request);
     try {
       scope.admit(1);
-      const input = scope.normalize(grader, { item: body.item ?? {}, sample: sampleOf(body.model_sample) });
+      const input = scope.normalize(grader, { item: body.item ?? {}, sample: sampleOf(body.model_sample, ctx.opts.maxJsonDepth) });
       const result = await scope.grade(grader, label, input);
       return toOpenAIResponse(result, ctx.opts.fallbackReward);
     } finally {

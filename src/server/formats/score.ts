@@ -1,14 +1,39 @@
 // Batch scoring: POST /v1/score {grader?, samples: [{id?, item, sample}]} -> {grader, results, summary}.
 // Results come back in input order, one per sample, each the core's Result plus its id; a malformed
-// sample gets an invalid `bad_input` result in its place.
+// sample gets an invalid `bad_input` result in its place. Ids are echoed byte-exact: the raw text of
+// each sample's `id` from the request body (so 1e999 or 12345678901234567891 come back as sent); a
+// sample without an id gets its index.
 import type { FastifyInstance } from 'fastify';
+import { ID_JSON, stringifyRecord } from '../../core/json.js';
 import type { Result } from '../../core/result.js';
 import { bodyObject, checkBatch, openScope, type ServerContext } from '../context.js';
 import { HttpError } from '../http-error.js';
+import { rawIdsOf } from '../json-body.js';
 import { SummaryStats } from '../../io/summary.js';
 
+/** The raw id text for samples[i] when it reads back as the parsed id (duplicate keys cannot mislead it). */
+function rawIdTexts(body: unknown, samples: unknown[]): (string | undefined)[] {
+  const out: (string | undefined)[] = new Array(samples.length);
+  for (const m of rawIdsOf(body)) {
+    if (m.path.length === 2 && m.path[0] === 'samples' && typeof m.path[1] === 'number' && m.path[1] < samples.length) out[m.path[1]] = m.raw;
+  }
+  for (let i = 0; i < out.length; i++) {
+    const raw = out[i];
+    if (raw === undefined) continue;
+    const id = (samples[i] as { id?: unknown } | null)?.id;
+    let same = false;
+    try {
+      same = (typeof id === 'string' || typeof id === 'number') && JSON.parse(raw) === id;
+    } catch {
+      same = false;
+    }
+    if (!same) out[i] = undefined;
+  }
+  return out;
+}
+
 export function registerScore(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/v1/score', async (request) => {
+  app.post('/v1/score', async (request, reply) => {
     const body = bodyObject(request.body);
     const { name, grader } = ctx.graders.resolve(body.grader);
     const samples = body.samples;
@@ -20,6 +45,7 @@ export function registerScore(app: FastifyInstance, ctx: ServerContext): void {
       scope.admit(n);
       const pending: Promise<Result>[] = new Array(n);
       const ids: (string | number | null)[] = new Array(n);
+      const raws = rawIdTexts(body, samples);
       for (let i = 0; i < n; i++) {
         const input = scope.normalize(grader, samples[i]);
         const rawId = (samples[i] as { id?: unknown } | null)?.id;
@@ -29,12 +55,17 @@ export function registerScore(app: FastifyInstance, ctx: ServerContext): void {
       }
       const results = await Promise.all(pending);
       const stats = new SummaryStats();
-      const out = results.map((r, i) => {
+      const parts = results.map((r, i) => {
         stats.add(r);
-        return { id: ids[i], ...r };
+        const rec: { id: string | number | null; [ID_JSON]?: string } & Result = { id: ids[i]!, ...r };
+        if (raws[i] !== undefined) rec[ID_JSON] = raws[i];
+        return stringifyRecord(rec);
       });
       const { count, valid, invalid, mean_score, error_kinds } = stats.summary();
-      return { grader: name, results: out, summary: { count, valid, invalid, mean_score, error_kinds } };
+      const summary = { count, valid, invalid, mean_score, error_kinds };
+      // written by hand so each id goes out as its raw text
+      reply.header('content-type', 'application/json; charset=utf-8');
+      return `{"grader":${JSON.stringify(name)},"results":[${parts.join(',')}],"summary":${JSON.stringify(summary)}}`;
     } finally {
       scope.end();
     }
