@@ -1,12 +1,13 @@
 // `reward_model`: a scalar reward from a reward model served by vLLM (/pooling with chat messages
 // or text, /classify) or SGLang (/classify with chat-templated text), normalised per model:
-// score = (raw - offset) / scale, then an optional sigmoid. Requests are batched per endpoint.
+// score = (raw - offset) / scale, then an optional sigmoid. Requests are batched per request shape
+// (endpoint, model, key, limits); label_index and reduce are this grader's own.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
 import { renderString } from '../../core/template.js';
-import { endpointFields, resolveEndpoint } from '../../models/endpoint.js';
+import { endpointFields, getRewardClient, resolveEndpoint } from '../../models/endpoint.js';
 import { asGradeFailure } from '../../models/errors.js';
-import { RewardClient, REWARD_PATHS, type RewardInput } from '../../models/reward-client.js';
+import type { RewardInput } from '../../models/reward-client.js';
 import { compileMessages, messageSchema } from '../messages.js';
 
 
@@ -48,27 +49,14 @@ export const rewardModel: GraderType<RewardModelConfig> = {
     const ep = resolveEndpoint(cfg);
     const offset = cfg.offset ?? 0;
     const scale = cfg.scale ?? 1;
-    const path = cfg.path ?? REWARD_PATHS[cfg.protocol];
+    // how this grader reads a result: never part of the shared client (graders share batches)
+    const pick = { reduce: cfg.reduce, labelIndex: cfg.label_index };
     return async (input, ctx) => {
-      const client = ctx.services.get(`model-client:${ep.baseURL}${path}#${cfg.model}`, () =>
-        new RewardClient({
-          baseURL: ep.baseURL,
-          apiKey: ep.apiKey === 'EMPTY' ? undefined : ep.apiKey,
-          protocol: cfg.protocol,
-          model: cfg.model,
-          path: cfg.path,
-          maxConcurrency: ep.maxConcurrency,
-          batchSize: cfg.batch_size,
-          retry: ep.maxRetries !== undefined ? { maxRetries: ep.maxRetries } : undefined,
-          timeoutMs: ep.timeoutMs,
-          reduce: cfg.reduce,
-          labelIndex: cfg.label_index,
-        }),
-      );
+      const client = getRewardClient(ctx.services, ep, { protocol: cfg.protocol, model: cfg.model, path: cfg.path, batchSize: cfg.batch_size });
       const req: RewardInput = render ? { messages: render(input) } : { text: renderString(text!, input) };
       let raw: number;
       try {
-        raw = await client.score(req, ctx.signal);
+        raw = await client.score(req, ctx.signal, pick);
       } catch (e) {
         throw asGradeFailure(e, { model: cfg.model, url: client.url });
       }
