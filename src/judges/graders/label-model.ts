@@ -7,6 +7,7 @@ import type { JsonSchemaFormat } from '../../models/types.js';
 import { logprobScore } from '../logprob-score.js';
 import { compileMessages, messageSchema, withInstruction } from '../messages.js';
 import { labelParser } from '../parse/label.js';
+import { gradedStrings } from '../parse/quotes.js';
 import { rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
 import { majority } from '../verdicts.js';
@@ -58,7 +59,8 @@ export const labelModel: GraderType<LabelModelConfig> = {
     return async (input, ctx) => {
       let messages = render(input);
       if (cfg.format_instructions ?? true) messages = withInstruction(messages, instruction);
-      const run = await runJudge(ctx, s, messages, parser.parse, jsonSchema);
+      const graded = gradedStrings(input.sample);
+      const run = await runJudge(ctx, s, messages, (t) => parser.parse(t, { graded }), jsonSchema);
       const labels = run.valid.map((v) => v.verdict.value);
       const m = majority(labels);
       let score: number;

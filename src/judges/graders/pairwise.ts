@@ -7,6 +7,7 @@ import { renderString } from '../../core/template.js';
 import type { ChatMessage } from '../../models/types.js';
 import { checkSize, fill } from '../messages.js';
 import { parsePairwise, type PairwiseValue } from '../parse/pairwise.js';
+import { gradedStrings } from '../parse/quotes.js';
 import { PAIRWISE_SYSTEM, PAIRWISE_TIE_CLAUSE, PAIRWISE_USER } from '../prompts.js';
 import { rationale, runJudge, type JudgeRun } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
@@ -53,8 +54,8 @@ export const pairwise: GraderType<PairwiseConfig> = {
     const allowTie = cfg.allow_tie ?? true;
     const system = fill(cfg.system_prompt ?? PAIRWISE_SYSTEM, { tie_clause: allowTie ? PAIRWISE_TIE_CLAUSE : '' });
     const user = cfg.user_prompt ?? PAIRWISE_USER;
-    const parse = (t: string) => {
-      const v = parsePairwise(t);
+    const parse = (graded: string[]) => (t: string) => {
+      const v = parsePairwise(t, { graded });
       if (v.ok && v.value === 'tie' && !allowTie) return { ok: false as const, error: 'no_verdict' as const, message: 'the judge declared a tie, which this grader does not allow' };
       return v;
     };
@@ -76,9 +77,11 @@ export const pairwise: GraderType<PairwiseConfig> = {
       const question = q ? renderString(q, input) : '';
       const a = renderString(ra, input);
       const bb = renderString(rb, input);
+      // both responses are under judgment: a verdict quoted from either is not the judge's own
+      const p = parse(gradedStrings(a, bb, input.sample));
       const runs = await Promise.all([
-        runJudge(ctx, s, messages(question, a, bb), parse),
-        ...(both ? [runJudge(ctx, s, messages(question, bb, a), parse)] : []),
+        runJudge(ctx, s, messages(question, a, bb), p),
+        ...(both ? [runJudge(ctx, s, messages(question, bb, a), p)] : []),
       ]);
       const ab = verdictOf(runs[0]!);
       const meta: Record<string, unknown> = { model: s.model, verdict_ab: ab.value };

@@ -7,6 +7,7 @@ import { renderString } from '../../core/template.js';
 import { logprobScore, yesNoToken } from '../logprob-score.js';
 import { checkSize, fill } from '../messages.js';
 import { parseYesNo } from '../parse/binary.js';
+import { gradedStrings } from '../parse/quotes.js';
 import { VERIFY_SYSTEM, VERIFY_USER } from '../prompts.js';
 import { rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
@@ -43,10 +44,11 @@ export const referenceVerify: GraderType<ReferenceVerifyConfig> = {
       const response = renderString(resp, input);
       const reference = renderString(ref, input);
       checkSize(question.length + response.length + reference.length);
+      const graded = gradedStrings(response, input.sample);
       const run = await runJudge(ctx, s, [
         { role: 'system', content: system },
         { role: 'user', content: fill(user, { question, reference, response }) },
-      ], parseYesNo);
+      ], (t) => parseYesNo(t, { graded }));
       const votes = run.valid.map((v) => (v.verdict.value ? 1 : 0));
       const yes = votes.reduce<number>((a, v) => a + v, 0);
       const meta: Record<string, unknown> = { ...run.meta, verdict: run.valid[0]!.verdict.value ? 'yes' : 'no', verdict_format: run.valid[0]!.verdict.format };

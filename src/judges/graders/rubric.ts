@@ -11,6 +11,7 @@ import { renderString, renderValue, type Template } from '../../core/template.js
 import { logprobScore, numericToken, yesNoToken } from '../logprob-score.js';
 import { checkSize, fill } from '../messages.js';
 import { parseYesNo } from '../parse/binary.js';
+import { gradedStrings } from '../parse/quotes.js';
 import { parseScore } from '../parse/score.js';
 import { RUBRIC_SYSTEM_BINARY, RUBRIC_SYSTEM_SCALE, RUBRIC_USER } from '../prompts.js';
 import { rationale, runJudge } from '../run-judge.js';
@@ -91,7 +92,7 @@ export const rubric: GraderType<RubricConfig> = {
     const mode = cfg.aggregate ?? 'mean';
 
     /** One criterion → a component result in [0, 1]. */
-    const judgeOne = async (c: Criterion, question: string, response: string, ctx: GraderContext, st: JudgeSettings): Promise<Result> => {
+    const judgeOne = async (c: Criterion, question: string, response: string, graded: string[], ctx: GraderContext, st: JudgeSettings): Promise<Result> => {
       const t0 = performance.now();
       const messages = [
         { role: 'system' as const, content: system },
@@ -102,7 +103,7 @@ export const rubric: GraderType<RubricConfig> = {
         let values: number[];
         let first;
         if (scale === 'binary') {
-          const run = await runJudge(ctx, st, messages, parseYesNo);
+          const run = await runJudge(ctx, st, messages, (t) => parseYesNo(t, { graded }));
           values = run.valid.map(({ verdict, choice }) => {
             if (!st.logprobs) return verdict.value ? 1 : 0;
             const lp = logprobScore(choice, verdict.start, choice.content.slice(verdict.start, verdict.end), yesNoToken);
@@ -112,7 +113,7 @@ export const rubric: GraderType<RubricConfig> = {
           Object.assign(base, { verdict: first.verdict.value ? 'yes' : 'no', usage: run.call.usage, cached: run.call.cached });
         } else {
           const [lo, hi] = scale;
-          const run = await runJudge(ctx, st, messages, (t) => parseScore(t, { range: [lo, hi] }));
+          const run = await runJudge(ctx, st, messages, (t) => parseScore(t, { range: [lo, hi], graded }));
           const tok = numericToken(lo, hi);
           values = run.valid.map(({ verdict, choice }) => {
             let v = verdict.value.score;
@@ -139,7 +140,8 @@ export const rubric: GraderType<RubricConfig> = {
       const question = q ? renderString(q, input) : '(not given)';
       const response = renderString(resp, input);
       checkSize(question.length + response.length);
-      const results = await Promise.all(criteria.map((c) => judgeOne(c, question, response, ctx, s)));
+      const graded = gradedStrings(response, input.sample);
+      const results = await Promise.all(criteria.map((c) => judgeOne(c, question, response, graded, ctx, s)));
       const components: Record<string, Result> = {};
       criteria.forEach((c, i) => {
         let key = c.name;

@@ -6,6 +6,7 @@ import { graderSchema, type GraderType } from '../../core/registry.js';
 import type { JsonSchemaFormat } from '../../models/types.js';
 import { logprobScore, numericToken } from '../logprob-score.js';
 import { compileMessages, messageSchema, withInstruction } from '../messages.js';
+import { gradedStrings } from '../parse/quotes.js';
 import { parseScore } from '../parse/score.js';
 import { rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
@@ -55,7 +56,9 @@ export const scoreModel: GraderType<ScoreModelConfig> = {
     return async (input, ctx) => {
       let messages = render(input);
       if (instruct) messages = withInstruction(messages, scoreInstruction(lo, hi));
-      const run = await runJudge(ctx, s, messages, (t) => parseScore(t, parseOpts), jsonSchema);
+      // what the judge may quote: a verdict copied from the sample is not the judge's own
+      const graded = gradedStrings(input.sample);
+      const run = await runJudge(ctx, s, messages, (t) => parseScore(t, { ...parseOpts, graded }), jsonSchema);
       const scores: number[] = [];
       const lpNotes: string[] = [];
       for (const { verdict, choice } of run.valid) {
