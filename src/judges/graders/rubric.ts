@@ -17,6 +17,7 @@ import { RUBRIC_SYSTEM_BINARY, RUBRIC_SYSTEM_SCALE, RUBRIC_USER } from '../promp
 import { rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings, type JudgeSettings } from '../settings.js';
 import { combineScores } from '../verdicts.js';
+import { choiceFormat, structuredInstruction, verdictSchema } from '../verdict-schema.js';
 
 /** Most criteria one grade may judge (each is a model call). */
 export const MAX_CRITERIA = 64;
@@ -36,6 +37,8 @@ const schema = graderSchema({
   scale: z.union([z.literal('binary'), z.tuple([z.number().int(), z.number().int()])]).optional(),
   system_prompt: z.string().optional(),
   user_prompt: z.string().optional(),
+  /** json_schema (default: each verdict in a {"steps", "result"} object; prompt-only when the server lacks it) or text. */
+  response_format: z.enum(['json_schema', 'text']).optional(),
 });
 
 export type RubricConfig = z.infer<typeof schema>;
@@ -90,12 +93,18 @@ export const rubric: GraderType<RubricConfig> = {
     const system = cfg.system_prompt ?? (scale === 'binary' ? RUBRIC_SYSTEM_BINARY : fill(RUBRIC_SYSTEM_SCALE, { lo: String(scale[0]), hi: String(scale[1]) }));
     const user = cfg.user_prompt ?? RUBRIC_USER;
     const mode = cfg.aggregate ?? 'mean';
+    const useSchema = (cfg.response_format ?? 'json_schema') === 'json_schema';
+    const structured = !useSchema
+      ? undefined
+      : scale === 'binary'
+        ? choiceFormat('criterion_verdict', ['[[YES]]', '[[NO]]'])
+        : { schema: verdictSchema('criterion_rating', { type: 'integer', minimum: scale[0], maximum: scale[1] }), instruction: structuredInstruction(`<an integer from ${scale[0]} to ${scale[1]}>`) };
 
     /** One criterion → a component result in [0, 1]. */
     const judgeOne = async (c: Criterion, question: string, response: string, graded: string[], ctx: GraderContext, st: JudgeSettings): Promise<Result> => {
       const t0 = performance.now();
       const messages = [
-        { role: 'system' as const, content: system },
+        { role: 'system' as const, content: structured ? `${system}\n\n${structured.instruction}` : system },
         { role: 'user' as const, content: fill(user, { question, response, criterion: c.text }) },
       ];
       const base = { grader: c.name, type: 'rubric_criterion', criterion: c.text, weight: c.weight };
@@ -103,7 +112,7 @@ export const rubric: GraderType<RubricConfig> = {
         let values: number[];
         let first;
         if (scale === 'binary') {
-          const run = await runJudge(ctx, st, messages, (t) => parseYesNo(t, { graded }));
+          const run = await runJudge(ctx, st, messages, (t) => parseYesNo(t, { graded }), structured?.schema);
           values = run.valid.map(({ verdict, choice }) => {
             if (!st.logprobs) return verdict.value ? 1 : 0;
             const lp = logprobScore(choice, verdict.start, choice.content.slice(verdict.start, verdict.end), yesNoToken);
@@ -113,7 +122,7 @@ export const rubric: GraderType<RubricConfig> = {
           Object.assign(base, { verdict: first.verdict.value ? 'yes' : 'no', usage: run.call.usage, cached: run.call.cached });
         } else {
           const [lo, hi] = scale;
-          const run = await runJudge(ctx, st, messages, (t) => parseScore(t, { range: [lo, hi], graded }));
+          const run = await runJudge(ctx, st, messages, (t) => parseScore(t, { range: [lo, hi], graded }), structured?.schema);
           const tok = numericToken(lo, hi);
           values = run.valid.map(({ verdict, choice }) => {
             let v = verdict.value.score;
