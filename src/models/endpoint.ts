@@ -3,6 +3,7 @@
 // ctx.services: one concurrency limit per (base URL, max_concurrency), one client per full set of
 // settings (so no grader's key, retries or deadlines leak into another's), and the response cache.
 import { z } from 'zod';
+import type { BuildContext } from '../core/registry.js';
 import type { Services } from '../core/services.js';
 import { ChatClient } from './chat-client.js';
 import { Limiter } from './limiter.js';
@@ -29,7 +30,7 @@ export const endpointFields = {
   max_retries: z.number().int().min(0).max(20).optional(),
   /** Per-attempt deadline in ms: connect, headers and the whole body (default 60000). */
   request_timeout_ms: z.number().int().positive().max(3_600_000).optional(),
-  /** Total budget of one model call in ms: every attempt, backoff and Retry-After wait (default 120000). */
+  /** Total budget of one model call in ms: every attempt, backoff and Retry-After wait (default 120000, or request_timeout_ms when larger). */
   call_timeout_ms: z.number().int().positive().max(3_600_000).optional(),
   /** Largest response body accepted, in bytes, enforced while it streams (default 4 MiB). */
   max_response_bytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
@@ -71,13 +72,21 @@ export function resolveEndpoint(cfg: EndpointConfig, env: NodeJS.ProcessEnv = pr
   };
 }
 
+/** Refuses settings that could not take effect as written (an attempt deadline longer than the whole call's). */
+export function checkEndpoint(cfg: EndpointConfig, b: BuildContext): void {
+  if (cfg.call_timeout_ms !== undefined && cfg.request_timeout_ms !== undefined && cfg.call_timeout_ms < cfg.request_timeout_ms) {
+    b.issue('call_timeout_ms', `the call budget (${cfg.call_timeout_ms} ms) is shorter than one attempt's deadline request_timeout_ms (${cfg.request_timeout_ms} ms); raise call_timeout_ms or lower request_timeout_ms`);
+  }
+}
+
 /** Effective limits of an endpoint (defaults filled in), as they are documented. */
 export function endpointLimits(ep: ResolvedEndpoint, defaults: { maxConcurrency?: number; maxResponseBytes?: number } = {}) {
   return {
     maxConcurrency: ep.maxConcurrency ?? defaults.maxConcurrency ?? DEFAULT_CHAT_CONCURRENCY,
     maxRetries: ep.maxRetries ?? 3,
     timeoutMs: ep.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    callTimeoutMs: ep.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    // a longer attempt deadline than the default budget widens the budget, so the deadline holds as written
+    callTimeoutMs: ep.callTimeoutMs ?? Math.max(DEFAULT_CALL_TIMEOUT_MS, ep.timeoutMs ?? 0),
     maxResponseBytes: ep.maxResponseBytes ?? defaults.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
   };
 }

@@ -95,6 +95,13 @@ describe('judge responses are bounded', () => {
 
   it('the documented defaults bound a call: 60 s per attempt, 120 s per call with retries, 4 MiB', () => {
     expect(endpointLimits(resolveEndpoint({ base_url: 'http://127.0.0.1:1/v1' }))).toEqual({ maxConcurrency: 64, maxRetries: 3, timeoutMs: 60_000, callTimeoutMs: 120_000, maxResponseBytes: 4 * MiB });
+    // a longer attempt deadline widens the default budget, so it holds as written
+    expect(endpointLimits(resolveEndpoint({ request_timeout_ms: 300_000 })).callTimeoutMs).toBe(300_000);
+  });
+
+  it('a call budget shorter than one attempt\'s deadline is refused at load, naming the field', () => {
+    expect(() => judge({ request_timeout_ms: 5000, call_timeout_ms: 1000 })).toThrow(/call_timeout_ms.*shorter than one attempt's deadline request_timeout_ms/s);
+    expect(() => loadGrader({ type: 'reward_model', model: 'rm', base_url: server.root, protocol: 'sglang', text: 'x', request_timeout_ms: 5000, call_timeout_ms: 1000 })).toThrow(/call_timeout_ms/);
   });
 });
 

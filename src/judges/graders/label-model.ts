@@ -39,7 +39,7 @@ export const labelModel: GraderType<LabelModelConfig> = {
       if (!cfg.labels.includes(l)) b.issue(`passing_labels[${i}]`, `"${l}" is not one of the labels`);
     });
     const render = compileMessages(b, 'input', cfg.input);
-    const s = judgeSettings(cfg);
+    const s = judgeSettings(cfg, b);
     const parser = labelParser(cfg.labels);
     const passing = new Set(cfg.passing_labels);
     const jsonSchema = (cfg.response_format ?? 'json_schema') === 'json_schema' ? labelSchema(cfg.labels) : undefined;

@@ -52,7 +52,7 @@ export const pairwise: GraderType<PairwiseConfig> = {
     const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
     const ra = b.template('response_a', cfg.response_a ?? '{{sample.output_text}}');
     const rb = b.template('response_b', cfg.response_b);
-    const s = judgeSettings(cfg);
+    const s = judgeSettings(cfg, b);
     const both = (cfg.orders ?? 'both') === 'both';
     const allowTie = cfg.allow_tie ?? true;
     const system = fill(cfg.system_prompt ?? PAIRWISE_SYSTEM, { tie_clause: allowTie ? PAIRWISE_TIE_CLAUSE : '' });

@@ -38,7 +38,7 @@ export const referenceVerify: GraderType<ReferenceVerifyConfig> = {
     const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
     const resp = b.template('response', cfg.response ?? '{{sample.output_text}}');
     const ref = b.template('reference', cfg.reference);
-    const s = judgeSettings(cfg);
+    const s = judgeSettings(cfg, b);
     const system = cfg.system_prompt ?? VERIFY_SYSTEM;
     const user = cfg.user_prompt ?? VERIFY_USER;
     const mode = cfg.aggregate ?? 'majority';

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
 import { renderString } from '../../core/template.js';
-import { endpointFields, getRewardClient, resolveEndpoint } from '../../models/endpoint.js';
+import { checkEndpoint, endpointFields, getRewardClient, resolveEndpoint } from '../../models/endpoint.js';
 import { asGradeFailure } from '../../models/errors.js';
 import type { RewardInput } from '../../models/reward-client.js';
 import { compileMessages, messageSchema } from '../messages.js';
@@ -46,6 +46,7 @@ export const rewardModel: GraderType<RewardModelConfig> = {
     if (cfg.input !== undefined && cfg.protocol !== 'vllm_pooling') b.fail('input', `protocol "${cfg.protocol}" needs "text" (a prompt in the model's chat template); chat messages work with vllm_pooling`);
     const render = cfg.input ? compileMessages(b, 'input', cfg.input) : undefined;
     const text = cfg.text !== undefined ? b.template('text', cfg.text) : undefined;
+    checkEndpoint(cfg, b);
     const ep = resolveEndpoint(cfg);
     const offset = cfg.offset ?? 0;
     const scale = cfg.scale ?? 1;

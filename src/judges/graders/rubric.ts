@@ -89,7 +89,7 @@ export const rubric: GraderType<RubricConfig> = {
     if (scale !== 'binary' && !(scale[0] < scale[1])) b.fail('scale', 'scale must be [lo, hi] with lo < hi');
     const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
     const resp = b.template('response', cfg.response ?? '{{sample.output_text}}');
-    const s = judgeSettings(cfg);
+    const s = judgeSettings(cfg, b);
     const system = cfg.system_prompt ?? (scale === 'binary' ? RUBRIC_SYSTEM_BINARY : fill(RUBRIC_SYSTEM_SCALE, { lo: String(scale[0]), hi: String(scale[1]) }));
     const user = cfg.user_prompt ?? RUBRIC_USER;
     const mode = cfg.aggregate ?? 'mean';

@@ -47,7 +47,7 @@ export const scoreModel: GraderType<ScoreModelConfig> = {
     const [lo, hi] = cfg.range ?? [0, 1];
     if (!(lo < hi)) b.fail('range', `range must be [min, max] with min < max, got [${lo}, ${hi}]`);
     const render = compileMessages(b, 'input', cfg.input);
-    const s = judgeSettings(cfg);
+    const s = judgeSettings(cfg, b);
     const mode = cfg.aggregate ?? 'mean';
     const jsonSchema = (cfg.response_format ?? 'json_schema') === 'json_schema' ? scoreSchema(lo, hi) : undefined;
     const instruct = cfg.format_instructions ?? true;
