@@ -81,11 +81,15 @@ function jsonCandidate<T>(h: JsonHit, text: string, c: CompiledChoice<T>): Cand<
   } else return undefined;
   if (val === undefined && !spec.strictUnknown) return undefined;
   const at = text.lastIndexOf(token, h.end);
-  const vstart = at >= h.start ? at : h.start;
-  const keyAt = text.slice(h.start, vstart).toLowerCase().lastIndexOf(k.key);
+  const tokStart = at >= h.start ? at : h.start;
+  const keyAt = text.slice(h.start, tokStart).toLowerCase().lastIndexOf(k.key);
   const echoStart = keyAt >= 0 ? Math.max(h.start, h.start + keyAt - 1) : h.start;
-  const vend = vstart + token.length;
-  const cand: Cand<T> = { value: val === undefined ? unknown(spec.what, token) : val, format: 'json', start: h.start, end: h.end, echo: [echoStart, Math.min(h.end, vend + 1)], vstart, vend, matched: text.slice(h.start, h.end), rank: rankOf('json') };
+  // the offsets point at the value inside its marks ("[[YES]]" -> YES), where its logprob token is
+  const inner = token.replace(/^[("'[*\s]+/, '');
+  const core = inner.replace(/[)"'\].!*\s]+$/, '');
+  const vstart = tokStart + (token.length - inner.length);
+  const vend = vstart + (core.length || token.length);
+  const cand: Cand<T> = { value: val === undefined ? unknown(spec.what, token) : val, format: 'json', start: h.start, end: h.end, echo: [echoStart, Math.min(h.end, tokStart + token.length + 1)], vstart, vend, matched: text.slice(h.start, h.end), rank: rankOf('json') };
   const r = rationaleOf(h.value);
   if (r !== undefined) cand.rationale = r;
   return cand;
