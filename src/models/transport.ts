@@ -61,6 +61,15 @@ export function boundedFetch(opts: BoundedFetchOptions): FetchFn {
     if (!res.body || NULL_BODY.has(res.status)) {
       return new Response(NULL_BODY.has(res.status) ? null : '', { status: res.status, statusText: res.statusText, headers });
     }
+    const encoding = res.headers.get('content-encoding');
+    if (Number.isFinite(declared) && res.headers.has('content-length') && (!encoding || encoding === 'identity')) {
+      // framed by a Content-Length within the cap and not compressed: the body cannot grow past it
+      try {
+        return new Response(await res.arrayBuffer(), { status: res.status, statusText: res.statusText, headers });
+      } catch (e) {
+        throw readFailure(e, init, 0, res.status);
+      }
+    }
     const reader = res.body.getReader();
     const chunks: Uint8Array[] = [];
     let total = 0;
@@ -77,10 +86,7 @@ export function boundedFetch(opts: BoundedFetchOptions): FetchFn {
       }
     } catch (e) {
       if (e instanceof TransportError) throw e;
-      if (init?.signal?.aborted) throw init.signal.reason ?? e;
-      const err = e as Error & { cause?: { code?: string; message?: string } };
-      const detail = err.cause?.code ?? err.cause?.message ?? err.message;
-      throw new TransportError('body_closed', `connection closed after ${total} bytes of the response body (${detail})`, res.status);
+      throw readFailure(e, init, total, res.status);
     }
     const body = new Uint8Array(total);
     let at = 0;
@@ -90,6 +96,14 @@ export function boundedFetch(opts: BoundedFetchOptions): FetchFn {
     }
     return new Response(body, { status: res.status, statusText: res.statusText, headers });
   };
+}
+
+/** An error while reading a body: the abort reason when the signal fired, else a mid-body close. */
+function readFailure(e: unknown, init: RequestInit | undefined, bytes: number, status: number): unknown {
+  if (init?.signal?.aborted) return init.signal.reason ?? e;
+  const err = e as Error & { cause?: { code?: string; message?: string } };
+  const detail = err.cause?.code ?? err.cause?.message ?? err.message;
+  return new TransportError('body_closed', `connection closed ${bytes ? `after ${bytes} bytes of` : 'before the end of'} the response body (${detail})`, status);
 }
 
 /** How one failed attempt should be handled. */

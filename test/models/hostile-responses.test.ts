@@ -90,7 +90,7 @@ describe('judge responses are bounded', () => {
     server.onChat(() => ({ content: 'Score: 7', hostile: { cut_after: 40 } }));
     const r = await grade(judge({ max_retries: 1 }), input, { services: svc() });
     expect(r).toMatchObject({ valid: false, error: { kind: 'judge_server_error' }, metadata: { attempts: 2 } });
-    expect(r.error!.message).toMatch(/connection closed after 40 bytes/);
+    expect(r.error!.message).toMatch(/connection closed .*the response body/);
   });
 
   it('the documented defaults bound a call: 60 s per attempt, 120 s per call with retries, 4 MiB', () => {
