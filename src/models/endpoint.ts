@@ -97,19 +97,48 @@ export function getResponseCache(services: Services): ResponseCache {
   return services.get(`model-cache:${dir}`, () => new ResponseCache(dir), (c) => c.close());
 }
 
+/** Most model clients one Services keeps (least recently used ones are dropped, e.g. many inline configs). */
+export const MAX_CLIENTS = 1024;
+
+/** A small LRU map of clients by settings key, so distinct settings (keys from requests) cannot grow memory without bound. */
+class ClientTable {
+  private readonly map = new Map<string, unknown>();
+  constructor(private readonly max: number) {}
+  get<T>(key: string, create: () => T): T {
+    const hit = this.map.get(key);
+    if (hit !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, hit);
+      return hit as T;
+    }
+    const v = create();
+    this.map.set(key, v);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+    return v;
+  }
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+/** The shared client for `key`, created on first use (an evicted client keeps serving calls already holding it). */
+export function sharedClient<T>(services: Services, key: string, create: () => T): T {
+  return services.get('model-clients', () => new ClientTable(MAX_CLIENTS)).get(key, create);
+}
+
 /**
  * The concurrency limit shared by every client of `url` asking for the same `max`: the only thing
  * graders of one endpoint share. Graders giving different limits each get the limit they asked for.
  */
 export function getLimiter(services: Services, url: string, max: number): Limiter {
-  return services.get(`model-limit:${url}#${max}`, () => new Limiter(max));
+  return services.get('model-limits', () => new ClientTable(4 * MAX_CLIENTS)).get(`${url}#${max}`, () => new Limiter(max));
 }
 
 /** The chat client for these exact settings (key identity, retries, deadlines, size cap). */
 export function getChatClient(services: Services, ep: ResolvedEndpoint): ChatClient {
   const lim = endpointLimits(ep);
   const key = settingsKey({ url: ep.baseURL, key: keyIdentity(ep.apiKey), ...lim });
-  return services.get(`model-client:chat:${key}`, () =>
+  return sharedClient(services, `chat:${key}`, () =>
     new ChatClient({
       baseURL: ep.baseURL,
       apiKey: ep.apiKey,
@@ -139,7 +168,7 @@ export function getRewardClient(services: Services, ep: ResolvedEndpoint, shape:
   const apiKey = ep.apiKey === 'EMPTY' ? undefined : ep.apiKey;
   const path = shape.path ?? REWARD_PATHS[shape.protocol];
   const key = settingsKey({ url: ep.baseURL, path, protocol: shape.protocol, model: shape.model, batch: shape.batchSize ?? 32, key: keyIdentity(apiKey), ...lim });
-  return services.get(`model-client:reward:${key}`, () =>
+  return sharedClient(services, `reward:${key}`, () =>
     new RewardClient({
       baseURL: ep.baseURL,
       apiKey,

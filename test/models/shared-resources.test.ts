@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createServer, grade, loadGrader, Services } from '../../dist/index.js';
+import { getChatClient, resolveEndpoint } from '../../dist/models/index.js';
 import { startTestServer, type RecordedRequest, type Reply, type TestServer } from '../helpers/openai-test-server.js';
 import { post } from '../server/helpers.js';
 
@@ -255,5 +256,21 @@ describe('the server: an inline judge does not change what the operator\'s grade
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('per-settings clients stay bounded', () => {
+  it('many distinct keys (e.g. from inline configs) keep at most 1024 clients: the least recently used is dropped', () => {
+    const s = svc();
+    const ep = (i: number) => resolveEndpoint({ base_url: server.url, api_key: `k${i}` });
+    const first = getChatClient(s, ep(0));
+    expect(getChatClient(s, ep(0))).toBe(first);
+    for (let i = 1; i <= 1024; i++) getChatClient(s, ep(i));
+    const last = getChatClient(s, ep(1024));
+    expect(getChatClient(s, ep(1024))).toBe(last);
+    // k0 was the least recently used of 1025: it was dropped, and a new client is made for it
+    expect(getChatClient(s, ep(0))).not.toBe(first);
+    // clients of one endpoint and limit still share one concurrency limit
+    expect(getChatClient(s, ep(5)).limiter).toBe(last.limiter);
   });
 });

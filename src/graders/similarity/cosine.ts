@@ -9,7 +9,7 @@ import { lazyRequire } from '../../core/lazy.js';
 import { GradeFailure } from '../../core/result.js';
 import type { GraderContext } from '../../core/grader.js';
 import { classify } from '../../models/chat-client.js';
-import { endpointLimits, resolveEndpoint } from '../../models/endpoint.js';
+import { endpointLimits, resolveEndpoint, sharedClient } from '../../models/endpoint.js';
 import { keyIdentity, settingsKey } from '../../models/request-key.js';
 import { boundedFetch, CallFailed, runAttempts } from '../../models/transport.js';
 
@@ -59,8 +59,8 @@ export function cosineSimilarity(a: readonly number[], b: readonly number[]): nu
 function getClient(cfg: CosineConfig, ctx: GraderContext): EmbeddingClient {
   const ep = endpoint(cfg);
   const limits = endpointLimits({ baseURL: ep.baseURL, apiKey: ep.apiKey, maxRetries: cfg.max_retries ?? 2 });
-  const key = `similarity.embeddings:${settingsKey({ url: ep.baseURL, key: keyIdentity(ep.apiKey), ...limits })}`;
-  return ctx.services.get(key, () => ({
+  const key = `embeddings:${settingsKey({ url: ep.baseURL, key: keyIdentity(ep.apiKey), ...limits })}`;
+  return sharedClient(ctx.services, key, () => ({
     client: new (sdk().OpenAI)({ ...ep, maxRetries: 0, timeout: limits.timeoutMs, fetch: boundedFetch({ maxBytes: limits.maxResponseBytes }) }),
     cache: new Map<string, number[]>(),
     limits,
