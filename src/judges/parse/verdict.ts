@@ -100,8 +100,9 @@ function valueKey(c: Candidate<unknown>): string {
 
 /** True when the candidate, or its line before it, says it is the final/overall verdict. */
 function markedFinal(c: Candidate<unknown>, text: string): boolean {
-  const lineStart = text.lastIndexOf('\n', c.start - 1) + 1;
-  const before = text.slice(Math.max(lineStart, c.start - 80), c.start);
+  // the 80 characters before it on its line (bounded: many candidates on one huge line stay linear)
+  const seg = text.slice(Math.max(0, c.start - 80), c.start);
+  const before = seg.slice(seg.lastIndexOf('\n') + 1);
   return /\b(?:final|overall)\b/i.test(before) || /^["'<]?(?:final|overall|total)[\s_]/i.test(c.matched);
 }
 
@@ -122,6 +123,29 @@ function own<T>(cs: Candidate<T>[], text: string, echo: EchoIndex | undefined, b
     if (bare && normalizeForEcho(s).length < MIN_BARE_ECHO) return true;
     return !echo.has(s);
   });
+}
+
+/** Whether [start, end) overlaps any of the (all quoted) candidates: merged spans, binary search. */
+function quotedCoverage(cs: Candidate<unknown>[]): (start: number, end: number) => boolean {
+  const spans = cs.map((c) => [c.start, c.end] as [number, number]).sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const sp of spans) {
+    const top = merged[merged.length - 1];
+    if (top && sp[0] <= top[1]) top[1] = Math.max(top[1], sp[1]);
+    else merged.push([sp[0], sp[1]]);
+  }
+  return (start, end) => {
+    let lo = 0;
+    let hi = merged.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const [a, b] = merged[mid]!;
+      if (b <= start) lo = mid + 1;
+      else if (a >= end) hi = mid - 1;
+      else return true;
+    }
+    return false;
+  };
 }
 
 function decide<T>(cs: Candidate<T>[], text: string, what: string): Selection<T> {
@@ -149,8 +173,8 @@ export function select<T>(inp: SelectInput<T>, what: string): Selection<T> {
   if (!structured) return tooMany;
   if (structured.length) return decide(structured, inp.text, what);
   // a bare verdict over text already found to be quoted (a final line "[[A]]" that is the echo) stays quoted
-  const quoted = outsideJson.filter((c) => !structured.includes(c));
-  const fallback = own(inp.fallback().filter((f) => !quoted.some((q) => f.start < q.end && q.start < f.end)), inp.text, echo, true);
+  const covered = quotedCoverage(outsideJson);
+  const fallback = own(inp.fallback().filter((f) => !covered(f.start, f.end)), inp.text, echo, true);
   if (!fallback) return tooMany;
   if (fallback.length) return decide(fallback, inp.text, what);
   return {};
