@@ -1,7 +1,8 @@
 // Config fields shared by every judge grader (model, sampling, self-consistency, cache, logprobs)
 // and their resolution into the settings a judge call uses.
 import { z } from 'zod';
-import { endpointFields, resolveEndpoint, type EndpointConfig, type ResolvedEndpoint } from '../models/endpoint.js';
+import type { BuildContext } from '../core/registry.js';
+import { checkEndpoint, endpointFields, resolveEndpoint, type EndpointConfig, type ResolvedEndpoint } from '../models/endpoint.js';
 
 export const samplingParamsSchema = z.strictObject({
   temperature: z.number().min(0).max(2).optional(),
@@ -61,7 +62,9 @@ export interface JudgeSettings {
   extraBody?: Record<string, unknown>;
 }
 
-export function judgeSettings(cfg: JudgeConfigFields): JudgeSettings {
+/** Resolves the settings; with a build context, refuses endpoint settings that cannot hold as written. */
+export function judgeSettings(cfg: JudgeConfigFields, b?: BuildContext): JudgeSettings {
+  if (b) checkEndpoint(cfg, b);
   const sp = cfg.sampling_params ?? {};
   const temperature = sp.temperature ?? 0;
   const samples = cfg.samples ?? 1;

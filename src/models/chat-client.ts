@@ -1,15 +1,26 @@
 // Chat-completion client for any OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama, hosted
-// APIs), built on the official `openai` SDK: a concurrency limit per endpoint, our own retry loop
-// (backoff + Retry-After on 429/5xx/connection errors, so retries are counted and capped), request
-// timeouts, token usage totals, the on-disk cache, and a prompt-only fallback when a server
-// rejects `response_format: json_schema`.
+// APIs), built on the official `openai` SDK over the shared bounded transport: one client per full
+// set of settings (key, retries, deadlines, size cap), a concurrency limit shared per endpoint, our
+// own retry loop within one budget per call (backoff + Retry-After on 429/5xx/connection errors and
+// bodies cut off mid-way), token usage totals, the on-disk cache (keyed by endpoint, key identity and
+// full body), and a prompt-only fallback when a server rejects `response_format: json_schema`.
 import type { OpenAI } from 'openai';
 import { lazyRequire } from '../core/lazy.js';
-import { DEFAULT_RETRY, isRetryableStatus, retryAfterMs, retryDelayMs, sleep, type RetryPolicy } from './backoff.js';
+import { isRetryableStatus, retryAfterMs, type RetryPolicy } from './backoff.js';
 import { ModelError } from './errors.js';
 import { Limiter } from './limiter.js';
-import { requestKey } from './request-key.js';
+import { keyIdentity, requestKey } from './request-key.js';
 import type { ResponseCache } from './response-cache.js';
+import {
+  boundedFetch,
+  CallFailed,
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  runAttempts,
+  TransportError,
+  type AttemptFailure,
+} from './transport.js';
 import type { ChatChoice, ChatRequest, ChatResult, TokenLogprob, Usage } from './types.js';
 
 const sdk = lazyRequire<typeof import('openai')>('openai');
@@ -17,11 +28,17 @@ const sdk = lazyRequire<typeof import('openai')>('openai');
 export interface ChatClientOptions {
   baseURL: string;
   apiKey: string;
-  /** Requests in flight to this endpoint at once (default 64). */
+  /** Requests in flight to this endpoint at once (default 64); ignored when `limiter` is given. */
   maxConcurrency?: number;
+  /** A concurrency limit shared with other clients of the same endpoint. */
+  limiter?: Limiter;
   retry?: Partial<RetryPolicy>;
-  /** Per-attempt request timeout in ms (default 120 000). */
+  /** Per-attempt deadline in ms, covering connect, headers and the whole body (default 60 000). */
   timeoutMs?: number;
+  /** Total budget of one call in ms: every attempt, backoff and Retry-After wait (default 120 000). */
+  callTimeoutMs?: number;
+  /** Largest response body accepted, in bytes (default 4 MiB). */
+  maxResponseBytes?: number;
   /** Opens the response cache on first use (so runs without caching never create the file). */
   cache?: () => ResponseCache | undefined;
 }
@@ -58,19 +75,29 @@ export class ChatClient {
   readonly usage: ClientUsage = { requests: 0, cache_hits: 0, retries: 0, failures: 0, schema_fallbacks: 0, prompt_tokens: 0, completion_tokens: 0 };
   readonly limiter: Limiter;
   private readonly sdk: OpenAI;
-  private readonly retry: RetryPolicy;
+  private readonly retry: Partial<RetryPolicy>;
   private readonly timeoutMs: number;
+  private readonly callTimeoutMs: number;
+  private readonly keyId: string;
   private readonly openCache?: () => ResponseCache | undefined;
-  /** Set once the server has rejected json_schema; later requests go prompt-only at once. */
-  private schemaUnsupported = false;
+  /** Models for which the server rejected json_schema; later requests go prompt-only at once. */
+  private readonly schemaUnsupported = new Set<string>();
 
   constructor(opts: ChatClientOptions) {
     this.baseURL = opts.baseURL;
-    this.limiter = new Limiter(opts.maxConcurrency ?? 64);
-    this.retry = { ...DEFAULT_RETRY, ...opts.retry };
-    this.timeoutMs = opts.timeoutMs ?? 120_000;
+    this.limiter = opts.limiter ?? new Limiter(opts.maxConcurrency ?? 64);
+    this.retry = opts.retry ?? {};
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.callTimeoutMs = opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    this.keyId = keyIdentity(opts.apiKey);
     this.openCache = opts.cache;
-    this.sdk = new (sdk().OpenAI)({ baseURL: opts.baseURL, apiKey: opts.apiKey, maxRetries: 0, timeout: this.timeoutMs });
+    this.sdk = new (sdk().OpenAI)({
+      baseURL: opts.baseURL,
+      apiKey: opts.apiKey,
+      maxRetries: 0,
+      timeout: this.timeoutMs,
+      fetch: boundedFetch({ maxBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }),
+    });
   }
 
   /** Builds the HTTP body (what the cache key covers). */
@@ -95,11 +122,11 @@ export class ChatClient {
   }
 
   async chat(req: ChatRequest, opts: CallOptions = {}): Promise<ChatResult> {
-    const withSchema = !!req.json_schema && !this.schemaUnsupported;
+    const withSchema = !!req.json_schema && !this.schemaUnsupported.has(req.model);
     const body = ChatClient.body(req, withSchema);
     const cache = opts.cache ? this.openCache?.() : undefined;
     // Keyed on the request as asked (schema included), whether or not this server needs the fallback.
-    const key = cache?.enabled ? requestKey(this.baseURL, withSchema || !req.json_schema ? body : ChatClient.body(req, true)) : undefined;
+    const key = cache?.enabled ? requestKey(this.baseURL, withSchema || !req.json_schema ? body : ChatClient.body(req, true), this.keyId) : undefined;
     if (key) {
       const hit = cache!.get<Stored>(key);
       if (hit && Array.isArray(hit.choices)) {
@@ -115,60 +142,61 @@ export class ChatClient {
   }
 
   private async send(body: Record<string, unknown>, req: ChatRequest, opts: CallOptions): Promise<ChatResult> {
-    let retries = 0;
     let schemaFallback = false;
     let current = body;
-    for (;;) {
-      this.usage.requests++;
-      try {
-        const completion = (await this.sdk.chat.completions.create(current as never, {
-          signal: opts.signal,
-          timeout: opts.timeoutMs ?? this.timeoutMs,
-          maxRetries: 0,
-        })) as unknown;
-        const out = normalise(completion);
-        if (schemaFallback) this.schemaUnsupported = true;
-        return { ...out, cached: false, retries, schema_fallback: schemaFallback };
-      } catch (err) {
-        if (opts.signal?.aborted) throw opts.signal.reason ?? err;
-        const status = err instanceof sdk().APIError ? err.status : undefined;
-        // A 400/422 to a request carrying json_schema: resend prompt-only once and remember.
-        if ((status === 400 || status === 422) && current.response_format !== undefined && !schemaFallback) {
-          schemaFallback = true;
-          this.usage.schema_fallbacks++;
-          current = ChatClient.body(req, false);
-          continue;
-        }
-        const failure = classify(err);
-        if (failure.retryable && retries < this.retry.maxRetries) {
-          retries++;
-          this.usage.retries++;
-          await sleep(retryDelayMs(this.retry, retries, failure.retryAfterMs), opts.signal);
-          continue;
-        }
+    const budget = { retry: this.retry, attemptTimeoutMs: opts.timeoutMs ?? this.timeoutMs, callTimeoutMs: this.callTimeoutMs };
+    try {
+      const out = await runAttempts(
+        budget,
+        opts.signal,
+        async (signal, ms) => {
+          this.usage.requests++;
+          try {
+            // our signal carries the deadline; the SDK's own timer is a little later as a backstop
+            return normalise(await this.sdk.chat.completions.create(current as never, { signal, timeout: ms + 1000, maxRetries: 0 }));
+          } catch (err) {
+            const status = err instanceof sdk().APIError ? err.status : undefined;
+            // A 400/422 to a request carrying json_schema: resend prompt-only once and remember.
+            if ((status === 400 || status === 422) && current.response_format !== undefined && !schemaFallback) {
+              schemaFallback = true;
+              this.usage.schema_fallbacks++;
+              current = ChatClient.body(req, false);
+              this.usage.requests++;
+              return normalise(await this.sdk.chat.completions.create(current as never, { signal, timeout: ms + 1000, maxRetries: 0 }));
+            }
+            throw err;
+          }
+        },
+        classify,
+        () => this.usage.retries++,
+      );
+      if (schemaFallback) this.schemaUnsupported.add(req.model);
+      return { ...out.value, cached: false, retries: out.retries, schema_fallback: schemaFallback };
+    } catch (e) {
+      if (e instanceof CallFailed) {
         this.usage.failures++;
-        const attempts = retries + 1;
-        const suffix = attempts > 1 ? ` (after ${attempts} attempts)` : '';
-        throw new ModelError(failure.kind, `${failure.message}${suffix}`, { status, attempts, body: failure.body });
+        throw new ModelError(e.failure.kind, e.failure.message, { status: e.failure.status, attempts: e.attempts, body: e.failure.body });
       }
+      throw e;
     }
   }
 }
 
-interface Failure {
-  kind: 'judge_server_error' | 'timeout';
-  message: string;
-  retryable: boolean;
-  retryAfterMs?: number;
-  body?: string;
-}
-
-function classify(err: unknown): Failure {
-  if (err instanceof ModelError) return { kind: 'judge_server_error', message: err.message, retryable: false, body: err.body };
+/** Maps an error from one SDK call (or from reading its answer) to how the retry loop treats it. */
+export function classify(err: unknown, timedOut: boolean): AttemptFailure {
+  if (timedOut) return { kind: 'timeout', message: 'model server request timed out (no complete answer within the deadline)', retryable: true };
+  if (err instanceof ModelError) return { kind: err.kind === 'timeout' ? 'timeout' : 'judge_server_error', message: err.message, retryable: false, body: err.body };
+  const cause = (err as { cause?: unknown })?.cause;
+  const transport = err instanceof TransportError ? err : cause instanceof TransportError ? cause : undefined;
+  if (transport) {
+    return transport.failure === 'too_large'
+      ? { kind: 'limit_exceeded', message: transport.message, retryable: false, status: transport.status }
+      : { kind: 'judge_server_error', message: transport.message, retryable: true, status: transport.status };
+  }
   if (err instanceof sdk().APIConnectionTimeoutError) return { kind: 'timeout', message: 'model server request timed out', retryable: true };
   if (err instanceof sdk().APIConnectionError) {
-    const cause = (err as { cause?: { message?: string; code?: string } }).cause;
-    const detail = cause?.code ?? cause?.message ?? err.message;
+    const c = cause as { message?: string; code?: string } | undefined;
+    const detail = c?.code ?? c?.message ?? (err as Error).message;
     return { kind: 'judge_server_error', message: `connection to model server failed: ${detail}`, retryable: true };
   }
   if (err instanceof sdk().APIError && typeof err.status === 'number') {
@@ -179,6 +207,7 @@ function classify(err: unknown): Failure {
       message: `model server answered HTTP ${err.status}: ${err.message.slice(0, 300)}`,
       retryable: isRetryableStatus(err.status),
       retryAfterMs: headers ? retryAfterMs((n) => headers.get(n)) : undefined,
+      status: err.status,
       body,
     };
   }

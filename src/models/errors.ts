@@ -2,7 +2,7 @@
 // (server error, timeout, ...) so judges turn it into an invalid result without guessing.
 import { GradeFailure, type ErrorKind } from '../core/result.js';
 
-export type ModelErrorKind = Extract<ErrorKind, 'judge_server_error' | 'timeout' | 'config_error' | 'bad_input'>;
+export type ModelErrorKind = Extract<ErrorKind, 'judge_server_error' | 'timeout' | 'config_error' | 'bad_input' | 'limit_exceeded'>;
 
 export class ModelError extends Error {
   readonly kind: ModelErrorKind;

@@ -1,5 +1,6 @@
 // Collects items submitted close together into batches (up to `maxBatch`, or whatever arrived
-// within `maxWaitMs`) and sends each batch with one call; each submitter gets its own result.
+// within `maxWaitMs`) and sends each batch with one call; each submitter gets its own result, and
+// a submitter whose signal aborts stops waiting (the batch goes on for the others).
 
 export interface BatcherOptions<I, O> {
   maxBatch: number;
@@ -19,9 +20,28 @@ export class MicroBatcher<I, O> {
   private timer?: NodeJS.Timeout;
   constructor(private readonly opts: BatcherOptions<I, O>) {}
 
-  submit(item: I): Promise<O> {
+  submit(item: I, signal?: AbortSignal): Promise<O> {
+    if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
+      const onAbort = () => {
+        const i = this.queue.indexOf(p);
+        if (i >= 0) this.queue.splice(i, 1);
+        reject(signal!.reason ?? new Error('aborted'));
+      };
+      const done = () => signal?.removeEventListener('abort', onAbort);
+      const p: Pending<I, O> = {
+        item,
+        resolve: (v) => {
+          done();
+          resolve(v);
+        },
+        reject: (e) => {
+          done();
+          reject(e);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(p);
       if (this.queue.length >= this.opts.maxBatch) this.flush();
       else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.opts.maxWaitMs);
     });

@@ -1,5 +1,6 @@
-// The cache key of a chat request: SHA-256 of a canonical JSON (sorted keys) of the endpoint and
-// the full request body, so any change to model, messages or sampling parameters misses the cache.
+// The cache key of a model request: SHA-256 of a canonical JSON (sorted keys) of the endpoint, the
+// identity of the API key (a hash, never the key) and the full request body, so any change to
+// model, messages, sampling parameters, endpoint or key misses the cache.
 import { createHash } from 'node:crypto';
 
 /** JSON with object keys sorted at every level (arrays keep their order); undefined fields dropped. */
@@ -12,9 +13,19 @@ export function canonicalJson(v: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
 }
 
-/** Version of the key scheme; bump when the stored value's shape changes. */
-const KEY_VERSION = 1;
+/** Version of the key scheme; bump when the stored value's shape or the key's inputs change. */
+const KEY_VERSION = 2;
 
-export function requestKey(baseURL: string, body: unknown): string {
-  return createHash('sha256').update(canonicalJson({ v: KEY_VERSION, base_url: baseURL, body })).digest('hex');
+/** A stable, non-reversible name for an API key (what caches and shared-client keys hold instead of it). */
+export function keyIdentity(apiKey: string | undefined): string {
+  return createHash('sha256').update(`arbiter-api-key\0${apiKey ?? ''}`).digest('hex').slice(0, 32);
+}
+
+export function requestKey(baseURL: string, body: unknown, keyId = keyIdentity(undefined)): string {
+  return createHash('sha256').update(canonicalJson({ v: KEY_VERSION, base_url: baseURL, key: keyId, body })).digest('hex');
+}
+
+/** A short hash of any settings object (for keying shared clients by everything that changes them). */
+export function settingsKey(settings: unknown): string {
+  return createHash('sha256').update(canonicalJson(settings)).digest('hex').slice(0, 32);
 }

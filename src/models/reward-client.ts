@@ -1,18 +1,42 @@
 // Scalar reward-model client: scores conversations with a reward model served by vLLM (the /pooling
 // endpoint with chat messages or text, or /classify) or SGLang (/classify, the embedding-style
-// endpoint answering [{"embedding": [score]}] for chat-templated text). Text inputs are batched;
-// requests share the endpoint's concurrency limit and the chat client's retry policy.
-import { DEFAULT_RETRY, isRetryableStatus, retryAfterMs, retryDelayMs, sleep, type RetryPolicy } from './backoff.js';
+// endpoint answering [{"embedding": [score]}] for chat-templated text). Text inputs are batched per
+// request shape (URL, protocol, model, key and limits); which value of a result is the reward
+// (`label_index`, `reduce`) is read per call, so graders sharing a batch never share that choice.
+// Requests go through the shared bounded transport: deadline over headers and body, size cap, and
+// retries within one budget per call.
+import { isRetryableStatus, retryAfterMs, type RetryPolicy } from './backoff.js';
 import { ModelError } from './errors.js';
 import { Limiter } from './limiter.js';
 import { MicroBatcher } from './micro-batcher.js';
+import {
+  boundedFetch,
+  CallFailed,
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  runAttempts,
+  TransportError,
+  type AttemptFailure,
+} from './transport.js';
 import type { ChatMessage } from './types.js';
 
 export type RewardProtocol = 'vllm_pooling' | 'vllm_classify' | 'sglang';
 
 export const REWARD_PATHS: Record<RewardProtocol, string> = { vllm_pooling: '/pooling', vllm_classify: '/classify', sglang: '/classify' };
 
-export interface RewardClientOptions {
+/** Default cap on one reward response: a batch answer carries up to batch_size results. */
+export const DEFAULT_REWARD_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_REWARD_CONCURRENCY = 16;
+
+/** Which value of a (possibly multi-valued) result is the reward. */
+export interface RewardPick {
+  /** Token-level / embedding outputs: last (default for pooling), first (default for embeddings), or mean. */
+  reduce?: 'last' | 'first' | 'mean';
+  /** Class index for classify outputs and `first` (default 0). */
+  labelIndex?: number;
+}
+
+export interface RewardClientOptions extends RewardPick {
   /** Server root (a trailing /v1 is dropped: these endpoints live at the root). */
   baseURL: string;
   apiKey?: string;
@@ -20,110 +44,101 @@ export interface RewardClientOptions {
   model: string;
   /** Endpoint path override (default by protocol). */
   path?: string;
+  /** Requests in flight at once (default 16); ignored when `limiter` is given. */
   maxConcurrency?: number;
+  limiter?: Limiter;
   /** Texts per request (default 32). */
   batchSize?: number;
   /** How long a batch waits to fill (ms, default 2). */
   batchWaitMs?: number;
   retry?: Partial<RetryPolicy>;
+  /** Per-attempt deadline over connect, headers and body (ms, default 60 000). */
   timeoutMs?: number;
-  /** Which value of a multi-valued output is the reward (default: the last token's / first class). */
-  reduce?: 'last' | 'first' | 'mean';
-  /** Class index for classify outputs (default 0). */
-  labelIndex?: number;
+  /** Total budget of one request with its retries (ms, default 120 000). */
+  callTimeoutMs?: number;
+  /** Largest response body accepted (bytes, default 16 MiB). */
+  maxResponseBytes?: number;
 }
 
 export type RewardInput = { messages: ChatMessage[] } | { text: string };
-
-const BODY_LIMIT = 64 * 1024 * 1024;
 
 export class RewardClient {
   readonly url: string;
   readonly limiter: Limiter;
   readonly usage = { requests: 0, batches: 0, items: 0, retries: 0, failures: 0 };
-  private readonly retry: RetryPolicy;
-  private readonly batcher: MicroBatcher<string, number>;
+  private readonly batcher: MicroBatcher<string, unknown>;
+  private readonly fetch: ReturnType<typeof boundedFetch>;
 
   constructor(readonly opts: RewardClientOptions) {
-    const root = opts.baseURL.replace(/\/+$/, '').replace(/\/v1$/, '');
-    this.url = root + (opts.path ?? REWARD_PATHS[opts.protocol]);
-    this.limiter = new Limiter(opts.maxConcurrency ?? 16);
-    this.retry = { ...DEFAULT_RETRY, ...opts.retry };
-    this.batcher = new MicroBatcher<string, number>({
+    this.url = RewardClient.urlOf(opts.baseURL, opts.path ?? REWARD_PATHS[opts.protocol]);
+    this.limiter = opts.limiter ?? new Limiter(opts.maxConcurrency ?? DEFAULT_REWARD_CONCURRENCY);
+    this.fetch = boundedFetch({ maxBytes: opts.maxResponseBytes ?? DEFAULT_REWARD_MAX_RESPONSE_BYTES });
+    this.batcher = new MicroBatcher<string, unknown>({
       maxBatch: opts.batchSize ?? 32,
       maxWaitMs: opts.batchWaitMs ?? 2,
       send: (texts) => this.limiter.run(() => this.post(this.textBody(texts), texts.length)),
     });
   }
 
-  /** Raw reward for one input. */
-  async score(input: RewardInput, signal?: AbortSignal): Promise<number> {
+  /** The endpoint URL: the server root (a trailing /v1 dropped) plus the path. */
+  static urlOf(baseURL: string, path: string): string {
+    return baseURL.replace(/\/+$/, '').replace(/\/v1$/, '') + path;
+  }
+
+  /** Raw reward for one input, read with `pick` (default: the client's own reduce / labelIndex). */
+  async score(input: RewardInput, signal?: AbortSignal, pick: RewardPick = this.opts): Promise<number> {
     this.usage.items++;
     if ('messages' in input) {
       if (this.opts.protocol !== 'vllm_pooling') throw new ModelError('config_error', `protocol ${this.opts.protocol} takes text (a chat-templated prompt), not messages`);
-      const out = await this.limiter.run(() => this.post({ model: this.opts.model, messages: input.messages }, 1, signal), signal);
-      return out[0]!;
+      const rows = await this.limiter.run(() => this.post({ model: this.opts.model, messages: input.messages }, 1, signal), signal);
+      return this.pick(rows[0], 0, pick);
     }
-    return this.batcher.submit(input.text);
+    return this.pick(await this.batcher.submit(input.text, signal), 0, pick);
   }
 
   private textBody(texts: string[]): Record<string, unknown> {
     return this.opts.protocol === 'sglang' ? { model: this.opts.model, text: texts } : { model: this.opts.model, input: texts };
   }
 
-  private async post(body: Record<string, unknown>, expected: number, signal?: AbortSignal): Promise<number[]> {
+  /** One request (with retries): the results, one per input, in input order. */
+  private async post(body: Record<string, unknown>, expected: number, signal?: AbortSignal): Promise<unknown[]> {
     this.usage.batches++;
-    let retries = 0;
-    for (;;) {
-      this.usage.requests++;
-      let retryable = false;
-      let hint: number | undefined;
-      let status: number | undefined;
-      let message: string;
-      let raw: string | undefined;
-      let kind: 'judge_server_error' | 'timeout' = 'judge_server_error';
-      const timeout = AbortSignal.timeout(this.opts.timeoutMs ?? 120_000);
-      try {
-        const res = await fetch(this.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}) },
-          body: JSON.stringify(body),
-          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-        });
-        const text = await res.text();
-        if (text.length > BODY_LIMIT) throw new ModelError('judge_server_error', `reward server answer is ${text.length} bytes (limit ${BODY_LIMIT})`);
-        if (res.ok) return this.extract(text, expected);
-        status = res.status;
-        raw = text.slice(0, 2000);
-        message = `reward server answered HTTP ${res.status}: ${text.slice(0, 200)}`;
-        retryable = isRetryableStatus(res.status);
-        hint = retryAfterMs((n) => res.headers.get(n));
-      } catch (e) {
-        if (signal?.aborted) throw signal.reason ?? e;
-        if (e instanceof ModelError) {
-          this.usage.failures++;
-          throw e;
-        }
-        const err = e as Error & { cause?: { code?: string; message?: string } };
-        if (timeout.aborted) {
-          kind = 'timeout';
-          message = 'reward server request timed out';
-        } else message = `connection to reward server failed: ${err.cause?.code ?? err.cause?.message ?? err.message}`;
-        retryable = true;
+    const budget = {
+      retry: this.opts.retry,
+      attemptTimeoutMs: this.opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      callTimeoutMs: this.opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    };
+    try {
+      const out = await runAttempts(
+        budget,
+        signal,
+        async (s) => {
+          this.usage.requests++;
+          const res = await this.fetch(this.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}) },
+            body: JSON.stringify(body),
+            signal: s,
+          });
+          const text = await res.text();
+          if (!res.ok) throw new HttpStatus(res.status, text, retryAfterMs((n) => res.headers.get(n)));
+          return this.rows(text, expected);
+        },
+        classifyReward,
+        () => this.usage.retries++,
+      );
+      return out.value;
+    } catch (e) {
+      if (e instanceof CallFailed) {
+        this.usage.failures++;
+        throw new ModelError(e.failure.kind, e.failure.message, { status: e.failure.status, attempts: e.attempts, body: e.failure.body });
       }
-      if (retryable && retries < this.retry.maxRetries) {
-        retries++;
-        this.usage.retries++;
-        await sleep(retryDelayMs(this.retry, retries, hint), signal);
-        continue;
-      }
-      this.usage.failures++;
-      throw new ModelError(kind, retries ? `${message} (after ${retries + 1} attempts)` : message, { status, attempts: retries + 1, body: raw });
+      throw e;
     }
   }
 
-  /** Pulls one number per input out of a vLLM pooling/classify or SGLang answer. */
-  extract(text: string, expected: number): number[] {
+  /** The per-input results of a vLLM pooling/classify or SGLang answer, in input order. */
+  rows(text: string, expected: number): unknown[] {
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -132,29 +147,65 @@ export class RewardClient {
     }
     const rows: unknown[] = Array.isArray(json) ? json : Array.isArray((json as { data?: unknown })?.data) ? (json as { data: unknown[] }).data : [];
     if (rows.length !== expected) throw new ModelError('judge_server_error', `reward server returned ${rows.length} results for ${expected} inputs`, { body: text.slice(0, 2000) });
-    const ordered = rows.every((r) => typeof (r as { index?: unknown })?.index === 'number')
+    return rows.every((r) => typeof (r as { index?: unknown })?.index === 'number')
       ? [...rows].sort((a, b) => (a as { index: number }).index - (b as { index: number }).index)
       : rows;
-    return ordered.map((r, i) => {
-      const o = (r ?? {}) as Record<string, unknown>;
-      const li = this.opts.labelIndex ?? 0;
-      let v: unknown;
-      if (Array.isArray(o.probs)) v = o.probs[li];
-      else if (o.embedding !== undefined) v = pickNumber(flatten(o.embedding), this.opts.reduce ?? 'first', li);
-      else if (o.data !== undefined) v = pickNumber(flatten(o.data), this.opts.reduce ?? 'last', li);
-      else if (o.score !== undefined) v = o.score;
-      if (typeof v !== 'number' || !Number.isFinite(v)) {
-        throw new ModelError('judge_server_error', `reward server result ${i} holds no finite score`, { body: JSON.stringify(r).slice(0, 2000) });
-      }
-      return v;
-    });
+  }
+
+  /** The reward in one result, read as `pick` says. */
+  pick(row: unknown, i: number, pick: RewardPick): number {
+    const o = (row ?? {}) as Record<string, unknown>;
+    const li = pick.labelIndex ?? 0;
+    let v: unknown;
+    if (Array.isArray(o.probs)) v = o.probs[li];
+    else if (o.embedding !== undefined) v = pickNumber(flatten(o.embedding), pick.reduce ?? 'first', li);
+    else if (o.data !== undefined) v = pickNumber(flatten(o.data), pick.reduce ?? 'last', li);
+    else if (o.score !== undefined) v = o.score;
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      throw new ModelError('judge_server_error', `reward server result ${i} holds no finite score${pick.labelIndex !== undefined ? ` at label_index ${li}` : ''}`, { body: JSON.stringify(row)?.slice(0, 2000) });
+    }
+    return v;
+  }
+
+  /** Rewards of a whole answer read with the client's own pick options (kept for callers and tests). */
+  extract(text: string, expected: number): number[] {
+    return this.rows(text, expected).map((r, i) => this.pick(r, i, this.opts));
   }
 }
 
+class HttpStatus extends Error {
+  constructor(
+    readonly status: number,
+    readonly text: string,
+    readonly retryAfter?: number,
+  ) {
+    super(`reward server answered HTTP ${status}: ${text.slice(0, 200)}`);
+  }
+}
+
+function classifyReward(e: unknown, timedOut: boolean): AttemptFailure {
+  if (timedOut) return { kind: 'timeout', message: 'reward server request timed out (no complete answer within the deadline)', retryable: true };
+  if (e instanceof HttpStatus) return { kind: 'judge_server_error', message: e.message, retryable: isRetryableStatus(e.status), retryAfterMs: e.retryAfter, status: e.status, body: e.text.slice(0, 2000) };
+  if (e instanceof ModelError) return { kind: e.kind === 'timeout' ? 'timeout' : 'judge_server_error', message: e.message, retryable: false, body: e.body };
+  if (e instanceof TransportError) {
+    return e.failure === 'too_large'
+      ? { kind: 'limit_exceeded', message: e.message.replace('model server', 'reward server'), retryable: false, status: e.status }
+      : { kind: 'judge_server_error', message: e.message, retryable: true, status: e.status };
+  }
+  const err = e as Error & { cause?: { code?: string; message?: string } };
+  return { kind: 'judge_server_error', message: `connection to reward server failed: ${err.cause?.code ?? err.cause?.message ?? err.message}`, retryable: true };
+}
+
+/** The numbers of a nested array in order (iterative: a deeply nested answer cannot overflow the stack). */
 function flatten(x: unknown): number[] {
-  if (typeof x === 'number') return [x];
-  if (Array.isArray(x)) return x.flatMap(flatten);
-  return [];
+  const out: number[] = [];
+  const stack: unknown[] = [x];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'number') out.push(v);
+    else if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) stack.push(v[i]);
+  }
+  return out;
 }
 
 function pickNumber(xs: number[], reduce: 'last' | 'first' | 'mean', labelIndex: number): number | undefined {

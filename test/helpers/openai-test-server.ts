@@ -1,7 +1,8 @@
 // A scriptable OpenAI-compatible HTTP server for tests and benchmarks (real HTTP, real client code).
 // Chat completions answer from a FIFO of scripted replies, then from a handler: verdicts in any
 // format, reasoning blocks, refusals, n choices, logprobs (tokenised automatically, with chosen
-// alternatives), slow replies, HTTP errors with Retry-After, malformed bodies, dropped connections.
+// alternatives), slow replies, HTTP errors with Retry-After, malformed bodies, dropped connections,
+// and hostile bodies (trickled one byte at a time, huge streams, cut off mid-body, never answered).
 // Reward endpoints (/pooling, /classify) have their own handler; other routes can be added.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,6 +36,25 @@ export interface Reply extends ChoiceReply {
   /** Raw body (string sent as-is, e.g. malformed JSON) or an object (sent as JSON). */
   body?: unknown;
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Hostile delivery of the body (any route). */
+  hostile?: Hostile;
+}
+
+/**
+ * How a hostile reply is delivered: `hang` never answers; `trickle` sends the headers, then one byte
+ * of the body every `every_ms` (never finishing); `cut_after` sends that many bytes of the body
+ * (with the full Content-Length) and destroys the connection; `pad_to` streams a valid body padded
+ * with whitespace to that many bytes, honouring backpressure (no Content-Length).
+ */
+export type Hostile = { hang: true } | { trickle: { every_ms: number } } | { cut_after: number } | { pad_to: number };
+
+/** What the server saw of the last hostile reply: bytes written and whether the client hung up first. */
+export interface HostileTrace {
+  kind: string;
+  written: number;
+  clientClosed: boolean;
+  /** Resolves when the connection is gone (client hung up, or the reply ended). */
+  closed: Promise<void>;
 }
 
 export interface RecordedRequest {
@@ -90,6 +110,8 @@ export class TestServer {
   /** Ignore `n` and always answer one choice (like servers without `n`). */
   ignoreN = false;
   record: boolean;
+  /** Every hostile reply delivered, in order. */
+  readonly hostileTraces: HostileTrace[] = [];
   url = '';
   root = '';
   private server?: Server;
@@ -102,6 +124,12 @@ export class TestServer {
   /** Replies used, in order, for the next chat requests (before the handler). */
   enqueue(...replies: Reply[]): this {
     this.queue.push(...replies);
+    return this;
+  }
+
+  /** Drops scripted replies not used yet. */
+  clearQueue(): this {
+    this.queue.length = 0;
     return this;
   }
 
@@ -173,33 +201,11 @@ export class TestServer {
       return;
     }
     if (reply.status !== undefined || reply.body !== undefined) return this.send(res, reply);
+    if (reply.hostile) return this.send(res, { ...reply, body: completionOf(rec, reply, this.ignoreN) });
     if (this.rejectJsonSchema && rec.body?.response_format) {
       return this.send(res, { status: 400, body: { object: 'error', message: 'response_format json_schema is not supported', type: 'BadRequestError', code: 400 } });
     }
-    const n = this.ignoreN ? 1 : Math.max(1, Number(rec.body?.n ?? 1));
-    const specs: ChoiceReply[] = reply.choices ?? Array.from({ length: n }, () => reply);
-    const choices = specs.map((c, index) => {
-      const content = c.content === undefined ? '' : c.content;
-      const message: Record<string, unknown> = { role: 'assistant', content };
-      if (c.reasoning) message.reasoning_content = c.reasoning;
-      message.refusal = c.refusal ?? null;
-      const choice: Record<string, unknown> = { index, message, finish_reason: c.finish_reason ?? 'stop' };
-      choice.logprobs = rec.body?.logprobs ? { content: choiceLogprobs(c, content ?? '') } : null;
-      return choice;
-    });
-    const completion = specs.reduce((a, c) => a + tokenize(c.content ?? '').length, 0);
-    const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: completion };
-    this.send(res, {
-      body: {
-        id: 'chatcmpl-test',
-        object: 'chat.completion',
-        created: 0,
-        model: rec.body?.model ?? 'test',
-        choices,
-        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-      },
-      headers: reply.headers,
-    });
+    this.send(res, { body: completionOf(rec, reply, this.ignoreN), headers: reply.headers });
   }
 
   private send(res: ServerResponse, r: Reply): void {
@@ -208,9 +214,88 @@ export class TestServer {
       return;
     }
     const text = typeof r.body === 'string' ? r.body : JSON.stringify(r.body ?? {});
+    if (r.hostile) return this.sendHostile(res, r, text);
     res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
     res.end(text);
   }
+
+  private sendHostile(res: ServerResponse, r: Reply, text: string): void {
+    const h = r.hostile!;
+    let resolveClosed!: () => void;
+    const trace: HostileTrace = { kind: Object.keys(h)[0]!, written: 0, clientClosed: false, closed: new Promise<void>((ok) => (resolveClosed = ok)) };
+    this.hostileTraces.push(trace);
+    let timer: NodeJS.Timeout | undefined;
+    res.on('close', () => {
+      clearInterval(timer);
+      trace.clientClosed = !res.writableFinished;
+      resolveClosed();
+    });
+    if ('hang' in h) return; // headers never sent; the connection stays open until someone closes it
+    const buf = Buffer.from(text, 'utf8');
+    if ('trickle' in h) {
+      res.writeHead(r.status ?? 200, { 'content-type': 'application/json', 'content-length': String(buf.length) });
+      res.flushHeaders();
+      timer = setInterval(() => {
+        if (trace.written >= buf.length - 1) return; // never the last byte: the body never completes
+        res.write(buf.subarray(trace.written, trace.written + 1));
+        trace.written++;
+      }, h.trickle.every_ms);
+      return;
+    }
+    if ('cut_after' in h) {
+      res.writeHead(r.status ?? 200, { 'content-type': 'application/json', 'content-length': String(buf.length) });
+      const part = buf.subarray(0, Math.min(h.cut_after, buf.length - 1));
+      res.write(part, () => {
+        trace.written = part.length;
+        res.socket?.destroy();
+      });
+      return;
+    }
+    // pad_to: the body with whitespace before its closing brace, streamed in 64 KiB chunks
+    res.writeHead(r.status ?? 200, { 'content-type': 'application/json' });
+    const head = buf.subarray(0, buf.length - 1);
+    const tail = buf.subarray(buf.length - 1);
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let left = Math.max(0, h.pad_to - buf.length);
+    const pump = () => {
+      while (left > 0) {
+        const n = Math.min(left, chunk.length);
+        left -= n;
+        trace.written += n;
+        if (!res.write(n === chunk.length ? chunk : chunk.subarray(0, n))) return void res.once('drain', pump);
+      }
+      trace.written += tail.length;
+      res.end(tail);
+    };
+    trace.written += head.length;
+    res.write(head);
+    pump();
+  }
+}
+
+/** A chat completion for `rec` from a scripted reply (n choices, logprobs, usage). */
+function completionOf(rec: RecordedRequest, reply: Reply, ignoreN = false): Record<string, unknown> {
+  const n = ignoreN ? 1 : Math.max(1, Number(rec.body?.n ?? 1));
+  const specs: ChoiceReply[] = reply.choices ?? Array.from({ length: n }, () => reply);
+  const choices = specs.map((c, index) => {
+    const content = c.content === undefined ? '' : c.content;
+    const message: Record<string, unknown> = { role: 'assistant', content };
+    if (c.reasoning) message.reasoning_content = c.reasoning;
+    message.refusal = c.refusal ?? null;
+    const choice: Record<string, unknown> = { index, message, finish_reason: c.finish_reason ?? 'stop' };
+    choice.logprobs = rec.body?.logprobs ? { content: choiceLogprobs(c, content ?? '') } : null;
+    return choice;
+  });
+  const completion = specs.reduce((a, c) => a + tokenize(c.content ?? '').length, 0);
+  const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: completion };
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    created: 0,
+    model: rec.body?.model ?? 'test',
+    choices,
+    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+  };
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {

@@ -369,6 +369,16 @@ describe('reference_verify on GSM8K model solutions', () => {
     const r = await grade(loadGrader({ ...cfg, logprob_score: true }), { item: { question: row.question, answer: '18' }, sample: { output_text: 'So she makes $18.\nA: 18' } }, { services: svc() });
     expect(r.score).toBeCloseTo(0.9);
   });
+
+  it('logprob score gives P(yes) from a structured (json_schema) answer too', async () => {
+    server.enqueue({
+      content: '{"steps": [{"description": "both are 18", "conclusion": "same"}], "result": "[[YES]]"}',
+      alternatives: { token: 'YES', top: [{ token: 'YES', logprob: Math.log(0.7) }, { token: 'NO', logprob: Math.log(0.3) }] },
+    });
+    const r = await grade(loadGrader({ ...cfg, logprob_score: true }), { item: { question: 'q', answer: '18' }, sample: { output_text: 'A: 18' } }, { services: svc() });
+    expect(r.metadata.logprob_score).toBe(true);
+    expect(r.score).toBeCloseTo(0.7);
+  });
 });
 
 describe('reward_model', () => {

@@ -33,6 +33,30 @@ describe('verdict parsers on hostile judge output', () => {
       }
     });
   }
+  // no clock here: a quadratic regression makes this run for minutes and the test's own timeout fails it
+  it('with a large graded response to check quotes against, every hostile input is still answered', { timeout: 60_000 }, () => {
+    const graded = ['x '.repeat(100_000) + Array.from({ length: 2000 }, (_, i) => `Score: ${i} [[A]] Verdict: yes`).join(' ') + ' Score: 7'];
+    const more: Record<string, string> = {
+      ...hostile,
+      manyScores: Array.from({ length: 60_000 }, (_, i) => `Score: ${i}`).join('\n'),
+      sameScore: 'Score: 7\n'.repeat(100_000),
+      fences: '```x\n'.repeat(200_000),
+      quotes: '> Score: 1\n'.repeat(90_000),
+      pairs: '[[A]] '.repeat(150_000),
+      oneLineScores: Array.from({ length: 60_000 }, (_, i) => `Score: ${i % 97}`).join(' '),
+      quotedScoresAndFractions: 'Score: 7 1/10 '.repeat(50_000),
+    };
+    for (const [hn, text] of Object.entries(more)) {
+      for (const [pn, parse] of Object.entries({
+        score: (t: string) => parseScore(t, { range: [0, 100_000], graded }),
+        pairwise: (t: string) => parsePairwise(t, { graded }),
+        yesno: (t: string) => parseYesNo(t, { graded }),
+      })) {
+        const v = parse(text);
+        expect(typeof v.ok, `${pn} on ${hn}`).toBe('boolean');
+      }
+    }
+  });
   it('a verdict after a long line of noise is still found in its structured form', () => {
     const v = parsePairwise(hostile.longLastLine!) as { ok: boolean; value?: string };
     expect(v).toMatchObject({ ok: true, value: 'A' });

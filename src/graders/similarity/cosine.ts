@@ -1,12 +1,17 @@
 // `cosine`: cosine similarity of embeddings from an OpenAI-compatible `/v1/embeddings` endpoint,
-// called through the official `openai` client. The endpoint comes from the grader config
-// (`base_url`, `api_key`) or from OPENAI_BASE_URL / OPENAI_API_KEY; with neither, grading fails
-// with a config_error. Embeddings are cached per client (LRU) since references repeat across samples.
+// called through the official `openai` client over the models' bounded transport (one deadline over
+// headers and body, a response size cap, retries within one budget per call). The endpoint comes
+// from the grader config (`base_url`, `api_key`) or from OPENAI_BASE_URL / OPENAI_API_KEY; with
+// neither, grading fails with a config_error. One client per (endpoint, key identity, retries);
+// embeddings are cached per client (LRU, keyed by model, dimensions and text) since references repeat.
 import type { OpenAI } from 'openai';
 import { lazyRequire } from '../../core/lazy.js';
 import { GradeFailure } from '../../core/result.js';
 import type { GraderContext } from '../../core/grader.js';
-import { resolveEndpoint } from '../../models/endpoint.js';
+import { classify } from '../../models/chat-client.js';
+import { endpointLimits, resolveEndpoint, sharedClient } from '../../models/endpoint.js';
+import { keyIdentity, settingsKey } from '../../models/request-key.js';
+import { boundedFetch, CallFailed, runAttempts } from '../../models/transport.js';
 
 const sdk = lazyRequire<typeof import('openai')>('openai');
 
@@ -23,6 +28,7 @@ const CACHE_MAX = 4096;
 interface EmbeddingClient {
   client: OpenAI;
   cache: Map<string, number[]>;
+  limits: ReturnType<typeof endpointLimits>;
 }
 
 function endpoint(cfg: CosineConfig): { baseURL: string; apiKey: string } {
@@ -52,10 +58,12 @@ export function cosineSimilarity(a: readonly number[], b: readonly number[]): nu
 
 function getClient(cfg: CosineConfig, ctx: GraderContext): EmbeddingClient {
   const ep = endpoint(cfg);
-  const key = `similarity.embeddings:${ep.baseURL}|${ep.apiKey}|${cfg.max_retries ?? 2}`;
-  return ctx.services.get(key, () => ({
-    client: new (sdk().OpenAI)({ ...ep, maxRetries: cfg.max_retries ?? 2 }),
+  const limits = endpointLimits({ baseURL: ep.baseURL, apiKey: ep.apiKey, maxRetries: cfg.max_retries ?? 2 });
+  const key = `embeddings:${settingsKey({ url: ep.baseURL, key: keyIdentity(ep.apiKey), ...limits })}`;
+  return sharedClient(ctx.services, key, () => ({
+    client: new (sdk().OpenAI)({ ...ep, maxRetries: 0, timeout: limits.timeoutMs, fetch: boundedFetch({ maxBytes: limits.maxResponseBytes }) }),
     cache: new Map<string, number[]>(),
+    limits,
   }));
 }
 
@@ -76,16 +84,17 @@ export async function embed(texts: string[], cfg: CosineConfig, ctx: GraderConte
   const missing = [...new Set(texts.filter((t) => !have.has(t)))];
   if (missing.length) {
     let res: OpenAI.CreateEmbeddingResponse;
+    const body = { model: cfg.model, input: missing, encoding_format: 'float' as const, ...(cfg.dimensions ? { dimensions: cfg.dimensions } : {}) };
     try {
-      res = await ec.client.embeddings.create(
-        { model: cfg.model, input: missing, encoding_format: 'float', ...(cfg.dimensions ? { dimensions: cfg.dimensions } : {}) },
-        ctx.signal ? { signal: ctx.signal } : undefined,
-      );
+      const budget = { retry: { maxRetries: ec.limits.maxRetries }, attemptTimeoutMs: ec.limits.timeoutMs, callTimeoutMs: ec.limits.callTimeoutMs };
+      res = (await runAttempts(budget, ctx.signal, (signal, ms) => ec.client.embeddings.create(body, { signal, timeout: ms + 1000, maxRetries: 0 }), classify)).value;
     } catch (e) {
       if (e instanceof GradeFailure) throw e;
       if (ctx.signal?.aborted && ctx.signal.reason instanceof GradeFailure) throw ctx.signal.reason;
-      const status = e instanceof sdk().APIError && e.status ? `HTTP ${e.status}: ` : '';
-      throw new GradeFailure('judge_server_error', `embeddings request failed: ${status}${(e as Error).message}`);
+      if (e instanceof CallFailed) {
+        throw new GradeFailure(e.failure.kind, `embeddings request failed: ${e.failure.message}`, { attempts: e.attempts, ...(e.failure.status ? { http_status: e.failure.status } : {}) });
+      }
+      throw new GradeFailure('judge_server_error', `embeddings request failed: ${(e as Error).message}`);
     }
     const data: unknown[] = Array.isArray(res?.data) ? res.data : [];
     const vectors: (number[] | undefined)[] = new Array(missing.length);

@@ -8,6 +8,7 @@ import type { JsonSchemaFormat } from '../../models/types.js';
 import { logprobScore } from '../logprob-score.js';
 import { compileMessages, messageSchema, withInstruction } from '../messages.js';
 import { labelParser } from '../parse/label.js';
+import { gradedStrings } from '../parse/quotes.js';
 import { rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
 import { majority } from '../verdicts.js';
@@ -40,7 +41,7 @@ export const labelModel: GraderType<LabelModelConfig> = {
       if (!cfg.labels.includes(l)) b.issue(`passing_labels[${i}]`, `"${l}" is not one of the labels`);
     });
     const render = compileMessages(b, 'input', cfg.input);
-    const s = judgeSettings(cfg);
+    const s = judgeSettings(cfg, b);
     const parser = labelParser(cfg.labels);
     const passing = new Set(cfg.passing_labels);
     const jsonSchema = (cfg.response_format ?? 'json_schema') === 'json_schema' ? labelSchema(cfg.labels) : undefined;
@@ -60,7 +61,8 @@ export const labelModel: GraderType<LabelModelConfig> = {
     return async (input, ctx) => {
       let messages = render(input);
       if (cfg.format_instructions ?? true) messages = withInstruction(messages, instruction);
-      const run = await runJudge(ctx, s, messages, parser.parse, jsonSchema);
+      const graded = gradedStrings(input.sample);
+      const run = await runJudge(ctx, s, messages, (t) => parser.parse(t, { graded }), jsonSchema);
       const labels = run.valid.map((v) => v.verdict.value);
       const m = majority(labels);
       let score: number;

@@ -8,10 +8,12 @@ import { renderString } from '../../core/template.js';
 import type { ChatMessage } from '../../models/types.js';
 import { checkSize, fill } from '../messages.js';
 import { parsePairwise, type PairwiseValue } from '../parse/pairwise.js';
+import { gradedStrings } from '../parse/quotes.js';
 import { PAIRWISE_SYSTEM, PAIRWISE_TIE_CLAUSE, PAIRWISE_USER } from '../prompts.js';
 import { rationale, runJudge, type JudgeRun } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
 import { majority } from '../verdicts.js';
+import { choiceFormat } from '../verdict-schema.js';
 
 const schema = graderSchema({
   ...judgeFields,
@@ -28,6 +30,8 @@ const schema = graderSchema({
   /** Prompt overrides; slots {question} {response_a} {response_b} (and {tie_clause} in the system prompt). */
   system_prompt: z.string().optional(),
   user_prompt: z.string().optional(),
+  /** json_schema (default: the verdict in a {"steps", "result"} object; prompt-only when the server lacks it) or text. */
+  response_format: z.enum(['json_schema', 'text']).optional(),
 });
 
 export type PairwiseConfig = z.infer<typeof schema>;
@@ -50,20 +54,21 @@ export const pairwise: GraderType<PairwiseConfig> = {
     const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
     const ra = b.template('response_a', cfg.response_a ?? '{{sample.output_text}}');
     const rb = b.template('response_b', cfg.response_b);
-    const s = judgeSettings(cfg);
+    const s = judgeSettings(cfg, b);
     const both = (cfg.orders ?? 'both') === 'both';
     const allowTie = cfg.allow_tie ?? true;
     const system = fill(cfg.system_prompt ?? PAIRWISE_SYSTEM, { tie_clause: allowTie ? PAIRWISE_TIE_CLAUSE : '' });
     const user = cfg.user_prompt ?? PAIRWISE_USER;
-    const parse = (t: string) => {
-      const v = parsePairwise(t);
+    const parse = (graded: string[]) => (t: string) => {
+      const v = parsePairwise(t, { graded });
       if (v.ok && v.value === 'tie' && !allowTie) return { ok: false as const, error: 'no_verdict' as const, message: 'the judge declared a tie, which this grader does not allow' };
       return v;
     };
+    const structured = (cfg.response_format ?? 'json_schema') === 'json_schema' ? choiceFormat('pairwise_verdict', allowTie ? ['[[A]]', '[[B]]', '[[C]]'] : ['[[A]]', '[[B]]']) : undefined;
     const messages = (question: string, x: string, y: string): ChatMessage[] => {
       checkSize(question.length + x.length + y.length);
       return [
-        { role: 'system', content: system },
+        { role: 'system', content: structured ? `${system}\n\n${structured.instruction}` : system },
         { role: 'user', content: fill(user, { question, response_a: x, response_b: y }) },
       ];
     };
@@ -78,9 +83,11 @@ export const pairwise: GraderType<PairwiseConfig> = {
       const question = q ? renderString(q, input) : '';
       const a = renderString(ra, input);
       const bb = renderString(rb, input);
+      // both responses are under judgment: a verdict quoted from either is not the judge's own
+      const p = parse(gradedStrings(a, bb, input.sample));
       const runs = await Promise.all([
-        runJudge(ctx, s, messages(question, a, bb), parse),
-        ...(both ? [runJudge(ctx, s, messages(question, bb, a), parse)] : []),
+        runJudge(ctx, s, messages(question, a, bb), p, structured?.schema),
+        ...(both ? [runJudge(ctx, s, messages(question, bb, a), p, structured?.schema)] : []),
       ]);
       const ab = verdictOf(runs[0]!);
       const meta: Record<string, unknown> = { model: s.model, verdict_ab: ab.value };

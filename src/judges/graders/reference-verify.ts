@@ -8,9 +8,11 @@ import { renderString } from '../../core/template.js';
 import { logprobScore, yesNoToken } from '../logprob-score.js';
 import { checkSize, fill } from '../messages.js';
 import { parseYesNo } from '../parse/binary.js';
+import { gradedStrings } from '../parse/quotes.js';
 import { VERIFY_SYSTEM, VERIFY_USER } from '../prompts.js';
 import { rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
+import { choiceFormat } from '../verdict-schema.js';
 
 const schema = graderSchema({
   ...judgeFields,
@@ -23,6 +25,8 @@ const schema = graderSchema({
   /** Prompt overrides; slots {question} {reference} {response}. */
   system_prompt: z.string().optional(),
   user_prompt: z.string().optional(),
+  /** json_schema (default: the verdict in a {"steps", "result"} object; prompt-only when the server lacks it) or text. */
+  response_format: z.enum(['json_schema', 'text']).optional(),
 });
 
 export type ReferenceVerifyConfig = z.infer<typeof schema>;
@@ -36,19 +40,21 @@ export const referenceVerify: GraderType<ReferenceVerifyConfig> = {
     const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
     const resp = b.template('response', cfg.response ?? '{{sample.output_text}}');
     const ref = b.template('reference', cfg.reference);
-    const s = judgeSettings(cfg);
+    const s = judgeSettings(cfg, b);
     const system = cfg.system_prompt ?? VERIFY_SYSTEM;
     const user = cfg.user_prompt ?? VERIFY_USER;
     const mode = cfg.aggregate ?? 'majority';
+    const structured = (cfg.response_format ?? 'json_schema') === 'json_schema' ? choiceFormat('verify_verdict', ['[[YES]]', '[[NO]]']) : undefined;
     return async (input, ctx) => {
       const question = q ? renderString(q, input) : '(not given)';
       const response = renderString(resp, input);
       const reference = renderString(ref, input);
       checkSize(question.length + response.length + reference.length);
+      const graded = gradedStrings(response, input.sample);
       const run = await runJudge(ctx, s, [
-        { role: 'system', content: system },
+        { role: 'system', content: structured ? `${system}\n\n${structured.instruction}` : system },
         { role: 'user', content: fill(user, { question, reference, response }) },
-      ], parseYesNo);
+      ], (t) => parseYesNo(t, { graded }), structured?.schema);
       const votes = run.valid.map((v) => (v.verdict.value ? 1 : 0));
       const yes = votes.reduce<number>((a, v) => a + v, 0);
       const meta: Record<string, unknown> = { ...run.meta, verdict: run.valid[0]!.verdict.value ? 'yes' : 'no', verdict_format: run.valid[0]!.verdict.format };

@@ -1,13 +1,14 @@
 // `reward_model`: a scalar reward from a reward model served by vLLM (/pooling with chat messages
 // or text, /classify) or SGLang (/classify with chat-templated text), normalised per model:
-// score = (raw - offset) / scale, then an optional sigmoid. Requests are batched per endpoint.
+// score = (raw - offset) / scale, then an optional sigmoid. Requests are batched per request shape
+// (endpoint, model, key, limits); label_index and reduce are this grader's own.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
 import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
 import { renderString } from '../../core/template.js';
-import { endpointFields, resolveEndpoint } from '../../models/endpoint.js';
+import { checkEndpoint, endpointFields, getRewardClient, resolveEndpoint } from '../../models/endpoint.js';
 import { asGradeFailure } from '../../models/errors.js';
-import { RewardClient, REWARD_PATHS, type RewardInput } from '../../models/reward-client.js';
+import type { RewardInput } from '../../models/reward-client.js';
 import { compileMessages, messageSchema } from '../messages.js';
 
 
@@ -47,30 +48,18 @@ export const rewardModel: GraderType<RewardModelConfig> = {
     if (cfg.input !== undefined && cfg.protocol !== 'vllm_pooling') b.fail('input', `protocol "${cfg.protocol}" needs "text" (a prompt in the model's chat template); chat messages work with vllm_pooling`);
     const render = cfg.input ? compileMessages(b, 'input', cfg.input) : undefined;
     const text = cfg.text !== undefined ? b.template('text', cfg.text) : undefined;
+    checkEndpoint(cfg, b);
     const ep = resolveEndpoint(cfg);
     const offset = cfg.offset ?? 0;
     const scale = cfg.scale ?? 1;
-    const path = cfg.path ?? REWARD_PATHS[cfg.protocol];
+    // how this grader reads a result: never part of the shared client (graders share batches)
+    const pick = { reduce: cfg.reduce, labelIndex: cfg.label_index };
     return async (input, ctx) => {
-      const client = ctx.services.get(`model-client:${ep.baseURL}${path}#${cfg.model}`, () =>
-        new RewardClient({
-          baseURL: ep.baseURL,
-          apiKey: ep.apiKey === 'EMPTY' ? undefined : ep.apiKey,
-          protocol: cfg.protocol,
-          model: cfg.model,
-          path: cfg.path,
-          maxConcurrency: ep.maxConcurrency,
-          batchSize: cfg.batch_size,
-          retry: ep.maxRetries !== undefined ? { maxRetries: ep.maxRetries } : undefined,
-          timeoutMs: ep.timeoutMs,
-          reduce: cfg.reduce,
-          labelIndex: cfg.label_index,
-        }),
-      );
+      const client = getRewardClient(ctx.services, ep, { protocol: cfg.protocol, model: cfg.model, path: cfg.path, batchSize: cfg.batch_size });
       const req: RewardInput = render ? { messages: render(input) } : { text: renderString(text!, input) };
       let raw: number;
       try {
-        raw = await client.score(req, ctx.signal);
+        raw = await client.score(req, ctx.signal, pick);
       } catch (e) {
         throw asGradeFailure(e, { model: cfg.model, url: client.url });
       }

@@ -12,11 +12,13 @@ import { renderString, renderValue, type Template } from '../../core/template.js
 import { logprobScore, numericToken, yesNoToken } from '../logprob-score.js';
 import { checkSize, fill } from '../messages.js';
 import { parseYesNo } from '../parse/binary.js';
+import { gradedStrings } from '../parse/quotes.js';
 import { parseScore } from '../parse/score.js';
 import { RUBRIC_SYSTEM_BINARY, RUBRIC_SYSTEM_SCALE, RUBRIC_USER } from '../prompts.js';
 import { rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings, type JudgeSettings } from '../settings.js';
 import { combineScores } from '../verdicts.js';
+import { choiceFormat, structuredInstruction, verdictSchema } from '../verdict-schema.js';
 
 /** Most criteria one grade may judge (each is a model call). */
 export const MAX_CRITERIA = 64;
@@ -36,6 +38,8 @@ const schema = graderSchema({
   scale: z.union([z.literal('binary'), z.tuple([z.number().int(), z.number().int()])]).optional(),
   system_prompt: z.string().optional(),
   user_prompt: z.string().optional(),
+  /** json_schema (default: each verdict in a {"steps", "result"} object; prompt-only when the server lacks it) or text. */
+  response_format: z.enum(['json_schema', 'text']).optional(),
 });
 
 export type RubricConfig = z.infer<typeof schema>;
@@ -87,16 +91,22 @@ export const rubric: GraderType<RubricConfig> = {
     if (scale !== 'binary' && !(scale[0] < scale[1])) b.fail('scale', 'scale must be [lo, hi] with lo < hi');
     const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
     const resp = b.template('response', cfg.response ?? '{{sample.output_text}}');
-    const s = judgeSettings(cfg);
+    const s = judgeSettings(cfg, b);
     const system = cfg.system_prompt ?? (scale === 'binary' ? RUBRIC_SYSTEM_BINARY : fill(RUBRIC_SYSTEM_SCALE, { lo: String(scale[0]), hi: String(scale[1]) }));
     const user = cfg.user_prompt ?? RUBRIC_USER;
     const mode = cfg.aggregate ?? 'mean';
+    const useSchema = (cfg.response_format ?? 'json_schema') === 'json_schema';
+    const structured = !useSchema
+      ? undefined
+      : scale === 'binary'
+        ? choiceFormat('criterion_verdict', ['[[YES]]', '[[NO]]'])
+        : { schema: verdictSchema('criterion_rating', { type: 'integer', minimum: scale[0], maximum: scale[1] }), instruction: structuredInstruction(`<an integer from ${scale[0]} to ${scale[1]}>`) };
 
     /** One criterion → a component result in [0, 1]. */
-    const judgeOne = async (c: Criterion, question: string, response: string, ctx: GraderContext, st: JudgeSettings): Promise<Result> => {
+    const judgeOne = async (c: Criterion, question: string, response: string, graded: string[], ctx: GraderContext, st: JudgeSettings): Promise<Result> => {
       const t0 = performance.now();
       const messages = [
-        { role: 'system' as const, content: system },
+        { role: 'system' as const, content: structured ? `${system}\n\n${structured.instruction}` : system },
         { role: 'user' as const, content: fill(user, { question, response, criterion: c.text }) },
       ];
       const base = { grader: c.name, type: 'rubric_criterion', criterion: c.text, weight: c.weight };
@@ -104,7 +114,7 @@ export const rubric: GraderType<RubricConfig> = {
         let values: number[];
         let first;
         if (scale === 'binary') {
-          const run = await runJudge(ctx, st, messages, parseYesNo);
+          const run = await runJudge(ctx, st, messages, (t) => parseYesNo(t, { graded }), structured?.schema);
           values = run.valid.map(({ verdict, choice }) => {
             if (!st.logprobs) return verdict.value ? 1 : 0;
             const lp = logprobScore(choice, verdict.start, choice.content.slice(verdict.start, verdict.end), yesNoToken);
@@ -114,7 +124,7 @@ export const rubric: GraderType<RubricConfig> = {
           Object.assign(base, { verdict: first.verdict.value ? 'yes' : 'no', usage: run.call.usage, cached: run.call.cached });
         } else {
           const [lo, hi] = scale;
-          const run = await runJudge(ctx, st, messages, (t) => parseScore(t, { range: [lo, hi] }));
+          const run = await runJudge(ctx, st, messages, (t) => parseScore(t, { range: [lo, hi], graded }), structured?.schema);
           const tok = numericToken(lo, hi);
           values = run.valid.map(({ verdict, choice }) => {
             let v = verdict.value.score;
@@ -141,7 +151,8 @@ export const rubric: GraderType<RubricConfig> = {
       const question = q ? renderString(q, input) : '(not given)';
       const response = renderString(resp, input);
       checkSize(question.length + response.length);
-      const results = await Promise.all(criteria.map((c) => judgeOne(c, question, response, ctx, s)));
+      const graded = gradedStrings(response, input.sample);
+      const results = await Promise.all(criteria.map((c) => judgeOne(c, question, response, graded, ctx, s)));
       const components: Record<string, Result> = {};
       criteria.forEach((c, i) => {
         let key = c.name;

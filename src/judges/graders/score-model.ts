@@ -7,6 +7,7 @@ import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
 import type { JsonSchemaFormat } from '../../models/types.js';
 import { logprobScore, numericToken } from '../logprob-score.js';
 import { compileMessages, messageSchema, withInstruction } from '../messages.js';
+import { gradedStrings } from '../parse/quotes.js';
 import { parseScore } from '../parse/score.js';
 import { rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
@@ -48,7 +49,7 @@ export const scoreModel: GraderType<ScoreModelConfig> = {
     const [lo, hi] = cfg.range ?? [0, 1];
     if (!(lo < hi)) b.fail('range', `range must be [min, max] with min < max, got [${lo}, ${hi}]`);
     const render = compileMessages(b, 'input', cfg.input);
-    const s = judgeSettings(cfg);
+    const s = judgeSettings(cfg, b);
     const mode = cfg.aggregate ?? 'mean';
     const jsonSchema = (cfg.response_format ?? 'json_schema') === 'json_schema' ? scoreSchema(lo, hi) : undefined;
     const instruct = cfg.format_instructions ?? true;
@@ -57,7 +58,9 @@ export const scoreModel: GraderType<ScoreModelConfig> = {
     return async (input, ctx) => {
       let messages = render(input);
       if (instruct) messages = withInstruction(messages, scoreInstruction(lo, hi));
-      const run = await runJudge(ctx, s, messages, (t) => parseScore(t, parseOpts), jsonSchema);
+      // what the judge may quote: a verdict copied from the sample is not the judge's own
+      const graded = gradedStrings(input.sample);
+      const run = await runJudge(ctx, s, messages, (t) => parseScore(t, { ...parseOpts, graded }), jsonSchema);
       const scores: number[] = [];
       const lpNotes: string[] = [];
       for (const { verdict, choice } of run.valid) {

@@ -1,7 +1,7 @@
 // Yes/no verdicts (reference_verify, rubric criteria met or not): "[[YES]]", "Verdict: Correct",
 // "Equivalent: No", JSON {"correct": true}, <verdict>incorrect</verdict>, or a final "No." line.
 import { ci, compileChoice, parseChoice } from './choice.js';
-import type { Verdict } from './verdict.js';
+import type { ParseContext, Verdict } from './verdict.js';
 
 const NEGATIVE = ['not equivalent', 'not correct', 'not the same', 'not met', 'incorrect', 'inconsistent', 'unmet', 'no', 'false', 'wrong', 'different', 'mismatch', 'fail', 'failed', 'reject', 'invalid', 'not satisfied'];
 const POSITIVE = ['yes', 'correct', 'true', 'equivalent', 'right', 'match', 'matches', 'same', 'consistent', 'met', 'satisfied', 'pass', 'passed', 'accept', 'valid'];
@@ -28,6 +28,6 @@ const compiled = compileChoice<boolean>({
   fromNumber: (n) => (n === 1 ? true : n === 0 ? false : undefined),
 });
 
-export function parseYesNo(raw: string): Verdict<boolean> {
-  return parseChoice(raw, compiled);
+export function parseYesNo(raw: string, ctx: ParseContext = {}): Verdict<boolean> {
+  return parseChoice(raw, compiled, ctx);
 }

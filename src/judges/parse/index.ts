@@ -9,4 +9,5 @@ export { parseYesNo } from './binary.js';
 export { labelParser } from './label.js';
 export type { LabelParser } from './label.js';
 export { looksLikeRefusal, MAX_VERDICT_TEXT } from './verdict.js';
-export type { ParseErrorCode, Verdict, VerdictErr, VerdictOk } from './verdict.js';
+export type { ParseContext, ParseErrorCode, Verdict, VerdictErr, VerdictOk } from './verdict.js';
+export { gradedStrings, maskQuoted } from './quotes.js';

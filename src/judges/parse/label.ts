@@ -1,11 +1,11 @@
 // Label verdicts (label_model): the answer must be one of the configured labels, matched
 // case-insensitively as a whole word; a structured answer naming an unknown label is an error.
 import { compileChoice, parseChoice, type CompiledChoice } from './choice.js';
-import { escapeRe, type Verdict } from './verdict.js';
+import { escapeRe, type ParseContext, type Verdict } from './verdict.js';
 
 export interface LabelParser {
   labels: readonly string[];
-  parse(raw: string): Verdict<string>;
+  parse(raw: string, ctx?: ParseContext): Verdict<string>;
 }
 
 const cache = new Map<string, CompiledChoice<string>>();
@@ -34,5 +34,5 @@ export function labelParser(labels: readonly string[]): LabelParser {
     cache.set(key, compiled);
   }
   const c = compiled;
-  return { labels, parse: (raw) => parseChoice(raw, c) };
+  return { labels, parse: (raw, ctx) => parseChoice(raw, c, ctx) };
 }

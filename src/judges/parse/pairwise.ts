@@ -1,7 +1,7 @@
 // Pairwise verdicts: which of two responses is better, or a tie. Reads MT-Bench "[[A]]"/"[[B]]"/"[[C]]",
 // Arena-Hard "[[A>>B]]"/"[[A=B]]", "Output (a)", "Winner: Response B", JSON {"winner": "A"}, <winner>B</winner>.
 import { ci, compileChoice, parseChoice } from './choice.js';
-import type { Verdict } from './verdict.js';
+import type { ParseContext, Verdict } from './verdict.js';
 
 export type PairwiseValue = 'A' | 'B' | 'tie';
 
@@ -42,6 +42,6 @@ const compiled = compileChoice<PairwiseValue>({
   tags: ['winner', 'verdict', 'preference', 'choice', 'better_response', 'result', 'answer'],
 });
 
-export function parsePairwise(raw: string): Verdict<PairwiseValue> {
-  return parseChoice(raw, compiled);
+export function parsePairwise(raw: string, ctx: ParseContext = {}): Verdict<PairwiseValue> {
+  return parseChoice(raw, compiled, ctx);
 }

@@ -1,10 +1,12 @@
 // Numeric verdicts: JSON {"result"|"score"|...}, [[7]], <score>7</score>, "Score: 7", "Rating: 8/10",
 // "85%", or a final line holding only a number. Fractions and percentages are mapped onto the
-// configured range; values outside it are rejected (or clamped when asked), never truncated.
-import { findJsonObjects, pickKey } from './json-scan.js';
-import { MAX_VERDICT_LINE, choose, finish, lastLine, prepare, rankOf, rationaleOf, type Candidate, type Verdict } from './verdict.js';
+// configured range; values outside it are rejected (or clamped when asked), never truncated. A
+// whole-answer JSON object (structured output) is read by its own key; otherwise the candidates go
+// through the shared selection (quotes of the graded response dropped, conflicts refused).
+import { findJsonObjects, pickKey, type JsonHit } from './json-scan.js';
+import { MAX_VERDICT_LINE, finish, lastLine, prepare, rankOf, rationaleOf, select, wholeJson, type Candidate, type ParseContext, type Span, type Verdict } from './verdict.js';
 
-export interface ScoreParseOptions {
+export interface ScoreParseOptions extends ParseContext {
   /** Inclusive range of valid scores (default [0, 1]). */
   range?: [number, number];
   /** Out-of-range values: 'reject' (default) makes the parse fail; 'clamp' clamps. */
@@ -37,8 +39,9 @@ const ANY_FRACTION = new RegExp(String.raw`(?<![\d.])(${NUM})\s*(?:\/|out\s+of)\
 const JSON_KEYS = ['result', 'score', 'rating', 'grade', 'final_score', 'overall_score', 'verdict', 'reward', 'points'] as const;
 
 type V = ScoreValue;
+type RangeOpts = { range: [number, number]; outOfRange: 'reject' | 'clamp' };
 
-function toRange(raw: number, denom: number | undefined, percent: boolean, opts: Required<ScoreParseOptions>): V | { invalid: 'out_of_range'; message: string } {
+function toRange(raw: number, denom: number | undefined, percent: boolean, opts: RangeOpts): V | { invalid: 'out_of_range'; message: string } {
   const [lo, hi] = opts.range;
   const d = percent ? 100 : denom;
   let score: number;
@@ -62,53 +65,74 @@ function fromString(s: string): { raw: number; denom?: number; percent: boolean 
   return { raw: Number(m[1]), denom: m[2] !== undefined ? Number(m[2]) : undefined, percent: !!m[3] };
 }
 
+/** The JSON candidate of one object, when it holds a score key. */
+function jsonCandidate(h: JsonHit, text: string, opts: RangeOpts): Candidate<V> | undefined {
+  const k = pickKey(h.value, JSON_KEYS);
+  if (!k) return undefined;
+  let value: Candidate<V>['value'];
+  if (typeof k.value === 'number') value = toRange(k.value, undefined, false, opts);
+  else if (typeof k.value === 'string' && fromString(k.value)) {
+    const f = fromString(k.value)!;
+    value = toRange(f.raw, f.denom, f.percent, opts);
+  } else return undefined;
+  const numText = typeof k.value === 'number' ? String(k.value) : String(k.value).trim();
+  const at = text.lastIndexOf(numText, h.end);
+  const vstart = at >= h.start ? at : h.start;
+  const keyAt = text.slice(h.start, vstart).toLowerCase().lastIndexOf(k.key);
+  const echoStart = keyAt >= 0 ? Math.max(h.start, h.start + keyAt - 1) : h.start;
+  const c: Candidate<V> = { value, format: 'json', start: h.start, end: h.end, echo: [echoStart, vstart + numText.length], vstart, vend: vstart + numText.length, matched: text.slice(h.start, h.end), rank: rankOf('json') };
+  if (k.key === 'final_score' || k.key === 'overall_score') c.matched = `final ${c.matched}`;
+  const r = rationaleOf(h.value);
+  if (r !== undefined) c.rationale = r;
+  return c;
+}
+
 export function parseScore(raw: string, options: ScoreParseOptions = {}): Verdict<ScoreValue> {
-  const opts: Required<ScoreParseOptions> = { range: options.range ?? [0, 1], outOfRange: options.outOfRange ?? 'reject' };
+  const opts = { range: options.range ?? [0, 1], outOfRange: options.outOfRange ?? 'reject' } as RangeOpts;
   const p = prepare(raw);
   if ('ok' in p) return p;
   const text = p.visible;
+  // structured output: the whole answer is one JSON object; its key is the verdict, whatever its strings quote
+  const whole = wholeJson(text);
+  if (whole) {
+    const c = jsonCandidate(whole, text, opts);
+    if (c) return finish({ pick: c }, text, 'score');
+  }
   const structured: Candidate<V>[] = [];
   const push = (list: Candidate<V>[], format: string, m: RegExpExecArray, numIdx: number, denIdx: number, pctIdx: number) => {
     const num = m[numIdx]!;
     const vstart = m.indices?.[numIdx]?.[0] ?? m.index;
     const value = toRange(Number(num), m[denIdx] !== undefined ? Number(m[denIdx]) : undefined, pctIdx > 0 && !!m[pctIdx], opts);
-    list.push({ value, format, end: m.index + m[0].length, vstart, vend: vstart + num.length, matched: m[0].trim(), rank: rankOf(format) });
+    const lead = m[0].length - m[0].trimStart().length;
+    list.push({ value, format, start: m.index + lead, end: m.index + m[0].length, vstart, vend: vstart + num.length, matched: m[0].trim(), rank: rankOf(format) });
   };
   for (const m of text.matchAll(BRACKETS)) push(structured, 'brackets', m, 1, 2, 0);
   for (const m of text.matchAll(TAGS)) push(structured, 'tag', m, 2, 3, 4);
   for (const m of text.matchAll(KEYED)) push(structured, 'keyed', m, 1, 2, 3);
   for (const m of text.matchAll(GIVE)) push(structured, 'keyed', m, 1, 2, 0);
+  const jsonSpans: Span[] = [];
   for (const h of findJsonObjects(text)) {
-    const k = pickKey(h.value, JSON_KEYS);
-    if (!k) continue;
-    let value: Candidate<V>['value'];
-    if (typeof k.value === 'number') value = toRange(k.value, undefined, false, opts);
-    else if (typeof k.value === 'string' && fromString(k.value)) {
-      const f = fromString(k.value)!;
-      value = toRange(f.raw, f.denom, f.percent, opts);
-    } else continue;
-    const numText = typeof k.value === 'number' ? String(k.value) : String(k.value).trim();
-    const at = text.lastIndexOf(numText, h.end);
-    const vstart = at >= h.start ? at : h.start;
-    const c: Candidate<V> = { value, format: 'json', end: h.end, vstart, vend: vstart + numText.length, matched: text.slice(h.start, h.end), rank: rankOf('json') };
-    const r = rationaleOf(h.value);
-    if (r !== undefined) c.rationale = r;
+    const c = jsonCandidate(h, text, opts);
+    if (!c) continue;
     structured.push(c);
+    jsonSpans.push({ start: h.start, end: h.end });
   }
-  const fallback: Candidate<V>[] = [];
-  if (structured.length === 0) {
+  const fallback = (): Candidate<V>[] => {
+    const out: Candidate<V>[] = [];
     const ll = lastLine(text);
     const m = ll && FINAL_LINE.exec(ll.line);
     if (ll && m) {
       const at = ll.start + ll.line.indexOf(m[1]!);
-      fallback.push({ value: toRange(Number(m[1]), m[2] !== undefined ? Number(m[2]) : undefined, !!m[3], opts), format: 'final_line', end: ll.start + ll.line.length, vstart: at, vend: at + m[1]!.length, matched: ll.line.trim(), rank: rankOf('final_line') });
+      const lead = ll.line.length - ll.line.trimStart().length;
+      out.push({ value: toRange(Number(m[1]), m[2] !== undefined ? Number(m[2]) : undefined, !!m[3], opts), format: 'final_line', start: ll.start + lead, end: ll.start + ll.line.trimEnd().length, vstart: at, vend: at + m[1]!.length, matched: ll.line.trim(), rank: rankOf('final_line') });
     } else {
       const plausible = new Set([opts.range[1], 5, 10, 100]);
       for (const f of text.matchAll(ANY_FRACTION)) {
         if (!plausible.has(Number(f[2]))) continue;
-        fallback.push({ value: toRange(Number(f[1]), Number(f[2]), false, opts), format: 'fraction', end: f.index + f[0].length, vstart: f.index, vend: f.index + f[1]!.length, matched: f[0], rank: rankOf('fraction') });
+        out.push({ value: toRange(Number(f[1]), Number(f[2]), false, opts), format: 'fraction', start: f.index, end: f.index + f[0].length, vstart: f.index, vend: f.index + f[1]!.length, matched: f[0], rank: rankOf('fraction') });
       }
     }
-  }
-  return finish(choose(structured, fallback), text, 'score');
+    return out;
+  };
+  return finish(select({ structured, fallback, text, jsonSpans, ctx: options }, 'score'), text, 'score');
 }

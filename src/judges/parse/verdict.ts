@@ -1,6 +1,9 @@
-// Shared pieces of the verdict parsers: the parse result type, candidate selection (the verdict
-// that ENDS LAST in the visible text wins; formats with an explicit key or marker beat a bare
-// final line), refusal detection, and the size limit on judge output.
+// Shared pieces of the verdict parsers: the parse result type, the judge's own text (reasoning and
+// quoted blocks hidden), candidate selection — verdicts the judge copied from the graded response
+// are dropped, the rest must agree (or the ones marked final must), and the one that ends last
+// gives the offsets; formats with an explicit key or marker beat a bare final line — refusal
+// detection, and the size limit on judge output.
+import { echoIndexOf, maskQuoted, MAX_ECHO_CHECKS, normalizeForEcho, type EchoIndex } from './quotes.js';
 import { maskReasoning } from './reasoning.js';
 
 /** Judge outputs longer than this are not parsed (limit_exceeded upstream). */
@@ -8,7 +11,16 @@ export const MAX_VERDICT_TEXT = 1_000_000;
 /** Longest line (or JSON string value) that is matched as a bare verdict. */
 export const MAX_VERDICT_LINE = 400;
 
-export type ParseErrorCode = 'empty' | 'no_verdict' | 'out_of_range' | 'unknown_label' | 'unterminated_reasoning' | 'refusal' | 'too_long';
+export type ParseErrorCode = 'empty' | 'no_verdict' | 'out_of_range' | 'unknown_label' | 'unterminated_reasoning' | 'refusal' | 'too_long' | 'ambiguous';
+
+/** What a parser knows besides the judge output. */
+export interface ParseContext {
+  /**
+   * The texts under judgment (the response, both responses of a pair, the sample's strings): a
+   * verdict-looking span of the judge output that also appears in one of them is a quotation.
+   */
+  graded?: readonly string[];
+}
 
 export interface VerdictOk<T> {
   ok: true;
@@ -35,8 +47,12 @@ export type Verdict<T> = VerdictOk<T> | VerdictErr;
 export interface Candidate<T> {
   value: T | { invalid: ParseErrorCode; message: string };
   format: string;
-  /** Span of the whole match (used to pick the last one). */
+  /** Start of the whole match. */
+  start: number;
+  /** End of the whole match (used to pick the last one). */
   end: number;
+  /** Span checked against the graded texts (default start..end): for JSON, the key and its value. */
+  echo?: [number, number];
   /** Span of the value itself. */
   vstart: number;
   vend: number;
@@ -52,14 +68,116 @@ export function rankOf(format: string): number {
   return FORMAT_RANK[format] ?? 0;
 }
 
-/** Picks the structured candidate that ends last; falls back to `fallback` candidates. */
-export function choose<T>(structured: Candidate<T>[], fallback: Candidate<T>[]): Candidate<T> | undefined {
-  const pick = (cs: Candidate<T>[]) => {
-    let best: Candidate<T> | undefined;
-    for (const c of cs) if (!best || c.end > best.end || (c.end === best.end && c.rank > best.rank)) best = c;
-    return best;
+/** Candidates shorter than this (normalised) are never treated as echoes when they carry no key or marker. */
+const MIN_BARE_ECHO = 8;
+
+/** Span of a verdict object found in the text: key/marker matches inside it are its own content. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+export interface SelectInput<T> {
+  /** Candidates in keyed/marked formats (json, brackets, tag, keyed). */
+  structured: Candidate<T>[];
+  /** Builds bare candidates (final line, fraction); consulted only when no structured one is left. */
+  fallback: () => Candidate<T>[];
+  /** The visible judge text the offsets point into. */
+  text: string;
+  /** JSON objects that carry a verdict key. */
+  jsonSpans: Span[];
+  ctx?: ParseContext;
+}
+
+export type Selection<T> = { pick?: Candidate<T>; error?: VerdictErr };
+
+function valueKey(c: Candidate<unknown>): string {
+  const v = c.value as unknown;
+  if (v && typeof v === 'object' && 'invalid' in (v as object)) return `invalid:${(v as { invalid: string }).invalid}`;
+  if (v && typeof v === 'object' && 'score' in (v as object)) return `score:${(v as { score: number }).score}`;
+  return JSON.stringify(v);
+}
+
+/** True when the candidate, or its line before it, says it is the final/overall verdict. */
+function markedFinal(c: Candidate<unknown>, text: string): boolean {
+  // the 80 characters before it on its line (bounded: many candidates on one huge line stay linear)
+  const seg = text.slice(Math.max(0, c.start - 80), c.start);
+  const before = seg.slice(seg.lastIndexOf('\n') + 1);
+  return /\b(?:final|overall)\b/i.test(before) || /^["'<]?(?:final|overall|total)[\s_]/i.test(c.matched);
+}
+
+function last<T>(cs: Candidate<T>[]): Candidate<T> {
+  let best = cs[0]!;
+  for (const c of cs) if (c.end > best.end || (c.end === best.end && c.rank > best.rank)) best = c;
+  return best;
+}
+
+/** Drops quoted candidates (echoes of the graded texts); undefined when there were too many to check. */
+function own<T>(cs: Candidate<T>[], text: string, echo: EchoIndex | undefined, bare: boolean): Candidate<T>[] | undefined {
+  if (!echo || cs.length === 0) return cs;
+  // a quotation mark the judge put around a quote is not part of what it quoted
+  const spans = cs.map((c) => text.slice(c.echo?.[0] ?? c.start, c.echo?.[1] ?? c.end).replace(/^["'\u201c\u2018*]+/, ''));
+  if (new Set(spans.map(normalizeForEcho)).size > MAX_ECHO_CHECKS) return undefined;
+  return cs.filter((c, i) => {
+    const s = spans[i]!;
+    if (bare && normalizeForEcho(s).length < MIN_BARE_ECHO) return true;
+    return !echo.has(s);
+  });
+}
+
+/** Whether [start, end) overlaps any of the (all quoted) candidates: merged spans, binary search. */
+function quotedCoverage(cs: Candidate<unknown>[]): (start: number, end: number) => boolean {
+  const spans = cs.map((c) => [c.start, c.end] as [number, number]).sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const sp of spans) {
+    const top = merged[merged.length - 1];
+    if (top && sp[0] <= top[1]) top[1] = Math.max(top[1], sp[1]);
+    else merged.push([sp[0], sp[1]]);
+  }
+  return (start, end) => {
+    let lo = 0;
+    let hi = merged.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const [a, b] = merged[mid]!;
+      if (b <= start) lo = mid + 1;
+      else if (a >= end) hi = mid - 1;
+      else return true;
+    }
+    return false;
   };
-  return pick(structured) ?? pick(fallback);
+}
+
+function decide<T>(cs: Candidate<T>[], text: string, what: string): Selection<T> {
+  const keys = new Set(cs.map(valueKey));
+  if (keys.size <= 1) return { pick: last(cs) };
+  const finals = cs.filter((c) => markedFinal(c, text));
+  if (finals.length && new Set(finals.map(valueKey)).size === 1) return { pick: last(finals) };
+  const shown = [...new Map(cs.map((c) => [valueKey(c), c.matched.slice(0, 40)])).values()].slice(0, 4).map((m) => `"${m}"`);
+  return {
+    error: { ok: false, error: 'ambiguous', message: `the judge output holds conflicting ${what}s (${shown.join(', ')}) and none is marked final; not guessing which is the judge's own` },
+  };
+}
+
+/**
+ * Picks the judge's verdict: candidates inside quoted text (echoes of the graded output) and
+ * key/marker matches inside a verdict JSON object do not count; the rest must agree — or, when
+ * they conflict, those marked final/overall must — and the one that ends last is returned. With no
+ * structured candidate left, the bare formats go through the same rules.
+ */
+export function select<T>(inp: SelectInput<T>, what: string): Selection<T> {
+  const echo = echoIndexOf(inp.ctx?.graded);
+  const tooMany: Selection<T> = { error: { ok: false, error: 'ambiguous', message: `the judge output holds more than ${MAX_ECHO_CHECKS} different ${what}-like spans` } };
+  const outsideJson = inp.structured.filter((c) => c.format === 'json' || !inp.jsonSpans.some((j) => c.start >= j.start && c.end <= j.end));
+  const structured = own(outsideJson, inp.text, echo, false);
+  if (!structured) return tooMany;
+  if (structured.length) return decide(structured, inp.text, what);
+  // a bare verdict over text already found to be quoted (a final line "[[A]]" that is the echo) stays quoted
+  const covered = quotedCoverage(outsideJson);
+  const fallback = own(inp.fallback().filter((f) => !covered(f.start, f.end)), inp.text, echo, true);
+  if (!fallback) return tooMany;
+  if (fallback.length) return decide(fallback, inp.text, what);
+  return {};
 }
 
 const REFUSAL = [
@@ -90,7 +208,7 @@ export function lastLine(text: string): { line: string; start: number } | undefi
   return undefined;
 }
 
-/** Masks reasoning, checks limits and emptiness; returns the visible text or an error. */
+/** Masks reasoning and quoted blocks, checks limits and emptiness; returns the visible text or an error. */
 export function prepare(raw: string): { visible: string } | VerdictErr {
   if (typeof raw !== 'string' || raw.trim() === '') return { ok: false, error: 'empty', message: 'the judge answered with an empty message' };
   if (raw.length > MAX_VERDICT_TEXT) return { ok: false, error: 'too_long', message: `judge output is ${raw.length} characters (limit ${MAX_VERDICT_TEXT})` };
@@ -100,11 +218,15 @@ export function prepare(raw: string): { visible: string } | VerdictErr {
       ? { ok: false, error: 'unterminated_reasoning', message: 'the judge output ends inside an unclosed reasoning block (no final verdict)' }
       : { ok: false, error: 'no_verdict', message: 'the judge output holds only reasoning, no final verdict' };
   }
-  return { visible: m.text };
+  const visible = maskQuoted(m.text);
+  if (visible.trim() === '') return { ok: false, error: 'no_verdict', message: 'the judge output holds only quoted text (blockquotes or code blocks), no verdict of its own' };
+  return { visible };
 }
 
-/** Turns the chosen candidate (or none) into a Verdict. */
-export function finish<T>(c: Candidate<T> | undefined, visible: string, what: string): Verdict<T> {
+/** Turns the selection (a candidate, an ambiguity, or none) into a Verdict. */
+export function finish<T>(sel: Selection<T>, visible: string, what: string): Verdict<T> {
+  if (sel.error) return sel.error;
+  const c = sel.pick;
   if (!c) {
     if (looksLikeRefusal(visible)) return { ok: false, error: 'refusal', message: `the judge refused: "${visible.trim().slice(0, 160)}"` };
     return { ok: false, error: 'no_verdict', message: `no ${what} found in the judge output` };
@@ -143,4 +265,21 @@ export function rationaleOf(obj: Record<string, unknown>): string | undefined {
 
 export function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The whole visible answer as one JSON object (bare, or alone in a ```json fence), if it is one. */
+export function wholeJson(text: string): { value: Record<string, unknown>; start: number; end: number } | undefined {
+  const t = text.trim();
+  if (!t.startsWith('{') && !t.startsWith('```')) return undefined;
+  const fence = /^```[ \t]*(?:json)?[ \t]*\n([\s\S]*?)\n?```$/i.exec(t);
+  const body = fence ? fence[1]! : t;
+  if (!body.trim().startsWith('{')) return undefined;
+  try {
+    const v: unknown = JSON.parse(body);
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+    const start = text.indexOf(body.trim());
+    return { value: v as Record<string, unknown>, start, end: start + body.trim().length };
+  } catch {
+    return undefined;
+  }
 }
