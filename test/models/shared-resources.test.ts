@@ -244,7 +244,7 @@ describe('the server: an inline judge does not change what the operator\'s grade
   it('an inline score_model with another key, graded first, leaves the operator grader its own key', async () => {
     server.onChat(byKey('Score: 2', 'Score: 9'));
     const operator = loadGrader(judges[0]!.cfg({ api_key: 'key-a' }));
-    const app = createServer({ graders: { judge: operator }, allowInlineGraders: true });
+    const app = createServer({ graders: { judge: operator }, allowInlineGraders: true, inlineAllowNetwork: [server.url] });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     try {
       const inline = await post(`${url}/v1/graders/run`, { grader: judges[0]!.cfg({ api_key: 'key-b' }), model_sample: 'The answer is 42.', item: input.item });

@@ -8,7 +8,7 @@ import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
 import { renderString } from '../../core/template.js';
 import { checkEndpoint, endpointFields, getRewardClient, resolveEndpoint } from '../../models/endpoint.js';
 import { asGradeFailure } from '../../models/errors.js';
-import type { RewardInput } from '../../models/reward-client.js';
+import { REWARD_PATHS, type RewardInput } from '../../models/reward-client.js';
 import { compileMessages, messageSchema } from '../messages.js';
 
 
