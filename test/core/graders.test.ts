@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { grade, gradeStream, loadGrader, registerGraderType, graderSchema, getGraderType, Services } from '../../dist/index.js';
 import { z } from 'zod';
 
@@ -104,11 +104,21 @@ describe('gate', () => {
 
 describe('timeouts', () => {
   it('timeout_ms turns a slow grade into an invalid timeout result, and aborts it', async () => {
-    const g = loadGrader({ type: 'test_sleep', ms: 5_000, timeout_ms: 50 });
-    const t0 = Date.now();
-    const r = await grade(g, s('a', 'b'));
-    expect(Date.now() - t0).toBeLessThan(2_000);
-    expect(r).toMatchObject({ valid: false, error: { kind: 'timeout' } });
+    // fake timers: the 50 ms budget must settle the grade long before the grader's own 5 s timer
+    vi.useFakeTimers();
+    try {
+      const g = loadGrader({ type: 'test_sleep', ms: 5_000, timeout_ms: 50 });
+      let settled: unknown;
+      const p = grade(g, s('a', 'b')).then((r) => (settled = r));
+      await vi.advanceTimersByTimeAsync(49);
+      expect(settled).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(2);
+      expect(settled).toMatchObject({ valid: false, error: { kind: 'timeout' } });
+      expect(vi.getTimerCount()).toBe(0); // the grader was aborted: its 5 s timer is gone
+      await p;
+    } finally {
+      vi.useRealTimers();
+    }
   });
   it('a timeout inside multi invalidates the parent', async () => {
     const g = loadGrader({ type: 'multi', graders: { slow: { type: 'test_sleep', ms: 5_000, timeout_ms: 30 }, ok: sc('eq') } });

@@ -25,10 +25,8 @@ describe('verdict parsers on hostile judge output', () => {
   for (const [pn, parse] of Object.entries(parsers)) {
     it(`${pn}: every hostile input is answered promptly (a regression means minutes)`, () => {
       for (const [hn, text] of Object.entries(hostile)) {
-        const t0 = performance.now();
+        // no clock: a quadratic regression runs for minutes and the test's own timeout fails it
         const v = parse(text);
-        const ms = performance.now() - t0;
-        expect(ms, `${pn} on ${hn}`).toBeLessThan(5_000);
         if (hn !== 'longLastLine') expect(v.ok, `${pn} on ${hn}`).toBe(false);
       }
     });

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ChatClient, ModelError, ResponseCache } from '../../dist/models/index.js';
 import { startTestServer, type TestServer } from '../helpers/openai-test-server.js';
 
@@ -67,13 +67,15 @@ describe('chat client', () => {
   it('retries 429 honouring Retry-After, then succeeds', async () => {
     server.enqueue({ status: 429, headers: { 'retry-after': '1' }, body: { error: { message: 'slow down' } } }, { content: 'Score: 5' });
     const c = client();
-    const t0 = Date.now();
+    const timers = vi.spyOn(globalThis, 'setTimeout');
     const r = await c.chat(req);
+    const waits = timers.mock.calls.map((call) => call[1]);
+    timers.mockRestore();
     expect(r.choices[0]!.content).toBe('Score: 5');
     expect(r.retries).toBe(1);
     expect(server.chatRequests.length).toBe(2);
     // the client waited for the server's Retry-After (1 s), not its own 5 ms backoff
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
+    expect(waits).toContain(1000);
   });
 
   it('retries 500s and dropped connections; gives up with judge_server_error after max retries', async () => {
