@@ -58,6 +58,34 @@ export interface GraderType<C extends BaseConfig = BaseConfig> {
   summary: string;
   schema: z.ZodType<C>;
   build(config: C, b: BuildContext): Evaluate;
+  /**
+   * The grade is CPU-bound on untrusted input and may run long without yielding. Such a grade runs
+   * in a killable worker thread whenever a time budget applies to it (its own or an ancestor's
+   * `timeout_ms`, a server request deadline), so the budget can stop it and the event loop stays
+   * free. A number is also a budget of the type's own, in ms of the worker's time, that always
+   * applies (past it: `limit_exceeded`). A function decides per validated config.
+   */
+  cpu_heavy?: boolean | number | ((config: C) => boolean | number);
+}
+
+/** What the runner needs to run a `cpu_heavy` grader where its budget can preempt it. */
+export interface PreemptSpec {
+  type: string;
+  name: string;
+  /** The node's validated config (a worker rebuilds the grader from it). */
+  config: Record<string, unknown>;
+  /** The type's own budget in ms, when it has one. */
+  budgetMs?: number;
+}
+
+/** Wraps a cpu_heavy grader's evaluate; installed by the worker pool (src/workers/preempt.ts). */
+export type Preemptor = (spec: PreemptSpec, evaluate: Evaluate) => Evaluate;
+
+let preemptor: Preemptor | undefined;
+
+/** Installs the wrapper applied to `cpu_heavy` types (core cannot import the worker pool itself). */
+export function setPreemptor(p: Preemptor): void {
+  preemptor = p;
 }
 
 const types = new Map<string, GraderType<BaseConfig>>();
@@ -149,6 +177,10 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
     if (e instanceof AbortNode) return placeholder();
     issues.push({ path, message: `could not build grader: ${(e as Error).message}` });
     return placeholder();
+  }
+  const heavy = typeof t.cpu_heavy === 'function' ? t.cpu_heavy(cfg) : t.cpu_heavy;
+  if (heavy !== undefined && heavy !== false && preemptor) {
+    evaluate = preemptor({ type: t.type, name, config: cfg as unknown as Record<string, unknown>, ...(typeof heavy === 'number' ? { budgetMs: heavy } : {}) }, evaluate);
   }
   return makeGrader(
     { name, type: t.type, config: cfg as unknown as Record<string, unknown>, pass_threshold: cfg.pass_threshold, timeout_ms: cfg.timeout_ms },
