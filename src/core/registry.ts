@@ -62,10 +62,9 @@ export interface GraderType<C extends BaseConfig = BaseConfig> {
    * The grade is CPU-bound on untrusted input and may run long without yielding. Such a grade runs
    * in a killable worker thread whenever a time budget applies to it (its own or an ancestor's
    * `timeout_ms`, a server request deadline), so the budget can stop it and the event loop stays
-   * free. A number is also a budget of the type's own, in ms of the worker's time, that always
-   * applies (past it: `limit_exceeded`). A function decides per validated config.
+   * free. A function decides per validated config.
    */
-  cpu_heavy?: boolean | number | ((config: C) => boolean | number);
+  cpu_heavy?: boolean | ((config: C) => boolean);
 }
 
 /** What the runner needs to run a `cpu_heavy` grader where its budget can preempt it. */
@@ -74,8 +73,6 @@ export interface PreemptSpec {
   name: string;
   /** The node's validated config (a worker rebuilds the grader from it). */
   config: Record<string, unknown>;
-  /** The type's own budget in ms, when it has one. */
-  budgetMs?: number;
 }
 
 /** Wraps a cpu_heavy grader's evaluate; installed by the worker pool (src/workers/preempt.ts). */
@@ -179,9 +176,7 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
     return placeholder();
   }
   const heavy = typeof t.cpu_heavy === 'function' ? t.cpu_heavy(cfg) : t.cpu_heavy;
-  if (heavy !== undefined && heavy !== false && preemptor) {
-    evaluate = preemptor({ type: t.type, name, config: cfg as unknown as Record<string, unknown>, ...(typeof heavy === 'number' ? { budgetMs: heavy } : {}) }, evaluate);
-  }
+  if (heavy && preemptor) evaluate = preemptor({ type: t.type, name, config: cfg as unknown as Record<string, unknown> }, evaluate);
   return makeGrader(
     { name, type: t.type, config: cfg as unknown as Record<string, unknown>, pass_threshold: cfg.pass_threshold, timeout_ms: cfg.timeout_ms },
     evaluate,

@@ -7,7 +7,7 @@
 // Nothing that crosses the thread boundary can throw out of the pool: a sample that cannot be
 // copied to a worker (nested too deep, an uncloneable value) fails alone as an invalid result
 // (limit_exceeded / bad_input) while the rest of its batch is sent on; a grade that overruns its
-// deadline, its budget or is aborted terminates its worker, which is replaced, and the other
+// deadline or is aborted terminates its worker, which is replaced, and the other
 // samples of its batch are re-queued; a worker that crashes or exits has its batch re-queued one
 // sample per message, so only the sample that crashes a worker alone fails. Workers that cannot
 // start at all fail the queued samples with the reason instead of being restarted forever.
@@ -27,10 +27,6 @@ export interface GradeOptions {
   signal?: AbortSignal;
   /** Grade with this config instead of the pool's own. */
   config?: TaskConfig;
-  /** CPU budget counted from the moment a worker starts this sample; past it the worker is killed. */
-  budgetMs?: number;
-  /** The failure for an exhausted budget (default: limit_exceeded naming the budget). */
-  budgetFailure?: () => GradeFailure;
 }
 
 interface Task {
@@ -39,7 +35,6 @@ interface Task {
   /** Send this task alone (after its batch crashed a worker, or could not be sent). */
   solo: boolean;
   onAbort?: () => void;
-  timer?: NodeJS.Timeout;
   resolve(r: Result): void;
   reject(e: unknown): void;
 }
@@ -148,12 +143,10 @@ export class GraderPool {
   private detach(t: Task): void {
     if (t.onAbort) t.opts.signal?.removeEventListener('abort', t.onAbort);
     t.onAbort = undefined;
-    clearTimeout(t.timer);
-    t.timer = undefined;
   }
 
   /**
-   * Terminates a slot's worker and starts a fresh one. With a `culprit` (aborted, over budget) that
+   * Terminates a slot's worker and starts a fresh one. With a `culprit` (aborted) that
    * task fails with `reason` and the rest of the batch is re-queued. Without one (a crash) a lone
    * task fails with `reason`; a batch is re-queued one task per message to find the one at fault.
    */
@@ -195,10 +188,10 @@ export class GraderPool {
         t.reject(t.opts.signal.reason);
         continue;
       }
-      if (batch.length && (batch.length >= size || t.solo || batch[0]!.solo || t.opts.budgetMs !== undefined || t.opts.config?.key !== batch[0]!.opts.config?.key)) break;
+      if (batch.length && (batch.length >= size || t.solo || t.opts.config?.key !== batch[0]!.opts.config?.key)) break;
       this.queue.shift();
       batch.push(t);
-      if (t.solo || t.opts.budgetMs !== undefined) break;
+      if (t.solo) break;
     }
     return batch;
   }
@@ -227,14 +220,10 @@ export class GraderPool {
         idle--;
         slot.tasks = batch;
         for (const t of batch) {
-          const { signal, budgetMs, budgetFailure } = t.opts;
-          if (signal) {
-            t.onAbort = () => this.replace(slot, t, signal.reason);
-            signal.addEventListener('abort', t.onAbort, { once: true });
-          }
-          if (budgetMs !== undefined) {
-            t.timer = setTimeout(() => this.replace(slot, t, budgetFailure?.() ?? new GradeFailure('limit_exceeded', `the grade used up its CPU budget of ${budgetMs} ms and was stopped`)), budgetMs);
-          }
+          const { signal } = t.opts;
+          if (!signal) continue;
+          t.onAbort = () => this.replace(slot, t, signal.reason);
+          signal.addEventListener('abort', t.onAbort, { once: true });
         }
         break;
       }

@@ -1,7 +1,7 @@
 // Runs `cpu_heavy` grader types where their budget can preempt them. A synchronous grade on the
 // event loop cannot be interrupted: timeout_ms never fires and the server stops answering until it
 // ends. So when a budget applies to such a grade (its own or an ancestor's `timeout_ms`, the
-// server's request deadline, or the type's own CPU budget) it is sent to one shared pool of
+// server's request deadline) it is sent to one shared pool of
 // worker threads per Services (`preemptThreads` option, default min(4, cores)), built there from
 // the same config, and the worker is killed when the budget runs out. Without any budget (e.g.
 // `arbiter score` with no timeout_ms) the grade runs inline as before. Inside a worker thread
@@ -33,15 +33,13 @@ export function preempt(spec: PreemptSpec, evaluate: Evaluate): Evaluate {
   // the worker's copy has no timeout of its own: this side's runner owns the budget and kills it
   const { timeout_ms: _own, ...config } = spec.config;
   const task = { key: JSON.stringify(config), config };
-  const { budgetMs } = spec;
-  const budgetFailure = () => new GradeFailure('limit_exceeded', `${spec.type} grader "${spec.name}" used up its own CPU budget of ${budgetMs} ms on this input and was stopped`);
   return async (input, ctx) => {
     const signal = ctx.signal;
-    if (!signal && budgetMs === undefined) return evaluate(input, ctx);
+    if (!signal) return evaluate(input, ctx);
     const pool = ctx.services.get(PREEMPT_POOL, () => new GraderPool({ threads: preemptThreads(ctx.services.options), batch: 1, servicesOptions: ctx.services.options }), (p) => p.close());
     let r;
     try {
-      r = await pool.grade(input, { ...(signal ? { signal } : {}), config: task, ...(budgetMs !== undefined ? { budgetMs, budgetFailure } : {}) });
+      r = await pool.grade(input, { signal, config: task });
     } catch (e) {
       throw poolFailure(e);
     }
