@@ -42,9 +42,9 @@ const LONG_RUN = new RegExp(`\\S{${RUN_SLICE + 1},}|\\s{${RUN_SLICE + 1},}`, 'g'
 /** Wall-clock budget for tokenizing one text. */
 export const TOKENIZE_BUDGET_MS = 2_000;
 /** Ordinary text is encoded in pieces of about this many characters, cut where no token can span. */
-const PIECE = 4_096;
+const PIECE = 1_024;
 /** A stretch this long with no such place is cut anyway (may change the count by a token). */
-const HARD_PIECE = 16_384;
+const HARD_PIECE = 8_192;
 
 const isSpace = (c: string | undefined) => c !== undefined && /\s/.test(c);
 
@@ -79,7 +79,7 @@ function* pieces(text: string): Generator<string> {
  * BPE merging is quadratic in the length of one pre-token, and a pre-token is any run without
  * spaces: 8,000 `{` take 3 s, 100,000 take minutes. So runs longer than 64 characters are encoded in
  * 64-character slices (exact for ordinary text; on such runs the count may differ by a token per
- * slice). Everything else is encoded in pieces of about 4,096 characters cut where no token can
+ * slice). Everything else is encoded in pieces of about 1,024 characters cut where no token can
  * span (exact), so the time budget is checked every piece and holds even on the event loop: past
  * it the grade is `limit_exceeded`. (Under a timeout or a server deadline the grader also runs in a
  * killable worker thread: it is `cpu_heavy`.)
