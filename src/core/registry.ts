@@ -62,7 +62,8 @@ export interface GraderType<C extends BaseConfig = BaseConfig> {
    * The grade is CPU-bound on untrusted input and may run long without yielding. Such a grade runs
    * in a killable worker thread whenever a time budget applies to it (its own or an ancestor's
    * `timeout_ms`, a server request deadline), so the budget can stop it and the event loop stays
-   * free. A function decides per validated config.
+   * free; its own `timeout_ms` then counts from when a worker takes the sample. A function
+   * decides per validated config.
    */
   cpu_heavy?: boolean | ((config: C) => boolean);
 }
@@ -73,9 +74,14 @@ export interface PreemptSpec {
   name: string;
   /** The node's validated config (a worker rebuilds the grader from it). */
   config: Record<string, unknown>;
+  /** The node's own `timeout_ms`: the preemptor enforces it (the runner then does not). */
+  timeoutMs?: number;
 }
 
-/** Wraps a cpu_heavy grader's evaluate; installed by the worker pool (src/workers/preempt.ts). */
+/**
+ * Wraps a cpu_heavy grader's evaluate and enforces its own timeout; installed in the main thread by
+ * the worker pool (src/workers/preempt.ts). Without one (inside worker threads) the runner does.
+ */
 export type Preemptor = (spec: PreemptSpec, evaluate: Evaluate) => Evaluate;
 
 let preemptor: Preemptor | undefined;
@@ -175,12 +181,14 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
     issues.push({ path, message: `could not build grader: ${(e as Error).message}` });
     return placeholder();
   }
+  const nodeConfig = cfg as unknown as Record<string, unknown>;
+  let timeout_ms = cfg.timeout_ms;
   const heavy = typeof t.cpu_heavy === 'function' ? t.cpu_heavy(cfg) : t.cpu_heavy;
-  if (heavy && preemptor) evaluate = preemptor({ type: t.type, name, config: cfg as unknown as Record<string, unknown> }, evaluate);
-  return makeGrader(
-    { name, type: t.type, config: cfg as unknown as Record<string, unknown>, pass_threshold: cfg.pass_threshold, timeout_ms: cfg.timeout_ms },
-    evaluate,
-  );
+  if (heavy && preemptor) {
+    evaluate = preemptor({ type: t.type, name, config: nodeConfig, ...(timeout_ms !== undefined ? { timeoutMs: timeout_ms } : {}) }, evaluate);
+    timeout_ms = undefined;
+  }
+  return makeGrader({ name, type: t.type, config: nodeConfig, pass_threshold: cfg.pass_threshold, timeout_ms }, evaluate);
 }
 
 /** Validates a grader config and builds it; throws ConfigError listing every problem. */

@@ -7,7 +7,7 @@
 // Nothing that crosses the thread boundary can throw out of the pool: a sample that cannot be
 // copied to a worker (nested too deep, an uncloneable value) fails alone as an invalid result
 // (limit_exceeded / bad_input) while the rest of its batch is sent on; a grade that overruns its
-// deadline or is aborted terminates its worker, which is replaced, and the other
+// deadline, its time limit or is aborted terminates its worker, which is replaced, and the other
 // samples of its batch are re-queued; a worker that crashes or exits has its batch re-queued one
 // sample per message, so only the sample that crashes a worker alone fails. Workers that cannot
 // start at all fail the queued samples with the reason instead of being restarted forever.
@@ -27,6 +27,10 @@ export interface GradeOptions {
   signal?: AbortSignal;
   /** Grade with this config instead of the pool's own. */
   config?: TaskConfig;
+  /** Time limit counted from when a worker takes the sample (queueing excluded); it is then killed. */
+  timeoutMs?: number;
+  /** The failure past `timeoutMs` (default: a timeout naming the limit). */
+  timeoutFailure?: () => GradeFailure;
 }
 
 interface Task {
@@ -35,6 +39,7 @@ interface Task {
   /** Send this task alone (after its batch crashed a worker, or could not be sent). */
   solo: boolean;
   onAbort?: () => void;
+  timer?: NodeJS.Timeout;
   resolve(r: Result): void;
   reject(e: unknown): void;
 }
@@ -111,6 +116,7 @@ export class GraderPool {
     if (m?.ready) {
       slot.ready = true;
       this.startFailures = 0;
+      this.pump();
       return;
     }
     const results = m?.results;
@@ -143,10 +149,12 @@ export class GraderPool {
   private detach(t: Task): void {
     if (t.onAbort) t.opts.signal?.removeEventListener('abort', t.onAbort);
     t.onAbort = undefined;
+    clearTimeout(t.timer);
+    t.timer = undefined;
   }
 
   /**
-   * Terminates a slot's worker and starts a fresh one. With a `culprit` (aborted) that
+   * Terminates a slot's worker and starts a fresh one. With a `culprit` (aborted, timed out) that
    * task fails with `reason` and the rest of the batch is re-queued. Without one (a crash) a lone
    * task fails with `reason`; a batch is re-queued one task per message to find the one at fault.
    */
@@ -188,19 +196,22 @@ export class GraderPool {
         t.reject(t.opts.signal.reason);
         continue;
       }
-      if (batch.length && (batch.length >= size || t.solo || t.opts.config?.key !== batch[0]!.opts.config?.key)) break;
+      const alone = (x: Task) => x.solo || x.opts.timeoutMs !== undefined;
+      if (batch.length && (batch.length >= size || alone(t) || t.opts.config?.key !== batch[0]!.opts.config?.key)) break;
       this.queue.shift();
       batch.push(t);
-      if (t.solo) break;
+      if (alone(t)) break;
     }
     return batch;
   }
 
   private pump(): void {
     if (this.broken) return this.failAll(this.broken);
+    // only workers that finished loading get work, so start-up time never counts against a sample;
+    // the queue is shared among all free workers, those still starting included
     let idle = this.slots.filter((s) => !s.tasks.length).length;
     for (const slot of this.slots) {
-      if (slot.tasks.length) continue;
+      if (!slot.ready || slot.tasks.length) continue;
       for (;;) {
         // share the queue evenly among idle workers, at most `batch` each
         const batch = this.take(Math.min(this.batch, Math.ceil(this.queue.length / Math.max(1, idle))));
@@ -220,10 +231,14 @@ export class GraderPool {
         idle--;
         slot.tasks = batch;
         for (const t of batch) {
-          const { signal } = t.opts;
-          if (!signal) continue;
-          t.onAbort = () => this.replace(slot, t, signal.reason);
-          signal.addEventListener('abort', t.onAbort, { once: true });
+          const { signal, timeoutMs, timeoutFailure } = t.opts;
+          if (signal) {
+            t.onAbort = () => this.replace(slot, t, signal.reason);
+            signal.addEventListener('abort', t.onAbort, { once: true });
+          }
+          if (timeoutMs !== undefined) {
+            t.timer = setTimeout(() => this.replace(slot, t, timeoutFailure?.() ?? new GradeFailure('timeout', `the grade did not finish within ${timeoutMs} ms`)), timeoutMs);
+          }
         }
         break;
       }

@@ -50,6 +50,7 @@ describe('threads', () => {
     const pool = new GraderPool({ config: { type: 'test_spin', ms: 0 }, threads: 1, batch: 4, servicesOptions: { workerModules: [spinModule] } });
     try {
       const s = (ms: number) => ({ item: { ms }, sample: { output_text: '' } });
+      await pool.grade(s(0)); // the worker has started: the batch below goes to it at once
       const rs = await Promise.allSettled([pool.grade(s(5)), pool.grade(s(-1), AbortSignal.timeout(400)), pool.grade(s(5)), pool.grade(s(5))]);
       expect(rs.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
       expect(rs.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ score: number }>).value.score)).toEqual([1, 1, 1]);
@@ -132,6 +133,18 @@ describe('cpu_heavy types run where their budget can preempt them', () => {
     // an ancestor's timeout is a budget too
     const nested = await grade(loadGrader({ type: 'multi', timeout_ms: 20_000, graders: { s: { type: 'test_heavy_spin', ms: 1 } } }), { item: {}, output_text: '' }, { services });
     expect(nested.components!.s!.metadata.main).toBe(false);
+  });
+
+  it("its own timeout_ms counts from when a worker takes the sample: a fresh pool's start-up is not charged", async () => {
+    const fresh = new Services({ workerModules: [hostileModule] });
+    try {
+      const g = loadGrader({ type: 'test_heavy_spin', ms: 20, timeout_ms: 200 });
+      // four grades on a pool that is still starting its workers (loading takes longer than 200 ms here)
+      const rs = await Promise.all([1, 2, 3, 4].map(() => grade(g, { item: {}, output_text: '' }, { services: fresh })));
+      expect(rs.map((r) => [r.valid, r.metadata.main])).toEqual([[true, false], [true, false], [true, false], [true, false]]);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('an uncopyable sample for a cpu_heavy grader under a budget is an invalid result, not a crash', async () => {
