@@ -163,7 +163,15 @@ export class GraderPool {
     if (i < 0) return;
     this.restarts++;
     if (this.closed || this.broken) this.slots.splice(i, 1);
-    else this.slots[i] = this.spawn();
+    else {
+      try {
+        this.slots[i] = this.spawn();
+      } catch (e) {
+        // runs in event handlers: a worker that cannot even be created must not throw from here
+        this.slots.splice(i, 1);
+        if (!this.slots.length) this.broken = new GradeFailure('internal_error', `grader workers cannot start: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
     slot.worker.removeAllListeners('exit');
     slot.worker.terminate().catch(() => {});
     const tasks = slot.tasks;

@@ -34,6 +34,10 @@ describe('format: regex', () => {
     expect(issue('a(?=b)')!.message).toMatch(/lookahead "\(\?=" at 1.*no lookaround/);
     expect(issue('(?<!a)b')!.message).toMatch(/lookbehind "\(\?<!"/);
     expect(issue('a{1001}')!.message).toMatch(/invalid repeat count/);
+    // JavaScript reads these as plain letters, RE2 as anchors/quoting: refused, never reinterpreted
+    expect(issue('end\\z')!.message).toMatch(/means a plain "z" in JavaScript/);
+    expect(issue('\\Qa.b\\E')!.message).toMatch(/plain "Q"/);
+    expect(issue('\\x4')!.message).toMatch(/two hex digits/);
     // nested quantifiers are harmless on a linear-time engine, so they are accepted now
     expect(validateGrader({ type: 'format', check: 'regex', pattern: '^(\\w+\\s?)*$' })).toEqual([]);
     expect(validateGrader({ type: 'format', check: 'regex', pattern: '^(?:ab|cd){2}\\d+$' })).toEqual([]);

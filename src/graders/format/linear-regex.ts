@@ -41,6 +41,8 @@ export function toRe2(pattern: string, flags: string): string {
       i++;
       if (n >= '1' && n <= '9') throw new RegexError(`backreference "\\${n}" at ${i - 1}: not supported (patterns run on the linear-time RE2 engine, which has no backreferences)`);
       if (n === 'k' && pattern[i + 1] === '<') throw new RegexError(`named backreference "\\k<" at ${i - 1}: not supported (patterns run on the linear-time RE2 engine, which has no backreferences)`);
+      if ('azACQE'.includes(n)) throw new RegexError(`escape "\\${n}" at ${i - 1} means a plain "${n}" in JavaScript but something else in RE2: write "${n}" without the backslash`);
+      if (n === 'x' && !/^[0-9a-fA-F]{2}$/.test(pattern.slice(i + 1, i + 3))) throw new RegexError(`invalid escape "\\x" at ${i - 1}: write \\xHH with two hex digits (or \\u{X} with the u flag)`);
       if (n === 's') out += inClass ? WS : `[${WS}]`;
       else if (n === 'S') out += inClass ? NOT_WS : `[^${WS}]`;
       else if (n === 'u') {
