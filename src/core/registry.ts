@@ -68,6 +68,37 @@ export interface GraderType<C extends BaseConfig = BaseConfig> {
    */
   capabilities: CapabilityDeclaration<C>;
   build(config: C, b: BuildContext): Evaluate;
+  /**
+   * The grade is CPU-bound on untrusted input and may run long without yielding. Such a grade runs
+   * in a killable worker thread whenever a time budget applies to it (its own or an ancestor's
+   * `timeout_ms`, a server request deadline), so the budget can stop it and the event loop stays
+   * free; its own `timeout_ms` then counts from when a worker takes the sample. A function
+   * decides per validated config.
+   */
+  cpu_heavy?: boolean | ((config: C) => boolean);
+}
+
+/** What the runner needs to run a `cpu_heavy` grader where its budget can preempt it. */
+export interface PreemptSpec {
+  type: string;
+  name: string;
+  /** The node's validated config (a worker rebuilds the grader from it). */
+  config: Record<string, unknown>;
+  /** The node's own `timeout_ms`: the preemptor enforces it (the runner then does not). */
+  timeoutMs?: number;
+}
+
+/**
+ * Wraps a cpu_heavy grader's evaluate and enforces its own timeout; installed in the main thread by
+ * the worker pool (src/workers/preempt.ts). Without one (inside worker threads) the runner does.
+ */
+export type Preemptor = (spec: PreemptSpec, evaluate: Evaluate) => Evaluate;
+
+let preemptor: Preemptor | undefined;
+
+/** Installs the wrapper applied to `cpu_heavy` types (core cannot import the worker pool itself). */
+export function setPreemptor(p: Preemptor): void {
+  preemptor = p;
 }
 
 const types = new Map<string, GraderType<BaseConfig>>();
@@ -168,10 +199,14 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
   // this node's own uses (fields made absolute), then every child's: the union over the tree
   const capabilities: CapabilityUse[] = ownCapabilities(t, cfg).map((u) => ({ ...u, field: joinCapabilityPath(path, u.field) }));
   for (const c of children) capabilities.push(...c.capabilities);
-  return makeGrader(
-    { name, type: t.type, config: cfg as unknown as Record<string, unknown>, pass_threshold: cfg.pass_threshold, timeout_ms: cfg.timeout_ms, capabilities },
-    evaluate,
-  );
+  const nodeConfig = cfg as unknown as Record<string, unknown>;
+  let timeout_ms = cfg.timeout_ms;
+  const heavy = typeof t.cpu_heavy === 'function' ? t.cpu_heavy(cfg) : t.cpu_heavy;
+  if (heavy && preemptor) {
+    evaluate = preemptor({ type: t.type, name, config: nodeConfig, ...(timeout_ms !== undefined ? { timeoutMs: timeout_ms } : {}) }, evaluate);
+    timeout_ms = undefined;
+  }
+  return makeGrader({ name, type: t.type, config: nodeConfig, pass_threshold: cfg.pass_threshold, timeout_ms, capabilities }, evaluate);
 }
 
 /** A type's declared uses for one config; a type that declares none (or whose declaration throws) is unknown, hence `unsafe`. */

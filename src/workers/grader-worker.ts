@@ -1,19 +1,77 @@
-// Worker-thread entry of the grader pool: builds the grader once from the config it was given and
-// grades each batch of samples posted to it, replying with the results in order. It has its own
-// services (sandbox pool, model clients).
+// Worker-thread entry of the grader pool: builds graders from the JSON configs it is given (its
+// own, once; others sent with a batch, cached by key) and grades each batch posted to it, replying
+// with the results in order. It has its own services (sandbox pool, model clients). Every reply
+// can be posted: a result that cannot be copied back becomes an invalid result saying why, and a
+// config that fails to build becomes an invalid result for each sample of its batch.
 import { parentPort, workerData } from 'node:worker_threads';
 import '../graders/index.js';
+import type { Grader } from '../core/grader.js';
 import { loadGrader } from '../core/registry.js';
+import { GradeFailure, invalidResult, type Result } from '../core/result.js';
 import { Services } from '../core/services.js';
 import type { GradeInput } from '../core/sample.js';
+import { handoffFailure } from './grader-pool.js';
 
 const { config, servicesOptions } = workerData as { config: unknown; servicesOptions: Record<string, unknown> };
 // Modules that register custom grader types (library users' own types must exist here too).
 const modules = Array.isArray(servicesOptions.workerModules) ? (servicesOptions.workerModules as string[]) : [];
 for (const m of modules) await import(m);
-const grader = loadGrader(config);
+const own = config === undefined ? undefined : loadGrader(config);
 const services = new Services(servicesOptions);
 
-parentPort!.on('message', (m: { inputs: GradeInput[] }) => {
-  void Promise.all(m.inputs.map((input) => grader.grade(input, { services }))).then((results) => parentPort!.postMessage({ results }));
+/** Graders built from configs sent with batches, most recently used last. */
+const cache = new Map<string, Grader>();
+const CACHE_SIZE = 64;
+
+function graderFor(key: string | undefined, cfg: unknown): Grader {
+  if (key === undefined) {
+    if (!own) throw new GradeFailure('internal_error', 'the grader worker got a batch without a grader config');
+    return own;
+  }
+  let g = cache.get(key);
+  if (g) cache.delete(key);
+  else g = loadGrader(cfg);
+  cache.set(key, g);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return g;
+}
+
+function failed(e: unknown, name = 'grader', type = 'unknown'): Result {
+  const f = e instanceof GradeFailure ? e : new GradeFailure('internal_error', e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+  return invalidResult(f.kind, f.message, { grader: name, type });
+}
+
+/** Posts the results; any result that cannot be cloned is replaced by an invalid one naming why. */
+function reply(results: Result[]): void {
+  try {
+    parentPort!.postMessage({ results });
+    return;
+  } catch {
+    // find the results at fault below
+  }
+  const safe = results.map((r) => {
+    try {
+      structuredClone(r);
+      return r;
+    } catch (e) {
+      return failed(handoffFailure(e, 'the grade result'), r?.metadata?.grader, r?.metadata?.type);
+    }
+  });
+  try {
+    parentPort!.postMessage({ results: safe });
+  } catch (e) {
+    parentPort!.postMessage({ results: results.map(() => failed(handoffFailure(e, 'the grade result'))) });
+  }
+}
+
+parentPort!.on('message', (m: { inputs: GradeInput[]; key?: string; config?: unknown }) => {
+  let grader: Grader;
+  try {
+    grader = graderFor(m.key, m.config);
+  } catch (e) {
+    reply(m.inputs.map(() => failed(e)));
+    return;
+  }
+  void Promise.all(m.inputs.map((input) => grader.grade(input, { services }).catch((e: unknown) => failed(e, grader.name, grader.type)))).then(reply);
 });
+parentPort!.postMessage({ ready: true });

@@ -1,4 +1,4 @@
-// The format grader: regex (search/full/negate, unsafe patterns refused), tag structure
+// The format grader: regex on the RE2 engine (search/full/negate, unsupported syntax refused), tag structure
 // (<think>/<answer> counts, order, nesting, outside text, partial scoring), JSON and JSON Schema,
 // limits; realistic runs on IFEval's JSON-format prompts and GSM8K solutions.
 import { readFileSync } from 'node:fs';
@@ -26,14 +26,46 @@ describe('format: regex', () => {
     expect(await score(cfg, 'As an AI language model, I cannot')).toBe(0);
     expect(await score(cfg, 'Sure, here it is')).toBe(1);
   });
-  it('refuses invalid and nested-quantifier patterns at load time, naming the field', () => {
-    expect(validateGrader({ type: 'format', check: 'regex', pattern: '(' })[0]!.path).toBe('pattern');
-    const unsafe = validateGrader({ type: 'format', check: 'regex', pattern: '^(\\w+\\s?)*$' });
-    expect(unsafe[0]!.path).toBe('pattern');
-    expect(unsafe[0]!.message).toMatch(/nested quantifier/);
-    expect(validateGrader({ type: 'format', check: 'regex', pattern: '^(\\w+\\s?)*$', allow_unsafe_regex: true })).toEqual([]);
+  it('refuses invalid patterns and what RE2 cannot run (backreferences, lookaround) at load time, naming the field', () => {
+    const issue = (pattern: string, extra = {}) => validateGrader({ type: 'format', check: 'regex', pattern, ...extra })[0];
+    expect(issue('(')).toMatchObject({ path: 'pattern', message: expect.stringMatching(/missing closing \)/) });
+    expect(issue('(a)\\1')!.message).toMatch(/backreference "\\1".*no backreferences/);
+    expect(issue('(?<x>a)\\k<x>')!.message).toMatch(/named backreference/);
+    expect(issue('a(?=b)')!.message).toMatch(/lookahead "\(\?=" at 1.*no lookaround/);
+    expect(issue('(?<!a)b')!.message).toMatch(/lookbehind "\(\?<!"/);
+    expect(issue('a{1001}')!.message).toMatch(/invalid repeat count/);
+    // JavaScript reads these as plain letters, RE2 as anchors/quoting: refused, never reinterpreted
+    expect(issue('end\\z')!.message).toMatch(/means a plain "z" in JavaScript/);
+    expect(issue('\\Qa.b\\E')!.message).toMatch(/plain "Q"/);
+    expect(issue('\\x4')!.message).toMatch(/two hex digits/);
+    // nested quantifiers are harmless on a linear-time engine, so they are accepted now
+    expect(validateGrader({ type: 'format', check: 'regex', pattern: '^(\\w+\\s?)*$' })).toEqual([]);
     expect(validateGrader({ type: 'format', check: 'regex', pattern: '^(?:ab|cd){2}\\d+$' })).toEqual([]);
-    expect(validateGrader({ type: 'format', check: 'regex', pattern: 'x', flags: 'g' })[0]!.path).toBe('flags');
+    expect(issue('x', { allow_unsafe_regex: true })).toMatchObject({ path: 'allow_unsafe_regex', message: expect.stringMatching(/no longer needed/) });
+    expect(validateGrader({ type: 'format', check: 'regex', pattern: 'x', allow_unsafe_regex: false })).toEqual([]);
+    expect(issue('x', { flags: 'g' })!.path).toBe('flags');
+  });
+  it('keeps JavaScript meanings where RE2 differs: \\s, \\S and . , \\u escapes, [^] and [], named groups', async () => {
+    const m = async (pattern: string, text: string, extra = {}) => score({ type: 'format', check: 'regex', pattern, match: 'full', ...extra }, text);
+    expect(await m('a\\sb', 'a\u00a0b')).toBe(1); // NBSP is \s in JavaScript, not in RE2
+    expect(await m('a\\sb', 'a\u3000b')).toBe(1);
+    expect(await m('a\\Sb', 'a\u00a0b')).toBe(0);
+    expect(await m('a[\\S]b', 'a\u2028b')).toBe(0);
+    expect(await m('a[\\s\\S]b', 'a\u2028b')).toBe(1);
+    expect(await m('a.b', 'a\rb')).toBe(0); // . stops at \r, U+2028, U+2029 as in JavaScript
+    expect(await m('a.b', 'a\u2029b')).toBe(0);
+    expect(await m('a.b', 'a\rb', { flags: 's' })).toBe(1);
+    expect(await m('\\u00e9+', 'ééé')).toBe(1);
+    expect(await m('\\u{1F600}', '😀', { flags: 'u' })).toBe(1);
+    expect(await m('[^]*', 'x\ny')).toBe(1);
+    expect(await m('a[]', 'a')).toBe(0);
+    expect(await m('(?<year>\\d{4})-\\d\\d', '2024-05')).toBe(1);
+    // a literal [ in a class, not a POSIX class: "[[:alpha:]" is a class, then "]+"
+    expect(await m('[[:alpha:]]+', 'a]]')).toBe(1);
+    expect(await m('[[:alpha:]]+', 'x')).toBe(0);
+    expect(await m('x$', 'x\n')).toBe(0); // $ is the end of input without m
+    expect(await score({ type: 'format', check: 'regex', pattern: '^b$', flags: 'm' }, 'a\nb\nc')).toBe(1);
+    expect(await score({ type: 'format', check: 'regex', pattern: 'AS AN AI', flags: 'i' }, 'as an ai model')).toBe(1);
   });
   it('GSM8K solutions: every solution ending in "A: <number>" passes a full-match answer-line format', async () => {
     const rows = jsonl('gsm8k/example_model_solutions.jsonl').slice(0, 300);

@@ -2,12 +2,15 @@
 // threads, so the event loop stays free and all cores are used. The inner grader is validated at
 // load like any child; its result passes through (metadata.inner_type names its type). With
 // `timeout_ms`, a grade that overruns is killed with its worker — a hard limit even for a grader
-// stuck in a loop.
+// stuck in a loop. A sample that cannot be copied to a worker is an invalid result of its own.
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { GradeFailure, type Result } from '../../core/result.js';
+import type { Result } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { GraderPool } from '../../workers/grader-pool.js';
+import { outcomeOf, poolFailure } from '../../workers/outcome.js';
+// installs the runner's wrapper for `cpu_heavy` types (they run in killable workers under a budget)
+import '../../workers/preempt.js';
 
 const schema = graderSchema({
   grader: z.unknown(),
@@ -33,22 +36,12 @@ export const threads: GraderType<z.infer<typeof schema>> = {
       const pool = ctx.services.get(key, () => new GraderPool({ config: cfg.grader, threads: n, batch, servicesOptions: ctx.services.options }), (p) => p.close());
       let r: Result;
       try {
+        // a sample that cannot cross to a worker (too deep, uncloneable) rejects with its reason
         r = await pool.grade(input, ctx.signal);
       } catch (e) {
-        if (e instanceof GradeFailure) throw e;
-        throw new GradeFailure('timeout', `grade aborted: ${e instanceof Error ? e.message : String(e)}`);
+        throw poolFailure(e);
       }
-      const metadata = { ...r.metadata, inner_type: inner.type };
-      if (!r.valid || r.score === null) {
-        throw new GradeFailure(r.error?.kind ?? 'internal_error', r.error?.message ?? 'inner grader failed', { ...metadata, ...(r.components ? { components: r.components } : {}) });
-      }
-      return {
-        score: r.score,
-        metadata,
-        ...(r.reason !== undefined ? { reason: r.reason } : {}),
-        ...(r.components ? { components: r.components } : {}),
-        ...(r.steps ? { steps: r.steps } : {}),
-      };
+      return outcomeOf(r, { inner_type: inner.type }, true);
     };
   },
 };

@@ -11,7 +11,7 @@ import { graderSchema, type GraderType, PURE, unsafeSwitch } from '../../core/re
 import { renderString, renderValue, type Template } from '../../core/template.js';
 import type { GradeInput } from '../../core/sample.js';
 import { checkDepth, compileSchema, describeErrors, parseJsonText } from './json-check.js';
-import { nestedQuantifier } from './safe-regex.js';
+import { compileLinear, type LinearRegex } from './linear-regex.js';
 import { checkTags, type TagSpec } from './tags.js';
 
 const common = {
@@ -29,6 +29,7 @@ const regexSchema = graderSchema({
   match: z.enum(['search', 'full']).optional(),
   /** Score 1 when the pattern does NOT match. */
   negate: z.boolean().optional(),
+  /** Obsolete (patterns always run on the linear-time engine): false is accepted, true refused. */
   allow_unsafe_regex: z.boolean().optional(),
 });
 
@@ -73,6 +74,9 @@ export const format: GraderType<Config> = {
   summary: 'output format: regex match, required tag structure (<think>/<answer>), valid JSON / JSON Schema',
   schema,
   capabilities: (cfg) => (cfg.check === 'regex' && cfg.allow_unsafe_regex ? unsafeSwitch('allow_unsafe_regex', 'accepts regexes that can backtrack exponentially, stalling the process') : PURE),
+  // linear, but a regex automaton or a schema over 1,000,000 characters can still take seconds:
+  // under a budget these run in a killable worker; tag checks stay on the event loop (fast)
+  cpu_heavy: (cfg) => cfg.check === 'regex' || (cfg.check === 'json' && cfg.schema !== undefined),
   build(cfg, b) {
     const maxChars = cfg.max_chars ?? DEFAULT_MAX_CHARS;
     const input: Template | undefined = cfg.input !== undefined ? b.template('input', cfg.input) : undefined;
@@ -83,25 +87,24 @@ export const format: GraderType<Config> = {
     };
 
     if (cfg.check === 'regex') {
-      if (!cfg.allow_unsafe_regex) {
-        const bad = nestedQuantifier(cfg.pattern);
-        if (bad) b.issue('pattern', `${bad}: nested quantifiers can backtrack exponentially on untrusted text (set allow_unsafe_regex to accept)`);
+      if (cfg.allow_unsafe_regex) {
+        b.issue('allow_unsafe_regex', 'no longer needed: patterns run on the linear-time RE2 engine, where no pattern can backtrack (remove the field)');
       }
-      let re: RegExp;
+      let re: LinearRegex;
       try {
-        // sticky + end-of-input lookahead anchors a full match whatever the m flag says
-        re = cfg.match === 'full' ? new RegExp(`(?:${cfg.pattern})(?![\\s\\S])`, `${cfg.flags ?? ''}y`) : new RegExp(cfg.pattern, cfg.flags ?? '');
+        re = compileLinear(cfg.pattern, cfg.flags ?? '');
       } catch (e) {
-        b.fail('pattern', `invalid regular expression: ${(e as Error).message}`);
+        b.fail('pattern', (e as Error).message);
       }
       const negate = cfg.negate ?? false;
+      const full = cfg.match === 'full';
       return (s) => {
         const t = text(s);
         limit(t, maxChars);
-        re.lastIndex = 0;
-        const m = re.exec(t);
-        const pass = (m !== null) !== negate;
-        const reason = m ? `pattern matched at ${m.index}` : cfg.match === 'full' ? 'the whole input does not match the pattern' : 'pattern not found';
+        // full: the engine anchors the match at both ends of the input, whatever the m flag says
+        const at = full ? (re.full(t) ? 0 : -1) : re.search(t);
+        const pass = (at >= 0) !== negate;
+        const reason = at >= 0 ? `pattern matched at ${at}` : full ? 'the whole input does not match the pattern' : 'pattern not found';
         return { score: pass ? 1 : 0, reason };
       };
     }

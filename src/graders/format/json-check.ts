@@ -4,6 +4,7 @@
 import type { Ajv, ValidateFunction, ErrorObject } from 'ajv';
 import { lazyRequire } from '../../core/lazy.js';
 import { GradeFailure } from '../../core/result.js';
+import { compileLinear } from './linear-regex.js';
 
 // Ajv and ajv-formats (CommonJS) load on the first schema compiled, not at startup.
 const ajv07 = lazyRequire<typeof import('ajv')>('ajv');
@@ -11,10 +12,13 @@ const ajv2019 = lazyRequire<typeof import('ajv/dist/2019.js')>('ajv/dist/2019');
 const ajv2020 = lazyRequire<typeof import('ajv/dist/2020.js')>('ajv/dist/2020');
 const ajvFormats = lazyRequire<{ default: (ajv: Ajv) => Ajv }>('ajv-formats');
 
+/** Schema `pattern` / `patternProperties` run on the linear-time engine, like format regexes. */
+const linearRegExp = Object.assign((pattern: string, flags: string) => compileLinear(pattern, flags), { code: 'linearRegExp' });
+
 /** Compiles a schema; throws Error with Ajv's message when the schema itself is invalid. */
 export function compileSchema(schema: unknown): ValidateFunction {
   const uri = schema && typeof schema === 'object' ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
-  const opts = { allErrors: true, strict: false, validateFormats: true } as const;
+  const opts = { allErrors: true, strict: false, validateFormats: true, code: { regExp: linearRegExp } } as const;
   const ajv: Ajv = uri.includes('2020-12') ? new (ajv2020().Ajv2020)(opts) : uri.includes('2019-09') ? new (ajv2019().Ajv2019)(opts) : new (ajv07().Ajv)(opts);
   ajvFormats().default(ajv);
   return ajv.compile(schema as object);

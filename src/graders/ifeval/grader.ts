@@ -45,6 +45,8 @@ function uniqueKey(id: string, seen: Map<string, number>): string {
 export const ifeval: GraderType<z.infer<typeof schema>> = {
   type: 'ifeval',
   summary: 'IFEval verifiable instructions (25 types), strict or loose, all-or-mean over instructions',
+  // sentence splitting, language detection and 8 loose variants over up to 200,000 characters
+  cpu_heavy: true,
   schema,
   capabilities: PURE,
   build(cfg, b) {

@@ -62,6 +62,8 @@ export function textOf(input: Template | undefined, s: GradeInput): string {
 export const length: GraderType<Config> = {
   type: 'length',
   summary: 'length reward in chars/words/tokens: a target (± tolerance) or a budget, linear or cosine-shaped',
+  // BPE on hostile text can use its whole 2 s tokenizing budget: under a deadline, off the event loop
+  cpu_heavy: (cfg) => (cfg.unit ?? 'tokens') === 'tokens',
   schema,
   capabilities: PURE,
   build(cfg, b) {

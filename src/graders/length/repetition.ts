@@ -39,6 +39,8 @@ export function repetitionStats(units: readonly (string | number)[], n: number, 
 export const repetition: GraderType<Config> = {
   type: 'repetition',
   summary: 'n-gram repetition penalty: 1 - repeated fraction of n-grams (or penalty x fraction)',
+  // tokenizing, and n-grams up to n = 1000 over 1,000,000 characters
+  cpu_heavy: true,
   schema,
   capabilities: PURE,
   build(cfg, b) {
