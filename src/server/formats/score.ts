@@ -1,14 +1,15 @@
 // Batch scoring: POST /v1/score {grader?, samples: [{id?, item, sample}]} -> {grader, results, summary}.
 // Results come back in input order, one per sample, each the core's Result plus its id; a malformed
-// sample gets an invalid `bad_input` result in its place.
+// sample gets an invalid `bad_input` result in its place. Scores are written as JSON floats.
 import type { FastifyInstance } from 'fastify';
 import type { Result } from '../../core/result.js';
 import { bodyObject, checkBatch, openScope, type ServerContext } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { SummaryStats } from '../../io/summary.js';
+import { floatNum, resultJSON, sendJSON } from './float-json.js';
 
 export function registerScore(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/v1/score', async (request) => {
+  app.post('/v1/score', async (request, reply) => {
     const body = bodyObject(request.body);
     const { name, grader } = ctx.graders.resolve(body.grader);
     const samples = body.samples;
@@ -29,12 +30,16 @@ export function registerScore(app: FastifyInstance, ctx: ServerContext): void {
       }
       const results = await Promise.all(pending);
       const stats = new SummaryStats();
-      const out = results.map((r, i) => {
+      let body = '{"grader":' + JSON.stringify(name) + ',"results":[';
+      for (let i = 0; i < n; i++) {
+        const r = results[i]!;
         stats.add(r);
-        return { id: ids[i], ...r };
-      });
+        body += (i > 0 ? ',' : '') + resultJSON(r, ids[i]);
+      }
       const { count, valid, invalid, mean_score, error_kinds } = stats.summary();
-      return { grader: name, results: out, summary: { count, valid, invalid, mean_score, error_kinds } };
+      body += '],"summary":{"count":' + count + ',"valid":' + valid + ',"invalid":' + invalid;
+      body += ',"mean_score":' + (typeof mean_score === 'number' ? floatNum(mean_score) : 'null') + ',"error_kinds":' + JSON.stringify(error_kinds) + '}}';
+      return sendJSON(reply, body);
     } finally {
       scope.end();
     }
