@@ -1,0 +1,64 @@
+"""NeMo-Gym's calls to a resources server, reproduced from its source (NVIDIA-NeMo/Gym commit
+07d6b0d: responses_api_agents/simple_agent/app.py SimpleAgent.run, nemo_gym/server_utils.py,
+nemo_gym/base_resources_server.py), standard library only.
+
+SimpleAgent.run posts the run request row (responses_create_params + the task's fields) to
+/seed_session and raise_for_status()es, gets the model's Responses-API object, then posts
+row | {"response": <that object>} to /verify, raise_for_status(), orjson.loads the body and
+validates it as SimpleAgentVerifyResponse (a BaseVerifyResponse: responses_create_params,
+response, reward: float; extra fields kept). With observability on, resources-server paths get a
+/ng-rollout/<rollout id> prefix. Rollout collection then posts {"verify_responses": [...]} to
+/aggregate_metrics. 4xx/5xx replies are not retried (raise_for_status is outside request()'s
+retry loop).
+
+Input (stdin): {"url", "rows": [row], "responses": [Responses-API object], "prefix": "" or
+"/ng-rollout/<id>"}.
+"""
+import json
+import sys
+import urllib.error
+import urllib.request
+
+
+def post(url, body):
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=600) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as e:  # raise_for_status
+        return e.code, json.loads(e.read() or b"null")
+
+
+def validate_verify_response(v):
+    """What pydantic checks for BaseVerifyResponse, strictly: reward must arrive as a float."""
+    problems = []
+    for k in ("responses_create_params", "response"):
+        if not isinstance(v.get(k), dict):
+            problems.append("%s missing" % k)
+    if type(v.get("reward")) is not float:
+        problems.append("reward is %s, not float" % type(v.get("reward")).__name__)
+    if "reward_components" in v and not all(type(x) is float for x in v["reward_components"].values()):
+        problems.append("reward_components not all floats")
+    return problems
+
+
+def main():
+    cmd = json.load(sys.stdin)
+    base = cmd["url"] + cmd.get("prefix", "")
+    out = []
+    verified = []
+    for row, response in zip(cmd["rows"], cmd["responses"]):
+        status, seed = post(base + "/seed_session", row)
+        if status != 200:
+            out.append({"seed_status": status, "seed": seed})
+            continue
+        status, v = post(base + "/verify", {**row, "response": response})
+        out.append({"seed": seed, "status": status, "verify": v, "problems": validate_verify_response(v) if status == 200 else None})
+        if status == 200:
+            verified.append(v)
+    status, metrics = post(base + "/aggregate_metrics", {"verify_responses": verified})
+    json.dump({"rollouts": out, "aggregate_status": status, "aggregate": metrics}, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
