@@ -12,7 +12,7 @@ response, reward: float; extra fields kept). With observability on, resources-se
 retry loop).
 
 Input (stdin): {"url", "rows": [row], "responses": [Responses-API object], "prefix": "" or
-"/ng-rollout/<id>"}.
+"/ng-rollout/<id>", "query": optional "?grader=NAME"}.
 """
 import json
 import sys
@@ -45,18 +45,19 @@ def validate_verify_response(v):
 def main():
     cmd = json.load(sys.stdin)
     base = cmd["url"] + cmd.get("prefix", "")
+    q = cmd.get("query", "")  # not something NeMo-Gym sends: lets a test pick a grader
     out = []
     verified = []
     for row, response in zip(cmd["rows"], cmd["responses"]):
-        status, seed = post(base + "/seed_session", row)
+        status, seed = post(base + "/seed_session" + q, row)
         if status != 200:
             out.append({"seed_status": status, "seed": seed})
             continue
-        status, v = post(base + "/verify", {**row, "response": response})
+        status, v = post(base + "/verify" + q, {**row, "response": response})
         out.append({"seed": seed, "status": status, "verify": v, "problems": validate_verify_response(v) if status == 200 else None})
         if status == 200:
             verified.append(v)
-    status, metrics = post(base + "/aggregate_metrics", {"verify_responses": verified})
+    status, metrics = post(base + "/aggregate_metrics" + q, {"verify_responses": verified})
     json.dump({"rollouts": out, "aggregate_status": status, "aggregate": metrics}, sys.stdout)
 
 

@@ -18,6 +18,7 @@ Input (stdin): {"mode": "http"|"func"|"agent", "url", "samples": [{"query", "pro
 "retry_sleep": seconds between tries (OpenRLHF: 1), "file": path for func/agent mode}.
 """
 import asyncio
+import concurrent.futures
 import importlib.util
 import json
 import os
@@ -145,6 +146,8 @@ async def run_sample(cmd, s, log, func, executor):
 
 
 async def main_async(cmd):
+    # aiohttp opens a connection per request, all at once; threads stand in for it here
+    asyncio.get_running_loop().set_default_executor(concurrent.futures.ThreadPoolExecutor(max_workers=max(32, len(cmd["samples"]))))
     func = executor = None
     if cmd["mode"] == "func":
         install_stubs()
