@@ -17,7 +17,8 @@ const ROWS = readFileSync(`${INTEGRATIONS}nemo_gym/data/example.jsonl`, 'utf8').
 let srv: Running;
 
 beforeAll(async () => {
-  srv = await start({ gsm8k: GRADER, multi: { type: 'multi', graders: { correct: GRADER, tidy: { type: 'string_check', input: '{{sample.output_text}}', reference: 'A:', operation: 'like' } }, calculate_output: 'correct * tidy' } }, { fallbackReward: -1 });
+  const parts = { correct: GRADER, tidy: { type: 'string_check', input: '{{sample.output_text}}', reference: 'A:', operation: 'like' } };
+  srv = await start({ gsm8k: GRADER, multi: { type: 'multi', graders: parts, calculate_output: 'correct * tidy' }, sum: { type: 'multi', graders: parts, calculate_output: 'correct + tidy' } }, { fallbackReward: -1 });
 });
 afterAll(() => srv.close());
 
@@ -59,15 +60,22 @@ describe('NeMo-Gym resources server', () => {
     expect(r.out.aggregate.group_level_metrics[1]['mean/reward']).toBe(rewards[1]);
   });
 
-  it('answers under the /ng-rollout/<id> prefix, with reward_components for multi graders', async () => {
+  it('answers under the /ng-rollout/<id> prefix; multi graders give reward_components only when they sum to the reward', async () => {
     const r = await runPython(CLIENT, { url: srv.url, prefix: '/ng-rollout/0-0', rows: rows.slice(0, 1), responses: [responseObject('So A: 18', 0)] });
     expect(r.out.rollouts[0].problems).toEqual([]);
     expect(r.out.rollouts[0].verify.reward).toBe(1);
     const m = await runPython(CLIENT, { url: srv.url, query: '?grader=multi', rows: rows.slice(0, 2), responses: [responseObject('So A: 18', 0), responseObject('3', 1)] });
     expect(m.out.rollouts.map((x: { problems: string[] }) => x.problems)).toEqual([[], []]);
-    expect(m.out.rollouts.map((x: { verify: object }) => x.verify)).toMatchObject([
-      { reward: 1, reward_components: { correct: 1, tidy: 1 } },
-      { reward: 0, reward_components: { correct: 1, tidy: 0 } },
+    // correct * tidy is not the components' sum: NeMo-RL would reject reward_components, so only arbiter_components
+    expect(m.out.rollouts.map((x: { verify: Record<string, unknown> }) => [x.verify.reward, x.verify.arbiter_components, 'reward_components' in x.verify])).toEqual([
+      [1, { correct: 1, tidy: 1 }, false],
+      [0, { correct: 1, tidy: 0 }, false],
+    ]);
+    const sum = await runPython(CLIENT, { url: srv.url, query: '?grader=sum', rows: rows.slice(0, 2), responses: [responseObject('So A: 18', 0), responseObject('3', 1)] });
+    expect(sum.out.rollouts.map((x: { problems: string[] }) => x.problems)).toEqual([[], []]);
+    expect(sum.out.rollouts.map((x: { verify: Record<string, unknown> }) => [x.verify.reward, x.verify.reward_components])).toEqual([
+      [2, { correct: 1, tidy: 1 }],
+      [1, { correct: 1, tidy: 0 }],
     ]);
   });
 

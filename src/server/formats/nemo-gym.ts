@@ -1,8 +1,10 @@
 // NeMo-Gym resources-server endpoints (what NeMo-Gym agents, and so NeMo-RL, call):
 //   POST /seed_session      -> {}  (arbiter keeps no per-rollout state)
 //   POST /verify            rollout row {responses_create_params, response, ...task fields} ->
-//                           the row echoed with `reward` (float), `reward_components` (multi graders),
-//                           `arbiter_invalid` (0.0 / 1.0) and `arbiter_error` when it could not be graded
+//                           the row echoed with `reward` (float), `arbiter_invalid` (0.0 / 1.0),
+//                           `arbiter_error` when it could not be graded, and for multi graders
+//                           `arbiter_components` plus `reward_components` when the reward is their
+//                           sum (NeMo-RL raises on a reward_components whose sum is not the reward)
 //   POST /aggregate_metrics {verify_responses: [...]} -> {group_level_metrics, agent_metrics, key_metrics}
 // Each also answers under /ng-rollout/<rollout id>/..., the prefix NeMo-Gym adds when its
 // observability is on. The graded text is the Responses-API object's output_text parts of its
@@ -56,10 +58,16 @@ function components(r: Result, fallback: number): Record<string, number> | undef
   return out;
 }
 
+/** NeMo-RL's check (nemo_rl/environments/nemo_gym.py): reward == sum(reward_components), isclose. */
+function isSum(reward: number, comp: Record<string, number>): boolean {
+  const sum = Object.values(comp).reduce((a, b) => a + b, 0);
+  return Math.abs(reward - sum) <= Math.max(1e-5 * Math.max(Math.abs(reward), Math.abs(sum)), 1e-6);
+}
+
 /** The verify reply: the row's fields as sent (JSON.stringify), then arbiter's fields as floats. */
 function verifyJSON(row: Record<string, unknown>, r: Result, fallback: number): string {
   const ok = r.valid && r.score !== null;
-  const own = new Set(['reward', 'reward_components', 'arbiter_invalid', 'arbiter_error']);
+  const own = new Set(['reward', 'reward_components', 'arbiter_components', 'arbiter_invalid', 'arbiter_error']);
   let s = '{';
   for (const k of Object.keys(row)) {
     if (own.has(k)) continue;
@@ -67,9 +75,13 @@ function verifyJSON(row: Record<string, unknown>, r: Result, fallback: number): 
     if (enc === undefined) continue;
     s += JSON.stringify(k) + ':' + enc + ',';
   }
-  s += '"reward":' + floatNum(ok ? r.score! : fallback);
+  const reward = ok ? r.score! : fallback;
+  s += '"reward":' + floatNum(reward);
   const comp = components(r, fallback);
-  if (comp) s += ',"reward_components":' + floatMap(comp);
+  if (comp) {
+    s += ',"arbiter_components":' + floatMap(comp);
+    if (ok && isSum(reward, comp)) s += ',"reward_components":' + floatMap(comp);
+  }
   s += ',"arbiter_invalid":' + (ok ? '0.0' : '1.0');
   if (!ok) s += ',"arbiter_error":' + JSON.stringify(r.error ?? { kind: 'internal_error', message: 'no score' });
   return s + '}';

@@ -1,6 +1,7 @@
 """NeMo-Gym's calls to a resources server, reproduced from its source (NVIDIA-NeMo/Gym commit
 07d6b0d: responses_api_agents/simple_agent/app.py SimpleAgent.run, nemo_gym/server_utils.py,
-nemo_gym/base_resources_server.py), standard library only.
+nemo_gym/base_resources_server.py), and NeMo-RL's check of multi-reward results (NVIDIA-NeMo/RL
+commit 7ea279a, nemo_rl/environments/nemo_gym.py), standard library only.
 
 SimpleAgent.run posts the run request row (responses_create_params + the task's fields) to
 /seed_session and raise_for_status()es, gets the model's Responses-API object, then posts
@@ -15,6 +16,7 @@ Input (stdin): {"url", "rows": [row], "responses": [Responses-API object], "pref
 "/ng-rollout/<id>", "query": optional "?grader=NAME"}.
 """
 import json
+import math
 import sys
 import urllib.error
 import urllib.request
@@ -37,8 +39,13 @@ def validate_verify_response(v):
             problems.append("%s missing" % k)
     if type(v.get("reward")) is not float:
         problems.append("reward is %s, not float" % type(v.get("reward")).__name__)
-    if "reward_components" in v and not all(type(x) is float for x in v["reward_components"].values()):
-        problems.append("reward_components not all floats")
+    if "reward_components" in v:
+        comp = v["reward_components"]
+        if not all(type(x) is float for x in comp.values()):
+            problems.append("reward_components not all floats")
+        # NeMo-RL (nemo_rl/environments/nemo_gym.py validate_reward_components_match_scalar)
+        elif not math.isclose(float(v["reward"]), sum(comp.values()), rel_tol=1e-5, abs_tol=1e-6):
+            problems.append("reward is not the sum of reward_components (NeMo-RL raises ValueError)")
     return problems
 
 
