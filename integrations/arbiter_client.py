@@ -430,10 +430,13 @@ def content_text(content):
 
 
 def completion_sample(completion):
-    """sample for a completion: a string, or a list of chat messages (graded on the last
-    assistant message; its tool calls become output_tools; the messages go in sample.messages)."""
+    """sample for a completion: a string, one chat message, or a list of chat messages (graded on
+    the last assistant message; its tool calls become output_tools; the messages go in
+    sample.messages)."""
     if isinstance(completion, str):
         return {"output_text": completion}
+    if not isinstance(completion, (list, tuple)) and _field(completion, "role") is not None:
+        completion = [completion]
     if isinstance(completion, (list, tuple)):
         sample = {"output_text": "", "messages": to_json_value(list(completion))}
         for msg in reversed(completion):

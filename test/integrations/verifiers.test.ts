@@ -42,6 +42,12 @@ describe('verifiers Rubric', () => {
     expect(r.out).toMatchObject({ name: 'arbiter_group_gsm8k', is_group: true, scores: expected, errors: [], connections_opened: 1 });
   });
 
+  it('awaits arbiter_score on one message object, as a v1 @vf.reward method does with trace.last_message', async () => {
+    const r = await runPython(CLIENT, { func: 'score_one', make: { grader: 'gsm8k' }, message: { role: 'assistant', content: [{ type: 'text', text: 'so A: 12' }] }, item: { label: '12' } }, { ARBITER_URL: srv.url });
+    expect(r.stderr).toBe('');
+    expect(r.out).toEqual({ reward: 1, type: 'float' });
+  });
+
   it("passes the row's plain fields, answer and info as the item, never the state or parser", async () => {
     const r = await runPython(CLIENT, { func: 'rubric', make: { grader: 'fields' }, states: states.slice(0, 2), as_models: true }, { ARBITER_URL: srv.url });
     expect(r.out.scores).toEqual([1, 1]);

@@ -22,6 +22,18 @@ export function floatList(xs: readonly (number | null | undefined)[]): string {
   return s + ']';
 }
 
+/**
+ * OpenRLHF's /get_reward reply `{rewards, scores (= rewards), extra_logs: {arbiter_invalid, ...}}`,
+ * all floats. One pass over the numbers, like the compiled schema serializer it replaces (which
+ * writes 1.0 as "1"); bench/float-json.mjs compares the two.
+ */
+export function getRewardJSON(rewards: readonly number[], invalid: readonly number[], logs: Iterable<[string, readonly number[]]>): string {
+  const list = floatList(rewards);
+  let s = '{"rewards":' + list + ',"scores":' + list + ',"extra_logs":{"arbiter_invalid":' + floatList(invalid);
+  for (const [k, v] of logs) if (k !== 'arbiter_invalid') s += ',' + JSON.stringify(k) + ':' + floatList(v);
+  return s + '}}';
+}
+
 /** `{key: number|null}` with float values, keys in insertion order. */
 export function floatMap(m: Readonly<Record<string, number | null | undefined>>): string {
   let s = '{';

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Result } from '../../core/result.js';
 import { bodyObject, checkBatch, openScope, type ServerContext } from '../context.js';
 import { HttpError } from '../http-error.js';
-import { floatList, sendJSON } from './float-json.js';
+import { getRewardJSON, sendJSON } from './float-json.js';
 import { extractResponse } from './response-text.js';
 import { invalidResult } from '../../core/result.js';
 
@@ -88,12 +88,7 @@ export function registerOpenRLHF(app: FastifyInstance, ctx: ServerContext): void
         invalid[i] = ok ? 0 : 1;
         addComponents(logs, '', r, i, n, fallback);
       }
-      // Written by hand rather than by a compiled schema serializer: both are one pass over the
-      // numbers, and this one writes whole numbers as floats (fast-json-stringify writes 1 as "1").
-      const list = floatList(rewards);
-      let body = '{"rewards":' + list + ',"scores":' + list + ',"extra_logs":{"arbiter_invalid":' + floatList(invalid);
-      for (const [k, v] of logs) if (k !== 'arbiter_invalid') body += ',' + JSON.stringify(k) + ':' + floatList(v);
-      return sendJSON(reply, body + '}}');
+      return sendJSON(reply, getRewardJSON(rewards, invalid, logs));
     } finally {
       scope.end();
     }

@@ -10,7 +10,7 @@ object when it takes **kwargs, else those it names; the result is awaited if awa
 State objects: prompt, completion, answer, info, task, the row's other fields; chat messages are
 pydantic models with dict-style access (CustomBaseModel: .get, [], extra fields), not dicts.
 
-Input (stdin): {"func": "rubric"|"group", "make": kwargs, "states": [{prompt, completion, answer,
+Input (stdin): {"func": "rubric"|"group"|"score_one" (with "message", "item"), "make": kwargs, "states": [{prompt, completion, answer,
 info, ...row fields}], "as_models": bool (messages as dict-like objects)}.
 """
 import asyncio
@@ -111,6 +111,11 @@ def main():
     cmd = json.load(sys.stdin)
     import verifiers_reward
 
+    if cmd["func"] == "score_one":  # a v1 `@vf.reward async def ...(self, trace)` awaiting arbiter_score
+        msg = as_model(cmd["message"])
+        out = asyncio.run(verifiers_reward.arbiter_score(msg, cmd["item"], grader=cmd["make"]["grader"]))
+        json.dump({"reward": out, "type": type(out).__name__}, sys.stdout)
+        return
     states = cmd["states"]
     if cmd.get("as_models"):
         states = [{**s, "prompt": as_model(s["prompt"]), "completion": as_model(s["completion"])} for s in states]
