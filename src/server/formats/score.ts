@@ -6,7 +6,7 @@ import type { Result } from '../../core/result.js';
 import { bodyObject, checkBatch, openScope, type ServerContext } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { SummaryStats } from '../../io/summary.js';
-import { floatNum, resultJSON, sendJSON } from './float-json.js';
+import { scoreJSON, sendJSON } from './float-json.js';
 
 export function registerScore(app: FastifyInstance, ctx: ServerContext): void {
   app.post('/v1/score', async (request, reply) => {
@@ -30,16 +30,9 @@ export function registerScore(app: FastifyInstance, ctx: ServerContext): void {
       }
       const results = await Promise.all(pending);
       const stats = new SummaryStats();
-      let body = '{"grader":' + JSON.stringify(name) + ',"results":[';
-      for (let i = 0; i < n; i++) {
-        const r = results[i]!;
-        stats.add(r);
-        body += (i > 0 ? ',' : '') + resultJSON(r, ids[i]);
-      }
+      for (const r of results) stats.add(r);
       const { count, valid, invalid, mean_score, error_kinds } = stats.summary();
-      body += '],"summary":{"count":' + count + ',"valid":' + valid + ',"invalid":' + invalid;
-      body += ',"mean_score":' + (typeof mean_score === 'number' ? floatNum(mean_score) : 'null') + ',"error_kinds":' + JSON.stringify(error_kinds) + '}}';
-      return sendJSON(reply, body);
+      return sendJSON(reply, scoreJSON(name, results, ids, { count, valid, invalid, mean_score, error_kinds }));
     } finally {
       scope.end();
     }
