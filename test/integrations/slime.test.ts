@@ -39,7 +39,7 @@ describe('slime remote_rm', () => {
       const r = await runPython(CLIENT, { url, samples: samples.slice(0, 10), reward_key: 'reward' });
       expect(r.out.map((x: { value: number }) => x.value)).toEqual(expected.slice(0, 10).map((e) => 0.9 * e));
       expect(r.out[0].value_type).toBe('float');
-      expect(r.out[0].reward).toMatchObject({ valid: true, sub_rewards: { acc: expected[0], polite: 0 } });
+      expect(r.out[0].reward).toMatchObject({ score: 0.9 * expected[0]!, valid: true, components: { acc: { score: expected[0], valid: true }, polite: { score: 0 } }, metadata: { type: 'multi' } });
     }
   });
 
@@ -51,7 +51,7 @@ describe('slime remote_rm', () => {
     expect(bad.status).toBe(200);
     expect(bad.headers.get('x-arbiter-valid')).toBe('false');
     expect(bad.headers.get('x-arbiter-error-kind')).toBe('bad_input');
-    expect(bad.body).toMatchObject({ reward: -1, valid: false, error: { kind: 'bad_input', message: 'field "response" must be a string, got null' } });
+    expect(bad.body).toMatchObject({ reward: -1, score: null, valid: false, error: { kind: 'bad_input', message: 'field "response" must be a string, got null' } });
     const missing = await post(`${srv.url}/reward`, { prompt: 'Q' });
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toMatch(/field "response" is required/);

@@ -79,9 +79,9 @@ describe('Python sees floats on every trainer-facing endpoint', () => {
     const a = await post(`${srv.url}/reward?grader=answer_check`, { prompt: 'Q', response: 'A: 4', label: '4' });
     const b = await post(`${srv.url}/reward?grader=mixed&format=dict`, { prompt: 'Q', response: 'A: 4', label: '4' });
     expect(a.text).toBe('1.0');
-    expect(b.body).toMatchObject({ reward: 1, valid: true, sub_rewards: { acc: 1, polite: 0 } });
-    const t = await pythonTypes([{ text: a.text, paths: [''] }, { text: b.text, paths: ['reward', 'sub_rewards.*'] }]);
-    expect(t).toEqual([{ '': ['float'] }, { reward: ['float'], 'sub_rewards.*': floats(2) }]);
+    expect(b.body).toMatchObject({ reward: 1, score: 1, valid: true, components: { acc: { score: 1 }, polite: { score: 0 } } });
+    const t = await pythonTypes([{ text: a.text, paths: [''] }, { text: b.text, paths: ['reward', 'score', 'components.*.score'] }]);
+    expect(t).toEqual([{ '': ['float'] }, { reward: ['float'], score: ['float'], 'components.*.score': floats(2) }]);
   });
 
   it('/verify (NeMo-Gym): reward, reward_components, arbiter_invalid; the echoed row keeps its types', async () => {

@@ -1,35 +1,22 @@
 // slime's remote reward model (`--rm-type remote_rm --rm-url http://HOST:PORT/reward`): slime posts
 // {prompt, response, label} for each sample and takes the reply JSON itself as the reward. POST
 // /reward answers a bare float by default (the fallback reward when the sample cannot be graded,
-// with `x-arbiter-valid: false`), or with `?format=dict` / the server's rewardFormat "dict" an
-// object {reward, valid, error?, reason?, sub_rewards?} for slime's `--reward-key reward`.
+// with `x-arbiter-valid: false`), or with `?format=dict` / the server's rewardFormat "dict" the
+// result object with the reward first, {reward, score, valid, error?, reason?, components?,
+// metadata}, for slime's `--reward-key reward` (`score` is null when the sample was not graded).
 import type { FastifyInstance } from 'fastify';
 import type { Result } from '../../core/result.js';
 import { invalidResult } from '../../core/result.js';
 import { bodyObject, openScope, type ServerContext } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { REWARD_FORMATS, type RewardFormat } from '../options.js';
-import { floatJSON, floatNum, sendJSON } from './float-json.js';
-
-const DICT_FLOAT_KEYS: ReadonlySet<string> = new Set(['reward', 'sub_rewards']);
+import { floatNum, resultJSON, sendJSON } from './float-json.js';
 
 function formatOf(q: Record<string, unknown>, dflt: RewardFormat): RewardFormat {
   const f = q.format;
   if (f === undefined || f === '') return dflt;
   if (typeof f === 'string' && (REWARD_FORMATS as readonly string[]).includes(f)) return f as RewardFormat;
   throw new HttpError(400, 'invalid_request', `query parameter "format" must be one of ${REWARD_FORMATS.join(', ')}, got ${JSON.stringify(f).slice(0, 60)}`);
-}
-
-function dictOf(r: Result, reward: number): Record<string, unknown> {
-  const d: Record<string, unknown> = { reward, valid: r.valid };
-  if (r.error) d.error = r.error;
-  if (r.reason !== undefined) d.reason = r.reason;
-  if (r.components) {
-    const sub: Record<string, number | null> = {};
-    for (const [k, c] of Object.entries(r.components)) sub[k] = c.valid ? c.score : null;
-    d.sub_rewards = sub;
-  }
-  return d;
 }
 
 export function registerSlime(app: FastifyInstance, ctx: ServerContext): void {
@@ -58,6 +45,6 @@ export function registerSlime(app: FastifyInstance, ctx: ServerContext): void {
     const reward = ok ? r.score! : ctx.opts.fallbackReward;
     reply.header('x-arbiter-valid', String(ok));
     if (!ok && r.error) reply.header('x-arbiter-error-kind', r.error.kind);
-    return sendJSON(reply, format === 'number' ? floatNum(reward) : floatJSON(dictOf(r, reward), DICT_FLOAT_KEYS)!);
+    return sendJSON(reply, format === 'number' ? floatNum(reward) : '{"reward":' + floatNum(reward) + ',' + resultJSON(r).slice(1));
   });
 }
