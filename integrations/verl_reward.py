@@ -1,28 +1,36 @@
-"""verl custom reward function backed by an arbiter server (Python standard library only).
+"""verl custom reward functions backed by an arbiter server (Python standard library only).
 
-In a verl config:
-    custom_reward_function:
-      path: /path/to/arbiter/integrations/verl_reward.py
-      name: compute_score            # or compute_score_batch with reward_model.reward_manager=batch
+verl loads `custom_reward_function.path` by file path and calls `custom_reward_function.name`:
+
+    compute_score_async   (recommended) async, per sample: verl's reward loop (the default,
+                          reward_model.use_reward_loop=True) awaits coroutine functions; concurrent
+                          calls are micro-batched into one POST /v1/score per grader.
+    compute_score         sync, per sample: verl runs it in a thread pool (reward loop), or the
+                          legacy naive manager calls it in a loop; also the one to use with the
+                          reward loop's `remote` manager, which refuses coroutine functions.
+    compute_score_batch   the legacy `batch` manager: reward_model.use_reward_loop=False
+                          reward_model.reward_manager=batch (the reward loop has no batch manager).
 
 Each sample is graded by the server grader named after its data_source (start the server with
 --grader openai/gsm8k=gsm8k.json ...), unless ARBITER_GRADER forces one grader for all, or
 ARBITER_GRADER_MAP='{"openai/gsm8k": "gsm8k"}' maps data sources to grader names. The item the
-grader sees is {"label": ground_truth, "data_source": ..., "extra_info": ...}; the model output is
-sample.output_text. Returns {"score": reward, "arbiter_invalid": 0 or 1}; an ungradable sample
-gets ARBITER_FALLBACK_REWARD (default 0.0). Set ARBITER_RETURN=float to return bare floats.
+grader sees is {"label": ground_truth, "data_source": ..., "extra_info": ...}, with numpy values
+converted to JSON values; the model output is sample.output_text. Returns {"score": reward,
+"arbiter_invalid": 0 or 1} (verl logs every key); an ungradable sample gets ARBITER_FALLBACK_REWARD
+(default 0.0). Set ARBITER_RETURN=float to return bare floats.
 """
 import json
 import os
 import sys
 
 try:
-    from arbiter_client import ArbiterClient, fallback_from_env, reward_of
+    from arbiter_client import ArbiterClient, MicroBatcher, fallback_from_env, reward_of, to_json_value
 except ImportError:  # verl loads this file by path; its folder is not on sys.path then
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from arbiter_client import ArbiterClient, fallback_from_env, reward_of
+    from arbiter_client import ArbiterClient, MicroBatcher, fallback_from_env, reward_of, to_json_value
 
 _client = None
+_batcher = None
 
 
 def _get_client():
@@ -32,7 +40,15 @@ def _get_client():
     return _client
 
 
+def _get_batcher():
+    global _batcher
+    if _batcher is None:
+        _batcher = MicroBatcher()
+    return _batcher
+
+
 def grader_for(data_source):
+    data_source = to_json_value(data_source)
     forced = os.environ.get("ARBITER_GRADER")
     if forced:
         return forced
@@ -45,10 +61,15 @@ def grader_for(data_source):
 
 
 def _item(data_source, ground_truth, extra_info):
-    item = {"label": ground_truth, "data_source": data_source}
+    item = {"label": to_json_value(ground_truth), "data_source": to_json_value(data_source)}
     if extra_info is not None:
-        item["extra_info"] = extra_info
+        item["extra_info"] = to_json_value(extra_info)
     return item
+
+
+def _fallback():
+    fallback = fallback_from_env(0.0)
+    return 0.0 if fallback is None else fallback  # verl needs a number for every sample
 
 
 def _shape(result, fallback):
@@ -58,8 +79,14 @@ def _shape(result, fallback):
     return {"score": reward, "arbiter_invalid": 0 if result.get("valid") else 1}
 
 
+async def compute_score_async(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
+    """verl's reward loop, per sample (awaited): batched with the other samples in flight."""
+    result = await _get_batcher().grade(grader_for(data_source), _item(data_source, ground_truth, extra_info), {"output_text": solution_str})
+    return _shape(result, _fallback())
+
+
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
-    """verl's per-sample reward function."""
+    """verl's per-sample reward function (sync)."""
     return compute_score_batch([data_source], [solution_str], [ground_truth], [extra_info])[0]
 
 
@@ -68,9 +95,7 @@ def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=
     n = len(solution_strs)
     if extra_infos is None:
         extra_infos = [None] * n
-    fallback = fallback_from_env(0.0)
-    if fallback is None:
-        fallback = 0.0  # verl needs a number for every sample
+    fallback = _fallback()
     groups = {}
     for i in range(n):
         groups.setdefault(grader_for(data_sources[i]), []).append(i)

@@ -8,9 +8,11 @@ import { Admission, QueueFullError } from './admission.js';
 import { installAuth, isLoopback } from './auth.js';
 import type { ServerContext } from './context.js';
 import { registerHealth } from './formats/health.js';
+import { registerNemoGym } from './formats/nemo-gym.js';
 import { registerOpenAI } from './formats/openai.js';
 import { registerOpenRLHF } from './formats/openrlhf.js';
 import { registerScore } from './formats/score.js';
+import { registerSlime } from './formats/slime.js';
 import { GraderSet } from './grader-set.js';
 import { errorBody, HttpError } from './http-error.js';
 import { installJsonBodyParser } from './json-body.js';
@@ -121,6 +123,8 @@ export function createServer(options: ServerOptions): ArbiterServer {
   registerOpenAI(app, ctx);
   registerOpenRLHF(app, ctx);
   registerScore(app, ctx);
+  registerSlime(app, ctx);
+  registerNemoGym(app, ctx);
 
   let closed: Promise<void> | undefined;
   return {

@@ -9,3 +9,8 @@ export { closeOnSignals } from './shutdown.js';
 export { extractResponse, stripTrailingTokens } from './formats/response-text.js';
 export { errorFlags } from './formats/openai-errors.js';
 export type { OpenAIErrorFlags } from './formats/openai-errors.js';
+export { floatNum, floatList, floatJSON, resultJSON } from './formats/float-json.js';
+export { responseOutput } from './formats/nemo-gym.js';
+export { OPENAI_GRADER_PATHS } from './formats/openai.js';
+export { DEFAULT_MAX_QUEUE, REWARD_FORMATS } from './options.js';
+export type { RewardFormat } from './options.js';

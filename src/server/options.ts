@@ -22,6 +22,18 @@ export const DEFAULT_EOS_TOKENS: readonly string[] = [
   '[PAD]',
 ];
 
+/** What POST /reward (slime) answers: a bare float, or an object with the reward and its validity. */
+export type RewardFormat = 'number' | 'dict';
+export const REWARD_FORMATS: readonly RewardFormat[] = ['number', 'dict'];
+
+/**
+ * Default queue: room for the samples one OpenRLHF rollout can have waiting at once. OpenRLHF sends
+ * one 1-sample /get_reward request per finished generation, up to vllm_generate_batch_size x
+ * n_samples_per_prompt at once (512 x 16 = 8192 in its ProRL example), does not read Retry-After
+ * and gives up after 5 tries a second apart; 256 slots + 16384 queued admit that twice over.
+ */
+export const DEFAULT_MAX_QUEUE = 16384;
+
 export interface ServerOptions {
   /** Named graders; the first is the default when a request names none (unless `defaultGrader`). */
   graders: Map<string, Grader> | Record<string, Grader>;
@@ -53,7 +65,7 @@ export interface ServerOptions {
   deadlineMs?: number;
   /** Samples graded at once across all requests (default 256). */
   concurrency?: number;
-  /** Samples allowed to wait for a slot (default 4096); beyond that requests get 429. */
+  /** Samples allowed to wait for a slot (default 16384); beyond that requests get 429. */
   maxQueue?: number;
   /** Most samples in one batch request (/v1/score, /get_reward) (default min(4096, concurrency + maxQueue)). */
   maxBatch?: number;
@@ -61,6 +73,8 @@ export interface ServerOptions {
   fallbackReward?: number;
   /** Tokens stripped from the end (and, as padding, the start) of OpenRLHF queries. */
   eosTokens?: readonly string[];
+  /** POST /reward (slime) replies: a bare float (default "number") or an object ("dict"); `?format=` overrides. */
+  rewardFormat?: RewardFormat;
   /** Shared services for graders (created and closed by the server when omitted). */
   services?: Services;
   /** fastify logger: false (default), true, or a pino level name. */
@@ -85,6 +99,7 @@ export interface ResolvedOptions {
   maxBatch: number;
   fallbackReward: number;
   eosTokens: readonly string[];
+  rewardFormat: RewardFormat;
 }
 
 function positive(name: string, v: number | undefined, dflt: number): number {
@@ -112,11 +127,13 @@ export function resolveOptions(o: ServerOptions, graderNames: string[]): Resolve
     maxJsonDepth: Math.floor(positive('maxJsonDepth', o.maxJsonDepth, DEFAULT_MAX_JSON_DEPTH)),
     deadlineMs: positive('deadlineMs', o.deadlineMs, 30_000),
     concurrency: Math.floor(positive('concurrency', o.concurrency, 256)),
-    maxQueue: Math.floor(positive('maxQueue', o.maxQueue, 4096)),
+    maxQueue: Math.floor(positive('maxQueue', o.maxQueue, DEFAULT_MAX_QUEUE)),
     maxBatch: 0,
     fallbackReward,
     eosTokens: (o.eosTokens ?? DEFAULT_EOS_TOKENS).filter((t) => t.length > 0),
+    rewardFormat: o.rewardFormat ?? 'number',
   };
+  if (!REWARD_FORMATS.includes(r.rewardFormat)) throw new RangeError(`server option rewardFormat must be one of ${REWARD_FORMATS.join(', ')}, got ${String(o.rewardFormat)}`);
   // By default a batch may fill the whole queue (capped at 4096); an explicit maxBatch must fit in it.
   r.maxBatch = Math.floor(positive('maxBatch', o.maxBatch, Math.min(4096, r.concurrency + r.maxQueue)));
   if (o.token !== undefined) {

@@ -1,9 +1,9 @@
-// `arbiter serve`: serve rewards over HTTP (OpenAI graders API, OpenRLHF /get_reward, batch
-// /v1/score, /healthz, /metrics) from one or more named graders.
+// `arbiter serve`: serve rewards over HTTP (OpenAI graders API, OpenRLHF /get_reward, slime
+// /reward, NeMo-Gym /verify, batch /v1/score, /healthz, /metrics) from one or more named graders.
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_MAX_JSON_DEPTH } from '../../core/json.js';
 import { Services } from '../../core/services.js';
-import { DEFAULT_EOS_TOKENS } from '../../server/options.js';
+import { DEFAULT_EOS_TOKENS, DEFAULT_MAX_QUEUE, REWARD_FORMATS, type RewardFormat } from '../../server/options.js';
 import { die, EXIT } from '../exit.js';
 import { positiveInt } from './score.js';
 
@@ -20,6 +20,11 @@ function finite(v: string): number {
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
+
+function rewardFormat(v: string): RewardFormat {
+  if (!(REWARD_FORMATS as readonly string[]).includes(v)) throw new InvalidArgumentError(`must be one of ${REWARD_FORMATS.join(', ')}`);
+  return v as RewardFormat;
+}
 
 interface ServeOpts {
   grader: string[];
@@ -41,6 +46,7 @@ interface ServeOpts {
   maxQueue: number;
   maxBatch?: number;
   fallbackReward: number;
+  rewardFormat: RewardFormat;
   eosToken: string[];
   defaultEos: boolean;
   logLevel?: string;
@@ -67,9 +73,10 @@ export function register(program: Command): void {
     .option('--max-json-depth <n>', 'deepest JSON nesting accepted in a request body (deeper: 400 limit_exceeded)', positiveInt, DEFAULT_MAX_JSON_DEPTH)
     .option('--deadline-ms <ms>', 'per-request deadline; unfinished samples get timeout results', positiveInt, 30_000)
     .option('-c, --concurrency <n>', 'samples graded at once across all requests', positiveInt, 256)
-    .option('--max-queue <n>', 'samples that may wait for a slot before requests get 429', positiveInt, 4096)
+    .option('--max-queue <n>', 'samples that may wait for a slot before requests get 429', positiveInt, DEFAULT_MAX_QUEUE)
     .option('--max-batch <n>', 'most samples in one request (default: min(4096, concurrency + max-queue))', positiveInt)
-    .option('--fallback-reward <x>', 'reward for samples that could not be graded (/get_reward, /v1/graders/run)', finite, 0)
+    .option('--fallback-reward <x>', 'reward for samples that could not be graded (/get_reward, /reward, /verify, /v1/graders/run)', finite, 0)
+    .option('--reward-format <f>', 'what POST /reward (slime) answers: number (a bare float) or dict ({reward, valid, ...}); ?format= overrides', rewardFormat, 'number' as RewardFormat)
     .option('--eos-token <tok>', 'token to strip from the end of OpenRLHF queries (repeatable; adds to the defaults)', collect, [])
     .option('--no-default-eos', 'do not strip the default EOS tokens, only --eos-token ones')
     .option('--log-level <level>', 'log to stdout as JSON at this level (fatal, error, warn, info, debug)')
@@ -77,8 +84,9 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       `
-Endpoints: POST /v1/graders/run, POST /v1/graders/validate, POST /get_reward, POST /v1/score,
-GET /healthz, GET /metrics. SIGTERM/SIGINT finish in-flight requests, then exit.
+Endpoints: POST /v1/graders/run, POST /v1/graders/validate (also at the OpenAI SDKs' paths
+[/v1]/fine_tuning/alpha/graders/run|validate), POST /get_reward (OpenRLHF), POST /reward (slime),
+POST /verify, /seed_session, /aggregate_metrics (NeMo-Gym), POST /v1/score, GET /healthz, GET /metrics. SIGTERM/SIGINT finish in-flight requests, then exit.
 
 Default EOS tokens: ${DEFAULT_EOS_TOKENS.join(' ')}
 
@@ -118,6 +126,7 @@ Examples:
             maxQueue: o.maxQueue,
             ...(o.maxBatch ? { maxBatch: o.maxBatch } : {}),
             fallbackReward: o.fallbackReward,
+            rewardFormat: o.rewardFormat,
             eosTokens,
             services,
             ...(o.logLevel ? { logger: o.logLevel } : {}),

@@ -2,8 +2,9 @@
 // sub_rewards, metadata: {name, type, errors, execution_time, scores, ...}} and POST
 // /v1/graders/validate {grader} -> {grader}. `grader` is a loaded grader's name, or (with
 // allowInlineGraders) a grader config object as OpenAI's API takes it, run only within the
-// operator's inline policy (inline-policy.ts).
-import type { FastifyInstance } from 'fastify';
+// operator's inline policy (inline-policy.ts). The same handlers answer at the official SDKs' paths
+// ({base}/fine_tuning/alpha/graders/run|validate, with or without /v1).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ConfigError } from '../../config/errors.js';
 import type { Grader } from '../../core/grader.js';
 import { loadGrader } from '../../core/registry.js';
@@ -12,6 +13,7 @@ import type { Result } from '../../core/result.js';
 import { bodyObject, openScope, type ServerContext } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { checkInline } from '../inline-policy.js';
+import { floatJSON, sendJSON } from './float-json.js';
 import { errorFlags } from './openai-errors.js';
 
 /** Label used in metrics for inline graders (their names are client-chosen, so unbounded). */
@@ -93,8 +95,17 @@ export function toOpenAIResponse(r: Result, fallback: number): Record<string, un
   };
 }
 
+/** Where each handler answers: arbiter's short path, and the SDKs' path with base URL .../v1 or the bare host. */
+export const OPENAI_GRADER_PATHS = {
+  run: ['/v1/graders/run', '/v1/fine_tuning/alpha/graders/run', '/fine_tuning/alpha/graders/run'],
+  validate: ['/v1/graders/validate', '/v1/fine_tuning/alpha/graders/validate', '/fine_tuning/alpha/graders/validate'],
+} as const;
+
+/** Keys of a run response whose numbers are rewards (written as JSON floats). */
+const REWARD_KEYS: ReadonlySet<string> = new Set(['reward', 'sub_rewards', 'scores']);
+
 export function registerOpenAI(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/v1/graders/run', async (request) => {
+  const run = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = bodyObject(request.body);
     let grader: Grader;
     let label: string;
@@ -112,13 +123,13 @@ export function registerOpenAI(app: FastifyInstance, ctx: ServerContext): void {
       scope.admit(1);
       const input = scope.normalize(grader, { item: body.item ?? {}, sample: sampleOf(body.model_sample, ctx.opts.maxJsonDepth) });
       const result = await scope.grade(grader, label, input);
-      return toOpenAIResponse(result, ctx.opts.fallbackReward);
+      return sendJSON(reply, floatJSON(toOpenAIResponse(result, ctx.opts.fallbackReward), REWARD_KEYS)!);
     } finally {
       scope.end();
     }
-  });
+  };
 
-  app.post('/v1/graders/validate', async (request) => {
+  const validate = async (request: FastifyRequest) => {
     const body = bodyObject(request.body);
     const g = body.grader;
     if (typeof g === 'string') return { grader: ctx.graders.resolve(g).grader.config };
@@ -133,5 +144,8 @@ export function registerOpenAI(app: FastifyInstance, ctx: ServerContext): void {
       throw e;
     }
     return { grader: g };
-  });
+  };
+
+  for (const path of OPENAI_GRADER_PATHS.run) app.post(path, run);
+  for (const path of OPENAI_GRADER_PATHS.validate) app.post(path, validate);
 }

@@ -2,10 +2,12 @@
 // {rewards, scores, extra_logs}. Responses are recovered from the queries (prompt prefix and
 // EOS tokens removed), labels become `item.label`; invalid grades get the fallback reward and are
 // counted per sample in `extra_logs.arbiter_invalid` (OpenRLHF logs the mean of each extra_logs list).
+// Every number in the reply is a JSON float (`1.0`): OpenRLHF builds its reward tensors from them.
 import type { FastifyInstance } from 'fastify';
 import type { Result } from '../../core/result.js';
 import { bodyObject, checkBatch, openScope, type ServerContext } from '../context.js';
 import { HttpError } from '../http-error.js';
+import { getRewardJSON, sendJSON } from './float-json.js';
 import { extractResponse } from './response-text.js';
 import { invalidResult } from '../../core/result.js';
 
@@ -31,18 +33,8 @@ function addComponents(logs: Map<string, number[]>, prefix: string, r: Result, i
   }
 }
 
-/** Response schema: lets fastify serialise replies with a compiled serializer (fast-json-stringify). */
-const numbers = { type: 'array', items: { type: 'number' } } as const;
-const responseSchema = {
-  200: {
-    type: 'object',
-    properties: { rewards: numbers, scores: numbers, extra_logs: { type: 'object', additionalProperties: numbers } },
-    required: ['rewards', 'scores', 'extra_logs'],
-  },
-};
-
 export function registerOpenRLHF(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/get_reward', { schema: { response: responseSchema } }, async (request) => {
+  app.post('/get_reward', async (request, reply) => {
     const body = bodyObject(request.body);
     const q = request.query as Record<string, unknown>;
     const { name, grader } = ctx.graders.resolve(body.grader ?? q.grader);
@@ -96,9 +88,7 @@ export function registerOpenRLHF(app: FastifyInstance, ctx: ServerContext): void
         invalid[i] = ok ? 0 : 1;
         addComponents(logs, '', r, i, n, fallback);
       }
-      const extra_logs: Record<string, number[]> = { arbiter_invalid: invalid };
-      for (const [k, v] of logs) if (k !== 'arbiter_invalid') extra_logs[k] = v;
-      return { rewards, scores: rewards, extra_logs };
+      return sendJSON(reply, getRewardJSON(rewards, invalid, logs));
     } finally {
       scope.end();
     }

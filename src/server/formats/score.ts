@@ -2,14 +2,14 @@
 // Results come back in input order, one per sample, each the core's Result plus its id; a malformed
 // sample gets an invalid `bad_input` result in its place. Ids are echoed byte-exact: the raw text of
 // each sample's `id` from the request body (so 1e999 or 12345678901234567891 come back as sent); a
-// sample without an id gets its index.
+// sample without an id gets its index. Scores are written as JSON floats.
 import type { FastifyInstance } from 'fastify';
-import { ID_JSON, stringifyRecord } from '../../core/json.js';
 import type { Result } from '../../core/result.js';
 import { bodyObject, checkBatch, openScope, type ServerContext } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { rawIdsOf } from '../json-body.js';
 import { SummaryStats } from '../../io/summary.js';
+import { scoreJSON, sendJSON } from './float-json.js';
 
 /** The raw id text for samples[i] when it reads back as the parsed id (duplicate keys cannot mislead it). */
 function rawIdTexts(body: unknown, samples: unknown[]): (string | undefined)[] {
@@ -55,17 +55,9 @@ export function registerScore(app: FastifyInstance, ctx: ServerContext): void {
       }
       const results = await Promise.all(pending);
       const stats = new SummaryStats();
-      const parts = results.map((r, i) => {
-        stats.add(r);
-        const rec: { id: string | number | null; [ID_JSON]?: string } & Result = { id: ids[i]!, ...r };
-        if (raws[i] !== undefined) rec[ID_JSON] = raws[i];
-        return stringifyRecord(rec);
-      });
+      for (const r of results) stats.add(r);
       const { count, valid, invalid, mean_score, error_kinds } = stats.summary();
-      const summary = { count, valid, invalid, mean_score, error_kinds };
-      // written by hand so each id goes out as its raw text
-      reply.header('content-type', 'application/json; charset=utf-8');
-      return `{"grader":${JSON.stringify(name)},"results":[${parts.join(',')}],"summary":${JSON.stringify(summary)}}`;
+      return sendJSON(reply, scoreJSON(name, results, ids, { count, valid, invalid, mean_score, error_kinds }, raws));
     } finally {
       scope.end();
     }
