@@ -11,6 +11,8 @@ export const EXIT = {
   USAGE: 2,
   /** `validate` found problems. */
   INVALID: 3,
+  /** `monitor --fail-on-alert`: a monitor alerted. */
+  ALERT: 4,
 } as const;
 
 /** Prints a known error and exits; rethrows nothing. */

@@ -11,6 +11,7 @@ import { registerHealth } from './formats/health.js';
 import { registerOpenAI } from './formats/openai.js';
 import { registerOpenRLHF } from './formats/openrlhf.js';
 import { registerScore } from './formats/score.js';
+import { registerGroups } from './formats/groups.js';
 import { GraderSet } from './grader-set.js';
 import { errorBody, HttpError } from './http-error.js';
 import { ServerMetrics } from './metrics.js';
@@ -44,7 +45,7 @@ export function createServer(options: ServerOptions): ArbiterServer {
   const ownServices = !options.services;
   const services = options.services ?? new Services();
   const admission = new Admission(opts.concurrency, opts.maxQueue);
-  const metrics = new ServerMetrics(admission);
+  const metrics = new ServerMetrics(admission, opts.monitorWindow);
   const ctx: ServerContext = { graders: new GraderSet(graderMap, opts.defaultGrader), opts, metrics, admission, services, closing: false };
 
   const logger = options.logger === true ? { level: 'info' } : typeof options.logger === 'string' ? { level: options.logger } : false;
@@ -107,6 +108,7 @@ export function createServer(options: ServerOptions): ArbiterServer {
   registerOpenAI(app, ctx);
   registerOpenRLHF(app, ctx);
   registerScore(app, ctx);
+  registerGroups(app, ctx);
 
   let closed: Promise<void> | undefined;
   return {

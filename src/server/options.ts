@@ -43,6 +43,8 @@ export interface ServerOptions {
   fallbackReward?: number;
   /** Tokens stripped from the end (and, as padding, the start) of OpenRLHF queries. */
   eosTokens?: readonly string[];
+  /** Recent grades per grader kept for the reward-hacking monitors in /metrics (default 2048; 0 = off). */
+  monitorWindow?: number;
   /** Shared services for graders (created and closed by the server when omitted). */
   services?: Services;
   /** fastify logger: false (default), true, or a pino level name. */
@@ -61,6 +63,7 @@ export interface ResolvedOptions {
   maxBatch: number;
   fallbackReward: number;
   eosTokens: readonly string[];
+  monitorWindow: number;
 }
 
 function positive(name: string, v: number | undefined, dflt: number): number {
@@ -86,7 +89,9 @@ export function resolveOptions(o: ServerOptions, graderNames: string[]): Resolve
     maxBatch: 0,
     fallbackReward,
     eosTokens: (o.eosTokens ?? DEFAULT_EOS_TOKENS).filter((t) => t.length > 0),
+    monitorWindow: o.monitorWindow ?? 2048,
   };
+  if (!Number.isInteger(r.monitorWindow) || r.monitorWindow < 0 || r.monitorWindow > 1_000_000) throw new RangeError(`server option monitorWindow must be an integer from 0 to 1000000, got ${o.monitorWindow}`);
   // By default a batch may fill the whole queue (capped at 4096); an explicit maxBatch must fit in it.
   r.maxBatch = Math.floor(positive('maxBatch', o.maxBatch, Math.min(4096, r.concurrency + r.maxQueue)));
   if (o.token !== undefined) {
