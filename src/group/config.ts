@@ -44,6 +44,7 @@ const schemas = {
     multi_objective_aggregation: z.enum(['sum_then_normalize', 'normalize_then_sum']).optional(),
     /** Read the rewards from these components of each line (`components.<name>.score`) instead of `scores`. */
     reward_components: z.array(z.string().min(1)).min(1).max(1000).optional(),
+    group_of_one: groupOfOne,
     ...streaming,
   }),
 };

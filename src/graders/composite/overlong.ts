@@ -24,7 +24,8 @@ type Config = z.infer<typeof schema>;
 export function overlongReward(len: number, maxRespLen: number, bufferLen: number, factor: number): number {
   const expected = maxRespLen - bufferLen;
   const exceed = len - expected;
-  return Math.min((-exceed / bufferLen) * factor, 0);
+  const r = Math.min((-exceed / bufferLen) * factor, 0);
+  return r === 0 ? 0 : r; // no -0 in results
 }
 
 export const overlongPenalty: GraderType<Config> = {
