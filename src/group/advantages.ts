@@ -24,7 +24,7 @@ function resolve(config: AdvantageConfig | Record<string, unknown>): AdvantageCo
 export function computeAdvantages(config: AdvantageConfig | Record<string, unknown>, records: readonly unknown[], where = 'records'): Record<string, unknown>[] {
   const cfg = resolve(config);
   const eng = recordEngine(cfg);
-  records.forEach((r, i) => eng.pushRecord(r, `${where}[${i}]`, i));
+  records.forEach((r, i) => eng.pushRecord(r, where, i));
   eng.end();
   return eng.take();
 }
@@ -47,7 +47,8 @@ async function openInput(input: string): Promise<Readable> {
   try {
     const st = await stat(input);
     if (st.isDirectory()) throw new IoError(`cannot read input ${input}: it is a directory`);
-    const rs = createReadStream(input, { highWaterMark: 1 << 20 });
+    // 64 KiB reads: each batch of lines dies young, so the heap (and RSS) stays small
+    const rs = createReadStream(input, { highWaterMark: 1 << 16 });
     await once(rs, 'open');
     return rs;
   } catch (e) {
@@ -78,8 +79,8 @@ export async function advantageFile(opts: AdvantageFileOptions): Promise<Advanta
   const eng = lineEngine(cfg);
   const t0 = performance.now();
   const flush = async () => {
-    const lines = eng.take();
-    if (lines.length) await writer.writeText(lines.join('\n') + '\n');
+    // in slices: at the end of a batch held whole, a million lines are ready at once
+    for (let lines = eng.take(4096); lines.length; lines = eng.take(4096)) await writer.writeText(lines.join('\n') + '\n');
   };
   try {
     for await (const b of readLineBatches(stream)) {

@@ -3,7 +3,7 @@
 // (invalid grades, bad input) never enter a statistic; they keep advantage 0. Arithmetic is float64
 // (the trainers use float32), so values agree to ~1e-7.
 import type { AdvantageConfig } from './config.js';
-import type { Row } from './rows.js';
+import { whereOf, type Row } from './rows.js';
 import { mean, stdUnbiased } from './stats.js';
 
 /** verl's masked_mean denominator offset and masked_whiten's variance offset. */
@@ -22,7 +22,7 @@ function single(r: Row): void {
 
 /** Splits rows by group key, keeping first-appearance order (rows without a key are skipped). */
 export function byGroup(rows: Row[]): Row[][] {
-  const m = new Map<string, Row[]>();
+  const m = new Map<string | number, Row[]>();
   for (const r of rows) {
     if (r.group === undefined) continue;
     let g = m.get(r.group);
@@ -83,7 +83,7 @@ function opo(rows: Row[], c: AdvantageConfig): void {
   if (sl === 0) {
     for (const r of xs) {
       r.masked = 'no_tokens';
-      r.error = { kind: 'bad_input', message: `${r.where}: every response in its group has response_length 0, so OPO's length-weighted baseline is undefined` };
+      r.error = { kind: 'bad_input', message: `${whereOf(r)}: every response in its group has response_length 0, so OPO's length-weighted baseline is undefined` };
     }
     return;
   }
@@ -114,7 +114,7 @@ function grpoPassk(rows: Row[], c: AdvantageConfig): void {
 function gigpo(rows: Row[], c: AdvantageConfig): void {
   // A step's return-to-go includes every later step's reward: when one of them is unknown (an
   // invalid or malformed line of the same trajectory), the earlier steps cannot be scored either.
-  const lastBad = new Map<string, number>();
+  const lastBad = new Map<string | number, number>();
   rows.forEach((r, i) => {
     if (r.masked && r.traj !== undefined) lastBad.set(r.traj, i);
   });
@@ -141,7 +141,7 @@ function gigpo(rows: Row[], c: AdvantageConfig): void {
   }
   // discounted step returns per trajectory, in the order the steps appear
   const ret = new Map<Row, number>();
-  const trajs = new Map<string, Row[]>();
+  const trajs = new Map<string | number, Row[]>();
   for (const r of xs) {
     let t = trajs.get(r.traj!);
     if (!t) trajs.set(r.traj!, (t = []));
@@ -213,7 +213,7 @@ function sameWidth(rows: Row[]): void {
     k ??= r.rewards.length;
     if (r.rewards.length !== k) {
       r.masked = 'bad_input';
-      r.error = { kind: 'bad_input', message: `${r.where}: has ${r.rewards.length} reward(s) where earlier lines of the batch have ${k}` };
+      r.error = { kind: 'bad_input', message: `${whereOf(r)}: has ${r.rewards.length} reward(s) where earlier lines of the batch have ${k}` };
     }
   }
 }
@@ -278,36 +278,59 @@ function trlNormalizeThenSum(batch: Row[], c: AdvantageConfig): void {
 
 // ---- token-level, whitened over the batch's response tokens (verl masked_whiten) ----
 
-function whiten(rows: Row[], values: Map<Row, Float64Array>): void {
+/** A row's token values, generated on demand (both statistics passes and the output call it). */
+type TokenValues = (r: Row) => Float64Array;
+
+/**
+ * verl masked_whiten over every token of `rows`: mean = Σv / (N + 1e-8), variance = Σ(v - mean)² /
+ * (N + 1e-8) · N / (N - 1), whitened = (v - mean) / sqrt(variance + 1e-8). Two passes, like verl;
+ * the token values are regenerated per row rather than held for the whole batch.
+ */
+function whiten(rows: Row[], values: TokenValues, constant?: Map<Row, number>): void {
   let n = 0;
   let sum = 0;
   for (const r of rows) {
-    const v = values.get(r)!;
-    n += v.length;
-    for (let t = 0; t < v.length; t++) sum += v[t]!;
+    n += r.len;
+    const c = constant?.get(r);
+    if (c !== undefined) sum += c * r.len;
+    else {
+      const v = values(r);
+      for (let t = 0; t < v.length; t++) sum += v[t]!;
+    }
   }
   if (n < 2) {
     for (const r of rows) {
       r.masked = 'bad_input';
-      r.error = { kind: 'bad_input', message: `${r.where}: whitening needs at least 2 response tokens of scorable lines in the batch, got ${n}` };
+      r.error = { kind: 'bad_input', message: `${whereOf(r)}: whitening needs at least 2 response tokens of scorable lines in the batch, got ${n}` };
     }
     return;
   }
   const m = sum / (n + WHITEN_EPS);
   let ss = 0;
   for (const r of rows) {
-    const v = values.get(r)!;
-    for (let t = 0; t < v.length; t++) ss += (v[t]! - m) ** 2;
+    const c = constant?.get(r);
+    if (c !== undefined) ss += r.len * (c - m) ** 2;
+    else {
+      const v = values(r);
+      for (let t = 0; t < v.length; t++) ss += (v[t]! - m) ** 2;
+    }
   }
   const variance = (ss / (n + WHITEN_EPS)) * (n / (n - 1));
   const inv = 1 / Math.sqrt(variance + WHITEN_EPS);
   for (const r of rows) {
-    const v = values.get(r)!;
-    const out = new Array<number>(v.length);
-    for (let t = 0; t < v.length; t++) out[t] = (v[t]! - m) * inv;
-    r.tokAdv = out;
-    r.adv = out[0]!;
+    r.whiten = { mean: m, inv, values };
+    const c = constant?.get(r);
+    r.adv = ((c ?? values(r)[0]!) - m) * inv;
   }
+}
+
+/** The token advantages of a whitened row. */
+export function tokenAdvantages(r: Row): number[] {
+  const w = r.whiten!;
+  const v = w.values(r);
+  const out = new Array<number>(v.length);
+  for (let t = 0; t < v.length; t++) out[t] = (v[t]! - w.mean) * w.inv;
+  return out;
 }
 
 function withTokens(rows: Row[]): Row[] {
@@ -321,22 +344,21 @@ function withTokens(rows: Row[]): Row[] {
 
 /** reinforce_plus_plus: discounted returns per token (the score on the last token), whitened. */
 function reinforcePP(batch: Row[], c: AdvantageConfig): void {
-  const xs = withTokens(batch);
-  const values = new Map<Row, Float64Array>();
-  for (const r of xs) {
+  const gamma = c.gamma;
+  const returns: TokenValues = (r) => {
     const ret = new Float64Array(r.len);
     let running = 0;
     for (let t = r.len - 1; t >= 0; t--) {
       const reward = r.tokenRewards ? r.tokenRewards[t]! : t === r.len - 1 ? r.score : 0;
-      running = reward + c.gamma * running;
+      running = reward + gamma * running;
       ret[t] = running;
     }
-    values.set(r, ret);
-  }
-  whiten(xs, values);
+    return ret;
+  };
+  whiten(withTokens(batch), returns);
 }
 
-/** reinforce_plus_plus_baseline: s minus the group mean on every token, whitened over the batch. */
+/** reinforce_plus_plus_baseline: s minus the group mean on every token, whitened over the batch tokens. */
 function reinforcePPBaseline(batch: Row[], c: AdvantageConfig): void {
   const xs = withTokens(batch);
   const centred = new Map<Row, number>();
@@ -349,9 +371,8 @@ function reinforcePPBaseline(batch: Row[], c: AdvantageConfig): void {
     const m = mean(g.map((r) => r.score));
     for (const r of g) centred.set(r, r.score - m);
   }
-  const values = new Map<Row, Float64Array>();
-  for (const [r, a] of centred) values.set(r, new Float64Array(r.len).fill(a));
-  whiten([...centred.keys()], values);
+  const values: TokenValues = (r) => new Float64Array(r.len).fill(centred.get(r)!);
+  whiten([...centred.keys()], values, centred);
 }
 
 const GROUP_FNS: Partial<Record<AdvantageConfig['estimator'], (rows: Row[], c: AdvantageConfig) => void>> = {

@@ -12,12 +12,13 @@ export type MaskReason = 'invalid_grade' | 'bad_input' | 'single_in_group' | 'no
 export const MAX_RESPONSE_TOKENS = 1 << 20;
 
 export interface Row {
-  /** The record as given (an object), or null for a line that was not one. */
+  /** The record as given (an object), or null for a line that was not one (or once it is no longer needed). */
   rec: Record<string, unknown> | null;
-  /** Where the record came from, for messages: "line 3" or "records[2]". */
-  where: string;
-  /** Group key (uid with its JSON type, so 1 and "1" differ). */
-  group?: string;
+  /** Where the record came from, for messages: `src` "line" and `at` 3 is "line 3", "records" and 2 "records[2]". */
+  src: string;
+  at: number;
+  /** Group key: the uid itself (a Map tells 1 from "1"). */
+  group?: string | number;
   /** The scalar reward (verl estimators, gigpo episode return). */
   score: number;
   /** trl_grpo: one reward per function, NaN where a function gave none. */
@@ -27,24 +28,39 @@ export interface Row {
   /** reinforce_plus_plus: explicit per-token rewards (else the score sits on the last token). */
   tokenRewards?: number[];
   // gigpo
-  traj?: string;
+  traj?: string | number;
   anchor?: string;
   stepReward: number;
+  // streaming
+  /** The JSONL text the record was parsed from. */
+  text?: string;
+  /** 1: the text can be extended in place (non-empty object without our fields), 2: the same for "{}", 0: re-serialise rec. */
+  inPlace: 0 | 1 | 2;
+  done: boolean;
   // results
   masked?: MaskReason;
   error?: { kind: ErrorKind; message: string };
   adv: number;
-  tokAdv?: number[];
+  /**
+   * Token-level estimators: the whitening applied to this row's token values (regenerated, not
+   * stored: a batch may hold hundreds of millions of tokens), token advantage = (v - mean) · inv.
+   */
+  whiten?: { mean: number; inv: number; values: (row: Row) => Float64Array };
 }
 
 function isObj(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
-function key(v: unknown): string | undefined {
-  if (typeof v === 'string') return `s${v}`;
-  if (typeof v === 'number' && Number.isFinite(v)) return `n${v}`;
+function key(v: unknown): string | number | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
   return undefined;
+}
+
+/** "line 3" or "records[2]". */
+export function whereOf(row: Row): string {
+  return row.src === 'line' ? `line ${row.at}` : `${row.src}[${row.at}]`;
 }
 
 /** Canonical text of a JSON value with object keys sorted (anchor observations are compared by it). */
@@ -59,14 +75,14 @@ export function canonical(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-export function emptyRow(rec: Record<string, unknown> | null, where: string): Row {
-  return { rec, where, score: 0, len: -1, stepReward: 0, adv: 0 };
+export function emptyRow(rec: Record<string, unknown> | null, src: string, at: number): Row {
+  return { rec, src, at, score: 0, len: -1, stepReward: 0, adv: 0, inPlace: 0, done: false };
 }
 
 /** Marks a row as masked with a bad-input (or limit) error naming its place. */
 export function badRow(row: Row, message: string, kind: ErrorKind = 'bad_input'): Row {
   row.masked = kind === 'limit_exceeded' ? 'limit_exceeded' : 'bad_input';
-  row.error = { kind, message: `${row.where}: ${message}` };
+  row.error = { kind, message: `${whereOf(row)}: ${message}` };
   return row;
 }
 
@@ -77,9 +93,9 @@ function finiteOrNull(v: unknown): number | null | undefined {
 }
 
 /** Parses one record for the configured estimator. Never throws. */
-export function toRow(rec: unknown, where: string, cfg: AdvantageConfig): Row {
-  if (!isObj(rec)) return badRow(emptyRow(null, where), `a record must be a JSON object, got ${describe(rec)}`);
-  const row = emptyRow(rec, where);
+export function toRow(rec: unknown, src: string, at: number, cfg: AdvantageConfig): Row {
+  if (!isObj(rec)) return badRow(emptyRow(null, src, at), `a record must be a JSON object, got ${describe(rec)}`);
+  const row = emptyRow(rec, src, at);
 
   if (cfg.needsUid) {
     const g = key(rec.uid);

@@ -5,15 +5,8 @@
 // (whitening, batch std) hold the whole batch.
 import type { AdvantageConfig } from './config.js';
 import { computeBatch, computeGroup } from './estimators.js';
-import { outputLine, outputRecord } from './output.js';
+import { inPlaceKind, outputLine, outputRecord } from './output.js';
 import { badRow, emptyRow, toRow, type MaskReason, type Row } from './rows.js';
-
-interface Slot {
-  row: Row;
-  text?: string;
-  lineNo: number;
-  done: boolean;
-}
 
 export interface AdvantageCounts {
   lines: number;
@@ -24,65 +17,74 @@ export interface AdvantageCounts {
   mask_reasons: Partial<Record<MaskReason | 'internal_error', number>>;
 }
 
-/** Renders a finished slot: a JSONL line (from text) or an object. */
-type Emit<T> = (row: Row, text: string | undefined, lineNo: number) => T;
+/** Renders a finished row: a JSONL line (from its text) or an object. */
+type Emit<T> = (row: Row) => T;
 
 export class AdvantageEngine<T = string> {
   private readonly cfg: AdvantageConfig;
   private readonly emit: Emit<T>;
-  private queue: Slot[] = [];
+  /** Drop parsed records once their text can be written back in place (the JSONL engine). */
+  private readonly dropRecords: boolean;
+  private queue: Row[] = [];
   private head = 0;
-  private readonly open = new Map<string, Slot[]>();
-  private closed = new Set<string>();
-  private batch: Slot[] = [];
+  private readonly open = new Map<string | number, Row[]>();
+  private closed = new Set<string | number>();
+  private batch: Row[] = [];
   private inBatch = 0;
-  private ready: T[] = [];
+  /** Finished rows, rendered when taken (so a batch finishing at once is not rendered at once). */
+  private ready: Row[] = [];
+  private readyHead = 0;
   readonly counts: AdvantageCounts = { lines: 0, groups: 0, short_groups: 0, masked: 0, mask_reasons: {} };
 
-  constructor(cfg: AdvantageConfig, emit: Emit<T>) {
+  constructor(cfg: AdvantageConfig, emit: Emit<T>, dropRecords = false) {
     this.cfg = cfg;
     this.emit = emit;
+    this.dropRecords = dropRecords;
   }
 
   /** Adds one JSONL line (text undefined = over the size cap, `bytes` long). */
   pushLine(text: string | undefined, lineNo: number, bytes = 0): void {
-    let row: Row;
-    if (text === undefined) row = badRow(emptyRow(null, `line ${lineNo}`), `line is ${bytes} bytes, over the size limit`, 'limit_exceeded');
-    else {
-      let rec: unknown;
-      try {
-        rec = JSON.parse(text);
-      } catch (e) {
-        this.add(badRow(emptyRow(null, `line ${lineNo}`), `invalid JSON: ${(e as Error).message}`), undefined, lineNo);
-        return;
-      }
-      row = toRow(rec, `line ${lineNo}`, this.cfg);
+    if (text === undefined) {
+      this.add(badRow(emptyRow(null, 'line', lineNo), `line is ${bytes} bytes, over the size limit`, 'limit_exceeded'));
+      return;
     }
-    this.add(row, text, lineNo);
+    let rec: unknown;
+    try {
+      rec = JSON.parse(text);
+    } catch (e) {
+      this.add(badRow(emptyRow(null, 'line', lineNo), `invalid JSON: ${(e as Error).message}`));
+      return;
+    }
+    const row = toRow(rec, 'line', lineNo, this.cfg);
+    if (row.rec) {
+      row.text = text;
+      row.inPlace = inPlaceKind(row.rec);
+      // the numbers are read; the text is all the output needs (gigpo, trl read no more either)
+      if (this.dropRecords && row.inPlace) row.rec = null;
+    }
+    this.add(row);
   }
 
-  /** Adds one record (library / HTTP); `where` names it in messages. */
-  pushRecord(rec: unknown, where: string, index: number): void {
-    this.add(toRow(rec, where, this.cfg), undefined, index);
+  /** Adds one record (library / HTTP); `src[index]` names it in messages. */
+  pushRecord(rec: unknown, src: string, index: number): void {
+    this.add(toRow(rec, src, index, this.cfg));
   }
 
-  private add(row: Row, text: string | undefined, lineNo: number): void {
-    const slot: Slot = { row, lineNo, done: false };
-    if (text !== undefined) slot.text = text;
-    this.queue.push(slot);
+  private add(row: Row): void {
+    this.queue.push(row);
     this.counts.lines++;
     const c = this.cfg;
     if (c.scope === 'batch') {
-      this.batch.push(slot);
+      this.batch.push(row);
     } else if (row.group === undefined) {
-      slot.done = true; // masked before it could join a group
+      row.done = true; // masked before it could join a group
     } else if (this.closed.has(row.group)) {
       badRow(row, `its uid already had group_size=${c.groupSize} lines in this batch (lines of a group must not exceed group_size; set batch_size when uids repeat across batches)`);
-      slot.done = true;
+      row.done = true;
     } else {
       let g = this.open.get(row.group);
       if (!g) this.open.set(row.group, (g = []));
-      g.push(slot);
+      g.push(row);
       if (c.groupSize !== undefined && g.length === c.groupSize) {
         this.open.delete(row.group);
         this.closed.add(row.group);
@@ -90,28 +92,26 @@ export class AdvantageEngine<T = string> {
       }
     }
     if (c.batchSize !== undefined && ++this.inBatch === c.batchSize) this.endBatch();
-    this.drain();
+    if (row.done || this.queue[this.head]!.done) this.drain();
   }
 
-  private finishGroup(g: Slot[], short: boolean): void {
-    computeGroup(
-      g.map((s) => s.row),
-      this.cfg,
-    );
+  private finishGroup(g: Row[], short: boolean): void {
+    computeGroup(g, this.cfg);
     this.counts.groups++;
     if (short) this.counts.short_groups++;
-    for (const s of g) s.done = true;
+    for (const r of g) r.done = true;
   }
 
   private endBatch(): void {
     this.inBatch = 0;
     if (this.cfg.scope === 'batch') {
-      const rows = this.batch.map((s) => s.row);
-      computeBatch(rows, this.cfg);
-      const groups = new Set<string>();
-      for (const r of rows) if (r.group !== undefined) groups.add(r.group);
+      computeBatch(this.batch, this.cfg);
+      const groups = new Set<string | number>();
+      for (const r of this.batch) {
+        if (r.group !== undefined) groups.add(r.group);
+        r.done = true;
+      }
       this.counts.groups += groups.size;
-      for (const s of this.batch) s.done = true;
       this.batch = [];
     } else {
       for (const g of this.open.values()) this.finishGroup(g, this.cfg.groupSize !== undefined);
@@ -122,18 +122,22 @@ export class AdvantageEngine<T = string> {
 
   private drain(): void {
     const q = this.queue;
-    while (this.head < q.length && q[this.head]!.done) {
-      const s = q[this.head]!;
-      q[this.head++] = undefined as never;
-      const r = s.row;
+    let h = this.head;
+    while (h < q.length && q[h]!.done) {
+      const r = q[h]!;
+      q[h++] = undefined as never;
       if (r.masked) {
         this.counts.masked++;
         this.counts.mask_reasons[r.masked] = (this.counts.mask_reasons[r.masked] ?? 0) + 1;
       }
-      this.ready.push(this.emit(r, s.text, s.lineNo));
+      this.ready.push(r);
     }
-    if (this.head > 4096 && this.head * 2 > q.length) {
-      this.queue = q.slice(this.head);
+    this.head = h;
+    if (h === q.length) {
+      q.length = 0;
+      this.head = 0;
+    } else if (h > 4096 && h * 2 > q.length) {
+      this.queue = q.slice(h);
       this.head = 0;
     }
   }
@@ -144,20 +148,30 @@ export class AdvantageEngine<T = string> {
     this.drain();
   }
 
-  /** Output ready so far, in input order (and forgets it). */
-  take(): T[] {
-    const r = this.ready;
-    this.ready = [];
-    return r;
+  /** Up to `max` outputs ready so far, in input order (and forgets them). */
+  take(max = Infinity): T[] {
+    const rs = this.ready;
+    const end = Math.min(rs.length, this.readyHead + max);
+    const out = new Array<T>(end - this.readyHead);
+    for (let i = this.readyHead; i < end; i++) {
+      out[i - this.readyHead] = this.emit(rs[i]!);
+      rs[i] = undefined as never;
+    }
+    this.readyHead = end;
+    if (end === rs.length) {
+      rs.length = 0;
+      this.readyHead = 0;
+    }
+    return out;
   }
 }
 
 /** An engine that renders JSONL lines. */
 export function lineEngine(cfg: AdvantageConfig): AdvantageEngine<string> {
-  return new AdvantageEngine(cfg, (row, text, lineNo) => outputLine(row, cfg.tokenLevel, text, lineNo));
+  return new AdvantageEngine(cfg, (row) => outputLine(row, cfg.tokenLevel, row.at), true);
 }
 
 /** An engine that renders output objects (the input record plus the advantage fields). */
 export function recordEngine(cfg: AdvantageConfig): AdvantageEngine<Record<string, unknown>> {
-  return new AdvantageEngine(cfg, (row, _text, index) => outputRecord(row, cfg.tokenLevel, index));
+  return new AdvantageEngine(cfg, (row) => outputRecord(row, cfg.tokenLevel, row.at));
 }
