@@ -138,7 +138,9 @@ export function toPoint(rec: Record<string, unknown>, opts: PointOptions = {}, s
   else if (!valid) p.kind = 'unknown';
   const s = sample ?? (isObj(rec.sample) ? rec.sample : undefined);
   const text = typeof rec.output_text === 'string' ? rec.output_text : typeof s?.output_text === 'string' ? s.output_text : undefined;
-  if (text !== undefined) p.text = text.length > (opts.maxText ?? 8192) ? text.slice(0, opts.maxText ?? 8192) : text;
+  const max = opts.maxText ?? 8192;
+  // a copy, not a slice: a slice would keep a long text (up to a whole request body) alive in the window
+  if (text !== undefined) p.text = text.length > max ? Buffer.from(text.slice(0, max)).toString() : text;
   const rl = typeof rec.response_length === 'number' ? rec.response_length : typeof s?.response_length === 'number' ? s.response_length : undefined;
   if (rl !== undefined && Number.isFinite(rl)) p.length = rl;
   const type = isObj(rec.metadata) && typeof rec.metadata.type === 'string' ? rec.metadata.type : '';

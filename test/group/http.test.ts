@@ -1,7 +1,8 @@
 // POST /v1/advantages and POST /v1/groups over real HTTP on loopback, and the monitors in /metrics.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeAdvantages } from '../../dist/index.js';
-import { get, post, start, type Running } from '../server/helpers.js';
+import { ANSWER_CHECK, GSM8K_SOLUTIONS, get, post, start, type Running } from '../server/helpers.js';
 import { registerValueType, value } from './helpers.js';
 
 let srv: Running;
@@ -10,6 +11,7 @@ beforeAll(async () => {
   srv = await start(
     {
       exact: { type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.label}}', operation: 'eq' },
+      answer_check: ANSWER_CHECK,
       gdpo: { type: 'weighted_sum', graders: { acc: value('a'), fmt: value('f') }, weights: { acc: 1, fmt: 0.5 }, normalize: 'group' },
       annealed: { type: 'schedule', grader: value('a'), points: [[0, 1], [100, 0]] },
     },
@@ -116,6 +118,29 @@ describe('POST /v1/groups', () => {
     const clash = await post(`${srv.url}/v1/groups`, { grader: 'annealed', global_step: 75, samples: [{ item: { a: 1, global_step: 3 }, output_text: '' }] });
     expect(clash.status).toBe(400);
     expect((await post(`${srv.url}/v1/groups`, { grader: 'annealed', global_step: -1, samples: [] })).status).toBe(400);
+  });
+
+  it('real GSM8K groups: four models\' solutions per question, graded and turned into GRPO advantages', async () => {
+    const rows = readFileSync(GSM8K_SOLUTIONS, 'utf8').trim().split('\n').slice(0, 100).map((l) => JSON.parse(l));
+    const models = ['6b_finetuning', '6b_verification', '175b_finetuning', '175b_verification'];
+    const samples = rows.flatMap((r, q) => {
+      const label = /A: (.*)$/.exec(r.ground_truth.trim())![1]!.trim();
+      return models.map((m) => ({ id: `${q}/${m}`, uid: `q${q}`, item: { label }, output_text: r[m].solution }));
+    });
+    const res = await post(`${srv.url}/v1/groups`, { grader: 'answer_check', samples });
+    expect(res.status).toBe(200);
+    const out = res.body.results;
+    expect(out).toHaveLength(400);
+    // the advantages are GRPO's over the scores the endpoint returned, group by group
+    const want = computeAdvantages({ estimator: 'grpo' }, out.map((x: { uid: string; score: number; valid: boolean }) => ({ uid: x.uid, score: x.score, valid: x.valid })));
+    out.forEach((x: { advantage: number }, i: number) => expect(x.advantage).toBe(want[i]!.advantage));
+    // a question every model solves (or none does) gives no signal: all four advantages are 0
+    for (let q = 0; q < 100; q++) {
+      const g = out.slice(q * 4, q * 4 + 4);
+      const s = g.map((x: { score: number }) => x.score);
+      if (s.every((v: number) => v === s[0])) for (const x of g) expect(Math.abs(x.advantage)).toBeLessThan(1e-9);
+      else expect(g.some((x: { advantage: number }) => x.advantage > 0) && g.some((x: { advantage: number }) => x.advantage < 0)).toBe(true);
+    }
   });
 
   it('404 for an unknown grader, 413 over the batch limit', async () => {

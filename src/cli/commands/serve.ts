@@ -38,6 +38,7 @@ interface ServeOpts {
   defaultEos: boolean;
   logLevel?: string;
   unsafeNoSandbox?: boolean;
+  monitorWindow: number;
 }
 
 export function register(program: Command): void {
@@ -59,13 +60,18 @@ export function register(program: Command): void {
     .option('--fallback-reward <x>', 'reward for samples that could not be graded (/get_reward, /v1/graders/run)', finite, 0)
     .option('--eos-token <tok>', 'token to strip from the end of OpenRLHF queries (repeatable; adds to the defaults)', collect, [])
     .option('--no-default-eos', 'do not strip the default EOS tokens, only --eos-token ones')
+    .option('--monitor-window <n>', 'recent grades per grader kept for the reward-hacking monitors in /metrics (0 = off)', (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+      return n;
+    }, 2048)
     .option('--log-level <level>', 'log to stdout as JSON at this level (fatal, error, warn, info, debug)')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
     .addHelpText(
       'after',
       `
 Endpoints: POST /v1/graders/run, POST /v1/graders/validate, POST /get_reward, POST /v1/score,
-GET /healthz, GET /metrics. SIGTERM/SIGINT finish in-flight requests, then exit.
+POST /v1/advantages, POST /v1/groups, GET /healthz, GET /metrics. SIGTERM/SIGINT finish in-flight requests, then exit.
 
 Default EOS tokens: ${DEFAULT_EOS_TOKENS.join(' ')}
 
@@ -100,6 +106,7 @@ Examples:
             ...(o.maxBatch ? { maxBatch: o.maxBatch } : {}),
             fallbackReward: o.fallbackReward,
             eosTokens,
+            monitorWindow: o.monitorWindow,
             services,
             ...(o.logLevel ? { logger: o.logLevel } : {}),
           });
