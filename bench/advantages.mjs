@@ -1,6 +1,6 @@
 // Benchmark: `arbiter advantages` (grpo, group_size 16) over N lines (default 1,000,000) in groups
 // of 16, file to file, through the command's own code path (advantageFile), plus the real CLI's wall
-// time. Prints lines/s and peak RSS at N/5 and N (memory must stay flat), against a baseline that
+// time. Prints lines/s, peak RSS and live heap at N/5 and N (memory must stay flat), against a baseline that
 // reads the same lines, JSON.parses and re-serialises each one (no advantages) in the same command,
 // with the ratio. Then the grouped HTTP path: the same group of 16 samples posted to /v1/score and
 // to /v1/groups (grading + group stage + advantages), one request at a time, alternating; the
@@ -35,10 +35,20 @@ async function makeInput(file, n) {
 }
 
 async function child(mode, input, output, config) {
+  config = config ?? '{}';
   // modules load before the clock starts (start-up is measured by the CLI run below)
   const { advantageFile } = await import(dist);
   const { readLineBatches } = await import(new URL('../dist/io/jsonl-reader.js', import.meta.url).href);
   const { createReadStream } = await import('node:fs');
+  // with --sample-heap: live heap sampled after a forced GC every 250 ms (peak RSS also counts garbage
+  // not yet collected); these runs are for memory only, the forced GCs slow them down
+  let live = 0;
+  const sampler = process.argv.includes('--sample-heap')
+    ? setInterval(() => {
+        global.gc();
+        live = Math.max(live, process.memoryUsage().heapUsed);
+      }, 250)
+    : undefined;
   const t0 = performance.now();
   let count = 0;
   if (mode === 'advantages') {
@@ -62,7 +72,8 @@ async function child(mode, input, output, config) {
     await once(ws, 'finish');
   }
   const s = (performance.now() - t0) / 1000;
-  process.stdout.write(JSON.stringify({ count, seconds: s, maxRssMB: process.resourceUsage().maxRSS / 1024 }) + '\n');
+  if (sampler) clearInterval(sampler);
+  process.stdout.write(JSON.stringify({ count, seconds: s, maxRssMB: process.resourceUsage().maxRSS / 1024, liveMB: live / 1e6 }) + '\n');
 }
 
 async function serverChild() {
@@ -122,8 +133,8 @@ if (process.argv[2] === '--child') {
   const dir = join(tmpdir(), 'arbiter-bench-advantages');
   mkdirSync(dir, { recursive: true });
   const streaming = JSON.stringify({ estimator: 'grpo', group_size: 16 });
-  const run = (mode, input, config = streaming) => {
-    const r = spawnSync(process.execPath, [self, '--child', mode, input, join(dir, `${mode}.out.jsonl`), config], { encoding: 'utf8' });
+  const run = (mode, input, config = streaming, heap = false) => {
+    const r = spawnSync(process.execPath, ['--expose-gc', self, '--child', mode, input, join(dir, `${mode}.out.jsonl`), config, ...(heap ? ['--sample-heap'] : [])], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(r.stderr);
     return JSON.parse(r.stdout);
   };
@@ -136,12 +147,14 @@ if (process.argv[2] === '--child') {
   const smallRun = run('advantages', small);
   const bigRun = run('advantages', big);
   const whole = run('advantages', big, JSON.stringify({ estimator: 'grpo' }));
+  const heapSmall = run('advantages', small, streaming, true);
+  const heapBig = run('advantages', big, streaming, true);
   const fmt = (x) => `${x.count} lines in ${x.seconds.toFixed(2)} s = ${Math.round(x.count / x.seconds).toLocaleString('en')} lines/s, peak RSS ${x.maxRssMB.toFixed(0)} MB`;
   console.log(`baseline (parse+serialise only):          ${fmt(base)}`);
   console.log(`advantages grpo, group_size 16, N/5:     ${fmt(smallRun)}`);
   console.log(`advantages grpo, group_size 16, N:       ${fmt(bigRun)}`);
   console.log(`advantages grpo, no group_size (whole input held), N: ${fmt(whole)}`);
-  console.log(`throughput ratio advantages/baseline: ${(base.seconds / bigRun.seconds).toFixed(2)}; peak RSS N vs N/5: ${(bigRun.maxRssMB / smallRun.maxRssMB).toFixed(2)}`);
+  console.log(`throughput ratio advantages/baseline: ${(base.seconds / bigRun.seconds).toFixed(2)}; peak RSS N vs N/5: ${(bigRun.maxRssMB / smallRun.maxRssMB).toFixed(2)}, live heap (sampled after GC) ${heapSmall.liveMB.toFixed(1)} MB at N/5, ${heapBig.liveMB.toFixed(1)} MB at N`);
   // the real command, start-up included
   const cfg = join(dir, 'grpo.json');
   writeFileSync(cfg, streaming);

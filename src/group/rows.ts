@@ -127,8 +127,10 @@ export function toRow(rec: unknown, src: string, at: number, cfg: AdvantageConfi
     row.anchor = canonical(rec.anchor_obs);
   }
 
-  // An invalid grade is left out of the statistics: it is not a 0 reward.
-  if (rec.valid === false) {
+  // An invalid grade is left out of the statistics: it is not a 0 reward. (With reward_components
+  // each component is its own reward function, valid or not on its own, as in TRL.)
+  const perComponent = cfg.estimator === 'trl_grpo' && cfg.rewardComponents !== undefined;
+  if (rec.valid === false && !perComponent) {
     row.masked = 'invalid_grade';
     return row;
   }

@@ -274,6 +274,10 @@ describe('trl_grpo (TRL GRPOTrainer)', () => {
     const out = adv({ estimator: 'trl_grpo', reward_components: ['acc', 'fmt'], reward_weights: [1, 0.1], scale_rewards: 'none' }, [rec(1, 1), rec(0, 1), rec(null, 0)]);
     // sums [1.1, 0.1, 0 (acc None)], mean 0.4
     close(out.map((o) => o.advantage), [0.7, -0.3, -0.4]);
+    // a line invalid as a whole (multi invalidates on one failed component) keeps its valid components
+    const partial = adv({ estimator: 'trl_grpo', reward_components: ['acc', 'fmt'], scale_rewards: 'none' }, [rec(1, 1), { ...rec(null, 1), valid: false, score: null }]);
+    // sums [2, 1]: mean 1.5
+    close(partial.map((o) => o.advantage), [0.5, -0.5]);
     const bad = adv({ estimator: 'trl_grpo', reward_components: ['acc', 'nope'] }, [rec(1, 1)]);
     expect(bad[0]!.advantage_error.message).toMatch(/component\(s\) "nope" missing/);
   });
