@@ -74,3 +74,20 @@ export { computeMetric, METRICS as SIMILARITY_METRICS } from './graders/similari
 export type { Metric as SimilarityMetric } from './graders/similarity/text-similarity.js';
 export { INSTRUCTIONS as IFEVAL_INSTRUCTIONS, buildInstruction as buildIfevalInstruction, followVerdicts as ifevalVerdicts, countSentences, splitSentences } from './graders/ifeval/index.js';
 export { extractCalls as extractToolCalls, matchCalls as matchToolCalls, readAccepted as readAcceptedCalls } from './graders/tools/index.js';
+
+export {
+  ESTIMATORS,
+  parseAdvantageConfig,
+  loadAdvantageConfigFile,
+  computeAdvantages,
+  advantageFile,
+  gradeGroup,
+  computeMonitors,
+  formatMonitors,
+  toPoint as monitorPoint,
+  MonitorWindow,
+  DEFAULT_THRESHOLDS as MONITOR_THRESHOLDS,
+} from './group/index.js';
+export type { AdvantageConfig, EstimatorName, AdvantageSummary, GradeGroupOptions, GroupResult, MonitorPoint, MonitorReport, MonitorOptions, MonitorThresholds, MaskReason } from './group/index.js';
+export { scheduleWeight } from './graders/composite/schedule.js';
+export { overlongReward } from './graders/composite/overlong.js';

@@ -15,6 +15,8 @@ export const EXIT = {
   SIGINT: 130,
   /** `score` stopped by SIGTERM (128 + 15). */
   SIGTERM: 143,
+  /** `monitor --fail-on-alert`: a monitor alerted. */
+  ALERT: 4,
 } as const;
 
 /** Prints a known error and exits; rethrows nothing. */

@@ -10,16 +10,17 @@ export class ConfigError extends Error {
   readonly issues: ConfigIssue[];
   /** File the config came from, when known. */
   readonly file?: string;
-  constructor(issues: ConfigIssue[], file?: string) {
-    super(formatIssues(issues, file));
+  /** `what` names the kind of config in the message (default "grader config"). */
+  constructor(issues: ConfigIssue[], file?: string, what?: string) {
+    super(formatIssues(issues, file, what));
     this.name = 'ConfigError';
     this.issues = issues;
     this.file = file;
   }
 }
 
-export function formatIssues(issues: ConfigIssue[], file?: string): string {
-  const head = file ? `invalid grader config in ${file}` : 'invalid grader config';
+export function formatIssues(issues: ConfigIssue[], file?: string, what = 'grader config'): string {
+  const head = file ? `invalid ${what} in ${file}` : `invalid ${what}`;
   const lines = issues.map((i) => `  - ${i.path || '(root)'}: ${i.message}`);
   return `${head}:\n${lines.join('\n')}`;
 }

@@ -118,7 +118,8 @@ export function listGraderTypes(): GraderType[] {
 
 class AbortNode extends Error {}
 
-function zodIssues(err: z.ZodError, base: string): ConfigIssue[] {
+/** zod issues as config issues with field paths below `base` and readable messages. */
+export function zodIssues(err: z.ZodError, base: string): ConfigIssue[] {
   return err.issues.map((i) => {
     let path = base;
     for (const seg of i.path) path = joinPath(path, typeof seg === 'number' ? seg : String(seg));

@@ -4,6 +4,11 @@ import { gate } from './composite/gate.js';
 import { multi } from './composite/multi.js';
 import { stringCheck } from './string/string-check.js';
 import { threads } from './composite/threads.js';
+import { weightedSum } from './composite/weighted-sum.js';
+import { tiers } from './composite/tiers.js';
+import { transform } from './composite/transform.js';
+import { schedule } from './composite/schedule.js';
+import { overlongPenalty } from './composite/overlong.js';
 import { code } from './code/code.js';
 import { pythonGrader } from './code/python-grader.js';
 import { ifeval } from './ifeval/grader.js';
@@ -24,6 +29,11 @@ const builtins: GraderType<any>[] = [
   multi,
   gate,
   threads,
+  weightedSum,
+  tiers,
+  transform,
+  schedule,
+  overlongPenalty,
   mathGrader,
   format,
   textSimilarity,

@@ -118,3 +118,77 @@ export async function* readLines(stream: Readable, maxLineBytes = DEFAULT_MAX_LI
   }
   if (partBytes > 0 || parts.length > 0) yield emit(null, 0);
 }
+
+/** A run of consecutive lines: `texts[i]` is line `first + i` (undefined when over the size cap). */
+export interface LineBatch {
+  first: number;
+  texts: (string | undefined)[];
+  /** Byte length of each dropped (oversized) line, by index in `texts`. */
+  dropped?: Map<number, number>;
+}
+
+/**
+ * The same lines as `readLines`, yielded in batches (one per input chunk) and decoded a chunk at a
+ * time: for callers whose per-line work is small enough that a per-line await would dominate.
+ */
+export async function* readLineBatches(stream: Readable, maxLineBytes = DEFAULT_MAX_LINE_BYTES): AsyncGenerator<LineBatch> {
+  let carry: Buffer[] = [];
+  let carryBytes = 0;
+  let oversized = false;
+  let line = 0;
+  const strip = (s: string) => (s.length > 0 && s.charCodeAt(s.length - 1) === 13 ? s.slice(0, -1) : s);
+  for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const firstNl = buf.indexOf(10);
+    if (firstNl < 0) {
+      carryBytes += buf.length;
+      if (carryBytes > maxLineBytes) {
+        oversized = true;
+        carry = [];
+      } else carry.push(Buffer.from(buf)); // copy: the stream may reuse its chunk
+      continue;
+    }
+    const batch: LineBatch = { first: line + 1, texts: [] };
+    const drop = (bytes: number) => {
+      (batch.dropped ??= new Map()).set(batch.texts.length, bytes);
+      batch.texts.push(undefined);
+    };
+    let start = 0;
+    if (carryBytes > 0 || oversized) {
+      const bytes = carryBytes + firstNl;
+      if (oversized || bytes > maxLineBytes) drop(bytes);
+      else batch.texts.push(strip(Buffer.concat([...carry, buf.subarray(0, firstNl)]).toString('utf8')));
+      carry = [];
+      carryBytes = 0;
+      oversized = false;
+      start = firstNl + 1;
+    }
+    const last = buf.lastIndexOf(10);
+    if (last >= start) {
+      // a newline byte never occurs inside a multi-byte UTF-8 sequence, so the run decodes whole
+      const parts = buf.toString('utf8', start, last).split('\n');
+      const check = last - start > maxLineBytes;
+      for (const p of parts) {
+        if (check && Buffer.byteLength(p) > maxLineBytes) drop(Buffer.byteLength(p));
+        else batch.texts.push(strip(p));
+      }
+      start = last + 1;
+    }
+    if (start < buf.length) {
+      const rest = buf.subarray(start);
+      carryBytes = rest.length;
+      if (carryBytes > maxLineBytes) oversized = true;
+      else carry = [Buffer.from(rest)];
+    }
+    line += batch.texts.length;
+    yield batch;
+  }
+  if (carryBytes > 0 || oversized) {
+    const batch: LineBatch = { first: line + 1, texts: [] };
+    if (oversized) {
+      batch.dropped = new Map([[0, carryBytes]]);
+      batch.texts.push(undefined);
+    } else batch.texts.push(strip(Buffer.concat(carry).toString('utf8')));
+    yield batch;
+  }
+}

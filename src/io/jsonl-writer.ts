@@ -35,6 +35,13 @@ export class JsonlWriter {
     }
   }
 
+  /** Appends already-serialised text (one or more lines, each ending in a newline). */
+  async writeText(text: string): Promise<void> {
+    if (this.error) throw this.error;
+    this.buf += text;
+    if (this.buf.length >= this.flushAt) await this.flush();
+  }
+
   async flush(): Promise<void> {
     if (this.timer) {
       clearTimeout(this.timer);

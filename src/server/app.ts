@@ -13,6 +13,7 @@ import { registerOpenAI } from './formats/openai.js';
 import { registerOpenRLHF } from './formats/openrlhf.js';
 import { registerScore } from './formats/score.js';
 import { registerSlime } from './formats/slime.js';
+import { registerGroups } from './formats/groups.js';
 import { GraderSet } from './grader-set.js';
 import { errorBody, HttpError } from './http-error.js';
 import { installJsonBodyParser } from './json-body.js';
@@ -47,7 +48,7 @@ export function createServer(options: ServerOptions): ArbiterServer {
   const ownServices = !options.services;
   const services = options.services ?? new Services();
   const admission = new Admission(opts.concurrency, opts.maxQueue);
-  const metrics = new ServerMetrics(admission);
+  const metrics = new ServerMetrics(admission, opts.monitorWindow);
   const ctx: ServerContext = { graders: new GraderSet(graderMap, opts.defaultGrader), opts, metrics, admission, services, closing: false };
 
   const logger = options.logger === true ? { level: 'info' } : typeof options.logger === 'string' ? { level: options.logger } : false;
@@ -125,6 +126,7 @@ export function createServer(options: ServerOptions): ArbiterServer {
   registerScore(app, ctx);
   registerSlime(app, ctx);
   registerNemoGym(app, ctx);
+  registerGroups(app, ctx);
 
   let closed: Promise<void> | undefined;
   return {

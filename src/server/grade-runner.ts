@@ -98,8 +98,12 @@ export class RequestScope implements Cancellable {
     }
   }
 
-  /** Grades one input with grader `g`; never rejects. `label` names the grader in metrics. */
-  async grade(g: Grader, label: string, input: GradeInput | Result): Promise<Result> {
+  /**
+   * Grades one input with grader `g`; never rejects. `label` names the grader in metrics. `ctx`
+   * replaces the scope's context (the group stage's); with `record` false the caller records the
+   * grade itself (after a group stage has finished it).
+   */
+  async grade(g: Grader, label: string, input: GradeInput | Result, ctx: GraderContext = this.ctx, record = true): Promise<Result> {
     const { admission, metrics } = this.deps;
     let r: Result;
     if (!('sample' in input)) r = input;
@@ -118,7 +122,7 @@ export class RequestScope implements Cancellable {
       if (ok) {
         // The slot is held until the grader really settles, even past the deadline: in-flight
         // counts stay honest and a grader that ignores its signal cannot pile up without bound.
-        const p = g.grade(input, this.ctx);
+        const p = g.grade(input, ctx);
         r = await new Promise<Result>((resolve) => {
           p.then(
             (res) => {
@@ -134,7 +138,7 @@ export class RequestScope implements Cancellable {
         });
       }
     }
-    metrics.grade(label, r!);
+    if (record) metrics.grade(label, r!, 'sample' in input ? input : undefined);
     return r!;
   }
 

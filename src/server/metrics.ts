@@ -1,8 +1,10 @@
 // Prometheus metrics for one server (its own prom-client Registry, so several servers can live in
 // one process): requests, latency, grades by grader/type/validity, error kinds, queue and in-flight,
-// inline graders refused by the policy, connections dropped at the cap.
+// inline graders refused by the policy, connections dropped at the cap, and the reward-hacking monitors over a sliding window of each grader's recent grades.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Result } from '../core/result.js';
+import type { GradeInput } from '../core/sample.js';
+import { computeMonitors, MonitorWindow, toPoint, type MonitorReport } from '../group/monitors.js';
 import type { Admission } from './admission.js';
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -20,8 +22,14 @@ export class ServerMetrics {
   /** Cached label children: prom-client hashes label objects on every call otherwise. */
   private readonly children = new Map<string, { inc(n?: number): void } | { observe(v: number): void }>();
   httpInFlight = 0;
+  /** Recent grades per grader label, for the monitors (none when the window size is 0). */
+  private readonly windows = new Map<string, MonitorWindow>();
+  private monitorReports = new Map<string, MonitorReport[]>();
 
-  constructor(admission: Admission) {
+  constructor(
+    admission: Admission,
+    private readonly monitorWindow = 2048,
+  ) {
     const registers = [this.registry];
     this.requests = new Counter({ name: 'arbiter_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers });
     this.latency = new Histogram({ name: 'arbiter_http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['route'], buckets: LATENCY_BUCKETS, registers });
@@ -36,6 +44,38 @@ export class ServerMetrics {
     new Gauge({ name: 'arbiter_queue_capacity', help: 'grading slots plus queue places', registers, collect() { this.set(admission.concurrency + admission.maxQueue); } });
     const self = this;
     new Gauge({ name: 'arbiter_http_requests_in_flight', help: 'HTTP requests being handled now', registers, collect() { this.set(self.httpInFlight); } });
+    const reports = () => this.monitorReports;
+    new Gauge({
+      name: 'arbiter_monitor_value',
+      help: 'reward-hacking monitor values over the recent-grades window (see docs/groups.md)',
+      labelNames: ['grader', 'monitor'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [g, rs] of reports()) for (const r of rs) if (r.value !== null) this.labels(g, r.monitor).set(r.value);
+      },
+    });
+    new Gauge({
+      name: 'arbiter_monitor_alert',
+      help: '1 when a reward-hacking monitor crosses its documented threshold over the recent-grades window',
+      labelNames: ['grader', 'monitor'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [g, rs] of reports()) for (const r of rs) this.labels(g, r.monitor).set(r.alert ? 1 : 0);
+      },
+    });
+    const windows = this.windows;
+    new Gauge({
+      name: 'arbiter_monitor_window_size',
+      help: 'grades in the monitors\' sliding window',
+      labelNames: ['grader'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [g, w] of windows) this.labels(g).set(w.points().length);
+      },
+    });
     collectDefaultMetrics({ register: this.registry });
   }
 
@@ -53,8 +93,17 @@ export class ServerMetrics {
     this.child(`l\0${route}`, () => this.latency.labels(route)).observe(seconds);
   }
 
-  /** Records one graded sample; `grader` is the served name ("(inline)" for inline configs). */
-  grade(grader: string, r: Result): void {
+  /**
+   * Records one graded sample; `grader` is the served name ("(inline)" for inline configs). With its
+   * input (and group uid) the grade also enters the monitors' window.
+   */
+  grade(grader: string, r: Result, input?: GradeInput, uid?: string | number): void {
+    if (this.monitorWindow > 0) {
+      let w = this.windows.get(grader);
+      if (!w) this.windows.set(grader, (w = new MonitorWindow(this.monitorWindow)));
+      const rec = uid === undefined ? (r as unknown as Record<string, unknown>) : { ...r, uid };
+      w.push(toPoint(rec, {}, input?.sample, input?.item));
+    }
     const type = r.metadata?.type ?? 'unknown';
     this.child(`g\0${grader}\0${type}\0${r.valid}`, () => this.grades.labels(grader, type, String(r.valid))).inc();
     if (!r.valid) {
@@ -78,7 +127,15 @@ export class ServerMetrics {
     this.inlineRefused.labels(capability).inc();
   }
 
+  /** The monitors over each grader's window, as of now. */
+  monitors(): Map<string, MonitorReport[]> {
+    const out = new Map<string, MonitorReport[]>();
+    for (const [g, w] of this.windows) out.set(g, computeMonitors(w.points()));
+    return out;
+  }
+
   async text(): Promise<string> {
+    this.monitorReports = this.monitors();
     return this.registry.metrics();
   }
 

@@ -75,6 +75,8 @@ export interface ServerOptions {
   eosTokens?: readonly string[];
   /** POST /reward (slime) replies: a bare float (default "number") or an object ("dict"); `?format=` overrides. */
   rewardFormat?: RewardFormat;
+  /** Recent grades per grader kept for the reward-hacking monitors in /metrics (default 2048; 0 = off). */
+  monitorWindow?: number;
   /** Shared services for graders (created and closed by the server when omitted). */
   services?: Services;
   /** fastify logger: false (default), true, or a pino level name. */
@@ -100,6 +102,7 @@ export interface ResolvedOptions {
   fallbackReward: number;
   eosTokens: readonly string[];
   rewardFormat: RewardFormat;
+  monitorWindow: number;
 }
 
 function positive(name: string, v: number | undefined, dflt: number): number {
@@ -132,8 +135,10 @@ export function resolveOptions(o: ServerOptions, graderNames: string[]): Resolve
     fallbackReward,
     eosTokens: (o.eosTokens ?? DEFAULT_EOS_TOKENS).filter((t) => t.length > 0),
     rewardFormat: o.rewardFormat ?? 'number',
+    monitorWindow: o.monitorWindow ?? 2048,
   };
   if (!REWARD_FORMATS.includes(r.rewardFormat)) throw new RangeError(`server option rewardFormat must be one of ${REWARD_FORMATS.join(', ')}, got ${String(o.rewardFormat)}`);
+  if (!Number.isInteger(r.monitorWindow) || r.monitorWindow < 0 || r.monitorWindow > 1_000_000) throw new RangeError(`server option monitorWindow must be an integer from 0 to 1000000, got ${o.monitorWindow}`);
   // By default a batch may fill the whole queue (capped at 4096); an explicit maxBatch must fit in it.
   r.maxBatch = Math.floor(positive('maxBatch', o.maxBatch, Math.min(4096, r.concurrency + r.maxQueue)));
   if (o.token !== undefined) {

@@ -4,5 +4,7 @@ import * as score from './score.js';
 import * as serve from './serve.js';
 import * as types from './types.js';
 import * as validate from './validate.js';
+import * as advantages from './advantages.js';
+import * as monitor from './monitor.js';
 
-export const commands: { register(program: Command): void }[] = [score, validate, types, serve];
+export const commands: { register(program: Command): void }[] = [score, validate, types, serve, advantages, monitor];

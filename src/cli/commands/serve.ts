@@ -51,6 +51,7 @@ interface ServeOpts {
   defaultEos: boolean;
   logLevel?: string;
   unsafeNoSandbox?: boolean;
+  monitorWindow: number;
 }
 
 export function register(program: Command): void {
@@ -79,6 +80,11 @@ export function register(program: Command): void {
     .option('--reward-format <f>', 'what POST /reward (slime) answers: number (a bare float) or dict ({reward, valid, ...}); ?format= overrides', rewardFormat, 'number' as RewardFormat)
     .option('--eos-token <tok>', 'token to strip from the end of OpenRLHF queries (repeatable; adds to the defaults)', collect, [])
     .option('--no-default-eos', 'do not strip the default EOS tokens, only --eos-token ones')
+    .option('--monitor-window <n>', 'recent grades per grader kept for the reward-hacking monitors in /metrics (0 = off)', (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+      return n;
+    }, 2048)
     .option('--log-level <level>', 'log to stdout as JSON at this level (fatal, error, warn, info, debug)')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
     .addHelpText(
@@ -86,7 +92,8 @@ export function register(program: Command): void {
       `
 Endpoints: POST /v1/graders/run, POST /v1/graders/validate (also at the OpenAI SDKs' paths
 [/v1]/fine_tuning/alpha/graders/run|validate), POST /get_reward (OpenRLHF), POST /reward (slime),
-POST /verify, /seed_session, /aggregate_metrics (NeMo-Gym), POST /v1/score, GET /healthz, GET /metrics. SIGTERM/SIGINT finish in-flight requests, then exit.
+POST /verify, /seed_session, /aggregate_metrics (NeMo-Gym), POST /v1/score, POST /v1/advantages,
+POST /v1/groups, GET /healthz, GET /metrics. SIGTERM/SIGINT finish in-flight requests, then exit.
 
 Default EOS tokens: ${DEFAULT_EOS_TOKENS.join(' ')}
 
@@ -128,6 +135,7 @@ Examples:
             fallbackReward: o.fallbackReward,
             rewardFormat: o.rewardFormat,
             eosTokens,
+            monitorWindow: o.monitorWindow,
             services,
             ...(o.logLevel ? { logger: o.logLevel } : {}),
           });

@@ -1,0 +1,61 @@
+// `schedule`: a sub-grader's score times a weight that depends on the training step (annealing a
+// shaping term): the step is read per sample from a template (default {{item.global_step}}), the
+// weight is interpolated between `points` [[step, weight], ...] (linear, cosine or constant), held
+// at the first/last weight outside them. Step and weight are logged next to the score.
+import { z } from 'zod';
+import { childFailure, GradeFailure, type Result } from '../../core/result.js';
+import { describe } from '../../core/sample.js';
+import { renderValue } from '../../core/template.js';
+import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
+
+const schema = graderSchema({
+  grader: z.unknown(),
+  /** Where the step comes from (default "{{item.global_step}}"). */
+  step: z.string().min(1).optional(),
+  points: z.array(z.tuple([z.number().finite().nonnegative(), z.number().finite()])).min(1).max(10_000),
+  interpolation: z.enum(['linear', 'cosine', 'constant']).optional(),
+});
+type Config = z.infer<typeof schema>;
+
+/** The schedule's weight at `step`. */
+export function scheduleWeight(points: readonly [number, number][], step: number, kind: 'linear' | 'cosine' | 'constant'): number {
+  if (step <= points[0]![0]) return points[0]![1];
+  const last = points[points.length - 1]!;
+  if (step >= last[0]) return last[1];
+  let i = 0;
+  while (points[i + 1]![0] <= step) i++;
+  const [s0, w0] = points[i]!;
+  const [s1, w1] = points[i + 1]!;
+  if (kind === 'constant') return w0;
+  const t = (step - s0) / (s1 - s0);
+  if (kind === 'linear') return w0 + (w1 - w0) * t;
+  return w1 + ((w0 - w1) * (1 + Math.cos(Math.PI * t))) / 2;
+}
+
+export const schedule: GraderType<Config> = {
+  type: 'schedule',
+  summary: 'sub-grader score × a weight scheduled by training step ({{item.global_step}}): linear, cosine or constant between points',
+  capabilities: PURE,
+  schema,
+  build(cfg, b) {
+    if (cfg.grader === undefined) b.fail('grader', 'required sub-grader "grader" is missing');
+    const inner = b.child(cfg.grader, 'grader', 'grader');
+    const src = cfg.step ?? '{{item.global_step}}';
+    const t = b.template('step', src);
+    if (t.vars.length === 0) b.issue('step', `must be a template such as "{{item.global_step}}", got ${JSON.stringify(src)}`);
+    for (let i = 1; i < cfg.points.length; i++) {
+      if (!(cfg.points[i]![0] > cfg.points[i - 1]![0])) b.issue(`points[${i}]`, `steps must increase: ${cfg.points[i]![0]} after ${cfg.points[i - 1]![0]}`);
+    }
+    const kind = cfg.interpolation ?? 'linear';
+    return async (input, ctx) => {
+      const raw = renderValue(t, input);
+      const step = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+      if (!Number.isFinite(step) || step < 0) throw new GradeFailure('bad_input', `step ${src} rendered to ${describe(raw)}, not a non-negative number`);
+      const weight = scheduleWeight(cfg.points, step, kind);
+      const r = await inner.grade(input, ctx);
+      const components: Record<string, Result> = { [inner.name]: r };
+      if (!r.valid || r.score === null) throw childFailure(`sub-grader "${inner.name}"`, r, components);
+      return { score: weight * r.score, components, reason: `weight ${weight} at step ${step} times ${r.score}`, metadata: { step, weight, unscheduled: r.score } };
+    };
+  },
+};

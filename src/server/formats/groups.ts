@@ -1,0 +1,118 @@
+// Group endpoints:
+//   POST /v1/advantages {config, records}                       -> {estimator, records, summary}
+//   POST /v1/groups {grader?, samples, advantages?, global_step?} -> {grader, estimator, results, summary}
+// /v1/advantages adds advantages to already-scored records; /v1/groups grades the samples of one or
+// more prompt groups (by `uid`) with a loaded grader, runs the root grader's group stage, and returns
+// each result with its advantage in one call. Configs come from the request: they are validated like
+// files and never reach beyond arithmetic.
+import type { FastifyInstance } from 'fastify';
+import { ConfigError } from '../../config/errors.js';
+import type { Result } from '../../core/result.js';
+import type { GradeInput } from '../../core/sample.js';
+import { groupContext } from '../../graders/composite/group-stage.js';
+import { computeAdvantages } from '../../group/advantages.js';
+import { parseAdvantageConfig, type AdvantageConfig } from '../../group/config.js';
+import { advantageRecords, finishGroups, groupOutput, toMember } from '../../group/group-grade.js';
+import { SummaryStats } from '../../io/summary.js';
+import { bodyObject, checkBatch, openScope, type ServerContext } from '../context.js';
+import { HttpError } from '../http-error.js';
+
+/** Most records per /v1/advantages request, and most response tokens per request (token advantages are materialised). */
+export const MAX_ADVANTAGE_RECORDS = 1_000_000;
+export const MAX_REQUEST_TOKENS = 4_000_000;
+
+function advantageConfig(raw: unknown, field: string): AdvantageConfig {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new HttpError(400, 'invalid_request', `field "${field}" must be an advantage config object, e.g. {"estimator": "grpo"}`);
+  try {
+    return parseAdvantageConfig(raw, `request body field "${field}"`);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new HttpError(400, 'invalid_advantage_config', e.message, { details: e.issues });
+    throw e;
+  }
+}
+
+function checkTokens(cfg: AdvantageConfig | null, lengths: unknown[]): void {
+  if (!cfg?.tokenLevel) return;
+  let n = 0;
+  for (const l of lengths) if (typeof l === 'number' && Number.isFinite(l) && l > 0) n += l;
+  if (n > MAX_REQUEST_TOKENS) throw new HttpError(413, 'too_many_tokens', `the records claim ${n} response tokens in all; ${cfg.estimator} returns one advantage per token and this server accepts at most ${MAX_REQUEST_TOKENS} per request`);
+}
+
+function maskedCounts(out: Record<string, unknown>[]): { masked: number; mask_reasons: Record<string, number> } {
+  const mask_reasons: Record<string, number> = {};
+  let masked = 0;
+  for (const o of out) {
+    if (o.advantage_masked !== true) continue;
+    masked++;
+    const k = String(o.advantage_mask_reason);
+    mask_reasons[k] = (mask_reasons[k] ?? 0) + 1;
+  }
+  return { masked, mask_reasons };
+}
+
+const lengthOf = (x: unknown): unknown => {
+  if (typeof x !== 'object' || x === null) return undefined;
+  const o = x as Record<string, unknown>;
+  return o.response_length ?? (typeof o.sample === 'object' && o.sample !== null ? (o.sample as Record<string, unknown>).response_length : undefined);
+};
+
+export function registerGroups(app: FastifyInstance, ctx: ServerContext): void {
+  app.post('/v1/advantages', async (request) => {
+    const body = bodyObject(request.body);
+    if (body.config === undefined) throw new HttpError(400, 'invalid_request', 'field "config" is required: an advantage config such as {"estimator": "grpo"}');
+    const cfg = advantageConfig(body.config, 'config');
+    const records = body.records;
+    if (!Array.isArray(records)) throw new HttpError(400, 'invalid_request', 'field "records" is required: a list of {id?, uid, score, ...} objects');
+    if (records.length > MAX_ADVANTAGE_RECORDS) throw new HttpError(413, 'batch_too_large', `field "records" has ${records.length} entries; this server accepts at most ${MAX_ADVANTAGE_RECORDS} per request`);
+    checkTokens(cfg, records.map(lengthOf));
+    const out = computeAdvantages(cfg, records);
+    return { estimator: cfg.estimator, records: out, summary: { count: out.length, ...maskedCounts(out) } };
+  });
+
+  app.post('/v1/groups', async (request) => {
+    const body = bodyObject(request.body);
+    const { name, grader } = ctx.graders.resolve(body.grader);
+    const samples = body.samples;
+    if (!Array.isArray(samples)) throw new HttpError(400, 'invalid_request', 'field "samples" is required: a list of {id?, uid?, item, sample, response_length?} objects');
+    const n = samples.length;
+    checkBatch(ctx, 'samples', n);
+    const cfg = body.advantages === null ? null : advantageConfig(body.advantages ?? { estimator: 'grpo' }, 'advantages');
+    checkTokens(cfg, samples.map(lengthOf));
+    const step = body.global_step;
+    if (step !== undefined && (typeof step !== 'number' || !Number.isFinite(step) || step < 0)) throw new HttpError(400, 'invalid_request', 'field "global_step" must be a non-negative number (the training step, seen by graders as {{item.global_step}})');
+
+    const members = samples.map((s, i) => toMember(s, i, `samples[${i}]`, grader));
+    const withUid = members.filter((m) => m.uid !== undefined).length;
+    if (withUid !== 0 && withUid !== n) throw new HttpError(400, 'invalid_request', `${withUid} of ${n} samples have a "uid": give every sample its group's uid, or none (the request is then one group)`);
+    if (step !== undefined) {
+      members.forEach((m, i) => {
+        if (!m.input) return;
+        const have = m.input.item.global_step;
+        if (have !== undefined && have !== step) throw new HttpError(400, 'invalid_request', `samples[${i}].item.global_step (${JSON.stringify(have)}) differs from the request's global_step (${step})`);
+        m.input = { ...m.input, item: { ...m.input.item, global_step: step } };
+      });
+    }
+
+    const scope = openScope(ctx, request);
+    try {
+      scope.admit(n);
+      const gctx = groupContext(scope.ctx);
+      const results: Result[] = await Promise.all(members.map((m) => scope.grade(grader, name, (m.input ?? m.invalid) as GradeInput | Result, gctx, false)));
+      finishGroups(grader, members, results);
+      results.forEach((r, i) => ctx.metrics.grade(name, r, members[i]!.input, members[i]!.uid));
+      const adv = cfg ? computeAdvantages(cfg, advantageRecords(members, results), 'samples') : null;
+      const out = groupOutput(members, results, adv);
+      const stats = new SummaryStats();
+      for (const r of results) stats.add(r);
+      const { count, valid, invalid, mean_score, error_kinds } = stats.summary();
+      return {
+        grader: name,
+        estimator: cfg?.estimator ?? null,
+        results: out,
+        summary: { count, valid, invalid, mean_score, error_kinds, ...(adv ? maskedCounts(adv) : {}) },
+      };
+    } finally {
+      scope.end();
+    }
+  });
+}
