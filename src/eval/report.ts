@@ -14,6 +14,8 @@ export interface Headline {
   unit?: '%' | '';
   /** A published value to compare with (given on the command line). */
   published?: number;
+  /** In a comparison: the same number in the baseline run (A). */
+  baseline?: number | null;
 }
 
 export type PlotSpec =
@@ -89,6 +91,20 @@ export function metricAt(r: Pick<EvalReport, 'metrics'>, key: string): unknown {
 export function showNumber(v: number | null | undefined, digits: number): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return 'n/a';
   return v.toFixed(digits);
+}
+
+/** Numeric and text leaves of `metrics` as [dotted key, value] (small numeric arrays as JSON). */
+export function flatMetrics(m: Record<string, unknown>, prefix = ''): [string, number | string | null][] {
+  const out: [string, number | string | null][] = [];
+  for (const [k, v] of Object.entries(m)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (typeof v === 'number' || typeof v === 'string' || v === null) out.push([key, v]);
+    else if (typeof v === 'boolean') out.push([key, String(v)]);
+    else if (Array.isArray(v)) {
+      if (v.length <= 16 && JSON.stringify(v).length <= 300) out.push([key, JSON.stringify(v)]);
+    } else if (v && typeof v === 'object') out.push(...flatMetrics(v as Record<string, unknown>, key));
+  }
+  return out;
 }
 
 /** Cuts long text for a table cell. */

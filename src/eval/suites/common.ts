@@ -17,6 +17,8 @@ export interface SuiteOptions {
   orders?: 1 | 2;
   records?: string;
   resume?: boolean;
+  /** A previous run's records file to re-score instead of grading. */
+  recorded?: string;
   concurrency: number;
   maxCases: number;
   progress: boolean;
