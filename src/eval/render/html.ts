@@ -44,7 +44,7 @@ const RENDERER = String.raw`
       var cells = [];
       spec.rows.forEach(function (r, i) { spec.cols.forEach(function (c, j) { cells.push({ row: r, col: c, value: spec.values[i][j] }); }); });
       return Plot.plot({ width: Math.min(w, 160 + 140 * spec.cols.length), height: 80 + 70 * spec.rows.length, marginLeft: 130, padding: 0.04, x: { label: spec.col_label, domain: spec.cols, axis: 'top' }, y: { label: spec.row_label, domain: spec.rows }, color: { scheme: 'blues', legend: true },
-        marks: [Plot.cell(cells, { x: 'col', y: 'row', fill: 'value', inset: 1, tip: true }), Plot.text(cells, { x: 'col', y: 'row', text: function (d) { return d.value.toFixed(spec.digits); }, fill: function (d) { return d.value > (d3.max(cells, function (e) { return e.value; }) || 1) * 0.6 ? 'white' : 'black'; } })] });
+        marks: [Plot.cell(cells, { x: 'col', y: 'row', fill: 'value', inset: 1, tip: true }), Plot.text(cells, { x: 'col', y: 'row', text: function (d) { return d.value.toFixed(spec.digits); }, fill: function (d) { var lo = d3.min(cells, function (e) { return e.value; }), hi = d3.max(cells, function (e) { return e.value; }); return hi > lo && (d.value - lo) / (hi - lo) > 0.55 ? 'white' : 'black'; } })] });
     }
     if (spec.kind === 'lines') {
       var pts = [];
