@@ -34,7 +34,11 @@ export interface Suite {
 }
 
 const labelled: SuiteOption[] = [
-  { flags: '--format <f>', description: 'gsm8k (example_model_solutions.jsonl), math500 (test.jsonl) or samples ({item, output_text, label}); default from the file name', key: 'format' },
+  {
+    flags: '--format <f>',
+    description: 'gsm8k (example_model_solutions.jsonl), math500 (test.jsonl) or samples ({item, output_text, label}); default from the file name',
+    key: 'format',
+  },
   { flags: '--label <path>', description: 'where the correct/incorrect label is in a samples record (default "label")', key: 'label' },
   { flags: '--score-field <path>', description: 'use the score already in each record at this path instead of grading', key: 'scoreField' },
   { flags: '--threshold <x>', description: 'pass when score >= x (when the grader has no pass_threshold; default 0.5)', key: 'threshold', parse: 'number' },
@@ -43,15 +47,18 @@ const labelled: SuiteOption[] = [
 export const SUITES: Suite[] = [
   {
     name: 'judgebench',
-    summary: "JudgeBench's pair metric per category (knowledge, reasoning, math, coding) and overall; re-scores an outputs file, or judges a pairs file with --grader",
+    summary:
+      "JudgeBench's pair metric per category (knowledge, reasoning, math, coding) and overall; re-scores an outputs file, or judges a pairs file with --grader",
     args: '<file>',
-    example: 'arbiter eval judgebench "../shared/data/judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=arena_hard,judge_model=o1-mini-2024-09-12.jsonl" --html jb.html',
+    example:
+      'arbiter eval judgebench "../shared/data/judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=arena_hard,judge_model=o1-mini-2024-09-12.jsonl" --html jb.html',
     options: [],
     run: runJudgeBench,
   },
   {
     name: 'llmbar',
-    summary: "LLMBar's statistics (accuracy per order, both-correct, positional agreement, Cohen's kappa) from result.json files, or live on dataset.json with --grader",
+    summary:
+      "LLMBar's statistics (accuracy per order, both-correct, positional agreement, Cohen's kappa) from result.json files, or live on dataset.json with --grader",
     args: '<files...>',
     example: 'arbiter eval llmbar ../shared/data/llmbar/Natural/evaluators/GPT-4/Vanilla/result.json --json out.json',
     options: [],
@@ -59,7 +66,8 @@ export const SUITES: Suite[] = [
   },
   {
     name: 'rm-bench',
-    summary: "RM-Bench's 3x3 style-substance matrix and hard/normal/easy accuracy: re-scores result files (score_chosen/score_rejected) or grades the data files with a pointwise --grader",
+    summary:
+      "RM-Bench's 3x3 style-substance matrix and hard/normal/easy accuracy: re-scores result files (score_chosen/score_rejected) or grades the data files with a pointwise --grader",
     args: '<files...>',
     example: 'arbiter eval rm-bench ../shared/data/rm-bench/chat_filtered.json --grader rm.json --html rm.html',
     options: [],
@@ -68,7 +76,8 @@ export const SUITES: Suite[] = [
   {
     name: 'preference',
     recorded: true,
-    summary: 'accuracy of a pairwise (both orders) or pointwise grader on chosen/rejected pairs: HH-RLHF, LLMBar, JudgeBench or {question, chosen, rejected} JSONL',
+    summary:
+      'accuracy of a pairwise (both orders) or pointwise grader on chosen/rejected pairs: HH-RLHF, LLMBar, JudgeBench or {question, chosen, rejected} JSONL',
     args: '[file]',
     example: 'arbiter eval preference ../shared/data/hh-rlhf/harmless-base-test.jsonl.gz --grader judge.json --records run.jsonl --resume',
     options: [{ flags: '--format <f>', description: 'hh-rlhf, llmbar, judgebench or pairs (default: detected from the first record)', key: 'format' }],
@@ -87,7 +96,7 @@ export const SUITES: Suite[] = [
   {
     name: 'calibration',
     recorded: true,
-    summary: 'expected calibration error, Brier score and the reliability diagram of a grader\'s scores against labels',
+    summary: "expected calibration error, Brier score and the reliability diagram of a grader's scores against labels",
     args: '[file]',
     example: 'arbiter eval calibration samples.jsonl --grader judge.json --bins 10',
     options: [

@@ -94,7 +94,15 @@ export class PairCounts {
   sortedLabels(): { key: string; value: number | string }[] {
     return [...this.labels.entries()]
       .map(([key, value]) => ({ key, value }))
-      .sort((a, b) => (typeof a.value === 'number' && typeof b.value === 'number' ? a.value - b.value : String(a.value) < String(b.value) ? -1 : String(a.value) > String(b.value) ? 1 : 0));
+      .sort((a, b) =>
+        typeof a.value === 'number' && typeof b.value === 'number'
+          ? a.value - b.value
+          : String(a.value) < String(b.value)
+            ? -1
+            : String(a.value) > String(b.value)
+              ? 1
+              : 0,
+      );
   }
   /** confusion[i][j] = #(y1 = labels[i], y2 = labels[j]), as sklearn's confusion_matrix(y1, y2). */
   confusion(): { labels: (number | string)[]; matrix: number[][] } {

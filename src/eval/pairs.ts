@@ -93,7 +93,10 @@ export async function judgePair(grader: Grader, mode: JudgeMode, task: PairTask,
       { winner: second ?? null, reason: parts[1] ?? parts[0] ?? '', ...(second ? {} : { error: 'no second-order verdict in the grader metadata' }) },
     ];
   }
-  const runs = await Promise.all([gradeOne(grader, services, item(task.a, task.b), task.a), ...(orders === 2 ? [gradeOne(grader, services, item(task.b, task.a), task.b)] : [])]);
+  const runs = await Promise.all([
+    gradeOne(grader, services, item(task.a, task.b), task.a),
+    ...(orders === 2 ? [gradeOne(grader, services, item(task.b, task.a), task.b)] : []),
+  ]);
   const out = [verdictOf(runs[0]!)];
   if (runs[1]) {
     const o = verdictOf(runs[1]);

@@ -22,7 +22,15 @@ export type PlotSpec =
   | { kind: 'bars'; id: string; title: string; y_label: string; max?: number; data: { label: string; value: number; group?: string }[] }
   | { kind: 'stacked'; id: string; title: string; y_label: string; data: { label: string; part: string; value: number }[] }
   | { kind: 'matrix'; id: string; title: string; row_label: string; col_label: string; rows: string[]; cols: string[]; values: number[][]; digits: number }
-  | { kind: 'lines'; id: string; title: string; x_label: string; y_label: string; diagonal?: boolean; series: { name: string; points: { x: number; y: number; n?: number }[] }[] };
+  | {
+      kind: 'lines';
+      id: string;
+      title: string;
+      x_label: string;
+      y_label: string;
+      diagonal?: boolean;
+      series: { name: string; points: { x: number; y: number; n?: number }[] }[];
+    };
 
 export interface Table {
   id: string;
@@ -116,7 +124,8 @@ export function clip(s: unknown, n = 400): string {
 /** Validates a parsed JSON file as a report (for `arbiter report`). */
 export function asReport(v: unknown, where: string): EvalReport {
   const r = v as Partial<EvalReport> | null;
-  if (!r || typeof r !== 'object' || r.format !== REPORT_FORMAT) throw new Error(`${where} is not an arbiter eval report (expected "format": "${REPORT_FORMAT}", as written by arbiter eval --json)`);
+  if (!r || typeof r !== 'object' || r.format !== REPORT_FORMAT)
+    throw new Error(`${where} is not an arbiter eval report (expected "format": "${REPORT_FORMAT}", as written by arbiter eval --json)`);
   for (const k of ['metrics', 'headline', 'plots', 'tables'] as const) {
     if (r[k] === undefined || typeof r[k] !== 'object') throw new Error(`${where}: field "${k}" is missing or not an object`);
   }

@@ -8,7 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { runCli, SHARED_DATA } from '../helpers/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'arbiter-eval-cli-'));
-const JB = join(SHARED_DATA, 'judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=reward_model,judge_model=internlm_internlm2-7b-reward.jsonl');
+const JB = join(
+  SHARED_DATA,
+  'judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=reward_model,judge_model=internlm_internlm2-7b-reward.jsonl',
+);
 const SUITES = ['judgebench', 'llmbar', 'rm-bench', 'preference', 'agreement', 'calibration', 'bon'];
 
 describe('help', () => {

@@ -33,7 +33,20 @@ afterAll(() => server.close());
 
 function judgeFile(extra: Record<string, unknown> = {}): string {
   const f = join(tmp, `judge${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(f, JSON.stringify({ type: 'pairwise', model: 'judge', base_url: server.url, cache: false, question: '{{item.question}}', response_a: '{{item.response_a}}', response_b: '{{item.response_b}}', orders: 'single', ...extra }));
+  writeFileSync(
+    f,
+    JSON.stringify({
+      type: 'pairwise',
+      model: 'judge',
+      base_url: server.url,
+      cache: false,
+      question: '{{item.question}}',
+      response_a: '{{item.response_a}}',
+      response_b: '{{item.response_b}}',
+      orders: 'single',
+      ...extra,
+    }),
+  );
   return f;
 }
 
@@ -43,7 +56,11 @@ const slice = (n: number) => {
   writeFileSync(f, readFileSync(PAIRS, 'utf8').split('\n').filter(Boolean).slice(0, n).join('\n') + '\n');
   return f;
 };
-const rows = (f: string) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const rows = (f: string) =>
+  readFileSync(f, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 /** JudgeBench's pair metric for the "longer response wins" judge, computed here from the data. */
 function expectedLonger(pairs: any[]): number {
@@ -117,7 +134,20 @@ describe('judgebench with a live pairwise judge', () => {
 
   it('an unreachable judge makes every decision missing (counted, listed), never a score', async () => {
     const dead = join(tmp, 'dead.json');
-    writeFileSync(dead, JSON.stringify({ type: 'pairwise', model: 'judge', base_url: 'http://127.0.0.1:9/v1', cache: false, max_retries: 0, question: '{{item.question}}', response_a: '{{item.response_a}}', response_b: '{{item.response_b}}', orders: 'single' }));
+    writeFileSync(
+      dead,
+      JSON.stringify({
+        type: 'pairwise',
+        model: 'judge',
+        base_url: 'http://127.0.0.1:9/v1',
+        cache: false,
+        max_retries: 0,
+        question: '{{item.question}}',
+        response_a: '{{item.response_a}}',
+        response_b: '{{item.response_b}}',
+        orders: 'single',
+      }),
+    );
     const r = await evalJson(['judgebench', slice(3), '--grader', dead]);
     expect(r.metrics.overall).toBe(0);
     expect(r.metrics.consistency.n_nulls).toBe(3);
@@ -164,7 +194,14 @@ describe('preference with a pointwise grader', () => {
     // a pure grader: 1 when the final assistant turn does not apologise
     writeFileSync(g, JSON.stringify({ type: 'string_check', input: '{{sample.output_text}}', reference: 'sorry', operation: 'ilike' }));
     const r = await evalJson(['preference', file, '--grader', g]);
-    const last = (d: string) => d.slice(d.lastIndexOf('\n\nAssistant:') + 12).trim().toLowerCase().includes('sorry') ? 1 : 0;
+    const last = (d: string) =>
+      d
+        .slice(d.lastIndexOf('\n\nAssistant:') + 12)
+        .trim()
+        .toLowerCase()
+        .includes('sorry')
+        ? 1
+        : 0;
     let win = 0;
     let ties = 0;
     for (const p of pairs) {
@@ -216,8 +253,18 @@ describe('agreement, calibration and best-of-N on GSM8K example solutions', () =
 
   it('best-of-N with the labels as scores: the pick is right whenever any candidate is', async () => {
     const f = join(tmp, 'bon.jsonl');
-    const lines = readFileSync(data(), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    const cands = lines.flatMap((row, i) => ['6b_finetuning', '6b_verification', '175b_finetuning', '175b_verification'].map((m) => ({ group: i, output_text: row[m].solution, label: row[m].is_correct, oracle_score: row[m].is_correct ? 1 : 0 })));
+    const lines = readFileSync(data(), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    const cands = lines.flatMap((row, i) =>
+      ['6b_finetuning', '6b_verification', '175b_finetuning', '175b_verification'].map((m) => ({
+        group: i,
+        output_text: row[m].solution,
+        label: row[m].is_correct,
+        oracle_score: row[m].is_correct ? 1 : 0,
+      })),
+    );
     writeFileSync(f, cands.map((c) => JSON.stringify(c)).join('\n') + '\n');
     const r = await evalJson(['bon', f, '--score-field', 'oracle_score']);
     expect(r.metrics.accuracy_at_n['4']).toBe(r.metrics.oracle_at_n['4']);
@@ -227,7 +274,12 @@ describe('agreement, calibration and best-of-N on GSM8K example solutions', () =
 
   it('calibration: ECE, MCE and Brier by hand on four scored samples', async () => {
     const f = join(tmp, 'cal.jsonl');
-    const s = [[0.9, true], [0.8, false], [0.2, false], [0.1, true]];
+    const s = [
+      [0.9, true],
+      [0.8, false],
+      [0.2, false],
+      [0.1, true],
+    ];
     writeFileSync(f, s.map(([p, l]) => JSON.stringify({ output_text: 'x', label: l, p })).join('\n') + '\n');
     const r = await evalJson(['calibration', f, '--score-field', 'p', '--bins', '2']);
     expect(r.metrics.ece).toBeCloseTo(0.35, 12);

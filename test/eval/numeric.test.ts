@@ -45,7 +45,16 @@ describe('npSum', () => {
 describe('WorstCases', () => {
   it('keeps only the K most severe rows, most severe first, earlier first on ties', () => {
     const w = new WorstCases<number>(3);
-    for (const [sev, id] of [[1, 1], [5, 2], [3, 3], [5, 4], [0, 5], [4, 6], [5, 7]]) w.add(sev!, id!);
+    for (const [sev, id] of [
+      [1, 1],
+      [5, 2],
+      [3, 3],
+      [5, 4],
+      [0, 5],
+      [4, 6],
+      [5, 7],
+    ])
+      w.add(sev!, id!);
     expect(w.rows()).toEqual([2, 4, 7]);
     expect(w.total).toBe(7);
     expect(w.size).toBe(3);

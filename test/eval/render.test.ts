@@ -19,7 +19,16 @@ beforeAll(async () => {
   browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'arbiter-chromium-')), {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 120_000);
 afterAll(async () => {
@@ -27,7 +36,8 @@ afterAll(async () => {
 });
 
 function needChromium(): BrowserContext {
-  if (!browser) throw new Error(`${CHROMIUM} is missing: the report render test needs Debian's chromium (scripts/setup.sh installs it: apt-get install chromium)`);
+  if (!browser)
+    throw new Error(`${CHROMIUM} is missing: the report render test needs Debian's chromium (scripts/setup.sh installs it: apt-get install chromium)`);
   return browser;
 }
 
@@ -65,7 +75,13 @@ async function check(name: string, html: string, json: any): Promise<void> {
   await page.goto(`file://${html}`);
   await page.waitForSelector('html[data-rendered="true"]', { timeout: 30_000 });
   const figures = await page.$$eval('figure[data-plot-id]', (fs) =>
-    fs.map((f) => ({ id: (f as HTMLElement).dataset.plotId, drawn: (f as HTMLElement).dataset.drawn, error: (f as HTMLElement).dataset.error, marks: f.querySelectorAll('svg g[aria-label] rect, svg g[aria-label] path, svg g[aria-label] circle, svg g[aria-label] text, canvas').length, bars: f.querySelectorAll('svg g[aria-label="bar"] rect, svg g[aria-label="cell"] rect, svg g[aria-label="line"] path').length })),
+    fs.map((f) => ({
+      id: (f as unknown as { dataset: Record<string, string | undefined> }).dataset.plotId,
+      drawn: (f as unknown as { dataset: Record<string, string | undefined> }).dataset.drawn,
+      error: (f as unknown as { dataset: Record<string, string | undefined> }).dataset.error,
+      marks: f.querySelectorAll('svg g[aria-label] rect, svg g[aria-label] path, svg g[aria-label] circle, svg g[aria-label] text, canvas').length,
+      bars: f.querySelectorAll('svg g[aria-label="bar"] rect, svg g[aria-label="cell"] rect, svg g[aria-label="line"] path').length,
+    })),
   );
   expect(errors).toEqual([]);
   expect(external).toEqual([]);
@@ -78,7 +94,13 @@ async function check(name: string, html: string, json: any): Promise<void> {
     expect(f.marks).toBeGreaterThan(0);
   }
   // headline numbers: the text on the page is the JSON value at the report's precision
-  const shown = await page.$$eval('[data-metric]', (els) => els.map((e) => ({ key: (e as HTMLElement).dataset.metric, text: e.textContent, value: (e as HTMLElement).dataset.value })));
+  const shown = await page.$$eval('[data-metric]', (els) =>
+    els.map((e) => ({
+      key: (e as unknown as { dataset: Record<string, string | undefined> }).dataset.metric,
+      text: e.textContent,
+      value: (e as unknown as { dataset: Record<string, string | undefined> }).dataset.value,
+    })),
+  );
   expect(shown.map((s) => s.key)).toEqual(json.headline.map((h: any) => h.key));
   for (const h of json.headline) {
     const s = shown.find((x) => x.key === h.key)!;
@@ -86,7 +108,9 @@ async function check(name: string, html: string, json: any): Promise<void> {
     expect(s.value === '' ? null : Number(s.value)).toBe(h.value);
   }
   // the metrics table holds every numeric metric as written in the JSON
-  const cells = await page.$$eval('[data-metric-path]', (els) => els.map((e) => [(e as HTMLElement).dataset.metricPath, e.textContent] as [string, string]));
+  const cells = await page.$$eval('[data-metric-path]', (els) =>
+    els.map((e) => [(e as unknown as { dataset: Record<string, string | undefined> }).dataset.metricPath, e.textContent] as [string, string]),
+  );
   const get = (k: string) => k.split('.').reduce((o: any, p) => (o === null || o === undefined ? undefined : o[p]), json.metrics);
   let numeric = 0;
   for (const [k, text] of cells) {
@@ -108,7 +132,10 @@ describe('HTML reports in headless Chromium', () => {
   });
 
   it('JudgeBench: category bars and position consistency', async () => {
-    const f = join(SHARED_DATA, 'judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=arena_hard,judge_model=o1-mini-2024-09-12.jsonl');
+    const f = join(
+      SHARED_DATA,
+      'judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=arena_hard,judge_model=o1-mini-2024-09-12.jsonl',
+    );
     const { html, json } = await make('judgebench', ['eval', 'judgebench', f, '--published', '65.71']);
     expect(json.plots.map((p: any) => p.kind)).toEqual(['bars', 'stacked']);
     await check('judgebench', html, json);
@@ -116,7 +143,9 @@ describe('HTML reports in headless Chromium', () => {
   });
 
   it('LLMBar over five sets, RM-Bench matrix', async () => {
-    const sets = ['Natural', 'Adversarial/Neighbor', 'Adversarial/GPTInst', 'Adversarial/GPTOut', 'Adversarial/Manual'].map((s) => join(SHARED_DATA, 'llmbar', s, 'evaluators/GPT-4/Swap/result.json'));
+    const sets = ['Natural', 'Adversarial/Neighbor', 'Adversarial/GPTInst', 'Adversarial/GPTOut', 'Adversarial/Manual'].map((s) =>
+      join(SHARED_DATA, 'llmbar', s, 'evaluators/GPT-4/Swap/result.json'),
+    );
     const lb = await make('llmbar', ['eval', 'llmbar', ...sets]);
     await check('llmbar', lb.html, lb.json);
     const rm = await make('rm-bench', ['eval', 'rm-bench', join(ROOT, 'test/eval/fixtures/total_result.json')]);
@@ -127,10 +156,11 @@ describe('HTML reports in headless Chromium', () => {
   it('agreement confusion matrix, calibration and best-of-N curves, and a comparison of two runs', async () => {
     const f = join(tmp, 'scored.jsonl');
     const lines: string[] = [];
-    for (let g = 0; g < 30; g++) for (let k = 0; k < 4; k++) {
-      const p = ((g * 7 + k * 13) % 20) / 20;
-      lines.push(JSON.stringify({ group: g, output_text: `answer ${g}.${k}`, label: (g + k) % 3 !== 0, p, q: ((g * 3 + k * 11) % 20) / 20 }));
-    }
+    for (let g = 0; g < 30; g++)
+      for (let k = 0; k < 4; k++) {
+        const p = ((g * 7 + k * 13) % 20) / 20;
+        lines.push(JSON.stringify({ group: g, output_text: `answer ${g}.${k}`, label: (g + k) % 3 !== 0, p, q: ((g * 3 + k * 11) % 20) / 20 }));
+      }
     writeFileSync(f, lines.join('\n') + '\n');
     const ag = await make('agreement', ['eval', 'agreement', f, '--score-field', 'p']);
     await check('agreement', ag.html, ag.json);

@@ -93,7 +93,16 @@ describe('RM-Bench arithmetic', () => {
   });
   it('several domains (safety-refuse + safety-response grouped as safety): the total_dataset averages', async () => {
     const r = await evalJson(['rm-bench', join(FIX, 'total_result.json')]);
-    const expected = { chat: 0.5769980506822612, math: 0.5878136200716847, code: 0.6131191432396251, safety: 0.5857142857142857, hard_acc: 0.6104621980524572, normal_acc: 0.5686276596400965, easy_acc: 0.5936439670883389, total_avg_acc: 0.5909112749269643 };
+    const expected = {
+      chat: 0.5769980506822612,
+      math: 0.5878136200716847,
+      code: 0.6131191432396251,
+      safety: 0.5857142857142857,
+      hard_acc: 0.6104621980524572,
+      normal_acc: 0.5686276596400965,
+      easy_acc: 0.5936439670883389,
+      total_avg_acc: 0.5909112749269643,
+    };
     for (const [k, v] of Object.entries(expected)) expect(r.metrics[k], k).toBe(v);
   });
 });

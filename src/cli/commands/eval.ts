@@ -62,7 +62,12 @@ export function summaryText(r: EvalReport): string {
   const lines = [r.title];
   for (const h of r.headline) {
     const v = h.value === null || h.value === undefined ? 'n/a' : `${h.value.toFixed(h.digits)}${h.unit === '%' ? '%' : ''}`;
-    const extra = h.published !== undefined ? ` (published ${h.published.toFixed(h.digits)})` : h.baseline !== undefined && h.baseline !== null ? ` (A ${h.baseline.toFixed(h.digits)})` : '';
+    const extra =
+      h.published !== undefined
+        ? ` (published ${h.published.toFixed(h.digits)})`
+        : h.baseline !== undefined && h.baseline !== null
+          ? ` (A ${h.baseline.toFixed(h.digits)})`
+          : '';
     lines.push(`  ${h.label}: ${v}${extra}`);
   }
   lines.push(`  ${r.counts.records} records, ${r.counts.skipped} skipped, ${r.counts.invalid} ungradeable`);
@@ -75,10 +80,14 @@ function addSuite(parent: Command, s: Suite): void {
     .description(s.summary)
     .argument(s.args, s.args.includes('...') ? 'input files' : 'input file')
     .option('-g, --grader <file>', 'grade live with this grader config (JSON)')
-    .option('--mode <mode>', 'how to use the grader on a pair: pairwise (sees both responses) or pointwise (scores each); default: pairwise for the pairwise type', (v) => {
-      if (v !== 'pairwise' && v !== 'pointwise') throw new InvalidArgumentError('must be "pairwise" or "pointwise"');
-      return v;
-    })
+    .option(
+      '--mode <mode>',
+      'how to use the grader on a pair: pairwise (sees both responses) or pointwise (scores each); default: pairwise for the pairwise type',
+      (v) => {
+        if (v !== 'pairwise' && v !== 'pointwise') throw new InvalidArgumentError('must be "pairwise" or "pointwise"');
+        return v;
+      },
+    )
     .option('--orders <n>', 'orders to judge each pair in: 2 (both, default for pairwise graders) or 1', (v) => {
       if (v !== '1' && v !== '2') throw new InvalidArgumentError('must be 1 or 2');
       return Number(v);
@@ -87,7 +96,7 @@ function addSuite(parent: Command, s: Suite): void {
     .option('--resume', 'continue a run: units already in --records are re-read, not graded again')
     .option('-c, --concurrency <n>', 'units graded at once', positiveInt, 16)
     .option('--max-cases <n>', 'rows kept in each worst-case table', positiveInt, 50)
-    .option('--json <file>', 'write the report (metrics under the benchmark\'s own names) as JSON')
+    .option('--json <file>', "write the report (metrics under the benchmark's own names) as JSON")
     .option('--html <file>', 'write a self-contained HTML report')
     .option('--md <file>', 'write a Markdown summary')
     .option('--published <x>', 'a published headline number to show next to the reproduced one', numberArg)
@@ -157,7 +166,12 @@ Example:
 export function register(program: Command): void {
   const ev = program
     .command('eval')
-    .description('evaluate a reward against a benchmark: reproduce its published scores from recorded outputs, or grade its data live; JSON, HTML and Markdown reports')
-    .addHelpText('after', `\nSuites:\n${SUITES.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join('\n')}\n\nRun "arbiter eval <suite> --help" for a suite's options.`);
+    .description(
+      'evaluate a reward against a benchmark: reproduce its published scores from recorded outputs, or grade its data live; JSON, HTML and Markdown reports',
+    )
+    .addHelpText(
+      'after',
+      `\nSuites:\n${SUITES.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join('\n')}\n\nRun "arbiter eval <suite> --help" for a suite's options.`,
+    );
   for (const s of SUITES) addSuite(ev, s);
 }

@@ -5,7 +5,10 @@ import { flatMetrics, metricAt, newReport, type EvalReport, type PlotSpec } from
 
 export function compareReports(a: EvalReport, b: EvalReport, names: [string, string] = ['A', 'B']): EvalReport {
   const [na, nb] = names;
-  const r = newReport('compare', `${b.title} vs ${a.title}`, { A: { file: na, suite: a.suite, title: a.title, created: a.created }, B: { file: nb, suite: b.suite, title: b.title, created: b.created } });
+  const r = newReport('compare', `${b.title} vs ${a.title}`, {
+    A: { file: na, suite: a.suite, title: a.title, created: a.created },
+    B: { file: nb, suite: b.suite, title: b.title, created: b.created },
+  });
   const byKey = new Map(a.headline.map((h) => [h.key, h]));
   r.headline = b.headline.map((h) => {
     const ha = byKey.get(h.key);
@@ -32,11 +35,23 @@ export function compareReports(a: EvalReport, b: EvalReport, names: [string, str
     let merged: PlotSpec | undefined;
     if (pb.kind === 'bars' && pa.kind === 'bars') {
       const tag = (g: string | undefined, run: string) => (g ? `${run}: ${g}` : run);
-      merged = { ...pb, id: `cmp-${pb.id}`, data: [...pa.data.map((d) => ({ ...d, group: tag(d.group, 'A') })), ...pb.data.map((d) => ({ ...d, group: tag(d.group, 'B') }))] };
+      merged = {
+        ...pb,
+        id: `cmp-${pb.id}`,
+        data: [...pa.data.map((d) => ({ ...d, group: tag(d.group, 'A') })), ...pb.data.map((d) => ({ ...d, group: tag(d.group, 'B') }))],
+      };
     } else if (pb.kind === 'lines' && pa.kind === 'lines') {
-      merged = { ...pb, id: `cmp-${pb.id}`, series: [...pa.series.map((s) => ({ ...s, name: `A: ${s.name}` })), ...pb.series.map((s) => ({ ...s, name: `B: ${s.name}` }))] };
+      merged = {
+        ...pb,
+        id: `cmp-${pb.id}`,
+        series: [...pa.series.map((s) => ({ ...s, name: `A: ${s.name}` })), ...pb.series.map((s) => ({ ...s, name: `B: ${s.name}` }))],
+      };
     } else if (pb.kind === 'stacked' && pa.kind === 'stacked') {
-      merged = { ...pb, id: `cmp-${pb.id}`, data: [...pa.data.map((d) => ({ ...d, label: `A: ${d.label}` })), ...pb.data.map((d) => ({ ...d, label: `B: ${d.label}` }))] };
+      merged = {
+        ...pb,
+        id: `cmp-${pb.id}`,
+        data: [...pa.data.map((d) => ({ ...d, label: `A: ${d.label}` })), ...pb.data.map((d) => ({ ...d, label: `B: ${d.label}` }))],
+      };
     } else if (pb.kind === 'matrix' && pa.kind === 'matrix') {
       r.plots.push({ ...pa, id: `A-${pa.id}`, title: `A: ${pa.title}` }, { ...pb, id: `B-${pb.id}`, title: `B: ${pb.title}` });
     }

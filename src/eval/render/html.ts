@@ -88,7 +88,9 @@ export function renderHtml(r: EvalReport): string {
       return `<section data-table-id="${esc(t.id)}"><h2>${esc(t.title)} <small>(${t.total})</small></h2>${t.rows.length ? `<table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>` : '<p class="note">none</p>'}${more}</section>`;
     })
     .join('');
-  const plots = r.plots.map((p) => `<figure data-plot-id="${esc(p.id)}" data-kind="${p.kind}"><figcaption>${esc(p.title)}</figcaption><div class="chart"></div></figure>`).join('');
+  const plots = r.plots
+    .map((p) => `<figure data-plot-id="${esc(p.id)}" data-kind="${p.kind}"><figcaption>${esc(p.title)}</figcaption><div class="chart"></div></figure>`)
+    .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">

@@ -2,18 +2,27 @@
 import { clip, flatMetrics, showNumber, type EvalReport } from '../report.js';
 
 function cell(v: unknown, n = 160): string {
-  return clip(typeof v === 'number' ? String(v) : v, n).replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+  return clip(typeof v === 'number' ? String(v) : v, n)
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ');
 }
 
 export function renderMarkdown(r: EvalReport, maxRows = 15): string {
-  const out: string[] = [`## ${r.title}`, '', `\`arbiter eval ${r.suite}\` · ${r.created} · ${r.counts.records} records, ${r.counts.skipped} skipped, ${r.counts.invalid} ungradeable`, ''];
+  const out: string[] = [
+    `## ${r.title}`,
+    '',
+    `\`arbiter eval ${r.suite}\` · ${r.created} · ${r.counts.records} records, ${r.counts.skipped} skipped, ${r.counts.invalid} ungradeable`,
+    '',
+  ];
   const hasPub = r.headline.some((h) => h.published !== undefined);
   const hasBase = r.headline.some((h) => h.baseline !== undefined);
   out.push(`| metric | value${hasBase ? ' | A | Δ' : ''}${hasPub ? ' | published' : ''} |`, `|---|---:${hasBase ? '|---:|---:' : ''}${hasPub ? '|---:' : ''}|`);
   for (const h of r.headline) {
     const u = h.unit === '%' ? '%' : '';
     const v = `${showNumber(h.value, h.digits)}${h.value !== null ? u : ''}`;
-    const base = hasBase ? ` | ${showNumber(h.baseline, h.digits)} | ${h.value !== null && h.baseline !== null && h.baseline !== undefined ? `${h.value - h.baseline >= 0 ? '+' : ''}${showNumber(h.value - h.baseline, h.digits)}` : ''}` : '';
+    const base = hasBase
+      ? ` | ${showNumber(h.baseline, h.digits)} | ${h.value !== null && h.baseline !== null && h.baseline !== undefined ? `${h.value - h.baseline >= 0 ? '+' : ''}${showNumber(h.value - h.baseline, h.digits)}` : ''}`
+      : '';
     out.push(`| ${cell(h.label)} | ${v}${base}${hasPub ? ` | ${h.published !== undefined ? showNumber(h.published, h.digits) : ''}` : ''} |`);
   }
   out.push('', '<details><summary>All metrics</summary>', '', '| key | value |', '|---|---|');

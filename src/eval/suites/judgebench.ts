@@ -135,19 +135,28 @@ export class JudgeBenchScorer {
 
   add(where: string, rec: Record<string, unknown>): void {
     const label = rec.label;
-    if (label !== 'A>B' && label !== 'B>A') return this.problems.add(where, `label must be "A>B" or "B>A", got ${JSON.stringify(label)}`);
+    if (label !== 'A>B' && label !== 'B>A') {
+      this.problems.add(where, `label must be "A>B" or "B>A", got ${JSON.stringify(label)}`);
+      return;
+    }
     const source = str(rec.source) ?? '';
     const js = rec.judgments;
-    if (!Array.isArray(js) || js.length < 1 || js.length > 2) return this.problems.add(where, '"judgments" must be a list of one or two judgments');
+    if (!Array.isArray(js) || js.length < 1 || js.length > 2) {
+      this.problems.add(where, '"judgments" must be a list of one or two judgments');
+      return;
+    }
     this.orders ??= js.length;
-    if (js.length !== this.orders) return this.problems.add(where, `has ${js.length} judgment(s) but the file is scored with ${this.orders} order(s)`);
+    if (js.length !== this.orders) {
+      this.problems.add(where, `has ${js.length} judgment(s) but the file is scored with ${this.orders} order(s)`);
+      return;
+    }
     if (!this.judge) {
       const first = js.find((j) => j && typeof j === 'object') as { judgment?: { judge_model?: unknown } } | undefined;
       this.judge = [str(rec.judge_name), str(first?.judgment?.judge_model)].filter(Boolean).join(' / ');
       this.responseModel = str(rec.response_model) ?? '';
     }
     const cat = categoryOf(source);
-    const recorded: Decision[] = js.map((j) => (j && typeof j === 'object' ? ((j as { decision?: unknown }).decision as Decision) ?? null : null));
+    const recorded: Decision[] = js.map((j) => (j && typeof j === 'object' ? (((j as { decision?: unknown }).decision as Decision) ?? null) : null));
     const ours = js.map((j) => recompute(j));
     const id = str(rec.pair_id) ?? where;
     for (let i = 0; i < js.length; i++) {
@@ -159,11 +168,23 @@ export class JudgeBenchScorer {
       }
     }
     const ok = this.recorded.add(cat, label, recorded);
-    this.arbiter.add(cat, label, ours.map((o) => o.decision));
+    this.arbiter.add(
+      cat,
+      label,
+      ours.map((o) => o.decision),
+    );
     if (!ok) {
       // severity: a pair both orders got wrong outranks a split one
-      const score = recorded.length === 1 ? -1 : [recorded[0] ?? null, flip(recorded[1] ?? null)].reduce((s, d) => s + (d === label ? 1 : d === flip(label) ? -1 : 0), 0);
-      this.wrong.add(-score, () => [id, cat ?? source, label, recorded.map((d) => d ?? 'none').join(' | '), clip(str(rec.question), 160), clip(js.map(judgmentText).join(' ‖ '), 400)]);
+      const score =
+        recorded.length === 1 ? -1 : [recorded[0] ?? null, flip(recorded[1] ?? null)].reduce((s, d) => s + (d === label ? 1 : d === flip(label) ? -1 : 0), 0);
+      this.wrong.add(-score, () => [
+        id,
+        cat ?? source,
+        label,
+        recorded.map((d) => d ?? 'none').join(' | '),
+        clip(str(rec.question), 160),
+        clip(js.map(judgmentText).join(' ‖ '), 400),
+      ]);
     }
   }
 
@@ -178,7 +199,18 @@ export class JudgeBenchScorer {
       printed: Object.fromEntries(Object.entries(scores).map(([k, v]) => [k, v === null ? null : `${pyFixed(v, 2)}%`])),
       n_pairs: { ...Object.fromEntries([...this.recorded.cats].map(([c, t]) => [c, t.n])), overall: o.n },
       ...(metric === 'pair'
-        ? { consistency: { n_all_correct: o.all_correct, n_all_incorrect: o.all_incorrect, n_some_correct: o.some_correct, n_inconsistent: o.inconsistent, n_nulls: o.nulls, n_correct: o.correct, n_incorrect: o.incorrect, n_tie: o.tie } }
+        ? {
+            consistency: {
+              n_all_correct: o.all_correct,
+              n_all_incorrect: o.all_incorrect,
+              n_some_correct: o.some_correct,
+              n_inconsistent: o.inconsistent,
+              n_nulls: o.nulls,
+              n_correct: o.correct,
+              n_incorrect: o.incorrect,
+              n_tie: o.tie,
+            },
+          }
         : {}),
       arbiter_parse: { ...this.arbiter.scores(), decisions: this.decisions, differ: this.differ, unparsed: this.unparsed },
     };
@@ -212,8 +244,20 @@ export class JudgeBenchScorer {
         ]),
       });
     }
-    r.tables.push({ id: 'wrong', title: 'Pairs the judge got wrong', columns: ['pair_id', 'category', 'label', 'decisions', 'question', 'judgment (end)'], rows: this.wrong.rows(), total: this.wrong.total });
-    r.tables.push({ id: 'differ', title: "Decisions arbiter's parser reads differently from the recorded one", columns: ['pair_id', 'category', 'order', 'recorded', 'arbiter', 'why'], rows: this.diffs.rows(), total: this.diffs.total });
+    r.tables.push({
+      id: 'wrong',
+      title: 'Pairs the judge got wrong',
+      columns: ['pair_id', 'category', 'label', 'decisions', 'question', 'judgment (end)'],
+      rows: this.wrong.rows(),
+      total: this.wrong.total,
+    });
+    r.tables.push({
+      id: 'differ',
+      title: "Decisions arbiter's parser reads differently from the recorded one",
+      columns: ['pair_id', 'category', 'order', 'recorded', 'arbiter', 'why'],
+      rows: this.diffs.rows(),
+      total: this.diffs.total,
+    });
     r.counts = { records: o.n + this.problems.count, skipped: this.problems.count, invalid: this.unparsed };
     r.problems = this.problems.list;
     r.notes.push(
@@ -242,7 +286,8 @@ export async function runJudgeBench(opts: SuiteOptions): Promise<EvalReport> {
     for await (const r of src.records()) {
       progress.tick();
       if ('error' in r) scorer.problems.add(r.where, r.error);
-      else if (!Array.isArray(r.value.judgments)) scorer.problems.add(r.where, 'no "judgments": this looks like a pairs file; give --grader G.json to judge it');
+      else if (!Array.isArray(r.value.judgments))
+        scorer.problems.add(r.where, 'no "judgments": this looks like a pairs file; give --grader G.json to judge it');
       else scorer.add(r.where, r.value);
     }
     progress.done();
@@ -271,7 +316,11 @@ export async function runJudgeBench(opts: SuiteOptions): Promise<EvalReport> {
       // JudgeBench's reward-model judges record B>A for equal scores; keep that rule for pointwise graders
       const tieAsB = mode === 'pointwise' && o.winner === 'tie';
       return {
-        judgment: { judge_model: opts.graderFile ?? grader.name, ...(o.scores ? { scores: o.scores } : { response: o.reason }), ...(o.error ? { error: o.error } : {}) },
+        judgment: {
+          judge_model: opts.graderFile ?? grader.name,
+          ...(o.scores ? { scores: o.scores } : { response: o.reason }),
+          ...(o.error ? { error: o.error } : {}),
+        },
         decision: tieAsB ? 'B>A' : decisionOf(o, i + 1),
       };
     });
@@ -285,6 +334,8 @@ export async function runJudgeBench(opts: SuiteOptions): Promise<EvalReport> {
   }
   progress.done();
   const r = scorer.report({ file, grader: opts.graderFile, mode, orders, ...(opts.records ? { records: opts.records } : {}) }, opts.published);
-  r.notes.push(`Live run: each pair judged by ${opts.graderFile ?? grader.name} (${mode}${mode === 'pairwise' ? `, ${orders} order(s)` : ''}); the records file holds JudgeBench-format judgments and can be re-scored with \`arbiter eval judgebench RECORDS\`.`);
+  r.notes.push(
+    `Live run: each pair judged by ${opts.graderFile ?? grader.name} (${mode}${mode === 'pairwise' ? `, ${orders} order(s)` : ''}); the records file holds JudgeBench-format judgments and can be re-scored with \`arbiter eval judgebench RECORDS\`.`,
+  );
   return r;
 }

@@ -75,7 +75,14 @@ async function* samplesOf(file: string, opts: SuiteOptions, problems: Problems, 
           problems.add(`${r.where} ${m}`, 'needs "solution" (string) and "is_correct" (boolean)');
           continue;
         }
-        yield { key: `${r.index}:${m}`, where: `${r.where} ${m}`, group: String(r.index), item: { question, ground_truth: gt, answer: afterA(gt), model: m }, output: s.solution, label };
+        yield {
+          key: `${r.index}:${m}`,
+          where: `${r.where} ${m}`,
+          group: String(r.index),
+          item: { question, ground_truth: gt, answer: afterA(gt), model: m },
+          output: s.solution,
+          label,
+        };
       }
       continue;
     }
@@ -143,17 +150,28 @@ async function* graded(suite: string, opts: SuiteOptions, problems: Problems, pr
   const grader = opts.grader;
   const second = opts.second;
   if (!grader) {
-    if (!opts.extra.scoreField) throw new EvalUsageError(`${suite} needs scores: --grader G.json (live), --recorded RECORDS.jsonl, or --score-field PATH (scores in the data)`);
+    if (!opts.extra.scoreField)
+      throw new EvalUsageError(`${suite} needs scores: --grader G.json (live), --recorded RECORDS.jsonl, or --score-field PATH (scores in the data)`);
     for await (const s of samplesOf(file, opts, problems, src)) {
       progress.tick();
-      yield { where: s.where, group: s.group, label: s.label, score: s.score ?? null, passed: s.score === null || s.score === undefined ? null : s.score >= threshold, reason: s.score === null ? `no finite number at "${opts.extra.scoreField}"` : 'score from the data' };
+      yield {
+        where: s.where,
+        group: s.group,
+        label: s.label,
+        score: s.score ?? null,
+        passed: s.score === null || s.score === undefined ? null : s.score >= threshold,
+        reason: s.score === null ? `no finite number at "${opts.extra.scoreField}"` : 'score from the data',
+      };
     }
     progress.done();
     return;
   }
   const keep = suite === 'agreement';
   const work = async (s: LabelledSample): Promise<Record<string, unknown>> => {
-    const [r, r2] = await Promise.all([gradeOne(grader, opts.services!, s.item, s.output), second ? gradeOne(second, opts.services!, s.item, s.output) : undefined]);
+    const [r, r2] = await Promise.all([
+      gradeOne(grader, opts.services!, s.item, s.output),
+      second ? gradeOne(second, opts.services!, s.item, s.output) : undefined,
+    ]);
     const why = (x: typeof r) => (x.valid ? (x.reason ?? '') : `${x.error?.kind}: ${x.error?.message}`);
     return {
       where: s.where,
@@ -236,14 +254,30 @@ export async function runAgreement(opts: SuiteOptions): Promise<EvalReport> {
         both++;
         between.add(g.passed ? 1 : 0, g.second.passed ? 1 : 0);
         if (g.passed === g.second.passed) same++;
-        else disagree.add(1, () => [g.where, String(g.label), `${g.passed ? 'pass' : 'fail'} (${g.score})`, `${g.second!.passed ? 'pass' : 'fail'} (${g.second!.score})`, clip(g.reason, 250), clip(g.second!.reason, 250)]);
+        else
+          disagree.add(1, () => [
+            g.where,
+            String(g.label),
+            `${g.passed ? 'pass' : 'fail'} (${g.score})`,
+            `${g.second!.passed ? 'pass' : 'fail'} (${g.second!.score})`,
+            clip(g.reason, 250),
+            clip(g.second!.reason, 250),
+          ]);
       }
     }
   }
   const m = main.metrics();
-  const r = newReport('agreement', `Agreement with labels: ${opts.graderFile ?? opts.recorded ?? 'scores in the data'}`, { files: opts.files, grader: opts.graderFile, second: opts.secondFile, recorded: opts.recorded });
+  const r = newReport('agreement', `Agreement with labels: ${opts.graderFile ?? opts.recorded ?? 'scores in the data'}`, {
+    files: opts.files,
+    grader: opts.graderFile,
+    second: opts.secondFile,
+    recorded: opts.recorded,
+  });
   const kb = cohenKappa(between);
-  r.metrics = { ...m, ...(hasSecond ? { second: sec.metrics(), between: { n: both, agreement: ratio(same, both), kappa: Number.isFinite(kb) ? kb : null } } : {}) };
+  r.metrics = {
+    ...m,
+    ...(hasSecond ? { second: sec.metrics(), between: { n: both, agreement: ratio(same, both), kappa: Number.isFinite(kb) ? kb : null } } : {}),
+  };
   const p = (v: number | null) => (v === null ? null : v * 100);
   r.headline = [
     { key: 'accuracy', label: 'Agreement with labels', value: p(m.accuracy), digits: 2, unit: '%' },
@@ -255,23 +289,47 @@ export async function runAgreement(opts: SuiteOptions): Promise<EvalReport> {
     { key: 'invalid', label: 'Ungradeable', value: m.invalid, digits: 0, unit: '' },
     ...(hasSecond ? [{ key: 'between.agreement', label: 'Agreement between the graders', value: p(ratio(same, both)), digits: 2, unit: '%' as const }] : []),
   ];
-  r.plots.push({ kind: 'matrix', id: 'confusion', title: 'Confusion matrix (counts)', row_label: 'label', col_label: 'grader', rows: ['correct', 'incorrect'], cols: ['pass', 'fail'], values: [[m.tp, m.fn], [m.fp, m.tn]], digits: 0 });
+  r.plots.push({
+    kind: 'matrix',
+    id: 'confusion',
+    title: 'Confusion matrix (counts)',
+    row_label: 'label',
+    col_label: 'grader',
+    rows: ['correct', 'incorrect'],
+    cols: ['pass', 'fail'],
+    values: [
+      [m.tp, m.fn],
+      [m.fp, m.tn],
+    ],
+    digits: 0,
+  });
   r.plots.push({
     kind: 'bars',
     id: 'rates',
     title: 'Accuracy, precision, recall, F1 (%)',
     y_label: '%',
     max: 100,
-    data: [['grader', m] as const, ...(hasSecond ? [['second grader', sec.metrics()] as const] : [])].flatMap(([g, x]) => (['accuracy', 'precision', 'recall', 'f1'] as const).map((k) => ({ label: k, value: (x[k] ?? 0) * 100, group: g }))),
+    data: [['grader', m] as const, ...(hasSecond ? [['second grader', sec.metrics()] as const] : [])].flatMap(([g, x]) =>
+      (['accuracy', 'precision', 'recall', 'f1'] as const).map((k) => ({ label: k, value: (x[k] ?? 0) * 100, group: g })),
+    ),
   });
   const cols = ['where', 'score', 'reason', 'output'];
   r.tables.push({ id: 'fp', title: 'False positives (passed, labelled incorrect)', columns: cols, rows: fps.rows(), total: fps.total });
   r.tables.push({ id: 'fn', title: 'False negatives (failed, labelled correct)', columns: cols, rows: fns.rows(), total: fns.total });
   r.tables.push({ id: 'invalid', title: 'Ungradeable samples', columns: cols, rows: invalid.rows(), total: invalid.total });
-  if (hasSecond) r.tables.push({ id: 'disagree', title: 'Samples the two graders decide differently', columns: ['where', 'label', 'grader', 'second grader', 'reason', 'second reason'], rows: disagree.rows(), total: disagree.total });
+  if (hasSecond)
+    r.tables.push({
+      id: 'disagree',
+      title: 'Samples the two graders decide differently',
+      columns: ['where', 'label', 'grader', 'second grader', 'reason', 'second reason'],
+      rows: disagree.rows(),
+      total: disagree.total,
+    });
   r.counts = { records: m.n + m.invalid + problems.count, skipped: problems.count, invalid: m.invalid };
   r.problems = problems.list;
-  r.notes.push(`A sample passes when the grader's pass_threshold says so (metadata.passed), else when its score is at least ${Number(opts.extra.threshold ?? 0.5)} (--threshold). Ungradeable samples are counted apart, never as a pass or a fail.`);
+  r.notes.push(
+    `A sample passes when the grader's pass_threshold says so (metadata.passed), else when its score is at least ${Number(opts.extra.threshold ?? 0.5)} (--threshold). Ungradeable samples are counted apart, never as a pass or a fail.`,
+  );
   return r;
 }
 
@@ -279,8 +337,11 @@ export async function runCalibration(opts: SuiteOptions): Promise<EvalReport> {
   const problems = new Problems();
   const bins = Number(opts.extra.bins ?? 10);
   if (!Number.isInteger(bins) || bins < 1 || bins > 1000) throw new EvalUsageError('--bins must be an integer from 1 to 1000');
-  const range = String(opts.extra.range ?? '0,1').split(',').map(Number);
-  if (range.length !== 2 || !range.every(Number.isFinite) || range[0]! >= range[1]!) throw new EvalUsageError('--range must be LO,HI with LO < HI (the score range mapped onto probabilities 0..1)');
+  const range = String(opts.extra.range ?? '0,1')
+    .split(',')
+    .map(Number);
+  if (range.length !== 2 || !range.every(Number.isFinite) || range[0]! >= range[1]!)
+    throw new EvalUsageError('--range must be LO,HI with LO < HI (the score range mapped onto probabilities 0..1)');
   const [lo, hi] = range as [number, number];
   const count = new Array<number>(bins).fill(0);
   const conf = new Array<number>(bins).fill(0);
@@ -308,7 +369,14 @@ export async function runCalibration(opts: SuiteOptions): Promise<EvalReport> {
     brier += (prob - y) ** 2;
     worst.add(Math.abs(prob - y), () => [g.where, String(g.label), g.score, clip(g.reason, 400)]);
   }
-  const reliability = count.map((c, b) => ({ bin: b, lower: b / bins, upper: (b + 1) / bins, n: c, confidence: c ? conf[b]! / c : null, accuracy: c ? hits[b]! / c : null }));
+  const reliability = count.map((c, b) => ({
+    bin: b,
+    lower: b / bins,
+    upper: (b + 1) / bins,
+    n: c,
+    confidence: c ? conf[b]! / c : null,
+    accuracy: c ? hits[b]! / c : null,
+  }));
   let ece = 0;
   let mce = 0;
   for (const x of reliability) {
@@ -317,7 +385,13 @@ export async function runCalibration(opts: SuiteOptions): Promise<EvalReport> {
     ece += (x.n / n) * gap;
     mce = Math.max(mce, gap);
   }
-  const r = newReport('calibration', `Calibration: ${opts.graderFile ?? opts.recorded ?? 'scores in the data'}`, { files: opts.files, grader: opts.graderFile, recorded: opts.recorded, bins, range: [lo, hi] });
+  const r = newReport('calibration', `Calibration: ${opts.graderFile ?? opts.recorded ?? 'scores in the data'}`, {
+    files: opts.files,
+    grader: opts.graderFile,
+    recorded: opts.recorded,
+    bins,
+    range: [lo, hi],
+  });
   r.metrics = { ece: n ? ece : null, mce: n ? mce : null, brier: n ? brier / n : null, n, invalid, bins, reliability };
   r.headline = [
     { key: 'ece', label: 'Expected calibration error', value: n ? ece : null, digits: 4, unit: '' },
@@ -334,11 +408,19 @@ export async function runCalibration(opts: SuiteOptions): Promise<EvalReport> {
     diagonal: true,
     series: [{ name: 'grader', points: reliability.filter((x) => x.n).map((x) => ({ x: x.confidence!, y: x.accuracy!, n: x.n })) }],
   });
-  r.plots.push({ kind: 'bars', id: 'bins', title: 'Samples per score bin', y_label: 'samples', data: reliability.map((x) => ({ label: `${x.lower.toFixed(2)}-${x.upper.toFixed(2)}`, value: x.n })) });
+  r.plots.push({
+    kind: 'bars',
+    id: 'bins',
+    title: 'Samples per score bin',
+    y_label: 'samples',
+    data: reliability.map((x) => ({ label: `${x.lower.toFixed(2)}-${x.upper.toFixed(2)}`, value: x.n })),
+  });
   r.tables.push({ id: 'worst', title: 'Most confident mistakes', columns: ['where', 'label', 'score', 'reason'], rows: worst.rows(), total: worst.total });
   r.counts = { records: n + invalid + problems.count, skipped: problems.count, invalid };
   r.problems = problems.list;
-  r.notes.push(`ECE = sum over ${bins} equal-width bins of (bin size / N) * |fraction correct - mean score|; the last bin includes 1. Scores are mapped from [${lo}, ${hi}] to [0, 1]; ungradeable samples are left out and counted.`);
+  r.notes.push(
+    `ECE = sum over ${bins} equal-width bins of (bin size / N) * |fraction correct - mean score|; the last bin includes 1. Scores are mapped from [${lo}, ${hi}] to [0, 1]; ungradeable samples are left out and counted.`,
+  );
   return r;
 }
 
@@ -394,13 +476,24 @@ export async function runBon(opts: SuiteOptions): Promise<EvalReport> {
     const full = bestOfN(cur.cands, cur.cands.length);
     if (full.oracle > full.pick) {
       const top = [...cur.cands].sort((x, y) => y.score - x.score)[0]!;
-      worst.add(full.oracle - full.pick, () => [cur!.group, cur!.cands.length, cur!.cands.filter((c) => c.correct).length, top.score, String(top.correct), clip(top.reason, 300)]);
+      worst.add(full.oracle - full.pick, () => [
+        cur!.group,
+        cur!.cands.length,
+        cur!.cands.filter((c) => c.correct).length,
+        top.score,
+        String(top.correct),
+        clip(top.reason, 300),
+      ]);
     }
   };
   for await (const g of graded('bon', opts, problems, 'bon')) {
     if (!cur || cur.group !== g.group) {
       flush();
-      if (seen.has(g.group)) problems.add(g.where, `group "${g.group}" appears again after other groups: a group's candidates must be consecutive (its earlier candidates were scored as their own group)`);
+      if (seen.has(g.group))
+        problems.add(
+          g.where,
+          `group "${g.group}" appears again after other groups: a group's candidates must be consecutive (its earlier candidates were scored as their own group)`,
+        );
       seen.add(g.group);
       cur = { group: g.group, cands: [] };
     }
@@ -413,14 +506,37 @@ export async function runBon(opts: SuiteOptions): Promise<EvalReport> {
   flush();
   const ns = sumPick.map((_, i) => i + 1);
   const at = (arr: number[]) => Object.fromEntries(ns.map((n) => [String(n), arr[n - 1]! / groupsAt[n - 1]!]));
-  const r = newReport('bon', `Best-of-N: ${opts.graderFile ?? opts.recorded ?? 'scores in the data'}`, { files: opts.files, grader: opts.graderFile, recorded: opts.recorded });
-  r.metrics = { accuracy_at_n: at(sumPick), oracle_at_n: at(sumOracle), random: ns.length ? sumPick[0]! / groupsAt[0]! : null, groups, groups_at_n: Object.fromEntries(ns.map((n) => [String(n), groupsAt[n - 1]])), invalid };
+  const r = newReport('bon', `Best-of-N: ${opts.graderFile ?? opts.recorded ?? 'scores in the data'}`, {
+    files: opts.files,
+    grader: opts.graderFile,
+    recorded: opts.recorded,
+  });
+  r.metrics = {
+    accuracy_at_n: at(sumPick),
+    oracle_at_n: at(sumOracle),
+    random: ns.length ? sumPick[0]! / groupsAt[0]! : null,
+    groups,
+    groups_at_n: Object.fromEntries(ns.map((n) => [String(n), groupsAt[n - 1]])),
+    invalid,
+  };
   const last = ns.length;
   const p = (v: number | undefined) => (v === undefined ? null : v * 100);
   r.headline = [
-    { key: `accuracy_at_n.${last}`, label: `Accuracy of the pick at N=${last}`, value: last ? p(sumPick[last - 1]! / groupsAt[last - 1]!) : null, digits: 2, unit: '%' },
+    {
+      key: `accuracy_at_n.${last}`,
+      label: `Accuracy of the pick at N=${last}`,
+      value: last ? p(sumPick[last - 1]! / groupsAt[last - 1]!) : null,
+      digits: 2,
+      unit: '%',
+    },
     { key: 'random', label: 'Random pick (N=1)', value: last ? p(sumPick[0]! / groupsAt[0]!) : null, digits: 2, unit: '%' },
-    { key: `oracle_at_n.${last}`, label: `Oracle at N=${last} (any correct)`, value: last ? p(sumOracle[last - 1]! / groupsAt[last - 1]!) : null, digits: 2, unit: '%' },
+    {
+      key: `oracle_at_n.${last}`,
+      label: `Oracle at N=${last} (any correct)`,
+      value: last ? p(sumOracle[last - 1]! / groupsAt[last - 1]!) : null,
+      digits: 2,
+      unit: '%',
+    },
     { key: 'groups', label: 'Prompts', value: groups, digits: 0, unit: '' },
   ];
   r.plots.push({
@@ -435,9 +551,17 @@ export async function runBon(opts: SuiteOptions): Promise<EvalReport> {
       { name: 'random pick', points: ns.map((n) => ({ x: n, y: sumPick[0]! / groupsAt[0]! })) },
     ],
   });
-  r.tables.push({ id: 'worst', title: 'Prompts where the pick misses a correct candidate', columns: ['group', 'candidates', 'correct', 'top score', 'top correct', 'top reason'], rows: worst.rows(), total: worst.total });
+  r.tables.push({
+    id: 'worst',
+    title: 'Prompts where the pick misses a correct candidate',
+    columns: ['group', 'candidates', 'correct', 'top score', 'top correct', 'top reason'],
+    rows: worst.rows(),
+    total: worst.total,
+  });
   r.counts = { records: groups + problems.count, skipped: problems.count, invalid };
   r.problems = problems.list;
-  r.notes.push('Accuracy at N is the expectation over all N-subsets of a prompt\'s candidates (drawn uniformly, ties in score broken uniformly), averaged over prompts with at least N candidates; ungradeable candidates are left out of their prompt and counted.');
+  r.notes.push(
+    "Accuracy at N is the expectation over all N-subsets of a prompt's candidates (drawn uniformly, ties in score broken uniformly), averaged over prompts with at least N candidates; ungradeable candidates are left out of their prompt and counted.",
+  );
   return r;
 }

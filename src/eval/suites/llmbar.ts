@@ -59,7 +59,13 @@ class Stats {
   }
   numbers() {
     const n = this.n || Number.NaN;
-    return { accuracy_False: (this.cF / n) * 100, accuracy_True: (this.cT / n) * 100, accuracy_average: ((this.cF + this.cT) / 2 / n) * 100, both: (this.both / n) * 100, equal: (this.equal / n) * 100 };
+    return {
+      accuracy_False: (this.cF / n) * 100,
+      accuracy_True: (this.cT / n) * 100,
+      accuracy_average: ((this.cF + this.cT) / 2 / n) * 100,
+      both: (this.both / n) * 100,
+      equal: (this.equal / n) * 100,
+    };
   }
 }
 
@@ -96,10 +102,16 @@ class SetScorer {
   }
   add(where: string, rec: Record<string, unknown>, problems: Problems): void {
     const label = rec.label;
-    if (label !== 1 && label !== 2) return problems.add(where, `label must be 1 or 2, got ${JSON.stringify(label)}`);
+    if (label !== 1 && label !== 2) {
+      problems.add(where, `label must be 1 or 2, got ${JSON.stringify(label)}`);
+      return;
+    }
     const results = rec.results;
     const last = Array.isArray(results) ? (results[results.length - 1] as Record<string, unknown> | undefined) : undefined;
-    if (!last || typeof last !== 'object' || !('swap = False' in last) || !('swap = True' in last)) return problems.add(where, 'no "results" with "swap = False" and "swap = True" entries');
+    if (!last || typeof last !== 'object' || !('swap = False' in last) || !('swap = True' in last)) {
+      problems.add(where, 'no "results" with "swap = False" and "swap = True" entries');
+      return;
+    }
     const sF = last['swap = False'] as Record<string, unknown>;
     const sT = last['swap = True'] as Record<string, unknown>;
     const wF = (sF?.winner ?? null) as Winner;
@@ -114,7 +126,10 @@ class SetScorer {
       const pTraw = parseWinner(cT);
       const pT = { winner: reverseLabel(pTraw.winner), how: pTraw.how };
       this.arbiter.add(label, pF.winner, pT.winner);
-      for (const [order, rw, pw] of [['swap = False', wF, pF], ['swap = True', wT, pT]] as const) {
+      for (const [order, rw, pw] of [
+        ['swap = False', wF, pF],
+        ['swap = True', wT, pT],
+      ] as const) {
         if (rw !== pw.winner) {
           this.differ++;
           this.diffs.add(1, () => [where, order, rw ?? 'none', pw.winner ?? 'none', clip(pw.how, 200)]);
@@ -123,7 +138,14 @@ class SetScorer {
     }
     const l = String(label);
     const wrongN = (wF === l ? 0 : 1) + (wT === l ? 0 : 1);
-    if (wrongN > 0) this.wrong.add(wrongN, () => [where, label, `${wF ?? 'none'} | ${wT ?? 'none'}`, clip(str(rec.input), 160), clip([completionOf(sF), completionOf(sT)].map((c) => clip(c, 300)).join(' ‖ '), 600)]);
+    if (wrongN > 0)
+      this.wrong.add(wrongN, () => [
+        where,
+        label,
+        `${wF ?? 'none'} | ${wT ?? 'none'}`,
+        clip(str(rec.input), 160),
+        clip([completionOf(sF), completionOf(sT)].map((c) => clip(c, 300)).join(' ‖ '), 600),
+      ]);
   }
 }
 
@@ -170,7 +192,10 @@ export async function runLlmbar(opts: SuiteOptions): Promise<EvalReport> {
     }
     progress.done();
   }
-  const r = newReport('llmbar', `LLMBar: ${sets.map((s) => s.name).join(', ')}`, { files: opts.files, ...(opts.graderFile ? { grader: opts.graderFile, mode } : {}) });
+  const r = newReport('llmbar', `LLMBar: ${sets.map((s) => s.name).join(', ')}`, {
+    files: opts.files,
+    ...(opts.graderFile ? { grader: opts.graderFile, mode } : {}),
+  });
   const single = sets.length === 1;
   const statsOf = (s: SetScorer) => ({ ...s.recorded.statistics(), arbiter_parse: s.reparsed ? { ...s.arbiter.statistics(), differ: s.differ } : null });
   r.metrics = single ? statsOf(sets[0]!) : { sets: Object.fromEntries(sets.map((s) => [s.name, statsOf(s)])) };
@@ -219,8 +244,20 @@ export async function runLlmbar(opts: SuiteOptions): Promise<EvalReport> {
   const tables: Table[] = [];
   for (const s of sets) {
     const tag = single ? '' : ` (${s.name})`;
-    tables.push({ id: `wrong${tables.length}`, title: `Instances judged wrong${tag}`, columns: ['where', 'label', 'winners (given | swapped)', 'input', 'completions'], rows: s.wrong.rows(), total: s.wrong.total });
-    tables.push({ id: `differ${tables.length}`, title: `Winners arbiter's parser reads differently${tag}`, columns: ['where', 'order', 'recorded', 'arbiter', 'why'], rows: s.diffs.rows(), total: s.diffs.total });
+    tables.push({
+      id: `wrong${tables.length}`,
+      title: `Instances judged wrong${tag}`,
+      columns: ['where', 'label', 'winners (given | swapped)', 'input', 'completions'],
+      rows: s.wrong.rows(),
+      total: s.wrong.total,
+    });
+    tables.push({
+      id: `differ${tables.length}`,
+      title: `Winners arbiter's parser reads differently${tag}`,
+      columns: ['where', 'order', 'recorded', 'arbiter', 'why'],
+      rows: s.diffs.rows(),
+      total: s.diffs.total,
+    });
   }
   r.tables = tables;
   const n = sets.reduce((t, s) => t + s.recorded.n, 0);

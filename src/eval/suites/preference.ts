@@ -61,7 +61,7 @@ class Acc {
   add(outs: OrderOutcome[], chosenIsA: boolean[]): boolean[] {
     this.n++;
     const ok = outs.map((o, i) => o.winner === (chosenIsA[i] ? 'A' : 'B'));
-    ok.forEach((v, i) => (this.correct[i]! += v ? 1 : 0));
+    for (let i = 0; i < ok.length; i++) this.correct[i]! += ok[i] ? 1 : 0;
     if (ok.every(Boolean)) this.both++;
     if (outs.some((o) => o.winner === 'tie')) this.ties++;
     if (outs.some((o) => o.winner === null)) this.undecided++;
@@ -75,15 +75,20 @@ class Acc {
 }
 
 export async function runPreference(opts: SuiteOptions): Promise<EvalReport> {
-  if (opts.files.length > 1 || (!opts.files.length && !opts.recorded)) throw new EvalUsageError('preference takes one data file (or --recorded RECORDS.jsonl alone)');
+  if (opts.files.length > 1 || (!opts.files.length && !opts.recorded))
+    throw new EvalUsageError('preference takes one data file (or --recorded RECORDS.jsonl alone)');
   const grader = opts.grader;
   const file = opts.files[0] ?? '';
   const recorded = opts.recorded;
-  if (!grader && !recorded) throw new EvalUsageError('preference grades pairs live: give --grader G.json, or --recorded RECORDS.jsonl to re-score a previous run');
+  if (!grader && !recorded)
+    throw new EvalUsageError('preference grades pairs live: give --grader G.json, or --recorded RECORDS.jsonl to re-score a previous run');
   const fmt = recorded ? 'pairs' : ((opts.extra.format as PreferenceFormat | undefined) ?? (await sniff(file)));
   if (fmt === 'llmbar') return runLlmbar(opts);
   if (fmt === 'judgebench') return runJudgeBench(opts);
-  if (fmt !== 'hh-rlhf' && fmt !== 'pairs') throw new EvalUsageError(`cannot tell the format of ${file}: expected HH-RLHF {chosen, rejected}, LLMBar {output_1, output_2, label}, JudgeBench {response_A, response_B, label} or {question, chosen, rejected}; or give --format`);
+  if (fmt !== 'hh-rlhf' && fmt !== 'pairs')
+    throw new EvalUsageError(
+      `cannot tell the format of ${file}: expected HH-RLHF {chosen, rejected}, LLMBar {output_1, output_2, label}, JudgeBench {response_A, response_B, label} or {question, chosen, rejected}; or give --format`,
+    );
   const mode = grader ? judgeMode(grader, opts.mode) : 'recorded';
   let orders: 1 | 2 = mode === 'pointwise' ? 1 : (opts.orders ?? 2);
   const src = recorded ? undefined : await openRecords(file);
@@ -105,7 +110,16 @@ export async function runPreference(opts: SuiteOptions): Promise<EvalReport> {
     const t = fmt === 'hh-rlhf' ? splitHh(c, j) : { question: str(u.rec.question) ?? str(u.rec.prompt) ?? '', chosen: c, rejected: j };
     // order 1 shows chosen first; order 2 shows it second
     const outs = await judgePair(grader!, mode as 'pairwise', { question: t.question, a: t.chosen, b: t.rejected, item: { ...u.rec } }, opts.services!, orders);
-    return { where: u.where, category: str(u.rec.category) ?? null, question: clip(t.question, 300), outcomes: outs.map((o) => ({ winner: o.winner === 'A' ? 'chosen' : o.winner === 'B' ? 'rejected' : o.winner, reason: clip(o.reason, 1000), ...(o.scores ? { scores: o.scores } : {}) })) };
+    return {
+      where: u.where,
+      category: str(u.rec.category) ?? null,
+      question: clip(t.question, 300),
+      outcomes: outs.map((o) => ({
+        winner: o.winner === 'A' ? 'chosen' : o.winner === 'B' ? 'rejected' : o.winner,
+        reason: clip(o.reason, 1000),
+        ...(o.scores ? { scores: o.scores } : {}),
+      })),
+    };
   };
   let ordersSeen = 0;
   for await (const o of recorded ? recordedRecords(recorded, problems, progress) : runUnits(units(), work, runOptions(opts, progress))) {
@@ -118,7 +132,9 @@ export async function runPreference(opts: SuiteOptions): Promise<EvalReport> {
       continue;
     }
     ordersSeen ||= o.outcomes.length;
-    const outs = (o.outcomes as { winner: string | null; reason: string; scores?: number[] }[]).map((x) => ({ winner: x.winner === 'chosen' ? 'A' : x.winner === 'rejected' ? 'B' : (x.winner as 'tie' | null), reason: x.reason }) as OrderOutcome);
+    const outs = (o.outcomes as { winner: string | null; reason: string; scores?: number[] }[]).map(
+      (x) => ({ winner: x.winner === 'chosen' ? 'A' : x.winner === 'rejected' ? 'B' : (x.winner as 'tie' | null), reason: x.reason }) as OrderOutcome,
+    );
     const chosenIsA = outs.map(() => true);
     const ok = overall.add(outs, chosenIsA);
     const cat = str(o.category);
@@ -127,32 +143,68 @@ export async function runPreference(opts: SuiteOptions): Promise<EvalReport> {
       cats.get(cat)!.add(outs, chosenIsA);
     }
     const misses = ok.filter((v) => !v).length;
-    if (misses) worst.add(misses, () => [str(o.where) ?? '?', (o.outcomes as { winner: string | null }[]).map((x) => x.winner ?? 'none').join(' | '), clip(o.question, 160), clip((o.outcomes as { reason: string }[]).map((x) => x.reason).join(' ‖ '), 500)]);
+    if (misses)
+      worst.add(misses, () => [
+        str(o.where) ?? '?',
+        (o.outcomes as { winner: string | null }[]).map((x) => x.winner ?? 'none').join(' | '),
+        clip(o.question, 160),
+        clip((o.outcomes as { reason: string }[]).map((x) => x.reason).join(' ‖ '), 500),
+      ]);
   }
   progress.done();
-  const r = newReport('preference', `Preference accuracy: ${opts.graderFile ?? grader?.name ?? 'recorded run'} on ${recorded ?? file}`, { file, ...(recorded ? { recorded } : { grader: opts.graderFile }), format: fmt, mode, orders });
+  const r = newReport('preference', `Preference accuracy: ${opts.graderFile ?? grader?.name ?? 'recorded run'} on ${recorded ?? file}`, {
+    file,
+    ...(recorded ? { recorded } : { grader: opts.graderFile }),
+    format: fmt,
+    mode,
+    orders,
+  });
   const accOf = (a: Acc) => ({
     accuracy: orders === 2 ? pct(a.correct[0]! + a.correct[1]!, 2 * a.n) : pct(a.correct[0]!, a.n),
-    ...(orders === 2 ? { accuracy_chosen_first: pct(a.correct[0]!, a.n), accuracy_chosen_second: pct(a.correct[1]!, a.n), both_orders_correct: pct(a.both, a.n), position_consistency: pct(a.consistent, a.n) } : {}),
+    ...(orders === 2
+      ? {
+          accuracy_chosen_first: pct(a.correct[0]!, a.n),
+          accuracy_chosen_second: pct(a.correct[1]!, a.n),
+          both_orders_correct: pct(a.both, a.n),
+          position_consistency: pct(a.consistent, a.n),
+        }
+      : {}),
     ties: a.ties,
     undecided: a.undecided,
     n: a.n,
   });
   if (recorded && ordersSeen) orders = ordersSeen as 1 | 2;
-  r.metrics = { ...accOf(overall), ...(cats.size ? { categories: Object.fromEntries([...cats].map(([k, v]) => [k, accOf(v)])) } : {}), tie_rule: 'a tie counts as a miss' };
+  r.metrics = {
+    ...accOf(overall),
+    ...(cats.size ? { categories: Object.fromEntries([...cats].map(([k, v]) => [k, accOf(v)])) } : {}),
+    tie_rule: 'a tie counts as a miss',
+  };
   r.headline = [
     { key: 'accuracy', label: orders === 2 ? 'Accuracy (mean of both orders)' : 'Accuracy', value: r.metrics.accuracy as number | null, digits: 2, unit: '%' },
     ...(orders === 2
       ? [
           { key: 'accuracy_chosen_first', label: 'Chosen shown first', value: r.metrics.accuracy_chosen_first as number | null, digits: 2, unit: '%' as const },
-          { key: 'accuracy_chosen_second', label: 'Chosen shown second', value: r.metrics.accuracy_chosen_second as number | null, digits: 2, unit: '%' as const },
+          {
+            key: 'accuracy_chosen_second',
+            label: 'Chosen shown second',
+            value: r.metrics.accuracy_chosen_second as number | null,
+            digits: 2,
+            unit: '%' as const,
+          },
           { key: 'position_consistency', label: 'Position consistency', value: r.metrics.position_consistency as number | null, digits: 2, unit: '%' as const },
         ]
       : []),
     { key: 'ties', label: 'Ties', value: overall.ties, digits: 0, unit: '' },
   ];
   const groups = cats.size ? [...cats] : [['all', overall] as const];
-  r.plots.push({ kind: 'bars', id: 'categories', title: 'Accuracy (%)', y_label: '%', max: 100, data: groups.map(([k, a]) => ({ label: k, value: accOf(a).accuracy ?? 0 })) });
+  r.plots.push({
+    kind: 'bars',
+    id: 'categories',
+    title: 'Accuracy (%)',
+    y_label: '%',
+    max: 100,
+    data: groups.map(([k, a]) => ({ label: k, value: accOf(a).accuracy ?? 0 })),
+  });
   if (orders === 2) {
     r.plots.push({
       kind: 'stacked',
@@ -169,7 +221,13 @@ export async function runPreference(opts: SuiteOptions): Promise<EvalReport> {
       }),
     });
   }
-  r.tables.push({ id: 'worst', title: 'Pairs the grader got wrong', columns: ['where', 'winner per order', 'question', 'reasons'], rows: worst.rows(), total: worst.total });
+  r.tables.push({
+    id: 'worst',
+    title: 'Pairs the grader got wrong',
+    columns: ['where', 'winner per order', 'question', 'reasons'],
+    rows: worst.rows(),
+    total: worst.total,
+  });
   r.counts = { records: overall.n + problems.count, skipped: problems.count, invalid: overall.undecided };
   r.problems = problems.list;
   r.notes.push('The chosen response must win outright: a tie or an ungradeable pair counts as a miss (as RewardBench-style preference benchmarks count it).');

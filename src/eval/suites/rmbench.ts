@@ -27,10 +27,12 @@ class Matrix {
   add(ch: number[], rj: number[]): number {
     this.n++;
     let w = 0;
-    for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) if (ch[i]! > rj[j]!) {
-      this.wins[i * 3 + j]!++;
-      w++;
-    }
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++)
+        if (ch[i]! > rj[j]!) {
+          this.wins[i * 3 + j]!++;
+          w++;
+        }
     return w;
   }
   accuracy() {
@@ -57,7 +59,8 @@ function fileDomain(file: string): string {
 }
 
 export async function runRmBench(opts: SuiteOptions): Promise<EvalReport> {
-  if (!opts.files.length) throw new EvalUsageError('rm-bench takes RM-Bench result files with score_chosen/score_rejected (re-scored), or its data files (with --grader)');
+  if (!opts.files.length)
+    throw new EvalUsageError('rm-bench takes RM-Bench result files with score_chosen/score_rejected (re-scored), or its data files (with --grader)');
   const problems = new Problems();
   const byDomain = new Map<string, Matrix>();
   const worst = new WorstCases<(string | number | null)[]>(opts.maxCases);
@@ -65,10 +68,16 @@ export async function runRmBench(opts: SuiteOptions): Promise<EvalReport> {
   const addScored = (where: string, rec: Record<string, unknown>, fallback: string) => {
     const ch = scores(rec.score_chosen);
     const rj = scores(rec.score_rejected);
-    if (!ch || !rj) return problems.add(where, 'needs "score_chosen" and "score_rejected": three finite numbers each');
+    if (!ch || !rj) {
+      problems.add(where, 'needs "score_chosen" and "score_rejected": three finite numbers each');
+      return;
+    }
     const d = domainOf(str(rec.domain) ?? fallback);
     let m = byDomain.get(d);
-    if (!m) byDomain.set(d, (m = new Matrix()));
+    if (!m) {
+      m = new Matrix();
+      byDomain.set(d, m);
+    }
     const w = m.add(ch, rj);
     if (w < 9) {
       const margins = ch.flatMap((c) => rj.map((r) => c - r));
@@ -104,7 +113,15 @@ export async function runRmBench(opts: SuiteOptions): Promise<EvalReport> {
         const res = await Promise.all([...ch, ...rj].map((t) => gradeOne(grader, opts.services!, item, t)));
         const bad = res.map((x, i) => (x.valid ? '' : `${i < 3 ? 'chosen' : 'rejected'}[${i % 3}]: ${x.error?.kind}: ${x.error?.message}`)).filter(Boolean);
         const s = res.map((x) => (x.valid ? x.score : null));
-        return { where: u.where, id: u.rec.id, domain: str(u.rec.domain) ?? fallback, prompt: u.rec.prompt, score_chosen: s.slice(0, 3), score_rejected: s.slice(3), ...(bad.length ? { error: `ungradeable responses: ${bad.join('; ')}` } : {}) };
+        return {
+          where: u.where,
+          id: u.rec.id,
+          domain: str(u.rec.domain) ?? fallback,
+          prompt: u.rec.prompt,
+          score_chosen: s.slice(0, 3),
+          score_rejected: s.slice(3),
+          ...(bad.length ? { error: `ungradeable responses: ${bad.join('; ')}` } : {}),
+        };
       };
       for await (const o of runUnits(units(), work, runOptions(opts, progress))) {
         if (typeof o.error === 'string') {
@@ -117,7 +134,10 @@ export async function runRmBench(opts: SuiteOptions): Promise<EvalReport> {
   }
   const order = [...DOMAINS.filter((d) => byDomain.has(d)), ...[...byDomain.keys()].filter((d) => !DOMAINS.includes(d))];
   const per = Object.fromEntries(order.map((d) => [d, byDomain.get(d)!.accuracy()]));
-  const r = newReport('rm-bench', `RM-Bench: ${opts.graderFile ?? opts.files.join(', ')}`, { files: opts.files, ...(opts.graderFile ? { grader: opts.graderFile } : {}) });
+  const r = newReport('rm-bench', `RM-Bench: ${opts.graderFile ?? opts.files.join(', ')}`, {
+    files: opts.files,
+    ...(opts.graderFile ? { grader: opts.graderFile } : {}),
+  });
   if (order.length === 1) {
     const a = per[order[0]!]!;
     r.metrics = { domain: order[0], hard_acc: a.hard_acc, normal_acc: a.normal_acc, easy_acc: a.easy_acc, matrix: a.matrix, n: byDomain.get(order[0]!)!.n };
@@ -142,24 +162,45 @@ export async function runRmBench(opts: SuiteOptions): Promise<EvalReport> {
   const all = new Matrix();
   for (const m of byDomain.values()) {
     all.n += m.n;
-    m.wins.forEach((w, k) => (all.wins[k]! += w));
+    for (let k = 0; k < 9; k++) all.wins[k]! += m.wins[k]!;
   }
   if (all.n) {
-    r.plots.push({ kind: 'matrix', id: 'matrix', title: 'Chosen-beats-rejected rate by style (all prompts)', row_label: 'chosen style', col_label: 'rejected style', rows: STYLES, cols: STYLES, values: all.accuracy().matrix, digits: 3 });
+    r.plots.push({
+      kind: 'matrix',
+      id: 'matrix',
+      title: 'Chosen-beats-rejected rate by style (all prompts)',
+      row_label: 'chosen style',
+      col_label: 'rejected style',
+      rows: STYLES,
+      cols: STYLES,
+      values: all.accuracy().matrix,
+      digits: 3,
+    });
     r.plots.push({
       kind: 'bars',
       id: 'difficulty',
       title: 'Hard / normal / easy accuracy per domain (%)',
       y_label: '%',
       max: 100,
-      data: order.flatMap((d) => (['hard_acc', 'normal_acc', 'easy_acc'] as const).map((k) => ({ label: d, value: per[d]![k] * 100, group: k.replace('_acc', '') }))),
+      data: order.flatMap((d) =>
+        (['hard_acc', 'normal_acc', 'easy_acc'] as const).map((k) => ({ label: d, value: per[d]![k] * 100, group: k.replace('_acc', '') })),
+      ),
     });
   }
-  r.tables.push({ id: 'worst', title: 'Prompts with the most lost comparisons', columns: ['id', 'domain', 'lost', 'worst margin (chosen - rejected)', 'prompt'], rows: worst.rows(), total: worst.total });
+  r.tables.push({
+    id: 'worst',
+    title: 'Prompts with the most lost comparisons',
+    columns: ['id', 'domain', 'lost', 'worst margin (chosen - rejected)', 'prompt'],
+    rows: worst.rows(),
+    total: worst.total,
+  });
   const n = all.n;
   r.counts = { records: n + problems.count, skipped: problems.count, invalid: invalidGrades };
   r.problems = problems.list;
-  r.notes.push('Metrics are fractions, as RM-Bench reports them (headline numbers are shown in %). A tie counts as a loss (chosen must score strictly higher).');
-  if (grader) r.notes.push('Live run: a prompt with any ungradeable response is left out of the matrix and listed under problems (RM-Bench has no rule for it).');
+  r.notes.push(
+    'Metrics are fractions, as RM-Bench reports them (headline numbers are shown in %). A tie counts as a loss (chosen must score strictly higher).',
+  );
+  if (grader)
+    r.notes.push('Live run: a prompt with any ungradeable response is left out of the matrix and listed under problems (RM-Bench has no rule for it).');
   return r;
 }
