@@ -63,9 +63,9 @@ if (process.argv[2] === 'child') {
   };
   const grader = `${out}/contains.json`;
   writeFileSync(grader, JSON.stringify({ type: 'string_check', input: '{{sample.output_text}}', reference: 'ANSWER_OK', operation: 'like' }));
-  const run = (args) => {
+  const run = (args, nodeFlags = []) => {
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), 'child', ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const r = spawnSync(process.execPath, [...nodeFlags, fileURLToPath(import.meta.url), 'child', ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
     const secs = (performance.now() - t0) / 1000;
     if (r.status !== 0) throw new Error(`eval failed (${r.status}): ${r.stderr.slice(-2000)}`);
     return { secs, rssMb: Number(/PEAK_RSS_KB=(\d+)/.exec(r.stderr)[1]) / 1024, stdout: r.stdout };
@@ -93,6 +93,9 @@ if (process.argv[2] === 'child') {
       `${name}:\n  100,000 pairs in ${b.secs.toFixed(1)} s = ${Math.round(100_000 / b.secs).toLocaleString('en-US')} pairs/s; peak RSS ${b.rssMb.toFixed(0)} MB (20,000 pairs: ${s.rssMb.toFixed(0)} MB; ratio ${(b.rssMb / s.rssMb).toFixed(2)})`,
     );
   }
+  // bounded memory: the same 100k live run with the V8 heap capped at 48 MB must still complete
+  const capped = run(['eval', 'preference', big.pref, '--grader', grader, '--records', `${out}/records.jsonl`, '--no-progress'], ['--max-old-space-size=48']);
+  console.log(`100,000-pair preference run with the heap capped at 48 MB: completed in ${capped.secs.toFixed(1)} s, peak RSS ${capped.rssMb.toFixed(0)} MB (${/Accuracy: [\d.]+%/.exec(capped.stdout)?.[0]})`);
   const base = await baseline(big.jb);
   console.log(
     `baseline: read + JSON.parse the judgebench file in this process: ${Math.round(base).toLocaleString('en-US')} lines/s (re-score ratio ${(100_000 / rows[1].b.secs / base).toFixed(2)}; includes CLI start-up)`,
