@@ -95,7 +95,9 @@ if (process.argv[2] === 'child') {
   }
   // bounded memory: the same 100k live run with the V8 heap capped at 48 MB must still complete
   const capped = run(['eval', 'preference', big.pref, '--grader', grader, '--records', `${out}/records.jsonl`, '--no-progress'], ['--max-old-space-size=48']);
-  console.log(`100,000-pair preference run with the heap capped at 48 MB: completed in ${capped.secs.toFixed(1)} s, peak RSS ${capped.rssMb.toFixed(0)} MB (${/Accuracy: [\d.]+%/.exec(capped.stdout)?.[0]})`);
+  console.log(
+    `100,000-pair preference run with the heap capped at 48 MB: completed in ${capped.secs.toFixed(1)} s, peak RSS ${capped.rssMb.toFixed(0)} MB (${/Accuracy: [\d.]+%/.exec(capped.stdout)?.[0]})`,
+  );
   const base = await baseline(big.jb);
   console.log(
     `baseline: read + JSON.parse the judgebench file in this process: ${Math.round(base).toLocaleString('en-US')} lines/s (re-score ratio ${(100_000 / rows[1].b.secs / base).toFixed(2)}; includes CLI start-up)`,

@@ -35,7 +35,7 @@ export function judgeMode(grader: Grader, override?: string): JudgeMode {
   return grader.type === 'pairwise' ? 'pairwise' : 'pointwise';
 }
 
-export function swapSide(s: Side | null): Side | null {
+function swapSide(s: Side | null): Side | null {
   return s === 'A' ? 'B' : s === 'B' ? 'A' : s;
 }
 
@@ -56,7 +56,7 @@ function verdictOf(r: Result): OrderOutcome {
 }
 
 /** True when one grade of this grader already judges both orders (pairwise with orders "both"). */
-export function judgesBothOrders(grader: Grader): boolean {
+function judgesBothOrders(grader: Grader): boolean {
   return grader.type === 'pairwise' && grader.config.orders !== 'single';
 }
 
