@@ -1,5 +1,7 @@
 // The CLI's commands. Adding a command = one file in this folder + one line here.
 import type { Command } from 'commander';
+import * as evaluate from './eval.js';
+import * as report from './report.js';
 import * as score from './score.js';
 import * as serve from './serve.js';
 import * as types from './types.js';
@@ -7,4 +9,4 @@ import * as validate from './validate.js';
 import * as advantages from './advantages.js';
 import * as monitor from './monitor.js';
 
-export const commands: { register(program: Command): void }[] = [score, validate, types, serve, advantages, monitor];
+export const commands: { register(program: Command): void }[] = [score, validate, types, serve, advantages, monitor, evaluate, report];

@@ -1,0 +1,115 @@
+// One self-contained HTML file per report: headline numbers, plots drawn in the page by Observable
+// Plot (bundled inline with d3, no network: a Content-Security-Policy forbids any fetch), the
+// metrics, worst-case tables with reasons, notes and problems. Numbers carry data-metric /
+// data-value attributes so a test can check the page against the JSON.
+import { clip, flatMetrics, showNumber, type EvalReport, type Headline } from '../report.js';
+import { plottingLibrary } from './assets.js';
+
+function esc(s: unknown): string {
+  return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function headlineCard(h: Headline): string {
+  const shown = `${showNumber(h.value, h.digits)}${h.value !== null && h.unit === '%' ? '%' : ''}`;
+  const pub = h.published !== undefined ? `<div class="sub">published ${esc(showNumber(h.published, h.digits))}${h.unit === '%' ? '%' : ''}</div>` : '';
+  let base = '';
+  if (h.baseline !== undefined) {
+    const d = h.value !== null && h.baseline !== null ? h.value - h.baseline : null;
+    base = `<div class="sub">A: <span data-baseline="${esc(h.key)}">${esc(showNumber(h.baseline, h.digits))}</span>${d !== null ? ` · Δ ${d >= 0 ? '+' : ''}${esc(showNumber(d, h.digits))}` : ''}</div>`;
+  }
+  return `<div class="card"><div class="v" data-metric="${esc(h.key)}" data-value="${esc(h.value ?? '')}" data-digits="${h.digits}">${esc(shown)}</div><div class="l">${esc(h.label)}</div>${pub}${base}</div>`;
+}
+
+// Runs in the page: draws each plot spec with Observable Plot. Kept in plain ES2017.
+const RENDERER = String.raw`
+(function () {
+  var report = JSON.parse(document.getElementById('report-data').textContent);
+  var palette = ['#4269d0', '#efb118', '#ff725c', '#6cc5b0', '#3ca951', '#ff8ab7', '#a463f2', '#97bbf5'];
+  function draw(spec) {
+    var w = 640;
+    if (spec.kind === 'bars') {
+      var grouped = spec.data.some(function (d) { return d.group !== undefined; });
+      var opts = { width: w, height: 300, marginBottom: 50, y: { label: spec.y_label, grid: true, domain: spec.max ? [0, spec.max] : undefined }, x: { label: null, tickRotate: spec.data.length > 12 ? -30 : 0 }, color: { legend: grouped, range: palette },
+        marks: [Plot.barY(spec.data, grouped ? { x: 'group', y: 'value', fill: 'group', fx: 'label', tip: true } : { x: 'label', y: 'value', fill: palette[0], tip: true }), Plot.ruleY([0])] };
+      var uniq = function (k) { return Array.from(new Set(spec.data.map(function (d) { return d[k]; }))); };
+      if (grouped) { opts.fx = { label: null, domain: uniq('label') }; opts.x = { axis: null, domain: uniq('group') }; opts.color.domain = uniq('group'); }
+      else { opts.x.domain = uniq('label'); }
+      return Plot.plot(opts);
+    }
+    if (spec.kind === 'stacked') {
+      return Plot.plot({ width: w, height: 300, y: { label: spec.y_label, grid: true }, x: { label: null, domain: Array.from(new Set(spec.data.map(function (d) { return d.label; }))) }, color: { legend: true, domain: Array.from(new Set(spec.data.map(function (d) { return d.part; }))), range: ['#3ca951', '#efb118', '#ff725c', '#97bbf5'] },
+        marks: [Plot.barY(spec.data, { x: 'label', y: 'value', fill: 'part', order: null, tip: true }), Plot.ruleY([0])] });
+    }
+    if (spec.kind === 'matrix') {
+      var cells = [];
+      spec.rows.forEach(function (r, i) { spec.cols.forEach(function (c, j) { cells.push({ row: r, col: c, value: spec.values[i][j] }); }); });
+      return Plot.plot({ width: Math.min(w, 160 + 140 * spec.cols.length), height: 80 + 70 * spec.rows.length, marginLeft: 130, padding: 0.04, x: { label: spec.col_label, domain: spec.cols, axis: 'top' }, y: { label: spec.row_label, domain: spec.rows }, color: { scheme: 'blues', legend: true },
+        marks: [Plot.cell(cells, { x: 'col', y: 'row', fill: 'value', inset: 1, tip: true }), Plot.text(cells, { x: 'col', y: 'row', text: function (d) { return d.value.toFixed(spec.digits); }, fill: function (d) { var lo = d3.min(cells, function (e) { return e.value; }), hi = d3.max(cells, function (e) { return e.value; }); return hi > lo && (d.value - lo) / (hi - lo) > 0.55 ? 'white' : 'black'; } })] });
+    }
+    if (spec.kind === 'lines') {
+      var pts = [];
+      spec.series.forEach(function (s) { s.points.forEach(function (p) { pts.push({ series: s.name, x: p.x, y: p.y, n: p.n }); }); });
+      var marks = [Plot.ruleY([0]), Plot.line(pts, { x: 'x', y: 'y', stroke: 'series', marker: 'circle', tip: true })];
+      if (spec.diagonal) marks.unshift(Plot.line([{ x: 0, y: 0 }, { x: 1, y: 1 }], { x: 'x', y: 'y', stroke: '#999', strokeDasharray: '4 3' }));
+      return Plot.plot({ width: w, height: 320, x: { label: spec.x_label, domain: spec.diagonal ? [0, 1] : undefined }, y: { label: spec.y_label, grid: true, domain: spec.diagonal ? [0, 1] : undefined }, color: { legend: true, range: palette }, marks: marks });
+    }
+    throw new Error('unknown plot kind ' + spec.kind);
+  }
+  report.plots.forEach(function (spec) {
+    var fig = document.querySelector('figure[data-plot-id="' + spec.id + '"] .chart');
+    try { fig.appendChild(draw(spec)); fig.parentNode.setAttribute('data-drawn', 'true'); }
+    catch (e) { fig.parentNode.setAttribute('data-error', String(e && e.message || e)); fig.textContent = 'plot failed: ' + e; }
+  });
+  document.documentElement.setAttribute('data-rendered', 'true');
+})();
+`;
+
+const STYLE = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#1b1e23}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
+.meta{color:#666;font-size:12px;word-break:break-all}.cards{display:flex;flex-wrap:wrap;gap:10px;margin:16px 0}
+.card{border:1px solid #ddd;border-radius:8px;padding:10px 14px;min-width:150px}.card .v{font-size:22px;font-weight:600}
+.card .l{color:#444;font-size:12px}.card .sub{color:#888;font-size:11px}figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:6px}
+table{border-collapse:collapse;width:100%;font-size:12px;margin:6px 0}th,td{border:1px solid #e2e2e2;padding:4px 6px;text-align:left;vertical-align:top}
+th{background:#f6f7f9}td.txt{white-space:pre-wrap;word-break:break-word;max-width:420px}.note{color:#555}code{font-size:12px}
+`;
+
+export function renderHtml(r: EvalReport): string {
+  const lib = plottingLibrary();
+  const data = JSON.stringify({ plots: r.plots }).replace(/</g, '\\u003c');
+  const metrics = flatMetrics(r.metrics)
+    .map(([k, v]) => `<tr><td><code>${esc(k)}</code></td><td data-metric-path="${esc(k)}">${esc(typeof v === 'number' ? String(v) : v)}</td></tr>`)
+    .join('');
+  const tables = r.tables
+    .map((t) => {
+      const head = t.columns.map((c) => `<th>${esc(c)}</th>`).join('');
+      const rows = t.rows.map((row) => `<tr>${row.map((c) => `<td class="txt">${esc(clip(c, 1200))}</td>`).join('')}</tr>`).join('');
+      const more = t.total > t.rows.length ? `<p class="note">${t.rows.length} of ${t.total} shown (the most severe first).</p>` : '';
+      return `<section data-table-id="${esc(t.id)}"><h2>${esc(t.title)} <small>(${t.total})</small></h2>${t.rows.length ? `<table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>` : '<p class="note">none</p>'}${more}</section>`;
+    })
+    .join('');
+  const plots = r.plots
+    .map((p) => `<figure data-plot-id="${esc(p.id)}" data-kind="${p.kind}"><figcaption>${esc(p.title)}</figcaption><div class="chart"></div></figure>`)
+    .join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(r.title)}</title><style>${STYLE}</style></head>
+<body>
+<h1>${esc(r.title)}</h1>
+<div class="meta">arbiter eval ${esc(r.suite)} · ${esc(r.created)} · ${esc(JSON.stringify(r.inputs))}</div>
+<div class="meta">${r.counts.records} records, ${r.counts.skipped} skipped, ${r.counts.invalid} ungradeable</div>
+<div class="cards">${r.headline.map(headlineCard).join('')}</div>
+<h2>Plots</h2>${plots || '<p class="note">none</p>'}
+${tables}
+<h2>Metrics</h2><table><tbody>${metrics}</tbody></table>
+${r.notes.length ? `<h2>Notes</h2>${r.notes.map((n) => `<p class="note">${esc(n)}</p>`).join('')}` : ''}
+${r.problems.length ? `<h2>Problems (${r.counts.skipped})</h2><ul>${r.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>` : ''}
+<script>${lib.d3}</script>
+<script>${lib.plot}</script>
+<script id="report-data" type="application/json">${data}</script>
+<script>${RENDERER}</script>
+</body></html>
+`;
+}
