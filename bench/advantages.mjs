@@ -77,7 +77,8 @@ async function child(mode, input, output, config) {
 }
 
 async function serverChild() {
-  const { createServer, loadGrader } = await import(dist);
+  const { loadGrader } = await import(dist);
+  const { createServer } = await import(new URL('../dist/server/index.js', import.meta.url).href);
   const grader = loadGrader({ type: 'string_check', name: 'exact', input: '{{sample.output_text}}', reference: '{{item.label}}', operation: 'eq' });
   const server = createServer({ graders: { exact: grader } });
   const url = await server.listen({ host: '127.0.0.1', port: 0 });

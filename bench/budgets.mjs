@@ -3,7 +3,8 @@
 // against the idle latency measured first in the same run (the ratio is the figure that matters:
 // before, /healthz waited for the whole grade).
 // Usage: node bench/budgets.mjs
-import { createServer, grade, loadGrader, Services } from '../dist/index.js';
+import { grade, loadGrader, Services } from '../dist/index.js';
+import { createServer } from '../dist/server/index.js';
 
 const bpeHostile = (n) => {
   let s = '';

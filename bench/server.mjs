@@ -35,7 +35,8 @@ if (process.argv[2] === '--child') {
     await app.listen({ host: '127.0.0.1', port: 0 });
     process.stdout.write(`URL http://127.0.0.1:${app.server.address().port}\n`);
   } else {
-    const { createServer, loadGrader } = await import('../dist/index.js');
+    const { loadGrader } = await import('../dist/index.js');
+    const { createServer } = await import('../dist/server/index.js');
     const server = createServer({ graders: { answer_check: loadGrader(GRADER) }, maxQueue: 200_000, maxBatch: 100_000, bodyLimit: 256 * 1024 * 1024 });
     const url = await server.listen({ host: '127.0.0.1', port: 0 });
     process.stdout.write(`URL ${url}\n`);

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { grade, loadGrader, Services } from '../dist/index.js';
-import { lcsLength } from '../dist/graders/similarity/lcs.js';
+import { lcsLength } from '../dist/graders/text_similarity/lcs.js';
 
 const PAIRS = Number(process.argv[2] ?? 400);
 const ROUNDS = Number(process.argv[3] ?? 3);

@@ -19,9 +19,9 @@ export type { ServicesOptions } from './core/services.js';
 export { baseFields, getGraderType, graderSchema, listGraderTypes, loadGrader, registerGraderType, validateGrader } from './core/registry.js';
 export type { BaseConfig, BuildContext, GraderType, LoadOptions } from './core/registry.js';
 export { compileTemplate, renderString, renderValue } from './core/template.js';
-export { ConfigError } from './config/errors.js';
-export type { ConfigIssue } from './config/errors.js';
-export { compileFormula } from './config/formula.js';
+export { ConfigError } from './core/errors.js';
+export type { ConfigIssue } from './core/errors.js';
+export { compileFormula } from './graders/composite/formula.js';
 export { loadGraderFile, readGraderFile } from './config/load.js';
 export { readLines } from './io/jsonl-reader.js';
 export { scoreLines } from './io/score-stream.js';
@@ -58,8 +58,7 @@ export async function* gradeStream(
   const ctx = opts.services ? { services: opts.services } : {};
   yield* orderedMap(inputs, (x) => grade(grader, x, ctx), opts.concurrency ?? 64);
 }
-export { createServer, closeOnSignals, DEFAULT_EOS_TOKENS, loadGraderSpecs, parseGraderSpec } from './server/index.js';
-export type { ArbiterServer, ListenOptions, ServerOptions, GraderSpec } from './server/index.js';
+// the HTTP server is its own entry point (`arbiter/server`), so that importing the library loads no HTTP stack
 export { verifyMath, extractAnswer, parseMathAnswer } from './graders/math/index.js';
 export type { MathOptions, MathVerdict } from './graders/math/index.js';
 export { runInSandbox, SandboxPool, DEFAULT_LIMITS, LANGUAGES, compileProgram, runProgram } from './sandbox/index.js';
@@ -67,13 +66,13 @@ export type { RunRequest, RunResult, RunStatus, SandboxFile, SandboxLimits, Pool
 export { extractCode } from './graders/code/extract.js';
 export { ChatClient, RewardClient, ResponseCache, ModelError, getChatClient, resolveEndpoint } from './models/index.js';
 export type { ChatMessage, ChatRequest, ChatResult, ChatChoice, RewardProtocol } from './models/index.js';
-export { parseScore, parsePairwise, parseYesNo, labelParser, maskReasoning, looksLikeRefusal, logprobScore } from './judges/index.js';
-export type { Verdict, VerdictOk, VerdictErr, ScoreValue, PairwiseValue } from './judges/index.js';
+export { parseScore, parsePairwise, parseYesNo, labelParser, maskReasoning, looksLikeRefusal, logprobScore } from './graders/judges/index.js';
+export type { Verdict, VerdictOk, VerdictErr, ScoreValue, PairwiseValue } from './graders/judges/index.js';
 
-export { computeMetric, METRICS as SIMILARITY_METRICS } from './graders/similarity/text-similarity.js';
-export type { Metric as SimilarityMetric } from './graders/similarity/text-similarity.js';
+export { computeMetric, METRICS as SIMILARITY_METRICS } from './graders/text_similarity/text-similarity.js';
+export type { Metric as SimilarityMetric } from './graders/text_similarity/text-similarity.js';
 export { INSTRUCTIONS as IFEVAL_INSTRUCTIONS, buildInstruction as buildIfevalInstruction, followVerdicts as ifevalVerdicts, countSentences, splitSentences } from './graders/ifeval/index.js';
-export { extractCalls as extractToolCalls, matchCalls as matchToolCalls, readAccepted as readAcceptedCalls } from './graders/tools/index.js';
+export { extractCalls as extractToolCalls, matchCalls as matchToolCalls, readAccepted as readAcceptedCalls } from './graders/tool_call/index.js';
 
 export {
   ESTIMATORS,

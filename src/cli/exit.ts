@@ -1,5 +1,5 @@
 // Exit codes that scripts can trust, and turning known errors into one clear message.
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../core/errors.js';
 import { IoError } from '../io/errors.js';
 
 export const EXIT = {

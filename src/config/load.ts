@@ -1,7 +1,7 @@
 // Loading grader configs from JSON files or values, with parse errors located by line and column.
 import { readFile } from 'node:fs/promises';
 import '../graders/index.js';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../core/errors.js';
 import { jsonErrorOffset } from './json-locate.js';
 import { loadGrader } from '../core/registry.js';
 import type { Grader } from '../core/grader.js';

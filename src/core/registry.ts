@@ -1,7 +1,7 @@
 // The grader registry: grader types register a schema and a builder; loading a config validates
 // every node (collecting all problems with their field paths) and builds the grader tree.
 import { z } from 'zod';
-import { ConfigError, joinPath, type ConfigIssue } from '../config/errors.js';
+import { ConfigError, joinPath, type ConfigIssue } from './errors.js';
 import { joinCapabilityPath } from './capabilities.js';
 import type { CapabilityDeclaration, CapabilityUse } from './capabilities.js';
 import { makeGrader, type Evaluate, type Grader } from './grader.js';

@@ -2,7 +2,7 @@
 import { registerGraderType, getGraderType, type GraderType, type BaseConfig } from '../core/registry.js';
 import { gate } from './composite/gate.js';
 import { multi } from './composite/multi.js';
-import { stringCheck } from './string/string-check.js';
+import { stringCheck } from './string_check/string-check.js';
 import { threads } from './composite/threads.js';
 import { weightedSum } from './composite/weighted-sum.js';
 import { tiers } from './composite/tiers.js';
@@ -12,13 +12,17 @@ import { overlongPenalty } from './composite/overlong.js';
 import { code } from './code/code.js';
 import { pythonGrader } from './code/python-grader.js';
 import { ifeval } from './ifeval/grader.js';
-import { toolCall } from './tools/grader.js';
+import { toolCall } from './tool_call/grader.js';
 import { mathGrader } from './math/grader.js';
 import { format } from './format/format.js';
-import { textSimilarity } from './similarity/text-similarity.js';
+import { textSimilarity } from './text_similarity/text-similarity.js';
 import { length } from './length/length.js';
 import { repetition } from './length/repetition.js';
-import { judgeGraderTypes } from '../judges/index.js';
+import { judgeGraderTypes } from './judges/index.js';
+import { addWorkerRegistrations } from '../workers/grader-pool.js';
+
+// worker threads (threads grader, preemption of cpu_heavy types) load this module to get every type
+addWorkerRegistrations(import.meta.url);
 
 const builtins: GraderType<any>[] = [
   stringCheck,

@@ -3,7 +3,7 @@
 // resolved into one flat structure with the trainers' defaults.
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { ConfigError, type ConfigIssue } from '../config/errors.js';
+import { ConfigError, type ConfigIssue } from '../core/errors.js';
 import { parseJsonText } from '../config/load.js';
 import { zodIssues } from '../core/registry.js';
 

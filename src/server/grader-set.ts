@@ -1,7 +1,7 @@
 // The named graders a server holds: parsing `name=path.json` specs, loading the files, and
 // resolving the grader a request asks for (by name, or the default).
 import { existsSync } from 'node:fs';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../core/errors.js';
 import { loadGraderFile } from '../config/load.js';
 import type { Grader } from '../core/grader.js';
 import { HttpError } from './http-error.js';

@@ -82,6 +82,15 @@ function isResult(r: unknown): r is Result {
   return typeof r === 'object' && r !== null && typeof (r as Result).valid === 'boolean' && typeof (r as Result).metadata === 'object';
 }
 
+/**
+ * Modules every worker imports first to register grader types (the built-in registrations add
+ * themselves here): the worker host itself imports no grader family, so the folders stay acyclic.
+ */
+const registrations = new Set<string>();
+export function addWorkerRegistrations(moduleUrl: string): void {
+  registrations.add(moduleUrl);
+}
+
 export class GraderPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Task[] = [];
@@ -100,7 +109,7 @@ export class GraderPool {
 
   private spawn(): Slot {
     const worker = new Worker(WORKER_URL, {
-      workerData: { config: this.opts.config, servicesOptions: this.opts.servicesOptions },
+      workerData: { config: this.opts.config, servicesOptions: this.opts.servicesOptions, registrations: [...registrations] },
       resourceLimits: { maxOldGenerationSizeMb: 1024 },
     });
     worker.unref();
@@ -214,7 +223,10 @@ export class GraderPool {
   }
 
   private pump(): void {
-    if (this.broken) return this.failAll(this.broken);
+    if (this.broken) {
+      this.failAll(this.broken);
+      return;
+    }
     // only workers that finished loading get work, so start-up time never counts against a sample;
     // the queue is shared among all free workers, those still starting included
     let idle = this.slots.filter((s) => !s.tasks.length).length;

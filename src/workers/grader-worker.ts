@@ -4,7 +4,6 @@
 // can be posted: a result that cannot be copied back becomes an invalid result saying why, and a
 // config that fails to build becomes an invalid result for each sample of its batch.
 import { parentPort, workerData } from 'node:worker_threads';
-import '../graders/index.js';
 import type { Grader } from '../core/grader.js';
 import { loadGrader } from '../core/registry.js';
 import { GradeFailure, invalidResult, type Result } from '../core/result.js';
@@ -12,10 +11,11 @@ import { Services } from '../core/services.js';
 import type { GradeInput } from '../core/sample.js';
 import { handoffFailure } from './grader-pool.js';
 
-const { config, servicesOptions } = workerData as { config: unknown; servicesOptions: Record<string, unknown> };
-// Modules that register custom grader types (library users' own types must exist here too).
+const { config, servicesOptions, registrations } = workerData as { config: unknown; servicesOptions: Record<string, unknown>; registrations: string[] };
+// The built-in registrations (graders/index.js adds itself to the pool), then modules that register
+// custom grader types (library users' own types must exist here too).
 const modules = Array.isArray(servicesOptions.workerModules) ? (servicesOptions.workerModules as string[]) : [];
-for (const m of modules) await import(m);
+for (const m of [...registrations, ...modules]) await import(m);
 const own = config === undefined ? undefined : loadGrader(config);
 const services = new Services(servicesOptions);
 

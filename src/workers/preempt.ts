@@ -41,7 +41,7 @@ export function preempt(spec: PreemptSpec, evaluate: Evaluate): Evaluate {
     const signal = ctx.signal;
     if (!signal && timeoutMs === undefined) return evaluate(input, ctx);
     const pool = ctx.services.get(PREEMPT_POOL, () => new GraderPool({ threads: preemptThreads(ctx.services.options), batch: 1, servicesOptions: ctx.services.options }), (p) => p.close());
-    let r;
+    let r: Awaited<ReturnType<GraderPool['grade']>>;
     try {
       r = await pool.grade(input, { ...(signal ? { signal } : {}), config: task, ...(timeoutMs !== undefined ? { timeoutMs, timeoutFailure } : {}) });
     } catch (e) {

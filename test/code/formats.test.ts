@@ -1,6 +1,6 @@
 // The `code` grader's formats, languages, extraction, reasons and error kinds on small programs.
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../dist/config/errors.js';
+import { ConfigError } from '../../dist/core/errors.js';
 import { extractCode } from '../../dist/graders/code/extract.js';
 import { outputsMatch, valuesEqual } from '../../dist/graders/code/compare.js';
 import { loadGrader, Services } from './helpers.js';

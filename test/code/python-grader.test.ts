@@ -1,7 +1,7 @@
 // The `python` grader type (OpenAI schema): grade(sample, item) -> float runs in the sandbox;
 // exceptions and non-numeric returns are python_error, a hang is timeout.
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../dist/config/errors.js';
+import { ConfigError } from '../../dist/core/errors.js';
 import { loadGrader, Services } from './helpers.js';
 
 const services = new Services();

@@ -117,6 +117,7 @@ describe('bounded JSON and exact ids (library)', async () => {
   it('scoreLines keeps the raw id text; stringifyRecord writes it back', async () => {
     const out = [];
     for await (const r of scoreLines(g, readLines(chunks('{"id":12345678901234567891,"item":{"answer":"a"},"output_text":"a"}\n{"id":"x","item":{},"output_text":"a"}\n')), { services: new Services() })) out.push(r);
+    // biome-ignore lint/correctness/noPrecisionLoss: the point: the parsed value loses digits, the raw text keeps them
     expect(out[0]!.id).toBe(12345678901234567891); // the value, as JSON.parse reads it
     expect(out[0]![ID_JSON]).toBe('12345678901234567891');
     expect(stringifyRecord(out[0]!)).toMatch(/^\{"id":12345678901234567891,"score":1,/);

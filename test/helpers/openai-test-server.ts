@@ -214,7 +214,10 @@ export class TestServer {
       return;
     }
     const text = typeof r.body === 'string' ? r.body : JSON.stringify(r.body ?? {});
-    if (r.hostile) return this.sendHostile(res, r, text);
+    if (r.hostile) {
+      this.sendHostile(res, r, text);
+      return;
+    }
     res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
     res.end(text);
   }

@@ -3,7 +3,8 @@
 // reward-function file and the agent file in integrations/, and its retry behaviour (5 tries,
 // Retry-After ignored) against arbiter's error statuses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, loadGrader } from '../../dist/index.js';
+import { loadGrader } from '../../dist/index.js';
+import { createServer } from '../../dist/server/index.js';
 import { DEFAULT_MAX_QUEUE } from '../../dist/server/index.js';
 import { ANSWER_CHECK, endsWithAnswer, get, gsm8k, registerTestTypes, start, type Running } from '../server/helpers.js';
 import { CLIENTS, INTEGRATIONS, runPython } from './run-python.js';

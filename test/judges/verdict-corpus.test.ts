@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { labelParser, parsePairwise, parseScore, parseYesNo } from '../../dist/judges/parse/index.js';
+import { labelParser, parsePairwise, parseScore, parseYesNo } from '../../dist/graders/judges/parse/index.js';
 
 interface Case {
   id: string;

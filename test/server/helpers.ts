@@ -2,8 +2,10 @@
 // types (slow, throwing), and GSM8K model solutions from the shared public data.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createServer, getGraderType, loadGrader, registerGraderType, graderSchema } from '../../dist/index.js';
-import type { ArbiterServer, Grader, ServerOptions } from '../../dist/index.js';
+import { getGraderType, loadGrader, registerGraderType, graderSchema } from '../../dist/index.js';
+import { createServer } from '../../dist/server/index.js';
+import type { Grader } from '../../dist/index.js';
+import type { ArbiterServer, ServerOptions } from '../../dist/server/index.js';
 import { z } from 'zod';
 
 export const GSM8K_SOLUTIONS = fileURLToPath(new URL('../../../shared/data/gsm8k/example_model_solutions.jsonl', import.meta.url));

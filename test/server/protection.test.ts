@@ -1,7 +1,8 @@
 // Protection over real HTTP: auth, body limits, malformed JSON, deadlines and timeouts, the bounded
 // queue (429 + Retry-After), concurrency, crashing graders, client disconnects, graceful shutdown.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, loadGrader } from '../../dist/index.js';
+import { loadGrader } from '../../dist/index.js';
+import { createServer } from '../../dist/server/index.js';
 import { ANSWER_CHECK, get, post, registerTestTypes, start, waitForHealth, type Running } from './helpers.js';
 
 beforeAll(() => registerTestTypes());

@@ -1,6 +1,6 @@
 // Recovering the response from an OpenRLHF query: prefix removal, EOS and padding stripping.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_EOS_TOKENS } from '../../dist/index.js';
+import { DEFAULT_EOS_TOKENS } from '../../dist/server/index.js';
 import { extractResponse, stripTrailingTokens } from '../../dist/server/index.js';
 
 describe('extractResponse', () => {

@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { z } from 'zod';
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { parseJsonText } from '../../config/load.js';
 import { zodIssues } from '../../core/registry.js';
 import { normalizeRecord } from '../../core/sample.js';

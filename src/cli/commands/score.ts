@@ -105,7 +105,7 @@ Example:
         const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox) });
         const ac = new AbortController();
         const unhook = stopOnSignals(ac);
-        let summary;
+        let summary: Awaited<ReturnType<typeof scoreFile>>;
         try {
           summary = await scoreFile({
             grader,

@@ -113,7 +113,7 @@ Examples:
         const token = o.token ?? (process.env.ARBITER_TOKEN || undefined);
         const eosTokens = [...(o.defaultEos ? DEFAULT_EOS_TOKENS : []), ...o.eosToken];
         const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox) });
-        let server;
+        let server: ReturnType<typeof createServer>;
         try {
           server = createServer({
             graders,

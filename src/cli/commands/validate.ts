@@ -1,10 +1,10 @@
 // `arbiter validate`: check grader files and print every problem with its field path.
 import type { Command } from 'commander';
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { readGraderFile } from '../../config/load.js';
 import { validateGrader } from '../../core/registry.js';
 import { die, EXIT } from '../exit.js';
-import { formatIssues } from '../../config/errors.js';
+import { formatIssues } from '../../core/errors.js';
 
 export function register(program: Command): void {
   program
@@ -15,7 +15,7 @@ export function register(program: Command): void {
       try {
         let bad = 0;
         for (const file of files) {
-          let issues;
+          let issues: ReturnType<typeof validateGrader>;
           try {
             issues = validateGrader(await readGraderFile(file), { file });
           } catch (e) {

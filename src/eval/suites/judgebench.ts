@@ -6,7 +6,7 @@
 // reasoning = livebench-reasoning, math = livebench-math, coding = livecodebench) and overall.
 // Besides the recorded decisions, each decision is recomputed from the raw judgment with arbiter's
 // own verdict parser (or from the two reward-model scores) and the differences are reported.
-import { parsePairwise } from '../../judges/parse/index.js';
+import { parsePairwise } from '../../graders/judges/parse/index.js';
 import { pyFixed } from '../numeric.js';
 import { judgeMode, judgePair, type OrderOutcome } from '../pairs.js';
 import { openRecords } from '../read.js';

@@ -6,7 +6,7 @@
 // kappa inputs map winner "1" to 1 and anything else to 0 while labels stay 1 and 2 (a quirk of the
 // reference script, kept so the numbers compare). Recorded completions are re-read with arbiter's
 // pairwise parser and the winners that differ are reported.
-import { parsePairwise } from '../../judges/parse/index.js';
+import { parsePairwise } from '../../graders/judges/parse/index.js';
 import { cohenKappa, PairCounts, pyRepr } from '../numeric.js';
 import { judgeMode, judgePair, type OrderOutcome } from '../pairs.js';
 import { openRecords } from '../read.js';

@@ -1,7 +1,7 @@
 // `multi` (OpenAI grader schema): run sub-graders (an object keyed by variable name, or a list)
 // concurrently and combine their scores with a `calculate_output` formula (default: the mean).
 import { z } from 'zod';
-import { compileFormula, FormulaError, type Formula } from '../../config/formula.js';
+import { compileFormula, FormulaError, type Formula } from './formula.js';
 import { childFailure, GradeFailure, type Result } from '../../core/result.js';
 import type { Grader } from '../../core/grader.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';

@@ -143,7 +143,7 @@ export function compileLinear(pattern: string, flags = ''): LinearRegex {
     if (e instanceof RegexError) throw e;
     // RE2 quotes the offending piece of the translated pattern: keep it only if the user wrote it
     let msg = (e as Error).message.replace(/^error parsing regexp: /, '');
-    const quoted = /: `([^]*)`$/.exec(msg);
+    const quoted = /: `([\s\S]*)`$/.exec(msg);
     if (quoted && !pattern.includes(quoted[1]!)) msg = msg.slice(0, quoted.index);
     throw new RegexError(`invalid regular expression (RE2 syntax): ${msg}`);
   }

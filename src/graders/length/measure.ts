@@ -4,7 +4,7 @@
 // cl100k_base for GPT-4/3.5, p50k_base, r50k_base/gpt2). Encoders load lazily, once per process.
 import { Tiktoken } from 'js-tiktoken/lite';
 import { GradeFailure } from '../../core/result.js';
-import { pySplit } from '../similarity/text.js';
+import { pySplit } from '../text_similarity/text.js';
 
 export const UNITS = ['chars', 'words', 'tokens'] as const;
 export type Unit = (typeof UNITS)[number];

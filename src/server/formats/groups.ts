@@ -6,7 +6,7 @@
 // each result with its advantage in one call. Configs come from the request: they are validated like
 // files and never reach beyond arithmetic.
 import type { FastifyInstance } from 'fastify';
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError } from '../../core/errors.js';
 import type { Result } from '../../core/result.js';
 import type { GradeInput } from '../../core/sample.js';
 import { groupContext } from '../../graders/composite/group-stage.js';

@@ -5,7 +5,7 @@
 // operator's inline policy (inline-policy.ts). The same handlers answer at the official SDKs' paths
 // ({base}/fine_tuning/alpha/graders/run|validate, with or without /v1).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError } from '../../core/errors.js';
 import type { Grader } from '../../core/grader.js';
 import { loadGrader } from '../../core/registry.js';
 import { parseJsonBounded } from '../../core/json.js';

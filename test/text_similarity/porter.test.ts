@@ -3,7 +3,7 @@
 // NLTK-specific rules named one by one.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { porterStem } from '../../dist/graders/similarity/porter.js';
+import { porterStem } from '../../dist/graders/text_similarity/porter.js';
 
 const fixture = JSON.parse(readFileSync(new URL('./fixtures/nltk-porter.json', import.meta.url), 'utf8')) as { source: string; stems: Record<string, string> };
 

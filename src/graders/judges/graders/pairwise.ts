@@ -2,10 +2,10 @@
 // to cancel position bias. Score from A's side: win 1, tie 0.5, loss 0, averaged over the two
 // orders; `metadata.consistent` is false when the orders disagree (the position decided).
 import { z } from 'zod';
-import { graderSchema, type GraderType } from '../../core/registry.js';
-import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
-import { renderString } from '../../core/template.js';
-import type { ChatMessage } from '../../models/types.js';
+import { graderSchema, type GraderType } from '../../../core/registry.js';
+import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
+import { renderString } from '../../../core/template.js';
+import type { ChatMessage } from '../../../models/types.js';
 import { checkSize, fill } from '../messages.js';
 import { parsePairwise, type PairwiseValue } from '../parse/pairwise.js';
 import { gradedStrings } from '../parse/quotes.js';

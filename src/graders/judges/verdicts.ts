@@ -1,8 +1,8 @@
 // From judge choices to verdicts: parse each sample, turn refusals/unparsable outputs into
 // GradeFailures that keep the raw output, and aggregate k samples (mean, median, majority)
 // with their spread for metadata.
-import { GradeFailure, type ErrorKind } from '../core/result.js';
-import type { ChatChoice } from '../models/types.js';
+import { GradeFailure, type ErrorKind } from '../../core/result.js';
+import type { ChatChoice } from '../../models/types.js';
 import type { Verdict, VerdictErr, VerdictOk } from './parse/verdict.js';
 
 /** Raw judge text kept in metadata, per sample. */

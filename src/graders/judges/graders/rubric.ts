@@ -3,12 +3,12 @@
 // negative-weight (pitfall) criteria that are met, clamped to [0, 1]. Criteria come from the config
 // or per item from the data (`criteria: "{{item.rubric}}"`).
 import { z } from 'zod';
-import type { GraderContext } from '../../core/grader.js';
-import { graderSchema, type GraderType } from '../../core/registry.js';
-import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
-import { GradeFailure, type Result } from '../../core/result.js';
-import type { GradeInput } from '../../core/sample.js';
-import { renderString, renderValue, type Template } from '../../core/template.js';
+import type { GraderContext } from '../../../core/grader.js';
+import { graderSchema, type GraderType } from '../../../core/registry.js';
+import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
+import { GradeFailure, type Result } from '../../../core/result.js';
+import type { GradeInput } from '../../../core/sample.js';
+import { renderString, renderValue, type Template } from '../../../core/template.js';
 import { logprobScore, numericToken, yesNoToken } from '../logprob-score.js';
 import { checkSize, fill } from '../messages.js';
 import { parseYesNo } from '../parse/binary.js';
@@ -112,6 +112,7 @@ export const rubric: GraderType<RubricConfig> = {
       const base = { grader: c.name, type: 'rubric_criterion', criterion: c.text, weight: c.weight };
       try {
         let values: number[];
+        // biome-ignore lint/suspicious/noImplicitAnyLet: typed by control flow (each branch assigns its own verdict type)
         let first;
         if (scale === 'binary') {
           const run = await runJudge(ctx, st, messages, (t) => parseYesNo(t, { graded }), structured?.schema);

@@ -2,11 +2,11 @@
 // compiled at config load and rendered per sample into chat messages (developer → system for
 // open-source servers; input_text parts → text parts), with a size limit on the rendered prompt.
 import { z } from 'zod';
-import type { BuildContext } from '../core/registry.js';
-import { GradeFailure } from '../core/result.js';
-import type { GradeInput } from '../core/sample.js';
-import { renderCompiled, type ValueTemplate } from '../core/template.js';
-import type { ChatMessage } from '../models/types.js';
+import type { BuildContext } from '../../core/registry.js';
+import { GradeFailure } from '../../core/result.js';
+import type { GradeInput } from '../../core/sample.js';
+import { renderCompiled, type ValueTemplate } from '../../core/template.js';
+import type { ChatMessage } from '../../models/types.js';
 
 /** Rendered prompts longer than this (characters, all messages) are refused as limit_exceeded. */
 export const MAX_PROMPT_CHARS = 2_000_000;

@@ -2,9 +2,9 @@
 // in `range`. Asks for {"steps": [...], "result": n} via json_schema (prompt-only when the server
 // lacks it); parses any common verdict format; optional expected score from logprobs; k samples.
 import { z } from 'zod';
-import { graderSchema, type GraderType } from '../../core/registry.js';
-import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
-import type { JsonSchemaFormat } from '../../models/types.js';
+import { graderSchema, type GraderType } from '../../../core/registry.js';
+import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
+import type { JsonSchemaFormat } from '../../../models/types.js';
 import { logprobScore, numericToken } from '../logprob-score.js';
 import { compileMessages, messageSchema, withInstruction } from '../messages.js';
 import { gradedStrings } from '../parse/quotes.js';

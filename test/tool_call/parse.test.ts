@@ -1,7 +1,7 @@
 // Unit tests of tool-call parsing (chat-completion, JSON text, Python-style) and grader edge cases.
 import { describe, expect, it } from 'vitest';
 import { grade, loadGrader } from '../../dist/index.js';
-import { extractCalls, parsePythonCalls, standardizeString } from '../../dist/graders/tools/index.js';
+import { extractCalls, parsePythonCalls, standardizeString } from '../../dist/graders/tool_call/index.js';
 
 describe('parsing', () => {
   it('chat-completion tool_calls, messages and BFCL form', () => {

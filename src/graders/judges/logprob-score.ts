@@ -2,7 +2,7 @@
 // choice's logprobs and averages the alternatives there (expected score over numbers in range,
 // or P(yes) over yes/no words). When the verdict spans several tokens or cannot be located,
 // says why, and the caller keeps the parsed verdict.
-import type { ChatChoice, TokenLogprob } from '../models/types.js';
+import type { ChatChoice, TokenLogprob } from '../../models/types.js';
 
 export interface LogprobScore {
   score: number;
@@ -35,10 +35,10 @@ function tokenAt(tokens: TokenLogprob[], content: string, start: number, matched
 }
 
 /**
- * Probability-weighted value at the verdict token. `valueOf` maps a candidate token to a number
+ * Probability-weighted value at the verdict token. `valueOfToken` maps a candidate token to a number
  * (score, or 1/0 for yes/no) or undefined when the token is not a verdict.
  */
-export function logprobScore(choice: ChatChoice, start: number, matched: string, valueOf: (token: string) => number | undefined): LogprobOutcome {
+export function logprobScore(choice: ChatChoice, start: number, matched: string, valueOfToken: (token: string) => number | undefined): LogprobOutcome {
   const tokens = choice.logprobs;
   if (!tokens || tokens.length === 0) return { ok: false, reason: 'the server returned no logprobs' };
   const at = tokenAt(tokens, choice.content, start, matched);
@@ -52,7 +52,7 @@ export function logprobScore(choice: ChatChoice, start: number, matched: string,
   for (const a of alts) {
     if (seen.has(a.token)) continue;
     seen.add(a.token);
-    const v = valueOf(a.token);
+    const v = valueOfToken(a.token);
     if (v === undefined || !Number.isFinite(a.logprob)) continue;
     const p = Math.exp(a.logprob);
     mass += p;

@@ -1,7 +1,7 @@
 // The step every judge grader shares: call the judge (k samples), parse every choice, and
 // return the valid verdicts with call metadata — or throw the failure with the raw output kept.
-import type { GraderContext } from '../core/grader.js';
-import type { ChatMessage, JsonSchemaFormat } from '../models/types.js';
+import type { GraderContext } from '../../core/grader.js';
+import type { ChatMessage, JsonSchemaFormat } from '../../models/types.js';
 import { callJudge, callMeta, type JudgeCallResult } from './judge-call.js';
 import { maskReasoning } from './parse/reasoning.js';
 import type { Verdict, VerdictOk } from './parse/verdict.js';

@@ -1,7 +1,7 @@
 // The bit-parallel LCS (multi-word, carries across 32-bit words) against the textbook dynamic
 // programme on random sequences of many lengths and alphabet sizes.
 import { describe, expect, it } from 'vitest';
-import { lcsLength, tokenIds } from '../../dist/graders/similarity/lcs.js';
+import { lcsLength, tokenIds } from '../../dist/graders/text_similarity/lcs.js';
 
 function dpLcs(a: number[], b: number[]): number {
   let prev = new Array(b.length + 1).fill(0);
@@ -38,7 +38,7 @@ describe('lcsLength', () => {
 
 describe('matchingBlocks (difflib SequenceMatcher semantics)', () => {
   it('Python docs example: "abxcd" vs "abcd" -> (0,0,2), (3,2,2), sentinel (5,4,0)', async () => {
-    const { matchingBlocks } = await import('../../dist/graders/similarity/matching-blocks.js');
+    const { matchingBlocks } = await import('../../dist/graders/text_similarity/matching-blocks.js');
     const cp = (s: string) => Array.from(s, (c) => c.codePointAt(0)!);
     expect(matchingBlocks(cp('abxcd'), cp('abcd'))).toEqual([
       { a: 0, b: 0, size: 2 },

@@ -3,12 +3,12 @@
 // score = (raw - offset) / scale, then an optional sigmoid. Requests are batched per request shape
 // (endpoint, model, key, limits); label_index and reduce are this grader's own.
 import { z } from 'zod';
-import { graderSchema, type GraderType } from '../../core/registry.js';
-import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
-import { renderString } from '../../core/template.js';
-import { checkEndpoint, endpointFields, getRewardClient, resolveEndpoint } from '../../models/endpoint.js';
-import { asGradeFailure } from '../../models/errors.js';
-import { REWARD_PATHS, type RewardInput } from '../../models/reward-client.js';
+import { graderSchema, type GraderType } from '../../../core/registry.js';
+import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
+import { renderString } from '../../../core/template.js';
+import { checkEndpoint, endpointFields, getRewardClient, resolveEndpoint } from '../../../models/endpoint.js';
+import { asGradeFailure } from '../../../models/errors.js';
+import { REWARD_PATHS, type RewardInput } from '../../../models/reward-client.js';
 import { compileMessages, messageSchema } from '../messages.js';
 
 

@@ -1,10 +1,10 @@
 // One judge call with self-consistency: asks for k samples (one request with `n`, topped up with
 // single requests when a server returns fewer choices), through the shared endpoint client, and
 // returns every choice with the call's usage. Server failures come back as GradeFailures.
-import type { GraderContext } from '../core/grader.js';
-import { getChatClient } from '../models/endpoint.js';
-import { asGradeFailure } from '../models/errors.js';
-import type { ChatChoice, ChatMessage, ChatRequest, ChatResult, JsonSchemaFormat, Usage } from '../models/types.js';
+import type { GraderContext } from '../../core/grader.js';
+import { getChatClient } from '../../models/endpoint.js';
+import { asGradeFailure } from '../../models/errors.js';
+import type { ChatChoice, ChatMessage, ChatRequest, ChatResult, JsonSchemaFormat, Usage } from '../../models/types.js';
 import type { JudgeSettings } from './settings.js';
 
 export interface JudgeCallResult {

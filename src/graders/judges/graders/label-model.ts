@@ -2,9 +2,9 @@
 // is in `passing_labels`, else 0 (with k samples: majority label, or the passing fraction with
 // aggregate "mean"); optional P(passing) from logprobs at the label token.
 import { z } from 'zod';
-import { graderSchema, type GraderType } from '../../core/registry.js';
-import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
-import type { JsonSchemaFormat } from '../../models/types.js';
+import { graderSchema, type GraderType } from '../../../core/registry.js';
+import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
+import type { JsonSchemaFormat } from '../../../models/types.js';
 import { logprobScore } from '../logprob-score.js';
 import { compileMessages, messageSchema, withInstruction } from '../messages.js';
 import { labelParser } from '../parse/label.js';

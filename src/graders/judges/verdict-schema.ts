@@ -2,7 +2,7 @@
 // sent as `response_format` to servers that support structured output (the verdict then sits in
 // its own slot, where nothing the judge quotes can be mistaken for it); `result` varies by grader.
 // Also the instruction that asks for that object, for servers that take the prompt only.
-import type { JsonSchemaFormat } from '../models/types.js';
+import type { JsonSchemaFormat } from '../../models/types.js';
 
 export function verdictSchema(name: string, result: Record<string, unknown>): JsonSchemaFormat {
   return {

@@ -2,12 +2,12 @@
 // arithmetic is written next to it) or is quoted from the metric's paper or the reference
 // implementation's documentation (cited next to it). The metric code is never used to make them.
 import { describe, expect, it } from 'vitest';
-import { sentenceBleu } from '../../dist/graders/similarity/bleu.js';
-import { sentenceGleu } from '../../dist/graders/similarity/gleu.js';
-import { meteor } from '../../dist/graders/similarity/meteor.js';
-import { rougeL, rougeN, rougeTokenize } from '../../dist/graders/similarity/rouge.js';
-import { exactMatch, normalizeAnswer, tokenF1 } from '../../dist/graders/similarity/squad.js';
-import { defaultProcess, fuzzyMatch, partialRatio, ratio, tokenSetRatio, tokenSortRatio, wRatio } from '../../dist/graders/similarity/fuzzy.js';
+import { sentenceBleu } from '../../dist/graders/text_similarity/bleu.js';
+import { sentenceGleu } from '../../dist/graders/text_similarity/gleu.js';
+import { meteor } from '../../dist/graders/text_similarity/meteor.js';
+import { rougeL, rougeN, rougeTokenize } from '../../dist/graders/text_similarity/rouge.js';
+import { exactMatch, normalizeAnswer, tokenF1 } from '../../dist/graders/text_similarity/squad.js';
+import { defaultProcess, fuzzyMatch, partialRatio, ratio, tokenSetRatio, tokenSortRatio, wRatio } from '../../dist/graders/text_similarity/fuzzy.js';
 
 const split = (s: string) => s.split(' ');
 

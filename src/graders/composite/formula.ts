@@ -3,7 +3,7 @@
 // and compiled into a plain closure, so nothing else in mathjs is reachable from a config file.
 // mathjs is required lazily (it costs ~1 s to load), so commands without formulas start fast.
 import type { MathNode } from 'mathjs';
-import { lazyRequire } from '../core/lazy.js';
+import { lazyRequire } from '../../core/lazy.js';
 
 // mathjs takes about a second to import, so it is loaded on the first formula, not at startup.
 const mathjs = lazyRequire<typeof import('mathjs')>('mathjs');

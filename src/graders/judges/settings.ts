@@ -1,8 +1,8 @@
 // Config fields shared by every judge grader (model, sampling, self-consistency, cache, logprobs)
 // and their resolution into the settings a judge call uses.
 import { z } from 'zod';
-import type { BuildContext } from '../core/registry.js';
-import { checkEndpoint, endpointFields, resolveEndpoint, type EndpointConfig, type ResolvedEndpoint } from '../models/endpoint.js';
+import type { BuildContext } from '../../core/registry.js';
+import { checkEndpoint, endpointFields, resolveEndpoint, type EndpointConfig, type ResolvedEndpoint } from '../../models/endpoint.js';
 
 export const samplingParamsSchema = z.strictObject({
   temperature: z.number().min(0).max(2).optional(),

@@ -2,9 +2,9 @@
 // reference? For answers rules cannot parse. Score 1/0 (k samples: majority, or the yes fraction
 // with aggregate "mean"), or P(yes) from logprobs at the verdict token.
 import { z } from 'zod';
-import { graderSchema, type GraderType } from '../../core/registry.js';
-import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
-import { renderString } from '../../core/template.js';
+import { graderSchema, type GraderType } from '../../../core/registry.js';
+import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
+import { renderString } from '../../../core/template.js';
 import { logprobScore, yesNoToken } from '../logprob-score.js';
 import { checkSize, fill } from '../messages.js';
 import { parseYesNo } from '../parse/binary.js';
