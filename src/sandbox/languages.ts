@@ -54,8 +54,12 @@ export interface CompiledProgram {
 
 export type CompileOutcome =
   | { ok: true; program: CompiledProgram; compile?: RunResult }
-  /** `compile_error`: the compiler rejected the program (or hit its limits); `sandbox_error`: could not run at all. */
-  | { ok: false; kind: 'compile_error' | 'sandbox_error' | 'aborted'; message: string; compile?: RunResult };
+  /**
+   * `compile_error`: the compiler rejected the program (or hit its limits); `tests_error`: a
+   * build script's own step for the tests failed (the tests, not the program, are at fault);
+   * `sandbox_error`: could not run at all.
+   */
+  | { ok: false; kind: 'compile_error' | 'tests_error' | 'sandbox_error' | 'aborted'; message: string; compile?: RunResult };
 
 export interface CompileOptions {
   /** Extra files placed next to the main source. */
@@ -69,6 +73,11 @@ export interface CompileOptions {
   pythonSite?: boolean;
   /** C++: compiler flags (default -std=c++17 -O2). */
   cppFlags?: string[];
+  /**
+   * C++: a build script run by /bin/sh with the compiler as $0 and the flags as $@, which prints
+   * the binary on stdout (default: compile main.cpp). Exit status 97 means `tests_error`.
+   */
+  cppScript?: string;
   signal?: AbortSignal;
 }
 
@@ -94,7 +103,7 @@ export async function compileProgram(pool: SandboxPool, language: LanguageName, 
     }
     case 'cpp': {
       const flags = opts.cppFlags ?? ['-std=c++17', '-O2'];
-      const script = '"$0" "$@" -pipe -o prog main.cpp 1>&2 && exec cat prog';
+      const script = opts.cppScript ?? '"$0" "$@" -pipe -o prog main.cpp 1>&2 && exec cat prog';
       const r = await pool.run({
         argv: ['/bin/sh', '-c', script, rt.exe, ...flags],
         files,
@@ -104,6 +113,7 @@ export async function compileProgram(pool: SandboxPool, language: LanguageName, 
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
       if (r.status === 'sandbox_error' || r.status === 'aborted') return { ok: false, kind: r.status, message: r.message ?? 'sandbox failed', compile: r };
+      if (r.status === 'runtime_error' && r.exitCode === 97 && opts.cppScript) return { ok: false, kind: 'tests_error', message: tail(r.stderr, 20) || 'the tests failed to build', compile: r };
       if (r.status !== 'ok' || !r.stdoutBytes?.length) {
         const why = r.status === 'timeout' ? 'the compiler exceeded its time limit' : r.status === 'output_limit' ? 'compiler output exceeded its limit' : tail(r.stderr, 20) || (r.message ?? 'compilation failed');
         return { ok: false, kind: 'compile_error', message: why, compile: r };
