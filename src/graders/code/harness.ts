@@ -196,7 +196,7 @@ def _arbiter_driver():
         except _BaseException as e:
             emit('error', jstr('grade() returned a value that is not a float: ' + describe(e)))
             _exit(1)
-        emit('score', float.__repr__(v))
+        emit('score', _float.__repr__(v))
         emit('done')
         _exit(0)
     restore()
