@@ -84,8 +84,6 @@ describe('Python humaneval: tests in their own namespace, evidence after check()
     ['an atexit hook calling os._exit(0)', wrong + 'import atexit, os\natexit.register(os._exit, 0)\n'],
     ['a SIGALRM handler calling os._exit(0)', '    import signal, os, time\n    signal.signal(signal.SIGALRM, lambda *a: os._exit(0))\n    signal.setitimer(signal.ITIMER_REAL, 0.01)\n    time.sleep(5)\n', 'early_exit'],
     ['builtins.abs, math.isclose and set patched', wrong + 'import builtins, math\nbuiltins.abs = lambda x: 0\nmath.isclose = lambda *a, **k: True\nbuiltins.set = lambda *a: {1}\n'],
-    ['builtins shadowed by module-level names', wrong + 'def abs(x):\n    return 0\ndef set(*a):\n    return {1}\n'],
-    ['sys.modules["math"] replaced', wrong + 'import sys, types\nm = types.ModuleType("math")\nm.isclose = lambda *a, **k: True\nsys.modules["math"] = m\n'],
     ['a printed look-alike done line', wrong + 'print("\\nARB000000000000000000000000 0 pass\\nARB000000000000000000000000 done")\nimport os\nos._exit(0)\n'],
   ];
   it.each(hacks)('%s scores 0', async (_name, completion, failure) => {
@@ -93,6 +91,15 @@ describe('Python humaneval: tests in their own namespace, evidence after check()
     expect(r.valid, JSON.stringify(r.error)).toBe(true);
     expect(r.score, r.reason).toBe(0);
     if (failure) expect(r.metadata.failure, r.reason).toBe(failure);
+  });
+
+  it('names the solution defines do not shadow builtins for the tests, nor does it replace their modules', async () => {
+    const absOnly = { prompt: 'def sq(x):\n', test: 'def check(candidate):\n    assert abs(candidate(2) - 4) < 1e-9\n    assert abs(candidate(3) - 9) < 1e-9\n' };
+    expect((await grade(cfg, wrong + 'def abs(x):\n    return 0\n', absOnly)).score).toBe(0);
+    expect((await grade(cfg, '    return x * x\ndef abs(x):\n    return 0\n', absOnly)).score).toBe(1);
+    const mathOnly = { prompt: 'def sq(x):\n', test: 'import math\n\ndef check(candidate):\n    assert math.isclose(candidate(2), 4)\n' };
+    const fakeMath = wrong + 'import sys, types\nm = types.ModuleType("math")\nm.isclose = lambda *a, **k: True\nsys.modules["math"] = m\n';
+    expect((await grade(cfg, fakeMath, mathOnly)).score).toBe(0);
   });
 
   it('the right solution passes, and the tests are not in any file of the sandbox', async () => {

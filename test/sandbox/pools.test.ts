@@ -36,8 +36,13 @@ function processesByUid(): Map<number, number> {
 }
 
 /** Starts the fixture in a process of its own; resolves each JSON line it prints, in order. */
-function poolProcess(role: string, extra: { stdio?: ('pipe' | 'ignore' | 'inherit')[] } = {}) {
-  const c = spawn(process.execPath, [FIXTURE, role, '2'], { env: { ...process.env, ARBITER_SANDBOX_UID_BASE: String(BASE) }, stdio: extra.stdio ?? ['ignore', 'pipe', 'inherit'] });
+function poolProcess(role: string, opts: { leakFd?: boolean } = {}) {
+  const env = { ...process.env, ARBITER_SANDBOX_UID_BASE: String(BASE) };
+  const stdio: ['ignore', 'pipe', 'inherit'] = ['ignore', 'pipe', 'inherit'];
+  // leakFd: the shell opens fd 200 without close-on-exec, as a trainer might leave one open
+  const c = opts.leakFd
+    ? spawn('/bin/bash', ['-c', 'exec 200</dev/null; exec "$0" "$@"', process.execPath, FIXTURE, role, '2'], { env, stdio })
+    : spawn(process.execPath, [FIXTURE, role, '2'], { env, stdio });
   children.push(c);
   const lines = createInterface({ input: c.stdout! })[Symbol.asyncIterator]();
   const next = async (): Promise<Record<string, unknown>> => {
@@ -105,8 +110,7 @@ describe('a slot is reused only once its previous run is gone', () => {
 
 describe('nothing the arbiter process inherited reaches the program', () => {
   it('an fd open in the arbiter process (not close-on-exec) is closed in the sandbox', async () => {
-    // the fixture gets a pipe at fd 9 from us, as a trainer might leave one open
-    const p = poolProcess('fds', { stdio: ['ignore', 'pipe', 'inherit', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'ignore', 'pipe'] });
+    const p = poolProcess('fds', { leakFd: true });
     expect((await p.next()).event).toBe('ready');
     const r = await p.next();
     expect(r.status).toBe('ok');
