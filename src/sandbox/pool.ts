@@ -123,7 +123,7 @@ export class SandboxPool {
 
   /** Undefined when the sandbox works, else why not (checked once, by running a trivial program). */
   unavailable(): Promise<string | undefined> {
-    return (this.probeP ??= this.probe());
+    return (this.probeP ??= this.probe().finally(() => this.maybeFree()));
   }
 
   private async probe(): Promise<string | undefined> {
@@ -146,9 +146,9 @@ export class SandboxPool {
     }
     this.setUpCgroups();
     let r = await this.runInSlot(0, { argv: ['/bin/true'], limits: { wallMs: 15_000 } }, 0);
-    if (r.status !== 'ok' && this.cgroups.length && /cgroup/.test(r.message ?? '')) {
-      // the cgroup exists but this kernel or setup refuses to let the sandbox join it
-      this.dropCgroups(`rlimits only: joining the cgroup failed: ${r.message}`);
+    if (r.status !== 'ok' && this.cgroups.length) {
+      // the cgroup exists but this kernel or setup may refuse to let the sandbox join it: try without
+      this.dropCgroups(`rlimits only: a run could not join the cgroup: ${(r.message ?? '') + ' ' + r.stderr.trim().slice(0, 200)}`);
       r = await this.runInSlot(0, { argv: ['/bin/true'], limits: { wallMs: 15_000 } }, 0);
     }
     if (r.status !== 'ok') return `bubblewrap is not usable here: ${r.message ?? r.stderr.trim().slice(0, 300)}; ${SANDBOX_HINT}`;
@@ -249,7 +249,7 @@ export class SandboxPool {
       if (m) return fail('sandbox_error', m, 0, queueMs);
     }
     const env = { ...BASE_ENV, ...req.env };
-    if (limits.runMemoryBytes !== undefined && !this.cgroups[slot] && !this.unsafe) {
+    if (limits.runMemoryBytes !== undefined && (!this.cgroups[slot] || this.unsafe)) {
       return fail('sandbox_error', `a run memory limit (run_memory_mb) needs a memory cgroup, and this pool has none (${this.memoryControl}); remove the limit to rely on the per-process limits`, 0, queueMs);
     }
     this.stats.started++;

@@ -8,7 +8,7 @@ import type { RunResult, SandboxPool } from '../../sandbox/pool.js';
 import { randomBytes } from 'node:crypto';
 import { outputsMatch, preview, valuesEqual, type CompareMode } from './compare.js';
 import { buildCppTestUnit, CPP_ASSERT_H, cppBuildScript, cppEvidence } from './cpp-tests.js';
-import { driverInput, JS_DRIVER, makeNonce, parseVerdicts, PYTHON_DRIVER, pythonImports, type Verdicts } from './harness.js';
+import { driverInput, JS_DRIVER, makeNonce, parseVerdicts, PYTHON_DRIVER, pythonCalls, pythonImports, type Verdicts } from './harness.js';
 import { assertTests, callCases, ioCases } from './tests.js';
 
 export type Format = 'humaneval' | 'asserts' | 'stdio' | 'function';
@@ -216,7 +216,10 @@ export async function asserts(s: RunSettings, parts: Parts): Promise<TestVerdict
   const tests = assertTests(parts.tests);
   if (tests.length === 0) throw new GradeFailure('bad_input', 'no tests to run (tests is empty)');
   const spec: Record<string, unknown> = { mode: 'asserts', tests, setup: parts.setup ?? '', per_test_s: s.perTestSeconds };
-  if (s.language === 'python') spec.imports = pythonImports(parts.setup ?? '', ...tests);
+  if (s.language === 'python') {
+    spec.imports = pythonImports(parts.setup ?? '', ...tests);
+    spec.called = pythonCalls(...tests);
+  }
   const d = await driven(s, parts.code, spec);
   if ('verdict' in d) return tests.map(() => d.verdict!);
   return completeVerdicts(tests.length, d, (i) => {
