@@ -59,6 +59,19 @@ describe('C++ humaneval: the tests run in their own translation unit and must re
     expect(bad.reason).toMatch(/Assertion `issame\(sq_all\(\{1, 2, 3\}\) , \{1, 4, 9\}\)' failed/);
   });
 
+  it('compiles the tests of an item once per run (one sandbox run fewer for every later sample)', async () => {
+    const own = new Services();
+    const item2 = { prompt: 'int cube(int x) {\n', test: '#include <cassert>\nint main() { assert(cube(2) == 8); }\n' };
+    const g = loadGrader({ type: 'code', ...cfg });
+    const first = await g.grade({ item: item2, sample: { output_text: '  return x * x * x;\n}\n' } }, { services: own });
+    const second = await g.grade({ item: item2, sample: { output_text: '  return x * x;\n}\n' } }, { services: own });
+    const third = await g.grade({ item: item2, sample: { output_text: '  return x * x * x;\n}\n' } }, { services: own });
+    expect([first.score, second.score, third.score]).toEqual([1, 0, 1]);
+    expect(first.metadata.runs).toBe(3); // test object, build, run
+    expect(third.metadata.runs).toBe(2);
+    await own.close();
+  });
+
   it('tests that cannot be compiled on their own are bad_input, not a failing solution', async () => {
     const noMain = await grade(cfg, '  return x * x;\n}\n', { prompt: item.prompt, test: 'static int t = 0;\n' });
     expect(noMain.valid).toBe(false);

@@ -11,6 +11,9 @@
 //   secret compiled into the test unit (masked, never as plain text in the binary) and the number
 //   of assertions that passed. A static initialiser calling exit(0), a signal handler calling
 //   _Exit(0), pthread_exit or a printed look-alike line cannot produce it.
+// The test object depends only on the item (prompt, tests) and the flags, so it is compiled once
+// per item and kept (with its secret) in a cache of the run's services.
+import { createHash } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -77,8 +80,8 @@ function closingBrace(blanked: string, open: number): number {
 export interface CppTestUnit {
   /** The test translation unit. */
   source: string;
-  /** The solution translation unit (the given solution, plus a closing brace the tests began with). */
-  solution: string;
+  /** The tests began with the brace closing the function (MultiPL-E): it belongs to the solution. */
+  closesFunction: boolean;
   /** The evidence line the program prints after the last test: `<secret> done <asserts>`. */
   secret: string;
   /** Whether the tests use assert (then at least one must have passed). */
@@ -129,7 +132,7 @@ const hexBytes = (b: Buffer) => [...b].map((x) => '0x' + x.toString(16).padStart
  * function to complete) and the tests (which must define `int main()`). Returns a message (the
  * item's fault: bad_input) when either does not have that shape.
  */
-export function buildCppTestUnit(prompt: string | undefined, tests: string, solution: string): CppTestUnit | string {
+export function buildCppTestUnit(prompt: string | undefined, tests: string): CppTestUnit | string {
   let decls = '';
   if (prompt !== undefined && prompt.trim() !== '') {
     const b = blankCpp(prompt);
@@ -138,14 +141,11 @@ export function buildCppTestUnit(prompt: string | undefined, tests: string, solu
     decls = prompt.slice(0, last) + ';' + prompt.slice(last + 1);
   }
   let t = tests;
-  let sol = solution;
   const bt = blankCpp(t);
   const lead = bt.search(/\S/);
-  if (lead >= 0 && bt[lead] === '}') {
-    // MultiPL-E layout: the tests begin by closing the function's body
-    sol = solution + '\n}\n';
-    t = t.slice(0, lead) + ' ' + t.slice(lead + 1);
-  }
+  const closesFunction = lead >= 0 && bt[lead] === '}';
+  // MultiPL-E layout: the tests begin by closing the function's body
+  if (closesFunction) t = t.slice(0, lead) + ' ' + t.slice(lead + 1);
   const blanked = blankCpp(t);
   const m = /(^|[^\w])int\s+main\s*\(([^)]*)\)\s*\{/.exec(blanked);
   if (!m) return 'the tests must define int main() (they are compiled in their own translation unit and run by arbiter\'s main)';
@@ -191,7 +191,7 @@ export function buildCppTestUnit(prompt: string | undefined, tests: string, solu
     '}',
     '',
   ].join('\n');
-  return { source, solution: sol, secret, usesAssert: /\bassert\b/.test(blanked) };
+  return { source, closesFunction, secret, usesAssert: /\bassert\b/.test(blanked) };
 }
 
 /** The number of passed assertions in the evidence line, or undefined when the line is absent. */
@@ -200,26 +200,70 @@ export function cppEvidence(stdout: string, secret: string): number | undefined 
   return m ? Number(m[1]) : undefined;
 }
 
+/** Compiles the test unit (exit 97 when it fails: the item's fault) and prints the object. */
+export function cppTestObjectScript(testFile: string): string {
+  return [`"$0" "$@" -pipe -I harness -c ${testFile} -o test.o 1>&2 || exit 97`, 'exec cat test.o'].join('\n');
+}
+
 /**
- * The compile script (run by /bin/sh in the sandbox with the compiler as $0 and the flags as $@):
- * test unit (exit 97 when it fails: the item's fault), solution unit, the symbols the tests need
- * from the solution (a trial link of the test unit alone), then every other global symbol of the
- * solution made local, the link, and the binary on stdout.
+ * The build script (run by /bin/sh in the sandbox with the compiler as $0 and the flags as $@):
+ * the solution unit, the symbols the tests need from it (a trial link of the test object alone),
+ * then every other global symbol of the solution made local, the link, and the binary on stdout.
  */
-export function cppBuildScript(testFile: string, tag: string): string {
-  const T = `t${tag}`;
+export function cppLinkScript(testObject: string, tag: string): string {
+  const T = testObject;
   return [
     'set -u',
-    `"$0" "$@" -pipe -I harness -c ${testFile} -o ${T}.o 1>&2 || exit 97`,
     `"$0" "$@" -pipe -c main.cpp -o s${tag}.o 1>&2 || exit 1`,
-    `"$0" "$@" ${T}.o -o trial.out -Wl,--no-demangle 2> link.txt`,
+    `"$0" "$@" ${T} -o trial.out -Wl,--no-demangle 2> link.txt`,
     `sed -n "s/.*undefined reference to [\\\`']\\(.*\\)'$/\\1/p" link.txt | sort -u > need.txt`,
-    `nm -g --defined-only ${T}.o | awk '{print $NF}' | sort -u > tdef.txt`,
+    `nm -g --defined-only ${T} | awk '{print $NF}' | sort -u > tdef.txt`,
     `nm -g --defined-only s${tag}.o > sdef.txt || exit 1`,
     `awk 'FILENAME == "need.txt" { keep[$0] = 1; next } FILENAME == "tdef.txt" { tdef[$0] = 1; next } { name = $NF; type = $(NF - 1); if (name in keep) next; if ((type == "W" || type == "V" || type == "u") && (name in tdef)) next; print name }' need.txt tdef.txt sdef.txt > local.txt`,
     // (objcopy fails on an empty symbol list)
     `if [ -s local.txt ]; then objcopy --localize-symbols=local.txt s${tag}.o s${tag}.l.o 1>&2 || exit 1; else cp s${tag}.o s${tag}.l.o || exit 1; fi`,
-    `"$0" "$@" -pipe ${T}.o s${tag}.l.o -o prog 1>&2 || exit 1`,
+    `"$0" "$@" -pipe ${T} s${tag}.l.o -o prog 1>&2 || exit 1`,
     'exec cat prog',
   ].join('\n');
+}
+
+export interface CppTestObject {
+  unit: CppTestUnit;
+  object: Buffer;
+}
+
+/** The cache key of a test object: everything it is compiled from. */
+export function testObjectKey(prompt: string | undefined, tests: string, flags: string[], compiler: string): string {
+  return createHash('sha256').update(JSON.stringify([prompt ?? null, tests, flags, compiler, CPP_ASSERT_H])).digest('hex');
+}
+
+/**
+ * Compiled test objects by key (bounded, least recently used first out). A failure the item causes
+ * is kept too; a transient one (sandbox, abort) is not.
+ */
+export class TestObjectCache {
+  private readonly m = new Map<string, Promise<CppTestObject | { error: string; transient: boolean }>>();
+  constructor(private readonly max = 256) {}
+
+  get(key: string, make: () => Promise<CppTestObject | { error: string; transient: boolean }>): Promise<CppTestObject | { error: string; transient: boolean }> {
+    let p = this.m.get(key);
+    if (p) {
+      this.m.delete(key);
+      this.m.set(key, p);
+      return p;
+    }
+    p = make().then(
+      (r) => {
+        if ('error' in r && r.transient) this.m.delete(key);
+        return r;
+      },
+      (e: unknown) => {
+        this.m.delete(key);
+        throw e;
+      },
+    );
+    this.m.set(key, p);
+    while (this.m.size > this.max) this.m.delete(this.m.keys().next().value!);
+    return p;
+  }
 }

@@ -2,12 +2,13 @@
 // turns the sandbox's run results into per-test verdicts, a score and a reason. Failing tests are
 // valid low scores; only a broken sandbox (or an aborted grade) is thrown as an error.
 import { GradeFailure, type Outcome } from '../../core/result.js';
-import { compileProgram, runProgram, type CompiledProgram, type LanguageName } from '../../sandbox/languages.js';
+import { buildCpp, compileProgram, runProgram, type CompiledProgram, type LanguageName } from '../../sandbox/languages.js';
+import type { SandboxFile } from '../../sandbox/bwrap-args.js';
 import type { SandboxLimits } from '../../sandbox/limits.js';
 import type { RunResult, SandboxPool } from '../../sandbox/pool.js';
 import { randomBytes } from 'node:crypto';
 import { outputsMatch, preview, valuesEqual, type CompareMode } from './compare.js';
-import { buildCppTestUnit, CPP_ASSERT_H, cppBuildScript, cppEvidence } from './cpp-tests.js';
+import { buildCppTestUnit, CPP_ASSERT_H, cppEvidence, cppLinkScript, cppTestObjectScript, testObjectKey, TestObjectCache, type CppTestObject } from './cpp-tests.js';
 import { driverInput, JS_DRIVER, makeNonce, parseVerdicts, PYTHON_DRIVER, pythonCalls, pythonImports, type Verdicts } from './harness.js';
 import { assertTests, callCases, ioCases } from './tests.js';
 
@@ -33,6 +34,8 @@ export interface RunSettings {
   compare: CompareMode;
   tolerance: number;
   signal?: AbortSignal;
+  /** C++ humaneval: compiled test objects of this run, by item (created when absent). */
+  testObjects?: TestObjectCache;
   /** Filled in while running: sandbox time of all runs and time spent queued for a slot. */
   usage: { runs: number; runMs: number; queueMs: number };
 }
@@ -98,7 +101,7 @@ async function run(s: RunSettings, p: CompiledProgram, stdin?: string): Promise<
   return track(s, await runProgram(s.pool, p, { ...(stdin !== undefined ? { stdin } : {}), ...(s.signal ? { signal: s.signal } : {}) }))!;
 }
 
-async function prepare(s: RunSettings, source: string, extra: { name: string; data: string }[], main?: string, cppScript?: string): Promise<CompiledProgram | TestVerdict> {
+async function prepare(s: RunSettings, source: string, extra: SandboxFile[], main?: string, cppScript?: string): Promise<CompiledProgram | TestVerdict> {
   const c = await compileProgram(s.pool, s.language, source, {
     files: extra,
     ...(main ? { main } : {}),
@@ -173,26 +176,67 @@ export async function humaneval(s: RunSettings, parts: Parts): Promise<TestVerdi
 /** C++ humaneval: tests in their own translation unit, evidence line after the last one (cpp-tests.ts). */
 async function cppHumaneval(s: RunSettings, parts: Parts, body: string): Promise<TestVerdict[]> {
   if (s.cppFlags?.some((f) => /^-flto/.test(f))) throw new GradeFailure('config_error', 'cpp_flags: -flto is not supported for humaneval (the tests and the solution are linked as separate objects)');
-  const unit = buildCppTestUnit(parts.prompt, parts.tests as string, body);
-  if (typeof unit === 'string') throw new GradeFailure('bad_input', unit);
-  // random file names: the solution cannot name the test unit (e.g. to .incbin it)
+  const t = await cppTestObject(s, parts.prompt, parts.tests as string);
+  // random file names: the solution cannot name the test object (e.g. to .incbin it)
   const tag = randomBytes(6).toString('hex');
-  const testFile = `t${tag}.cpp`;
-  const files = [
-    { name: testFile, data: unit.source },
-    { name: 'harness/assert.h', data: CPP_ASSERT_H },
-    { name: 'harness/cassert', data: CPP_ASSERT_H },
-  ];
-  const p = await prepare(s, unit.solution, files, undefined, cppBuildScript(testFile, tag));
+  const solution = t.unit.closesFunction ? body + '\n}\n' : body;
+  const p = await prepare(s, solution, [{ name: `t${tag}.o`, data: t.object }], undefined, cppLinkScript(`t${tag}.o`, tag));
   if (!('argv' in p)) return [p];
   const r = await run(s, p);
   const f = runFailure(r);
   if (f) return [f];
   if (r.status !== 'ok') return [fromStderr(r)];
-  const asserts = cppEvidence(r.stdout, unit.secret);
+  const asserts = cppEvidence(r.stdout, t.unit.secret);
   if (asserts === undefined) return [{ status: 'early_exit', detail: EARLY_EXIT }];
-  if (unit.usesAssert && asserts === 0) return [{ status: 'early_exit', detail: 'the tests finished without any assertion having run' }];
+  if (t.unit.usesAssert && asserts === 0) return [{ status: 'early_exit', detail: 'the tests finished without any assertion having run' }];
   return [{ status: 'pass' }];
+}
+
+/** The item's compiled test object, from the run's cache or compiled now (once per item). */
+async function cppTestObject(s: RunSettings, prompt: string | undefined, tests: string): Promise<CppTestObject> {
+  const flags = s.cppFlags ?? ['-std=c++17', '-O2'];
+  const cache = (s.testObjects ??= new TestObjectCache());
+  // shared by every sample of the item, so compiled without any one grade's abort signal; each
+  // grade still stops waiting when its own signal fires
+  const shared = cache.get(testObjectKey(prompt, tests, flags, process.env.ARBITER_CXX || 'g++'), async () => {
+    const unit = buildCppTestUnit(prompt, tests);
+    if (typeof unit === 'string') return { error: unit, transient: false };
+    const testFile = `t${randomBytes(6).toString('hex')}.cpp`;
+    const files = [
+      { name: testFile, data: unit.source },
+      { name: 'harness/assert.h', data: CPP_ASSERT_H },
+      { name: 'harness/cassert', data: CPP_ASSERT_H },
+    ];
+    const b = await buildCpp(s.pool, files, cppTestObjectScript(testFile), { ...(s.cppFlags ? { cppFlags: s.cppFlags } : {}), compileLimits: s.compileLimits });
+    track(s, b.compile);
+    if (b.ok) return { unit, object: b.output };
+    if (b.kind === 'tests_error') return { error: `the tests do not compile in their own translation unit (with the prompt's declarations and arbiter's assert): ${b.message}`, transient: false };
+    return { error: `the tests could not be compiled (${b.kind}): ${b.message}`, transient: true };
+  });
+  const got = await abortable(shared, s.signal);
+  if (got === undefined) throw new GradeFailure('timeout', 'grading was aborted (grader deadline) while the tests compiled');
+  if ('error' in got) throw new GradeFailure(got.transient ? 'sandbox_error' : 'bad_input', got.error);
+  return got;
+}
+
+/** Resolves like `p`, or to undefined as soon as `signal` fires. */
+function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 /** Fills in verdicts for tests the driver did not report (crash, timeout, load error, exit). */
