@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { getGraderType, loadGrader, registerGraderType } from '../dist/core/registry.js';
 import { Services } from '../dist/core/services.js';
 import { code } from '../dist/graders/code/code.js';
-import { PYTHON_DRIVER, makeNonce } from '../dist/graders/code/harness.js';
+import { PYTHON_DRIVER, driverInput, makeNonce, pythonImports } from '../dist/graders/code/harness.js';
 import { runtimeFor } from '../dist/sandbox/host.js';
 
 const arg = (name, dflt) => {
@@ -72,32 +72,32 @@ async function bare() {
   const rt = await runtimeFor('python');
   const root = await mkdtemp(join(tmpdir(), 'arbiter-bench-'));
   const dirs = [];
+  const specs = [];
   for (const [i, it] of items.entries()) {
     const d = join(root, String(i));
     await mkdir(d);
-    const program = it.prompt + it.canonical_solution + '\n\n' + it.test + '\n' + `\ncheck(${it.entry_point})\n`;
     await writeFile(join(d, 'main.py'), PYTHON_DRIVER);
-    await writeFile(join(d, 'solution.py'), program);
-    await writeFile(join(d, 'spec.json'), JSON.stringify({ mode: 'program', solution: 'solution.py' }));
+    await writeFile(join(d, 'solution.py'), it.prompt + it.canonical_solution);
+    specs.push({ mode: 'humaneval', solution: 'solution.py', tests: it.test, entry_point: it.entry_point, imports: pythonImports(it.test) });
     dirs.push(d);
   }
-  const runOne = (d) =>
+  const runOne = (d, spec) =>
     new Promise((resolve) => {
       const t = performance.now();
       const c = spawn(rt.exe, ['-I', '-S', '-B', 'main.py'], { cwd: d, stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' } });
       let out = '';
       c.stdout.on('data', (b) => (out += b));
       c.stderr.resume();
-      c.stdin.end(makeNonce() + '\n');
+      c.stdin.end(driverInput(makeNonce(), spec));
       c.on('close', (code) => resolve({ ms: performance.now() - t, ok: code === 0 && out.includes(' done') }));
     });
-  await runOne(dirs[0]);
+  await runOne(dirs[0], specs[0]);
   const lat = [];
   let failed = 0;
   const t0 = performance.now();
   for (let r = 0; r < rounds; r++) {
     await pooled(concurrency, async (_it, i) => {
-      const x = await runOne(dirs[i]);
+      const x = await runOne(dirs[i], specs[i]);
       lat.push(x.ms);
       if (!x.ok) failed++;
     });

@@ -1,6 +1,8 @@
 // Builds the bubblewrap command line for one run: read-only system paths, a fresh private
-// tmpfs /tmp holding the run's files, new pid/net/ipc/uts namespaces, a status fd, and the
-// chain that drops to an unprivileged uid (when arbiter runs as root) and applies rlimits.
+// tmpfs /tmp holding the run's files (the only writable file system: the sandbox's root and
+// /dev are remounted read-only), new pid/net/ipc/uts namespaces, the seccomp filter, a status
+// fd, and the chain that joins the run's memory cgroup, drops to an unprivileged uid (when
+// arbiter runs as root) and applies rlimits.
 import { lstatSync, readlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { prlimitArgs, type SandboxLimits } from './limits.js';
@@ -29,6 +31,12 @@ export interface BwrapPlan {
   statusFd: number;
   /** The first fd used for `--file` contents (one per file, in order). */
   firstFileFd: number;
+  /** An fd carrying the seccomp BPF program (bwrap installs it just before the exec). */
+  seccompFd?: number;
+  /** An inherited fd open on the run cgroup's cgroup.procs (below 10: the fallback joins with sh). */
+  cgroupFd?: number;
+  /** The helper reports "ok" (or "error: ...") on this fd just before it execs the program. */
+  readyFd?: number;
 }
 
 /** Inside the sandbox the run directory is always this path (a private tmpfs). */
@@ -88,7 +96,9 @@ export function bwrapArgs(p: BwrapPlan): string[] {
     a.push('--ro-bind', b, b);
     made.add(b);
   }
-  a.push('--proc', '/proc', '--dev', '/dev');
+  // /dev is a tmpfs of bwrap's (device nodes, /dev/shm, /dev/pts): read-only, so that it holds no
+  // data; /tmp is the one writable file system, capped at tmpBytes.
+  a.push('--proc', '/proc', '--dev', '/dev', '--remount-ro', '/dev');
   a.push('--perms', '1777', '--size', String(Math.floor(p.limits.tmpBytes)), '--tmpfs', RUN_DIR);
   const dirs = new Set<string>();
   p.files.forEach((f, i) => {
@@ -103,12 +113,22 @@ export function bwrapArgs(p: BwrapPlan): string[] {
     a.push('--perms', f.executable ? '0755' : '0644', '--file', String(p.firstFileFd + i), `${RUN_DIR}/${f.name}`);
   });
   if (p.exec) a.push('--ro-bind', p.exec, EXEC_PATH);
+  // the root (a tmpfs of bwrap's, writable by the sandbox user without a uid drop) holds no data
+  a.push('--remount-ro', '/');
+  if (p.seccompFd !== undefined) a.push('--seccomp', String(p.seccompFd));
   a.push('--chdir', RUN_DIR, '--clearenv');
   for (const [k, v] of Object.entries(p.env)) a.push('--setenv', k, v);
   a.push('--');
   if (p.exec) {
-    a.push(EXEC_PATH, ...(p.setpriv ? [`--uid=${p.setpriv.uid}`] : []), ...prlimitArgs(p.limits), '--', ...p.argv);
+    a.push(EXEC_PATH);
+    if (p.readyFd !== undefined) a.push(`--ready-fd=${p.readyFd}`);
+    if (p.cgroupFd !== undefined) a.push(`--cgroup-fd=${p.cgroupFd}`);
+    a.push(...(p.setpriv ? [`--uid=${p.setpriv.uid}`] : []), ...prlimitArgs(p.limits), '--', ...p.argv);
     return a;
+  }
+  if (p.cgroupFd !== undefined) {
+    if (!Number.isInteger(p.cgroupFd) || p.cgroupFd < 3 || p.cgroupFd > 9) throw new Error(`cgroup fd ${p.cgroupFd} must be 3..9`);
+    a.push('/bin/sh', '-c', `echo 0 >&${p.cgroupFd} && exec "$@" ${p.cgroupFd}>&-`, 'sh');
   }
   if (p.setpriv) {
     const id = String(p.setpriv.uid);

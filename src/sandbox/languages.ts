@@ -54,8 +54,12 @@ export interface CompiledProgram {
 
 export type CompileOutcome =
   | { ok: true; program: CompiledProgram; compile?: RunResult }
-  /** `compile_error`: the compiler rejected the program (or hit its limits); `sandbox_error`: could not run at all. */
-  | { ok: false; kind: 'compile_error' | 'sandbox_error' | 'aborted'; message: string; compile?: RunResult };
+  /**
+   * `compile_error`: the compiler rejected the program (or hit its limits); `tests_error`: a
+   * build script's own step for the tests failed (the tests, not the program, are at fault);
+   * `sandbox_error`: could not run at all.
+   */
+  | { ok: false; kind: 'compile_error' | 'tests_error' | 'sandbox_error' | 'aborted'; message: string; compile?: RunResult };
 
 export interface CompileOptions {
   /** Extra files placed next to the main source. */
@@ -69,6 +73,11 @@ export interface CompileOptions {
   pythonSite?: boolean;
   /** C++: compiler flags (default -std=c++17 -O2). */
   cppFlags?: string[];
+  /**
+   * C++: a build script run by /bin/sh with the compiler as $0 and the flags as $@, which prints
+   * the binary on stdout (default: compile main.cpp). Exit status 97 means `tests_error`.
+   */
+  cppScript?: string;
   signal?: AbortSignal;
 }
 
@@ -93,24 +102,39 @@ export async function compileProgram(pool: SandboxPool, language: LanguageName, 
       return { ok: true, program: { language, argv: [rt.exe, `--max-old-space-size=${heapMb}`, main], files, binds: rt.binds, limits } };
     }
     case 'cpp': {
-      const flags = opts.cppFlags ?? ['-std=c++17', '-O2'];
-      const script = '"$0" "$@" -pipe -o prog main.cpp 1>&2 && exec cat prog';
-      const r = await pool.run({
-        argv: ['/bin/sh', '-c', script, rt.exe, ...flags],
-        files,
-        limits: { ...lang.compileLimits, ...opts.compileLimits },
-        binds: rt.binds,
-        binaryStdout: true,
-        ...(opts.signal ? { signal: opts.signal } : {}),
-      });
-      if (r.status === 'sandbox_error' || r.status === 'aborted') return { ok: false, kind: r.status, message: r.message ?? 'sandbox failed', compile: r };
-      if (r.status !== 'ok' || !r.stdoutBytes?.length) {
-        const why = r.status === 'timeout' ? 'the compiler exceeded its time limit' : r.status === 'output_limit' ? 'compiler output exceeded its limit' : tail(r.stderr, 20) || (r.message ?? 'compilation failed');
-        return { ok: false, kind: 'compile_error', message: why, compile: r };
-      }
-      return { ok: true, compile: r, program: { language, argv: ['./prog'], files: [{ name: 'prog', data: r.stdoutBytes, executable: true }, ...(opts.files ?? [])], binds: [], limits } };
+      const b = await buildCpp(pool, files, opts.cppScript ?? '"$0" "$@" -pipe -o prog main.cpp 1>&2 && exec cat prog', opts);
+      if (!b.ok) return b;
+      return { ok: true, compile: b.compile, program: { language, argv: ['./prog'], files: [{ name: 'prog', data: b.output, executable: true }, ...(opts.files ?? [])], binds: [], limits } };
     }
   }
+}
+
+export type BuildOutcome = { ok: true; output: Buffer; compile: RunResult } | Extract<CompileOutcome, { ok: false }>;
+
+/**
+ * Runs a C++ build script in the sandbox with the compile limits (/bin/sh, the compiler as $0, the
+ * flags as $@) and returns what it prints on stdout (a binary, an object). Exit status 97 means
+ * `tests_error`; any other failure is `compile_error` (or `sandbox_error`, `aborted`).
+ */
+export async function buildCpp(pool: SandboxPool, files: SandboxFile[], script: string, opts: CompileOptions = {}): Promise<BuildOutcome> {
+  const rt = await runtimeFor('cpp');
+  if (typeof rt === 'string') return { ok: false, kind: 'sandbox_error', message: rt };
+  const flags = opts.cppFlags ?? ['-std=c++17', '-O2'];
+  const r = await pool.run({
+    argv: ['/bin/sh', '-c', script, rt.exe, ...flags],
+    files,
+    limits: { ...LANGUAGES.cpp.compileLimits, ...opts.compileLimits },
+    binds: rt.binds,
+    binaryStdout: true,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  if (r.status === 'sandbox_error' || r.status === 'aborted') return { ok: false, kind: r.status, message: r.message ?? 'sandbox failed', compile: r };
+  if (r.status === 'runtime_error' && r.exitCode === 97) return { ok: false, kind: 'tests_error', message: tail(r.stderr, 20) || 'the tests failed to build', compile: r };
+  if (r.status !== 'ok' || !r.stdoutBytes?.length) {
+    const why = r.status === 'timeout' ? 'the compiler exceeded its time limit' : r.status === 'output_limit' ? 'compiler output exceeded its limit' : tail(r.stderr, 20) || (r.message ?? 'compilation failed');
+    return { ok: false, kind: 'compile_error', message: why, compile: r };
+  }
+  return { ok: true, output: r.stdoutBytes, compile: r };
 }
 
 export interface ProgramRun {

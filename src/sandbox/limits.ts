@@ -23,6 +23,13 @@ export interface SandboxLimits {
   outputBytes: number;
   /** Size of the private writable /tmp (tmpfs) of the run, in bytes. */
   tmpBytes: number;
+  /**
+   * Memory of the whole run (all its processes and its /tmp files together), in bytes, enforced
+   * by a memory cgroup. Unset: `memoryBytes + tmpBytes` where a cgroup is available, and no
+   * cgroup bound otherwise (see runMemoryBound). Set explicitly, a run on a host without a usable
+   * memory cgroup is refused.
+   */
+  runMemoryBytes?: number;
 }
 
 const MiB = 1024 * 1024;
@@ -52,6 +59,7 @@ export function mergeLimits(base: SandboxLimits, ...over: (Partial<SandboxLimits
 /** Checks that every limit is a positive finite number; returns a message or undefined. */
 export function checkLimits(l: SandboxLimits): string | undefined {
   for (const [k, v] of Object.entries(l)) {
+    if (v === undefined && k === 'runMemoryBytes') continue;
     if (k === 'memoryKind') {
       if (v !== 'as' && v !== 'data') return `limit memoryKind must be "as" or "data", got ${String(v)}`;
       continue;
@@ -75,4 +83,18 @@ export function prlimitArgs(l: SandboxLimits): string[] {
     `--nofile=${Math.floor(l.openFiles)}`,
     '--core=0',
   ];
+}
+
+/** The cgroup memory bound of a run: `runMemoryBytes`, else the process limit plus /tmp. */
+export function runMemoryBytes(l: SandboxLimits): number {
+  return Math.floor(l.runMemoryBytes ?? l.memoryBytes + l.tmpBytes);
+}
+
+/**
+ * Without a memory cgroup, the most a run can hold: every process at its memory limit, /tmp full,
+ * and each process's open files (memfd or deleted /tmp files count once via /tmp) at the file
+ * size limit. Kernel buffers (pipes, sockets) are bounded by per-user kernel limits instead.
+ */
+export function rlimitMemoryBound(l: SandboxLimits): number {
+  return l.processes * (l.memoryBytes + l.openFiles * l.fileSizeBytes) + l.tmpBytes;
 }

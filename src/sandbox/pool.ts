@@ -1,14 +1,20 @@
 // The sandbox pool: runs programs under bubblewrap with at most `concurrency` live process trees
 // (default: the number of cores); further requests wait in a FIFO queue. Each live run holds a
-// slot, and when arbiter runs as root each slot runs as its own unprivileged uid so that the
-// per-user process limit (RLIMIT_NPROC) bounds exactly one run.
+// slot. When arbiter runs as root each slot runs as its own unprivileged uid, leased host-wide
+// (uid-lease.ts), so that the per-user process limit (RLIMIT_NPROC) bounds exactly one run in
+// the whole machine; where a memory cgroup is available each slot has its own (cgroup.ts), which
+// bounds the run's total memory. A slot is reused only once everything of its last run is gone.
 import { mkdtemp, mkdir, rm, writeFile, chmod } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { bwrapArgs, checkFileName, RUN_DIR, type SandboxFile } from './bwrap-args.js';
+import { closeQuietly, findCgroupParent, removeStale, RunCgroup } from './cgroup.js';
 import { hostTools, which, type HostTools } from './host.js';
-import { checkLimits, DEFAULT_LIMITS, mergeLimits, prlimitArgs, type SandboxLimits } from './limits.js';
+import { checkLimits, DEFAULT_LIMITS, mergeLimits, prlimitArgs, runMemoryBytes, type SandboxLimits } from './limits.js';
 import { runProcess, type SpawnResult } from './process.js';
+import { hostSeccompProgram } from './seccomp.js';
+import { DEFAULT_UID_BASE, leaseUids, type UidLease } from './uid-lease.js';
 
 export type { SandboxFile } from './bwrap-args.js';
 
@@ -48,16 +54,20 @@ export interface RunResult {
   queueMs: number;
   /** Human-readable explanation for non-ok statuses. */
   message?: string;
+  /** The run's memory cgroup killed a process because the run exceeded its total memory. */
+  memoryExceeded?: boolean;
 }
 
 export interface PoolOptions {
   concurrency?: number;
   /** Run without bubblewrap (no isolation besides rlimits and process groups). Explicit opt-in. */
   unsafeNoSandbox?: boolean;
-  /** First uid of the per-slot unprivileged users when running as root. */
+  /** Start of the host-wide range the per-slot uids are leased from, when running as root. */
   uidBase?: number;
   /** Path of the bwrap executable (default: found on PATH). */
   bwrap?: string;
+  /** Memory cgroup parent: `auto` (default, ARBITER_SANDBOX_CGROUP), `off`, or a directory. */
+  cgroup?: string;
 }
 
 const SIGNALS: Record<number, string> = { 6: 'SIGABRT', 8: 'SIGFPE', 9: 'SIGKILL', 11: 'SIGSEGV', 15: 'SIGTERM', 24: 'SIGXCPU', 25: 'SIGXFSZ' };
@@ -74,15 +84,24 @@ const BASE_ENV: Record<string, string> = {
 
 export const SANDBOX_HINT = 'install bubblewrap (scripts/setup.sh) or, for trusted code only, pass --unsafe-no-sandbox (config: "unsafe_no_sandbox": true)';
 
+let poolSeq = 0;
+const CGROUP_PREFIX = 'arbiter-sb-';
+
 export class SandboxPool {
   readonly concurrency: number;
   readonly unsafe: boolean;
   private readonly tools: HostTools;
   private readonly uidBase: number;
+  private readonly cgroupSetting: string;
   private readonly freeSlots: number[];
-  private readonly waiters: ((slot: number) => void)[] = [];
+  private readonly waiters: { take: (slot: number) => void; refuse: () => void }[] = [];
   private probeP: Promise<string | undefined> | undefined;
   private closed = false;
+  private lease: UidLease | undefined;
+  private cgroups: RunCgroup[] = [];
+  private readonly seq = ++poolSeq;
+  /** How a run's total memory is bounded: `cgroup v1 <dir>`, `cgroup v2 <dir>`, or `rlimits only: <why>`. */
+  memoryControl = 'not probed yet';
   /** Runs started and finished (for diagnostics and tests). */
   readonly stats = { started: 0, finished: 0, maxLive: 0, live: 0 };
 
@@ -92,24 +111,73 @@ export class SandboxPool {
     this.unsafe = Boolean(opts.unsafeNoSandbox);
     this.tools = hostTools();
     if (opts.bwrap !== undefined) this.tools.bwrap = which(opts.bwrap);
-    this.uidBase = opts.uidBase ?? Number(process.env.ARBITER_SANDBOX_UID_BASE || 1_990_000_000);
+    this.uidBase = opts.uidBase ?? Number(process.env.ARBITER_SANDBOX_UID_BASE || DEFAULT_UID_BASE);
+    this.cgroupSetting = opts.cgroup ?? (process.env.ARBITER_SANDBOX_CGROUP || 'auto');
     this.freeSlots = Array.from({ length: this.concurrency }, (_, i) => this.concurrency - 1 - i);
+  }
+
+  /** The uids this pool's slots run as (leased host-wide at the first run; empty when not root). */
+  get uids(): readonly number[] {
+    return this.lease?.uids ?? [];
   }
 
   /** Undefined when the sandbox works, else why not (checked once, by running a trivial program). */
   unavailable(): Promise<string | undefined> {
-    return (this.probeP ??= this.probe());
+    return (this.probeP ??= this.probe().finally(() => this.maybeFree()));
   }
 
   private async probe(): Promise<string | undefined> {
     const t = this.tools;
     if (!t.prlimit && !t.sandboxExec) return 'prlimit (util-linux) not found on PATH';
-    if (this.unsafe) return undefined;
+    if (this.unsafe) {
+      this.memoryControl = 'rlimits only: unsandboxed';
+      return undefined;
+    }
     if (!t.bwrap) return `bubblewrap (bwrap) not found on PATH; ${SANDBOX_HINT}`;
     if (t.isRoot && !t.setpriv && !t.sandboxExec) return `setpriv (util-linux) not found; it is needed to drop root inside the sandbox`;
-    const r = await this.runInSlot(this.concurrency, { argv: ['/bin/true'], limits: { wallMs: 15_000 } }, 0);
+    if (t.isRoot) {
+      const l = await leaseUids(this.concurrency, this.uidBase);
+      if (typeof l === 'string') return l;
+      this.lease = l;
+      if (this.closed) {
+        this.lease.release();
+        return 'the sandbox pool is closed';
+      }
+    }
+    this.setUpCgroups();
+    let r = await this.runInSlot(0, { argv: ['/bin/true'], limits: { wallMs: 15_000 } }, 0);
+    if (r.status !== 'ok' && this.cgroups.length) {
+      // the cgroup exists but this kernel or setup may refuse to let the sandbox join it: try without
+      this.dropCgroups(`rlimits only: a run could not join the cgroup: ${(r.message ?? '') + ' ' + r.stderr.trim().slice(0, 200)}`);
+      r = await this.runInSlot(0, { argv: ['/bin/true'], limits: { wallMs: 15_000 } }, 0);
+    }
     if (r.status !== 'ok') return `bubblewrap is not usable here: ${r.message ?? r.stderr.trim().slice(0, 300)}; ${SANDBOX_HINT}`;
     return undefined;
+  }
+
+  private setUpCgroups(): void {
+    const parent = findCgroupParent(this.cgroupSetting);
+    if (typeof parent === 'string') {
+      this.memoryControl = `rlimits only: ${parent}`;
+      return;
+    }
+    removeStale(parent, CGROUP_PREFIX);
+    try {
+      for (let i = 0; i < this.concurrency; i++) {
+        const c = new RunCgroup(parent, `${CGROUP_PREFIX}${process.pid}-${threadId}-${this.seq}-${i}`);
+        this.cgroups.push(c);
+        c.create();
+      }
+      this.memoryControl = `cgroup v${parent.version} ${parent.dir}`;
+    } catch (e) {
+      this.dropCgroups(`rlimits only: could not create cgroups under ${parent.dir}: ${(e as Error).message}`);
+    }
+  }
+
+  private dropCgroups(why: string): void {
+    for (const c of this.cgroups) c.remove();
+    this.cgroups = [];
+    this.memoryControl = why;
   }
 
   /** Runs one program in the sandbox once a slot is free. Never rejects. */
@@ -121,7 +189,8 @@ export class SandboxPool {
     let slot: number;
     try {
       slot = await this.acquire(req.signal);
-    } catch {
+    } catch (e) {
+      if ((e as Error).message === 'closed') return fail('sandbox_error', 'the sandbox pool was closed while this run waited for a slot', 0, performance.now() - t0);
       return fail('aborted', 'aborted while waiting for a sandbox slot', performance.now() - t0);
     }
     try {
@@ -136,9 +205,15 @@ export class SandboxPool {
     const s = this.freeSlots.pop();
     if (s !== undefined) return Promise.resolve(s);
     return new Promise<number>((resolve, reject) => {
-      const w = (slot: number) => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve(slot);
+      const w = {
+        take: (slot: number) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(slot);
+        },
+        refuse: () => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(new Error('closed'));
+        },
       };
       const onAbort = () => {
         const i = this.waiters.indexOf(w);
@@ -152,8 +227,16 @@ export class SandboxPool {
 
   private release(slot: number): void {
     const w = this.waiters.shift();
-    if (w) w(slot);
+    if (w) w.take(slot);
     else this.freeSlots.push(slot);
+    this.maybeFree();
+  }
+
+  /** Once closed and idle, gives the uids back and removes the cgroups. */
+  private maybeFree(): void {
+    if (!this.closed || this.stats.live > 0 || this.freeSlots.length < this.concurrency) return;
+    this.lease?.release();
+    for (const c of this.cgroups) c.remove();
   }
 
   private async runInSlot(slot: number, req: RunRequest, queueMs: number): Promise<RunResult> {
@@ -166,6 +249,9 @@ export class SandboxPool {
       if (m) return fail('sandbox_error', m, 0, queueMs);
     }
     const env = { ...BASE_ENV, ...req.env };
+    if (limits.runMemoryBytes !== undefined && (!this.cgroups[slot] || this.unsafe)) {
+      return fail('sandbox_error', `a run memory limit (run_memory_mb) needs a memory cgroup, and this pool has none (${this.memoryControl}); remove the limit to rely on the per-process limits`, 0, queueMs);
+    }
     this.stats.started++;
     this.stats.live++;
     this.stats.maxLive = Math.max(this.stats.maxLive, this.stats.live);
@@ -179,41 +265,93 @@ export class SandboxPool {
   }
 
   private async spawnSandboxed(slot: number, req: RunRequest, files: SandboxFile[], limits: SandboxLimits, env: Record<string, string>): Promise<Omit<RunResult, 'queueMs'>> {
+    // fd 3: bwrap's JSON status (proof that the sandbox started, and the sandbox init's pid);
+    // fd 4: the slot cgroup's cgroup.procs; fd 5: the helper's "ok" before it execs the program;
+    // fd 6: the seccomp program; the run's files from fd 7 on.
     const statusFd = 3;
-    const firstFileFd = 4;
-    const args = bwrapArgs({
-      bwrap: this.tools.bwrap!,
-      prlimit: this.tools.prlimit!,
-      ...(this.tools.sandboxExec ? { exec: this.tools.sandboxExec } : {}),
-      ...(this.tools.isRoot ? { setpriv: { path: this.tools.setpriv!, uid: this.uidBase + slot } } : {}),
-      binds: req.binds ?? [],
-      files,
-      limits,
-      env,
-      argv: req.argv,
-      statusFd,
-      firstFileFd,
-    });
-    // fd 3 carries bwrap's JSON status (proof that the sandbox started); files go on fds 4...
-    const r = await runProcess({
+    const cgroupFd = 4;
+    const readyFd = 5;
+    const seccompFd = 6;
+    const firstFileFd = 7;
+    const seccomp = hostSeccompProgram();
+    const cg = this.cgroups[slot];
+    const helper = this.tools.sandboxExec;
+    const uid = this.lease?.uids[slot];
+    let procsFd: number | undefined;
+    let oomBefore = 0;
+    if (cg) {
+      try {
+        cg.setLimit(runMemoryBytes(limits));
+        oomBefore = cg.oomKills();
+        procsFd = cg.openProcs();
+      } catch (e) {
+        return fail('sandbox_error', `could not prepare the run's memory cgroup ${cg.path}: ${(e as Error).message}`);
+      }
+    }
+    let args: string[];
+    try {
+      args = bwrapArgs({
+        bwrap: this.tools.bwrap!,
+        prlimit: this.tools.prlimit!,
+        ...(helper ? { exec: helper, readyFd } : {}),
+        ...(this.tools.isRoot && uid !== undefined ? { setpriv: { path: this.tools.setpriv!, uid } } : {}),
+        ...(seccomp ? { seccompFd } : {}),
+        ...(procsFd !== undefined ? { cgroupFd } : {}),
+        binds: req.binds ?? [],
+        files,
+        limits,
+        env,
+        argv: req.argv,
+        statusFd,
+        firstFileFd,
+      });
+    } catch (e) {
+      closeQuietly(procsFd);
+      return fail('sandbox_error', (e as Error).message);
+    }
+    if (this.tools.isRoot && uid === undefined) {
+      closeQuietly(procsFd);
+      return fail('sandbox_error', 'no sandbox uid leased for this slot');
+    }
+    const pending = runProcess({
       argv: [this.tools.bwrap!, ...args],
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
       stdin: req.stdin,
-      inputFds: files.map((f) => f.data),
-      inputFdBase: firstFileFd,
-      outputFds: [statusFd],
+      inputFds: [seccomp ?? Buffer.alloc(0), ...files.map((f) => f.data)],
+      inputFdBase: seccompFd,
+      outputFds: [statusFd, readyFd],
+      passFds: procsFd !== undefined ? { [cgroupFd]: procsFd } : {},
+      // kill the sandbox's init: the kernel then empties its pid namespace before bwrap exits
+      killTarget: (fds) => {
+        const m = /"child-pid"\s*:\s*(\d+)/.exec(fds[statusFd] ?? '');
+        return m ? Number(m[1]) : undefined;
+      },
       wallMs: limits.wallMs,
       outputBytes: req.binaryStdout ? Math.max(limits.outputBytes, 256 * 1024 * 1024) : limits.outputBytes,
       signal: req.signal,
     });
+    closeQuietly(procsFd); // the child has its copy (spawn is synchronous)
+    const r = await pending;
+    const memoryExceeded = cg ? cg.oomKills() > oomBefore : false;
+    // the slot is reused only once every process of this run is gone
+    if (cg) await cg.drain();
     const started = /"child-pid"/.test(r.fds[statusFd] ?? '');
     const m = /"exit-code"\s*:\s*(-?\d+)/.exec(r.fds[statusFd] ?? '');
     if (!started && !r.timedOut && !r.aborted) {
       const why = r.spawnError ?? (r.stderr.toString('utf8').trim().slice(0, 500) || `bwrap exited with ${r.exitCode ?? r.signal}`);
       return { ...fail('sandbox_error', `sandbox failed to start: ${why}`, r.durationMs), stderr: r.stderr.toString('utf8') };
     }
+    const ready = r.fds[readyFd] ?? '';
+    if (helper && /error:/.test(ready) && !r.timedOut && !r.aborted) {
+      return { ...fail('sandbox_error', `sandbox failed to start the program: ${ready.slice(ready.indexOf('error:') + 7).trim().slice(0, 500)}`, r.durationMs), stderr: r.stderr.toString('utf8') };
+    }
     const code = m ? Number(m[1]) : r.exitCode;
-    return classify(r, code, req.binaryStdout);
+    const out = classify(r, code, req.binaryStdout);
+    if (memoryExceeded && out.status === 'runtime_error') {
+      out.memoryExceeded = true;
+      out.message = `${out.message}: the run exceeded its total memory limit of ${Math.round(runMemoryBytes(limits) / 1048576)} MiB (all processes together)`;
+    }
+    return out;
   }
 
   private async spawnUnsafe(req: RunRequest, files: SandboxFile[], limits: SandboxLimits, env: Record<string, string>): Promise<Omit<RunResult, 'queueMs'>> {
@@ -241,9 +379,14 @@ export class SandboxPool {
     }
   }
 
-  /** Stops accepting work; waiting requests fail. Running programs finish or time out. */
+  /**
+   * Stops accepting work; waiting requests fail. Running programs finish or time out; then the
+   * leased uids are given back and the cgroups removed.
+   */
   close(): void {
     this.closed = true;
+    for (const w of this.waiters.splice(0)) w.refuse();
+    this.maybeFree();
   }
 }
 

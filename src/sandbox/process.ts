@@ -1,6 +1,7 @@
 // Spawns one child process in its own process group and supervises it: feeds stdin and extra
-// input fds, captures stdout/stderr up to a cap (killing the run when exceeded), enforces the
-// wall-clock limit and abort signals by killing the whole group, and reports what happened.
+// input fds, passes inherited fds, captures stdout/stderr and extra output fds up to a cap
+// (killing the run when exceeded), enforces the wall-clock limit and abort signals by killing
+// the process tree, and reports what happened.
 import { spawn, type StdioOptions } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 
@@ -14,8 +15,17 @@ export interface SpawnSpec {
   inputFds?: (string | Buffer)[];
   /** First fd of `inputFds` (default 3). */
   inputFdBase?: number;
-  /** Fd numbers (>= 3, after the input fds) whose output is captured (e.g. bwrap's status fd). */
+  /** Fd numbers (>= 3, not used by the input fds) whose output is captured (e.g. bwrap's status fd). */
   outputFds?: number[];
+  /** Open fds of this process handed to the child at the given fd numbers (child fd -> parent fd). */
+  passFds?: Record<number, number>;
+  /**
+   * When the run must be killed: a pid to SIGKILL instead of the child's process group (the
+   * sandbox's init, whose death makes the kernel empty its pid namespace before bwrap exits),
+   * given the output of `outputFds` so far. The group is still killed if the child has not
+   * exited within a few seconds, or when this returns undefined.
+   */
+  killTarget?: (fds: Record<number, string>) => number | undefined;
   wallMs: number;
   outputBytes: number;
   signal?: AbortSignal;
@@ -78,9 +88,10 @@ export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
   const nIn = spec.inputFds?.length ?? 0;
   const inBase = spec.inputFdBase ?? 3;
   const outFds = spec.outputFds ?? [];
-  const maxFd = Math.max(2, inBase + nIn - 1, ...outFds);
+  const pass = spec.passFds ?? {};
+  const maxFd = Math.max(2, inBase + nIn - 1, ...outFds, ...Object.keys(pass).map(Number));
   const stdio: StdioOptions = ['pipe', 'pipe', 'pipe'];
-  for (let fd = 3; fd <= maxFd; fd++) stdio.push((fd >= inBase && fd < inBase + nIn) || outFds.includes(fd) ? 'pipe' : 'ignore');
+  for (let fd = 3; fd <= maxFd; fd++) stdio.push(pass[fd] !== undefined ? pass[fd]! : (fd >= inBase && fd < inBase + nIn) || outFds.includes(fd) ? 'pipe' : 'ignore');
 
   return new Promise<SpawnResult>((resolve) => {
     const out = new Capture(spec.outputBytes);
@@ -109,11 +120,26 @@ export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
     const pid = child.pid;
 
     let graceTimer: NodeJS.Timeout | undefined;
+    let groupTimer: NodeJS.Timeout | undefined;
+    // Kills the run: the sandbox's init when known (the kernel then kills and reaps everything in
+    // its pid namespace, and bwrap exits once that is done), else the child's process group.
+    const kill = () => {
+      if (exited) return;
+      const target = spec.killTarget?.(fdText);
+      if (target === undefined) return killGroup(pid);
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        return killGroup(pid);
+      }
+      groupTimer ??= setTimeout(() => killGroup(pid), 3000);
+    };
     const finish = (spawnError?: string) => {
       if (done) return;
       done = true;
       clearTimeout(wallTimer);
       clearTimeout(graceTimer);
+      clearTimeout(groupTimer);
       spec.signal?.removeEventListener('abort', onAbort);
       if (!exited) killGroup(pid);
       for (const s of child.stdio) (s as Readable | Writable | null)?.destroy();
@@ -134,11 +160,11 @@ export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
 
     const wallTimer = setTimeout(() => {
       timedOut = true;
-      if (!exited) killGroup(pid);
+      kill();
     }, spec.wallMs);
     const onAbort = () => {
       aborted = true;
-      killGroup(pid);
+      kill();
     };
     spec.signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -146,13 +172,13 @@ export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
     child.stdout!.on('data', (b: Buffer) => {
       if (!out.push(b)) {
         outputLimit = true;
-        killGroup(pid);
+        kill();
       }
     });
     child.stderr!.on('data', (b: Buffer) => {
       if (!err.push(b)) {
         outputLimit = true;
-        killGroup(pid);
+        kill();
       }
     });
     for (const fd of outFds) {

@@ -70,11 +70,11 @@ describe('asserts format', () => {
     expect(r.score).toBe(0);
   });
 
-  it('runs javascript asserts', async () => {
+  it('runs javascript asserts, each with node:assert as `assert` and its own require', async () => {
     const r = await run({ ...cfg, language: 'javascript' }, '```js\nfunction add(a, b) { return a + b; }\n```', {
-      tests: ['assert.strictEqual(add(1, 2), 3)', "const assert2 = require('assert'); assert2.strictEqual(add(2, 2), 5)"],
-      });
-    expect(r.metadata.tests).toEqual(['runtime_error', 'assertion']);
+      tests: ['assert.strictEqual(add(1, 2), 3)', "const assert2 = require('assert'); assert2.strictEqual(add(2, 2), 5)", 'undefinedName(1)'],
+    });
+    expect(r.metadata.tests).toEqual(['pass', 'assertion', 'runtime_error']);
   });
 });
 

@@ -42,15 +42,19 @@ export function mbpp(): MbppItem[] {
   return readFileSync(DATA + 'mbpp/mbpp.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l) as MbppItem);
 }
 
-/** Uids of processes currently running as one of the sandbox's per-slot users. */
-export function sandboxUidProcesses(base = 1_990_000_000, span = 4096): number[] {
+/**
+ * Pids of processes currently running as one of the given sandbox uids (by default any uid of the
+ * sandbox range; pass a pool's `uids` to ignore other pools on a shared machine).
+ */
+export function sandboxUidProcesses(uids?: readonly number[], base = 1_990_000_000, span = 65_536): number[] {
   const out: number[] = [];
   for (const d of require_readdir('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const st = readFileSync(`/proc/${d}/status`, 'utf8');
       const m = /^Uid:\s+(\d+)/m.exec(st);
-      if (m && Number(m[1]) >= base && Number(m[1]) < base + span) out.push(Number(d));
+      const uid = m ? Number(m[1]) : -1;
+      if (uids ? uids.includes(uid) : uid >= base && uid < base + span) out.push(Number(d));
     } catch {
       // exited meanwhile
     }

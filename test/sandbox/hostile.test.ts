@@ -4,6 +4,8 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SandboxPool } from '../../dist/sandbox/index.js';
+import { sandboxPoolKey } from '../../dist/graders/code/config.js';
 import { loadGrader, PROJECT, sandboxUidProcesses, Services } from '../code/helpers.js';
 import { ESCAPE_NAME, hostilePrograms, type Hostile } from './hostile-programs.js';
 
@@ -14,8 +16,13 @@ type R = Awaited<ReturnType<ReturnType<typeof loadGrader>['grade']>>;
 const services = new Services();
 const results = new Map<string, R>();
 const programs = hostilePrograms(PROJECT);
+let hasCgroup = false;
 
 beforeAll(async () => {
+  const p = new SandboxPool({ concurrency: 1 });
+  await p.unavailable();
+  hasCgroup = p.memoryControl.startsWith('cgroup');
+  p.close();
   const jobs: Promise<void>[] = [];
   for (const lang of LANGS) {
     for (const h of programs) {
@@ -24,7 +31,7 @@ beforeAll(async () => {
     }
   }
   await Promise.all(jobs);
-}, 170_000);
+}, 300_000);
 
 afterAll(() => services.close());
 
@@ -32,13 +39,15 @@ describe.each(LANGS)('hostile %s programs', (lang) => {
   it.each(programs.map((h) => [h.name, h] as [string, Hostile]))('%s is contained', (_name, h) => {
     const r = results.get(`${lang}:${h.name}`)!;
     expect(r.valid, JSON.stringify(r)).toBe(true);
-    if (h.expect.includes('pass')) {
+    const expected = !hasCgroup && h.expectWithoutCgroup ? h.expectWithoutCgroup : h.expect;
+    if (h.reason && !expected.includes('pass')) expect(r.reason).toMatch(h.reason);
+    if (expected.includes('pass')) {
       expect(r.score, r.reason).toBe(1);
       // finished when the parent exited: the stray child did not hold the run open
-      expect(r.metadata.run_ms).toBeLessThan(WALL_MS);
+      expect(r.metadata.run_ms).toBeLessThan(h.limits?.time_ms ?? WALL_MS);
     } else {
-      expect(r.score).toBe(0);
-      expect(h.expect, r.reason).toContain(r.metadata.failure);
+      expect(r.score, r.reason).toBe(0);
+      expect(expected, r.reason).toContain(r.metadata.failure);
       expect(r.reason).not.toMatch(/ESCAPED|LEAK|CONNECTED/);
     }
     // a fork bomb may end either way: killed at the wall clock, or failing on EAGAIN at the process limit
@@ -49,9 +58,11 @@ describe.each(LANGS)('hostile %s programs', (lang) => {
 
 describe('the host afterwards', () => {
   it('has no process left running as a sandbox user', async () => {
-    // the pid namespace dies with its init; allow the kernel a moment to reap
-    for (let i = 0; i < 20 && sandboxUidProcesses().length; i++) await new Promise((r) => setTimeout(r, 100));
-    expect(sandboxUidProcesses()).toEqual([]);
+    // the uids of this suite's pool (other pools on the machine have their own)
+    const uids = services.has(sandboxPoolKey({ unsafeNoSandbox: false })) ? services.get<SandboxPool>(sandboxPoolKey({ unsafeNoSandbox: false }), () => { throw new Error('no pool'); }).uids : undefined;
+    if (process.getuid?.() === 0) expect(uids?.length).toBeGreaterThan(0);
+    // a slot is released only once its run's processes are gone, so nothing is left to reap
+    expect(sandboxUidProcesses(uids)).toEqual([]);
   });
 
   it('has no files written outside the sandbox', () => {

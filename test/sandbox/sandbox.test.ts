@@ -1,9 +1,13 @@
 // The sandbox itself: isolation (user, network, filesystem view, private /tmp per run), rlimits,
 // output caps, wall-clock kills, the bounded pool, the unsafe mode, and a clear refusal when
 // bubblewrap is missing or broken.
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableParallelism } from 'node:os';
 import { compileProgram, runInSandbox, runProgram, SandboxPool } from '../../dist/sandbox/index.js';
+import { runtimeFor } from '../../dist/sandbox/host.js';
+import { rlimitMemoryBound } from '../../dist/sandbox/limits.js';
+import { DEFAULT_LIMITS } from '../../dist/sandbox/limits.js';
+import { sandboxPoolKey } from '../../dist/graders/code/config.js';
 import { PROJECT, Services, loadGrader } from '../code/helpers.js';
 
 const pool = new SandboxPool();
@@ -105,9 +109,23 @@ describe('the pool', () => {
     const services = new Services({ sandboxConcurrency: 3 });
     const g = loadGrader({ type: 'code', format: 'stdio', tests: [{ input: '', output: '1' }] });
     await Promise.all([g.grade({ item: {}, sample: { output_text: 'print(1)' } }, { services }), g.grade({ item: {}, sample: { output_text: 'print(1)' } }, { services })]);
-    expect(services.has('sandbox')).toBe(true);
+    const key = sandboxPoolKey({ unsafeNoSandbox: false, concurrency: 3 });
+    expect(services.has(key)).toBe(true);
     await services.close();
-    expect(services.has('sandbox')).toBe(false);
+    expect(services.has(key)).toBe(false);
+  });
+
+  it('is keyed by all of its options: graders differing in one get different pools', async () => {
+    const services = new Services({ sandboxConcurrency: 2 });
+    const grade = (extra: Record<string, unknown>) => loadGrader({ type: 'code', format: 'stdio', tests: [{ input: '', output: '1' }], ...extra }).grade({ item: {}, sample: { output_text: 'print(1)' } }, { services });
+    expect((await grade({})).score).toBe(1);
+    expect((await grade({ limits: { time_ms: 5000 } })).score).toBe(1);
+    expect((await grade({ unsafe_no_sandbox: true })).score).toBe(1);
+    expect(services.has(sandboxPoolKey({ unsafeNoSandbox: false, concurrency: 2 }))).toBe(true);
+    expect(services.has(sandboxPoolKey({ unsafeNoSandbox: true, concurrency: 2 }))).toBe(true);
+    expect(sandboxPoolKey({ unsafeNoSandbox: false, concurrency: 2 })).not.toBe(sandboxPoolKey({ unsafeNoSandbox: false, concurrency: 3 }));
+    expect(sandboxPoolKey({ concurrency: 2, unsafeNoSandbox: false })).toBe(sandboxPoolKey({ unsafeNoSandbox: false, concurrency: 2 }));
+    await services.close();
   });
 
   it('runInSandbox runs one-off commands through a default pool', async () => {
@@ -136,12 +154,12 @@ describe('refusing to run unsandboxed', () => {
     const services = new Services({ unsafeNoSandbox: true });
     const g = loadGrader({ type: 'code', format: 'stdio', tests: [{ input: '', output: '1' }] });
     expect((await g.grade({ item: {}, sample: { output_text: 'print(1)' } }, { services })).score).toBe(1);
-    expect(services.has('sandbox:unsafe')).toBe(true);
+    expect(services.has(sandboxPoolKey({ unsafeNoSandbox: true }))).toBe(true);
     await services.close();
     const g2 = loadGrader({ type: 'code', format: 'stdio', tests: [{ input: '', output: '1' }], unsafe_no_sandbox: true });
     const s2 = new Services();
     expect((await g2.grade({ item: {}, sample: { output_text: 'print(1)' } }, { services: s2 })).score).toBe(1);
-    expect(s2.has('sandbox:unsafe')).toBe(true);
+    expect(s2.has(sandboxPoolKey({ unsafeNoSandbox: true }))).toBe(true);
     await s2.close();
   });
 });
@@ -170,5 +188,152 @@ describe('privilege drop and limits, with and without the native helper', () => 
     } finally {
       await p.close();
     }
+  });
+});
+
+describe('no nested namespaces, mounts or SysV memory (seccomp)', () => {
+  // each attempt prints "<name> <errno name>" (or "<name> ok")
+  const probe = String.raw`#include <sched.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/mount.h>
+#include <sys/shm.h>
+#include <sys/msg.h>
+#include <sys/wait.h>
+#include <thread>
+static void report(const char *what, long r) {
+  if (r == -1) printf("%s %s\n", what, errno == EPERM ? "EPERM" : errno == ENOSYS ? "ENOSYS" : strerror(errno));
+  else printf("%s ok\n", what);
+}
+int main() {
+  report("unshare-user", unshare(CLONE_NEWUSER));
+  report("unshare-mount", unshare(CLONE_NEWNS));
+  report("clone-user", syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0));
+  report("clone3", syscall(435, 0, 0));
+  report("setns", setns(0, 0));
+  report("mount", mount("none", "/tmp", "tmpfs", 0, "size=1g"));
+  report("umount", umount2("/tmp", MNT_DETACH));
+  report("shmget", shmget(IPC_PRIVATE, 1 << 30, IPC_CREAT | 0600));
+  report("msgget", msgget(IPC_PRIVATE, IPC_CREAT | 0600));
+  report("io_uring", syscall(425, 8, 0));
+  int ran = 0;
+  std::thread t([&] { ran = 1; });
+  t.join();
+  pid_t p = fork();
+  if (p == 0) _exit(7);
+  int st = 0;
+  waitpid(p, &st, 0);
+  printf("thread %d fork %d\n", ran, WEXITSTATUS(st));
+}
+`;
+  it('refuses each with EPERM (clone3 with ENOSYS) while threads and fork work', async () => {
+    const c = await compileProgram(pool, 'cpp', probe);
+    expect(c.ok, c.ok ? '' : c.message).toBe(true);
+    if (!c.ok) return;
+    const r = await runProgram(pool, c.program);
+    expect(r.status, r.stderr).toBe('ok');
+    expect(r.stdout).toBe(
+      ['unshare-user EPERM', 'unshare-mount EPERM', 'clone-user EPERM', 'clone3 ENOSYS', 'setns EPERM', 'mount EPERM', 'umount EPERM', 'shmget EPERM', 'msgget EPERM', 'io_uring EPERM', 'thread 1 fork 7', ''].join('\n'),
+    );
+  });
+
+  it('refuses `unshare -Urm` (a user namespace with its own mounts)', async () => {
+    const r = await sh('unshare -Urm sh -c "mount -t tmpfs none /tmp && echo mounted"; echo "status $?"');
+    expect(r.stdout).toBe('status 1\n');
+    expect(r.stderr).toMatch(/Operation not permitted/);
+  });
+});
+
+describe('writable file systems are capped', () => {
+  it('/tmp is the only writable place and holds at most tmpBytes', async () => {
+    const r = await sh('for d in / /dev /dev/shm /usr /proc; do touch $d/x 2>/dev/null && echo "wrote $d"; done; head -c 50000000 /dev/zero > /tmp/fill 2>/dev/null; echo "status $?"; wc -c < /tmp/fill', { limits: { tmpBytes: 4 * 1024 * 1024, fileSizeBytes: 100_000_000 } });
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('wrote'))).toEqual([]);
+    expect(lines).toContain('status 1');
+    expect(Number(lines.at(-1))).toBeLessThanOrEqual(4 * 1024 * 1024);
+  });
+});
+
+describe("a run's total memory is bounded", () => {
+  let py: { exe: string; binds: string[] };
+  const mem = new SandboxPool({ concurrency: 1 });
+  afterAll(() => mem.close());
+  beforeAll(async () => {
+    const r = await runtimeFor('python');
+    if (typeof r === 'string') throw new Error(r);
+    py = r;
+    await mem.unavailable();
+  });
+  // ten children each touch 200 MiB and hold it; once all have tried, the parent sums the
+  // anonymous resident memory of those still alive
+  const children = String.raw`
+import os, sys
+r, w = os.pipe()
+hold_r, hold_w = os.pipe()
+pids = []
+for i in range(10):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        os.close(r); os.close(hold_w)
+        try:
+            b = bytearray(200 * 1024 * 1024)
+            for j in range(0, len(b), 4096):
+                b[j] = 1
+        except MemoryError:
+            pass
+        os.close(w)
+        os.read(hold_r, 1)
+        os._exit(0)
+    pids.append(pid)
+os.close(w)
+os.close(hold_r)
+while os.read(r, 1):
+    pass
+held = 0
+for pid in pids:
+    for line in open('/proc/%d/status' % pid):
+        if line.startswith('RssAnon:'):
+            held += int(line.split()[1]) * 1024
+print(held)
+`;
+  it('ten children of 200 MiB hold at most the bound together (cgroup where available, else processes x memory)', async () => {
+    const limits = { memoryBytes: 256 * 1024 * 1024, processes: 8, wallMs: 30_000 };
+    const r = await mem.run({ argv: [py.exe, '-I', '-S', '-c', children], binds: py.binds, limits });
+    expect(r.status, r.stderr).toBe('ok');
+    const held = Number(r.stdout.trim());
+    const all = { ...DEFAULT_LIMITS, ...limits };
+    const bound = mem.memoryControl.startsWith('cgroup') ? all.memoryBytes + all.tmpBytes : rlimitMemoryBound(all);
+    expect(held, `${mem.memoryControl}: ${r.stdout}`).toBeLessThanOrEqual(bound);
+    expect(held).toBeGreaterThan(0);
+  });
+
+  it('reports a run killed for exceeding its total memory, and refuses run_memory_mb without a cgroup', async () => {
+    if (mem.memoryControl.startsWith('cgroup')) {
+      const r = await mem.run({ argv: [py.exe, '-I', '-S', '-c', 'b = bytearray(400 * 1024 * 1024)\nfor j in range(0, len(b), 4096): b[j] = 1\nprint("held")'], binds: py.binds, limits: { runMemoryBytes: 128 * 1024 * 1024, wallMs: 30_000 } });
+      expect(r.status).toBe('runtime_error');
+      expect(r.memoryExceeded).toBe(true);
+      expect(r.message).toMatch(/total memory limit of 128 MiB/);
+    }
+    const off = new SandboxPool({ concurrency: 1, cgroup: 'off' });
+    const r2 = await off.run({ argv: ['/bin/true'], limits: { runMemoryBytes: 128 * 1024 * 1024 } });
+    expect(r2.status).toBe('sandbox_error');
+    expect(r2.message).toMatch(/run_memory_mb\) needs a memory cgroup/);
+    expect((await off.run({ argv: ['/bin/true'] })).status).toBe('ok');
+    off.close();
+  });
+});
+
+describe('sandbox failures are not program failures', () => {
+  it('a program that cannot be executed is sandbox_error, not exit status 127', async () => {
+    const r = await pool.run({ argv: ['/nonexistent/interpreter', 'x'] });
+    expect(r.status).toBe('sandbox_error');
+    expect(r.message).toMatch(/nonexistent\/interpreter/);
   });
 });

@@ -8,6 +8,7 @@ import { GradeFailure } from '../../core/result.js';
 import { renderCompiled, renderString, type Template } from '../../core/template.js';
 import type { LanguageName } from '../../sandbox/languages.js';
 import { limitsSchema, sandboxPool, toSandboxLimits } from './config.js';
+import { TestObjectCache } from './cpp-tests.js';
 import { extractCode } from './extract.js';
 import { FORMATS, summarise, type Parts, type RunSettings } from './formats.js';
 
@@ -92,6 +93,7 @@ export const code: GraderType<Config> = {
         tolerance: cfg.float_tolerance,
         ...(cfg.cpp_flags ? { cppFlags: cfg.cpp_flags } : {}),
         ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(lang === 'cpp' && cfg.format === 'humaneval' ? { testObjects: ctx.services.get('code:cpp-test-objects', () => new TestObjectCache()) } : {}),
         usage: { runs: 0, runMs: 0, queueMs: 0 },
       };
       const verdicts = await run(settings, parts);

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { GraderContext } from '../../core/grader.js';
 import type { SandboxLimits } from '../../sandbox/limits.js';
-import { SandboxPool } from '../../sandbox/pool.js';
+import { SandboxPool, type PoolOptions } from '../../sandbox/pool.js';
 
 const pos = z.number().positive();
 
@@ -18,6 +18,8 @@ export const limitsSchema = z
     file_size_bytes: z.number().int().positive().optional(),
     open_files: z.number().int().positive().optional(),
     tmp_mb: pos.optional(),
+    /** All the run's processes and its /tmp files together, MiB (a memory cgroup; refused without one). */
+    run_memory_mb: pos.optional(),
   })
   .optional();
 
@@ -38,21 +40,34 @@ export function toSandboxLimits(l: LimitsConfig): Partial<SandboxLimits> {
   if (l.file_size_bytes !== undefined) out.fileSizeBytes = l.file_size_bytes;
   if (l.open_files !== undefined) out.openFiles = l.open_files;
   if (l.tmp_mb !== undefined) out.tmpBytes = l.tmp_mb * 1024 * 1024;
+  if (l.run_memory_mb !== undefined) out.runMemoryBytes = l.run_memory_mb * 1024 * 1024;
   return out;
 }
 
-/**
- * The shared sandbox pool of this run (created on first use, closed with the services). The
- * unsandboxed pool is separate and only used when the user opted in: `--unsafe-no-sandbox`,
- * the grader's `unsafe_no_sandbox: true`, or ARBITER_UNSAFE_NO_SANDBOX=1.
- */
-export function sandboxPool(ctx: GraderContext, unsafeFlag?: boolean): SandboxPool {
+/** The options of the pool a grader gets: everything that changes how the pool behaves. */
+export function sandboxPoolOptions(ctx: GraderContext, unsafeFlag?: boolean): PoolOptions {
   const unsafe = Boolean(unsafeFlag || ctx.services.options.unsafeNoSandbox || process.env.ARBITER_UNSAFE_NO_SANDBOX === '1');
   const c = ctx.services.options.sandboxConcurrency;
   const concurrency = typeof c === 'number' && c > 0 ? c : undefined;
+  return { unsafeNoSandbox: unsafe, ...(concurrency ? { concurrency } : {}) };
+}
+
+/** The services key of a pool: one pool per distinct set of options, never shared across them. */
+export function sandboxPoolKey(opts: PoolOptions): string {
+  const o = opts as Record<string, unknown>;
+  return 'sandbox:' + JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
+}
+
+/**
+ * The shared sandbox pool of this run (created on first use, closed with the services), keyed by
+ * all of its options. The unsandboxed pool is separate and only used when the user opted in:
+ * `--unsafe-no-sandbox`, the grader's `unsafe_no_sandbox: true`, or ARBITER_UNSAFE_NO_SANDBOX=1.
+ */
+export function sandboxPool(ctx: GraderContext, unsafeFlag?: boolean): SandboxPool {
+  const opts = sandboxPoolOptions(ctx, unsafeFlag);
   return ctx.services.get(
-    unsafe ? 'sandbox:unsafe' : 'sandbox',
-    () => new SandboxPool({ unsafeNoSandbox: unsafe, ...(concurrency ? { concurrency } : {}) }),
+    sandboxPoolKey(opts),
+    () => new SandboxPool(opts),
     (p) => p.close(),
   );
 }

@@ -2,11 +2,14 @@
 // turns the sandbox's run results into per-test verdicts, a score and a reason. Failing tests are
 // valid low scores; only a broken sandbox (or an aborted grade) is thrown as an error.
 import { GradeFailure, type Outcome } from '../../core/result.js';
-import { compileProgram, runProgram, type CompiledProgram, type LanguageName } from '../../sandbox/languages.js';
+import { buildCpp, compileProgram, runProgram, type CompiledProgram, type LanguageName } from '../../sandbox/languages.js';
+import type { SandboxFile } from '../../sandbox/bwrap-args.js';
 import type { SandboxLimits } from '../../sandbox/limits.js';
 import type { RunResult, SandboxPool } from '../../sandbox/pool.js';
+import { randomBytes } from 'node:crypto';
 import { outputsMatch, preview, valuesEqual, type CompareMode } from './compare.js';
-import { JS_DRIVER, makeNonce, parseVerdicts, PYTHON_DRIVER } from './harness.js';
+import { buildCppTestUnit, CPP_ASSERT_H, cppEvidence, cppLinkScript, cppTestObjectScript, testObjectKey, TestObjectCache, type CppTestObject } from './cpp-tests.js';
+import { driverInput, JS_DRIVER, makeNonce, parseVerdicts, PYTHON_DRIVER, pythonCalls, pythonImports, type Verdicts } from './harness.js';
 import { assertTests, callCases, ioCases } from './tests.js';
 
 export type Format = 'humaneval' | 'asserts' | 'stdio' | 'function';
@@ -31,6 +34,8 @@ export interface RunSettings {
   compare: CompareMode;
   tolerance: number;
   signal?: AbortSignal;
+  /** C++ humaneval: compiled test objects of this run, by item (created when absent). */
+  testObjects?: TestObjectCache;
   /** Filled in while running: sandbox time of all runs and time spent queued for a slot. */
   usage: { runs: number; runMs: number; queueMs: number };
 }
@@ -96,7 +101,7 @@ async function run(s: RunSettings, p: CompiledProgram, stdin?: string): Promise<
   return track(s, await runProgram(s.pool, p, { ...(stdin !== undefined ? { stdin } : {}), ...(s.signal ? { signal: s.signal } : {}) }))!;
 }
 
-async function prepare(s: RunSettings, source: string, extra: { name: string; data: string }[], main?: string): Promise<CompiledProgram | TestVerdict> {
+async function prepare(s: RunSettings, source: string, extra: SandboxFile[], main?: string, cppScript?: string): Promise<CompiledProgram | TestVerdict> {
   const c = await compileProgram(s.pool, s.language, source, {
     files: extra,
     ...(main ? { main } : {}),
@@ -104,62 +109,145 @@ async function prepare(s: RunSettings, source: string, extra: { name: string; da
     compileLimits: s.compileLimits,
     pythonSite: s.pythonSite,
     ...(s.cppFlags ? { cppFlags: s.cppFlags } : {}),
+    ...(cppScript ? { cppScript } : {}),
     ...(s.signal ? { signal: s.signal } : {}),
   });
   track(s, c.compile);
   if (c.ok) return c.program;
   if (c.kind === 'sandbox_error') throw new GradeFailure('sandbox_error', c.message);
   if (c.kind === 'aborted') throw new GradeFailure('timeout', 'grading was aborted (grader deadline) during compilation');
+  if (c.kind === 'tests_error') throw new GradeFailure('bad_input', `the tests do not compile in their own translation unit (with the prompt's declarations and arbiter's assert): ${c.message}`);
   return { status: 'compile_error', detail: c.message };
 }
 
-/** Runs a program through the python/js driver (or directly for C++) and returns its verdicts. */
+/**
+ * Runs a solution through the python/js driver and returns its verdicts. The nonce and the spec
+ * (the tests) go on stdin; only the solution is a file in the sandbox.
+ */
 async function driven(s: RunSettings, solution: string, spec: Record<string, unknown>) {
   const nonce = makeNonce();
   const ext = s.language === 'python' ? 'py' : 'js';
   const driver = s.language === 'python' ? PYTHON_DRIVER : JS_DRIVER;
-  const files = [
-    { name: `solution.${ext}`, data: solution },
-    { name: 'spec.json', data: JSON.stringify({ ...spec, solution: `solution.${ext}` }) },
-  ];
-  const p = await prepare(s, driver, files);
+  const p = await prepare(s, driver, [{ name: `solution.${ext}`, data: solution }]);
   if (!('argv' in p)) return { verdict: p } as const;
-  const r = await run(s, p, nonce + '\n');
+  const r = await run(s, p, driverInput(nonce, { ...spec, solution: `solution.${ext}` }));
   return { run: r, verdicts: parseVerdicts(r.stdout, nonce) } as const;
+}
+
+const EARLY_EXIT = 'the program exited before the tests finished (an exit, a signal handler or an exit hook in the solution?)';
+
+/** A failing test reported by a driver: an assertion or another error. */
+function failedTest(detail: string | undefined, what = ''): TestVerdict {
+  const d = `${detail ?? 'error'}${what}`;
+  return { status: /AssertionError|ERR_ASSERTION/.test(d) ? 'assertion' : 'runtime_error', detail: d };
 }
 
 export async function humaneval(s: RunSettings, parts: Parts): Promise<TestVerdict[]> {
   if (typeof parts.tests !== 'string') throw new GradeFailure('bad_input', `humaneval tests must be a string of test code, got ${typeof parts.tests}`);
   const body = parts.prompt ? parts.prompt + (parts.joinNewline ? '\n' : '') + parts.code : parts.code;
-  if (s.language === 'cpp') {
-    const p = await prepare(s, body + '\n\n' + parts.tests + '\n', []);
-    if (!('argv' in p)) return [p];
-    const r = await run(s, p);
-    const f = runFailure(r);
-    if (f) return [f];
-    return [r.status === 'ok' ? { status: 'pass' } : fromStderr(r)];
-  }
-  let program = body + '\n\n' + parts.tests + '\n';
+  if (s.language === 'cpp') return cppHumaneval(s, parts, body);
+  let solution = body;
+  let tests = parts.tests;
+  const spec: Record<string, unknown> = { mode: 'humaneval' };
   if (s.language === 'python') {
     if (!parts.entryPoint || !PY_IDENT.test(parts.entryPoint)) throw new GradeFailure('bad_input', `humaneval needs entry_point, a Python identifier; got ${JSON.stringify(parts.entryPoint)}`);
-    program += `\ncheck(${parts.entryPoint})\n`;
+    spec.entry_point = parts.entryPoint;
+    spec.imports = pythonImports(tests);
+  } else if (/^\s*\}/.test(tests)) {
+    // MultiPL-E layout: the tests begin by closing the function's body
+    solution += '\n}\n';
+    tests = tests.replace(/^(\s*)\}/, '$1');
   }
-  const d = await driven(s, program, { mode: 'program' });
+  spec.tests = tests;
+  const d = await driven(s, solution, spec);
   if ('verdict' in d) return [d.verdict!];
+  const v = d.verdicts;
+  const t = v.tests.get(0);
+  if (t?.verdict === 'pass' && v.done && d.run.status === 'ok') return [{ status: 'pass' }];
+  if (v.load !== undefined) return [{ status: 'load_error', detail: v.load }];
+  if (v.exit !== undefined) return [{ status: 'early_exit', detail: v.exit }];
+  if (t?.verdict === 'fail') return [failedTest(t.detail)];
   const f = runFailure(d.run);
   if (f) return [f];
-  if (d.run.status === 'ok') return [d.verdicts.done ? { status: 'pass' } : { status: 'early_exit', detail: 'the program exited with status 0 before the tests finished (sys.exit/os._exit/process.exit in the solution?)' }];
+  if (d.run.status === 'ok') return [{ status: 'early_exit', detail: EARLY_EXIT }];
   return [fromStderr(d.run)];
 }
 
-/** Fills in verdicts for tests the driver did not report (crash, timeout, load error). */
-function completeVerdicts(n: number, d: { run: RunResult; verdicts: ReturnType<typeof parseVerdicts> }, got: (i: number) => TestVerdict | undefined): TestVerdict[] {
+/** C++ humaneval: tests in their own translation unit, evidence line after the last one (cpp-tests.ts). */
+async function cppHumaneval(s: RunSettings, parts: Parts, body: string): Promise<TestVerdict[]> {
+  if (s.cppFlags?.some((f) => /^-flto/.test(f))) throw new GradeFailure('config_error', 'cpp_flags: -flto is not supported for humaneval (the tests and the solution are linked as separate objects)');
+  const t = await cppTestObject(s, parts.prompt, parts.tests as string);
+  // random file names: the solution cannot name the test object (e.g. to .incbin it)
+  const tag = randomBytes(6).toString('hex');
+  const solution = t.unit.closesFunction ? body + '\n}\n' : body;
+  const p = await prepare(s, solution, [{ name: `t${tag}.o`, data: t.object }], undefined, cppLinkScript(`t${tag}.o`, tag));
+  if (!('argv' in p)) return [p];
+  const r = await run(s, p);
+  const f = runFailure(r);
+  if (f) return [f];
+  if (r.status !== 'ok') return [fromStderr(r)];
+  const asserts = cppEvidence(r.stdout, t.unit.secret);
+  if (asserts === undefined) return [{ status: 'early_exit', detail: EARLY_EXIT }];
+  if (t.unit.usesAssert && asserts === 0) return [{ status: 'early_exit', detail: 'the tests finished without any assertion having run' }];
+  return [{ status: 'pass' }];
+}
+
+/** The item's compiled test object, from the run's cache or compiled now (once per item). */
+async function cppTestObject(s: RunSettings, prompt: string | undefined, tests: string): Promise<CppTestObject> {
+  const flags = s.cppFlags ?? ['-std=c++17', '-O2'];
+  const cache = (s.testObjects ??= new TestObjectCache());
+  // shared by every sample of the item, so compiled without any one grade's abort signal; each
+  // grade still stops waiting when its own signal fires
+  const shared = cache.get(testObjectKey(prompt, tests, flags, process.env.ARBITER_CXX || 'g++'), async () => {
+    const unit = buildCppTestUnit(prompt, tests);
+    if (typeof unit === 'string') return { error: unit, transient: false };
+    const testFile = `t${randomBytes(6).toString('hex')}.cpp`;
+    const files = [
+      { name: testFile, data: unit.source },
+      { name: 'harness/assert.h', data: CPP_ASSERT_H },
+      { name: 'harness/cassert', data: CPP_ASSERT_H },
+    ];
+    const b = await buildCpp(s.pool, files, cppTestObjectScript(testFile), { ...(s.cppFlags ? { cppFlags: s.cppFlags } : {}), compileLimits: s.compileLimits });
+    track(s, b.compile);
+    if (b.ok) return { unit, object: b.output };
+    if (b.kind === 'tests_error') return { error: `the tests do not compile in their own translation unit (with the prompt's declarations and arbiter's assert): ${b.message}`, transient: false };
+    return { error: `the tests could not be compiled (${b.kind}): ${b.message}`, transient: true };
+  });
+  const got = await abortable(shared, s.signal);
+  if (got === undefined) throw new GradeFailure('timeout', 'grading was aborted (grader deadline) while the tests compiled');
+  if ('error' in got) throw new GradeFailure(got.transient ? 'sandbox_error' : 'bad_input', got.error);
+  return got;
+}
+
+/** Resolves like `p`, or to undefined as soon as `signal` fires. */
+function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** Fills in verdicts for tests the driver did not report (crash, timeout, load error, exit). */
+function completeVerdicts(n: number, d: { run: RunResult; verdicts: Verdicts }, got: (i: number) => TestVerdict | undefined): TestVerdict[] {
   const out: TestVerdict[] = [];
   const f = runFailure(d.run);
   for (let i = 0; i < n; i++) {
     const v = got(i);
     if (v) out.push(v);
     else if (d.verdicts.load !== undefined) out.push({ status: 'load_error', detail: d.verdicts.load });
+    else if (d.verdicts.exit !== undefined) out.push({ status: 'early_exit', detail: d.verdicts.exit });
     else if (f) out.push(f);
     else if (d.run.status === 'ok') out.push({ status: 'early_exit', detail: 'the program exited before running this test' });
     else out.push({ status: 'runtime_error', detail: crashDetail(d.run) });
@@ -171,15 +259,19 @@ export async function asserts(s: RunSettings, parts: Parts): Promise<TestVerdict
   if (s.language === 'cpp') throw new GradeFailure('config_error', 'the asserts format supports python and javascript');
   const tests = assertTests(parts.tests);
   if (tests.length === 0) throw new GradeFailure('bad_input', 'no tests to run (tests is empty)');
-  const d = await driven(s, parts.code, { mode: 'asserts', tests, setup: parts.setup ?? '', per_test_s: s.perTestSeconds });
+  const spec: Record<string, unknown> = { mode: 'asserts', tests, setup: parts.setup ?? '', per_test_s: s.perTestSeconds };
+  if (s.language === 'python') {
+    spec.imports = pythonImports(parts.setup ?? '', ...tests);
+    spec.called = pythonCalls(...tests);
+  }
+  const d = await driven(s, parts.code, spec);
   if ('verdict' in d) return tests.map(() => d.verdict!);
   return completeVerdicts(tests.length, d, (i) => {
     const v = d.verdicts.tests.get(i);
     if (!v) return undefined;
     if (v.verdict === 'pass') return { status: 'pass' };
     if (v.verdict === 'timeout') return { status: 'timeout', detail: `test exceeded ${s.perTestSeconds} s` };
-    const detail = `${v.detail ?? ''}`;
-    return { status: /AssertionError|ERR_ASSERTION|^AssertionError/.test(detail) ? 'assertion' : 'runtime_error', detail: `${detail} in: ${tests[i]!.trim().slice(0, 200)}` };
+    return failedTest(v.detail, ` in: ${tests[i]!.trim().slice(0, 200)}`);
   });
 }
 
@@ -190,7 +282,8 @@ export async function functionCalls(s: RunSettings, parts: Parts): Promise<TestV
   const cases = callCases(parts.tests);
   if (cases.length === 0) throw new GradeFailure('bad_input', 'no tests to run (tests is empty)');
   if (s.language === 'javascript' && cases.some((c) => c.kwargs)) throw new GradeFailure('bad_input', 'kwargs are only supported for python');
-  const spec = { mode: 'function', entry_point: ep, setup: parts.setup ?? '', per_test_s: s.perTestSeconds, cases: cases.map((c) => ({ args: c.args, ...(c.kwargs ? { kwargs: c.kwargs } : {}) })) };
+  const spec: Record<string, unknown> = { mode: 'function', entry_point: ep, setup: parts.setup ?? '', per_test_s: s.perTestSeconds, cases: cases.map((c) => ({ args: c.args, ...(c.kwargs ? { kwargs: c.kwargs } : {}) })) };
+  if (s.language === 'python') spec.imports = pythonImports(parts.setup ?? '');
   const d = await driven(s, parts.code, spec);
   if ('verdict' in d) return cases.map(() => d.verdict!);
   const tol = s.compare === 'float' ? s.tolerance : undefined;

@@ -7,7 +7,7 @@ import { codeCapabilities } from './capabilities.js';
 import { GradeFailure } from '../../core/result.js';
 import { compileProgram, runProgram, tail } from '../../sandbox/languages.js';
 import { limitsSchema, sandboxPool, toSandboxLimits } from './config.js';
-import { makeNonce, parseVerdicts, PYTHON_DRIVER } from './harness.js';
+import { driverInput, makeNonce, parseVerdicts, PYTHON_DRIVER } from './harness.js';
 
 const schema = graderSchema({
   source: z.string().min(1),
@@ -33,19 +33,19 @@ export const pythonGrader: GraderType<Config> = {
     const limits = toSandboxLimits(cfg.limits);
     return async (s, ctx) => {
       const pool = sandboxPool(ctx, cfg.unsafe_no_sandbox);
-      const payload = JSON.stringify({ mode: 'grade', solution: 'grader.py', sample: s.sample, item: s.item });
-      if (payload.length > cfg.max_input_bytes) throw new GradeFailure('limit_exceeded', `sample + item are ${payload.length} bytes of JSON, over max_input_bytes ${cfg.max_input_bytes}`);
+      const spec = { mode: 'grade', solution: 'grader.py', sample: s.sample, item: s.item };
       const nonce = makeNonce();
+      // the spec (sample and item) goes on stdin with the nonce, read before the source loads
+      const input = driverInput(nonce, spec);
+      const size = Buffer.byteLength(input) - nonce.length - 1;
+      if (size > cfg.max_input_bytes) throw new GradeFailure('limit_exceeded', `sample + item are ${size} bytes of JSON, over max_input_bytes ${cfg.max_input_bytes}`);
       const c = await compileProgram(pool, 'python', PYTHON_DRIVER, {
-        files: [
-          { name: 'grader.py', data: cfg.source },
-          { name: 'spec.json', data: payload },
-        ],
+        files: [{ name: 'grader.py', data: cfg.source }],
         limits,
         pythonSite: cfg.python_site,
       });
       if (!c.ok) throw new GradeFailure('sandbox_error', c.message);
-      const r = await runProgram(pool, c.program, { stdin: nonce + '\n', ...(ctx.signal ? { signal: ctx.signal } : {}) });
+      const r = await runProgram(pool, c.program, { stdin: input, ...(ctx.signal ? { signal: ctx.signal } : {}) });
       if (r.status === 'sandbox_error') throw new GradeFailure('sandbox_error', r.message ?? 'the sandbox failed');
       if (r.status === 'aborted') throw new GradeFailure('timeout', 'grading was aborted (grader deadline) before grade() returned');
       if (r.status === 'timeout') throw new GradeFailure('timeout', `grade() did not finish: ${r.message}`);

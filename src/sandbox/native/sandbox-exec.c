@@ -1,26 +1,56 @@
 /*
  * sandbox-exec: the last step inside the bubblewrap sandbox before the untrusted program runs.
- * In one exec it does what `prlimit` + `setpriv` did in two: set resource limits, and (when
+ * In one exec it does what `prlimit` + `setpriv` did in two: join the run's memory cgroup (by
+ * writing "0" to an inherited cgroup.procs fd, then closing it), set resource limits, and (when
  * arbiter runs as root) drop to an unprivileged uid with an empty capability bounding set and
- * no_new_privs, then exec the program. Built statically by scripts/build-native.mjs; when it is
- * missing the sandbox falls back to prlimit + setpriv.
+ * no_new_privs, then exec the program. With --ready-fd it writes "ok" there just before the exec
+ * and "error: ..." when any step (the exec included) fails, so that arbiter can tell a sandbox
+ * failure from a program that exits 127. Built statically by scripts/build-native.mjs; when it
+ * is missing the sandbox falls back to prlimit + setpriv. Every fd above 2 is closed at the exec,
+ * so that nothing the arbiter process inherited (its parent's pipes, say) reaches the program.
  *
- * usage: sandbox-exec [--uid=N] [--cpu=S:H] [--as=B] [--data=B] [--nproc=N] [--fsize=B]
- *                     [--nofile=N] [--core=N] -- PROGRAM [ARGS...]
+ * usage: sandbox-exec [--ready-fd=N] [--cgroup-fd=N] [--uid=N] [--cpu=S:H] [--as=B] [--data=B]
+ *                     [--nproc=N] [--fsize=B] [--nofile=N] [--core=N] -- PROGRAM [ARGS...]
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <dirent.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+static int ready_fd = -1;
+
 static void die(const char *what) {
-  fprintf(stderr, "sandbox-exec: %s: %s\n", what, strerror(errno));
+  int e = errno;
+  fprintf(stderr, "sandbox-exec: %s: %s\n", what, strerror(e));
+  if (ready_fd >= 0) dprintf(ready_fd, "error: %s: %s\n", what, strerror(e));
   _exit(127);
+}
+
+/* Marks every fd above 2 close-on-exec (close_range, or /proc/self/fd on kernels before 5.11). */
+static void cloexec_all(void) {
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
+#endif
+  DIR *d = opendir("/proc/self/fd");
+  if (!d) die("listing open fds");
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    int fd = atoi(e->d_name);
+    if (fd > 2 && fd != dirfd(d)) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+  closedir(d);
 }
 
 static unsigned long long num(const char *s, const char *opt) {
@@ -28,8 +58,8 @@ static unsigned long long num(const char *s, const char *opt) {
   errno = 0;
   unsigned long long v = strtoull(s, &end, 10);
   if (errno || end == s || (*end && *end != ':')) {
-    fprintf(stderr, "sandbox-exec: bad value for %s: %s\n", opt, s);
-    _exit(127);
+    errno = EINVAL;
+    die(opt);
   }
   return v;
 }
@@ -45,11 +75,23 @@ static void limit(int res, const char *val, const char *opt) {
 int main(int argc, char **argv) {
   long uid = -1;
   int i = 1;
+  /* The readiness and cgroup fds come first so that every later step can report on them. */
+  for (; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strncmp(a, "--ready-fd=", 11)) {
+      ready_fd = (int)num(a + 11, "--ready-fd");
+      if (fcntl(ready_fd, F_SETFD, FD_CLOEXEC) != 0) { ready_fd = -1; die("--ready-fd"); }
+    } else if (!strncmp(a, "--cgroup-fd=", 12)) {
+      int fd = (int)num(a + 12, "--cgroup-fd");
+      if (write(fd, "0\n", 2) != 2) die("joining the run's cgroup");
+      close(fd);
+    } else break;
+  }
   for (; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--") == 0) { i++; break; }
     const char *eq = strchr(a, '=');
-    if (!eq) { fprintf(stderr, "sandbox-exec: bad option %s\n", a); return 127; }
+    if (!eq) { errno = EINVAL; die(a); }
     const char *v = eq + 1;
     if (!strncmp(a, "--uid=", 6)) uid = (long)num(v, "--uid");
     else if (!strncmp(a, "--cpu=", 6)) limit(RLIMIT_CPU, v, "--cpu");
@@ -59,9 +101,9 @@ int main(int argc, char **argv) {
     else if (!strncmp(a, "--fsize=", 8)) limit(RLIMIT_FSIZE, v, "--fsize");
     else if (!strncmp(a, "--nofile=", 9)) limit(RLIMIT_NOFILE, v, "--nofile");
     else if (!strncmp(a, "--core=", 7)) limit(RLIMIT_CORE, v, "--core");
-    else { fprintf(stderr, "sandbox-exec: unknown option %s\n", a); return 127; }
+    else { errno = EINVAL; die(a); }
   }
-  if (i >= argc) { fprintf(stderr, "sandbox-exec: no program given\n"); return 127; }
+  if (i >= argc) { errno = EINVAL; die("no program given"); }
   if (uid >= 0) {
     for (int cap = 0; cap < 64; cap++) {
       if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) die("dropping capabilities");
@@ -71,6 +113,8 @@ int main(int argc, char **argv) {
     if (setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) != 0) die("setresuid");
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("no_new_privs");
+  cloexec_all();
+  if (ready_fd >= 0 && write(ready_fd, "ok\n", 3) != 3) die("--ready-fd");
   execv(argv[i], &argv[i]);
   die(argv[i]);
   return 127;
