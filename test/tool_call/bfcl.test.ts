@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { grade, loadGrader } from '../../dist/index.js';
 
-const dir = fileURLToPath(new URL('../../../shared/data/bfcl', import.meta.url));
+const dir = fileURLToPath(new URL('../../../shared/data/bfcl/', import.meta.url));
 const lines = (f: string) => readFileSync(dir + f, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 
 type Answer = Record<string, Record<string, unknown[]>>;
