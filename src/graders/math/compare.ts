@@ -4,14 +4,15 @@
 // intervals, unions, matrices, equations (proportional) and inequalities (direction kept).
 import { show, type Node, type RelOp } from './ast.js';
 import { cabs, cclose, cdiv, isFiniteC, type C } from './complex.js';
-import { contains, exact, freeVars, numeric, type Env, type EvalMode } from './evaluate.js';
+import { contains, exact, freeVars, magnitude, numeric, powerForm, RANGE, withError, type Env, type EvalMode, type Magnitude } from './evaluate.js';
 import type { Budget } from './limits.js';
 import type { ParsedAnswer } from './parser.js';
+import { sciFromLog10 } from './rational.js';
 
 export interface CompareOptions {
   /** Relative tolerance for values that are not both exact rationals. */
   rel_tol: number;
-  /** Absolute tolerance (for values near zero). */
+  /** Extra absolute tolerance (0: only the rounding error estimated for each value is tolerated). */
   abs_tol: number;
   /** `either`: 50% equals 50 and 0.5; `strict`: only 0.5; `ignore`: only 50. */
   percent: 'either' | 'strict' | 'ignore';
@@ -21,11 +22,13 @@ export interface CompareOptions {
   units: 'strip' | 'strict';
 }
 
-export const DEFAULT_COMPARE: CompareOptions = { rel_tol: 1e-9, abs_tol: 1e-12, percent: 'either', strict_variables: true, units: 'strip' };
+export const DEFAULT_COMPARE: CompareOptions = { rel_tol: 1e-9, abs_tol: 0, percent: 'either', strict_variables: true, units: 'strip' };
 
 export interface Verdict {
   equal: boolean;
   why: string;
+  /** Set when the comparison could not be decided (values beyond exact and floating-point range). */
+  unknown?: boolean;
 }
 
 interface Ctx {
@@ -54,6 +57,7 @@ export function compareAnswers(gold: ParsedAnswer, ans: ParsedAnswer, opts: Comp
         const notes = [hasPct && pct === 'strip' ? 'percent sign ignored' : '', deg === 'rad' ? 'degrees as radians' : ''].filter(Boolean);
         return notes.length ? { equal: true, why: `${v.why} (${notes.join(', ')})` } : v;
       }
+      if (v.unknown && !first?.unknown) first = v;
       first ??= v;
     }
   }
@@ -69,6 +73,7 @@ function normUnits(u: string[]): string {
 
 const yes = (why: string): Verdict => ({ equal: true, why });
 const no = (why: string): Verdict => ({ equal: false, why });
+const unknown = (why: string): Verdict => ({ equal: false, unknown: true, why });
 
 /** Items of a collection answer (list, set, or a ± expression), or undefined for a single answer. */
 function collection(n: Node): Node[] | undefined {
@@ -234,26 +239,31 @@ function vectorOf(n: Node): Node[] | undefined {
 }
 
 function eqOrdered(gl: Node[], al: Node[], ctx: Ctx): Verdict {
+  let undecided: Verdict | undefined;
   for (let i = 0; i < gl.length; i++) {
     const v = eqNode(gl[i]!, al[i]!, ctx);
-    if (!v.equal) return no(`item ${i + 1}: ${show(al[i]!)} vs ${show(gl[i]!)}: ${v.why}`);
+    if (v.unknown) undecided ??= unknown(`item ${i + 1}: ${v.why}`);
+    else if (!v.equal) return no(`item ${i + 1}: ${show(al[i]!)} vs ${show(gl[i]!)}: ${v.why}`);
   }
-  return yes(`all ${gl.length} item(s) equal in order`);
+  return undecided ?? yes(`all ${gl.length} item(s) equal in order`);
 }
 
 function eqUnordered(gl: Node[], al: Node[], ctx: Ctx): Verdict {
   const used = new Array<boolean>(al.length).fill(false);
+  let undecided: Verdict | undefined;
   for (const gi of gl) {
     let found = false;
     for (let j = 0; j < al.length; j++) {
       if (used[j]) continue;
-      if (eqNode(gi, al[j]!, ctx).equal) {
+      const v = eqNode(gi, al[j]!, ctx);
+      if (v.equal) {
         used[j] = true;
         found = true;
         break;
       }
+      if (v.unknown) undecided ??= v;
     }
-    if (!found) return no(`no item of the answer equals ${show(gi)}`);
+    if (!found) return undecided ? unknown(`could not decide which item equals ${show(gi)}: ${undecided.why}`) : no(`no item of the answer equals ${show(gi)}`);
   }
   return yes(`same ${gl.length} item(s) in any order`);
 }
@@ -270,9 +280,9 @@ function isInfinite(n: Node): boolean {
 
 function eqInterval(g: Extract<Node, { k: 'interval' }>, a: Extract<Node, { k: 'interval' }>, ctx: Ctx): Verdict {
   const lo = eqScalar(g.lo, a.lo, ctx);
-  if (!lo.equal) return no(`lower ends differ: ${lo.why}`);
+  if (!lo.equal) return lo.unknown ? unknown(`lower ends: ${lo.why}`) : no(`lower ends differ: ${lo.why}`);
   const hi = eqScalar(g.hi, a.hi, ctx);
-  if (!hi.equal) return no(`upper ends differ: ${hi.why}`);
+  if (!hi.equal) return hi.unknown ? unknown(`upper ends: ${hi.why}`) : no(`upper ends differ: ${hi.why}`);
   if (g.loClosed !== a.loClosed && !isInfinite(g.lo)) return no(`lower end is ${a.loClosed ? 'closed' : 'open'}, expected ${g.loClosed ? 'closed' : 'open'}`);
   if (g.hiClosed !== a.hiClosed && !isInfinite(g.hi)) return no(`upper end is ${a.hiClosed ? 'closed' : 'open'}, expected ${g.hiClosed ? 'closed' : 'open'}`);
   return yes('same interval');
@@ -358,9 +368,10 @@ function proportional(fg: Node, fa: Node, vars: string[], ctx: Ctx): C | undefin
   let valid = 0;
   for (let p = 0; p < POINTS; p++) {
     const env = pointEnv(vars, p);
+    RANGE.hit = 0;
     const x = numeric(fg, env, ctx.mode, ctx.budget);
     const y = numeric(fa, env, ctx.mode, ctx.budget);
-    if (!isFiniteC(x) || !isFiniteC(y)) continue;
+    if (RANGE.hit || !isFiniteC(x) || !isFiniteC(y)) continue;
     const yz = cabs(y) < 1e-10;
     const xz = cabs(x) < 1e-10;
     if (yz || xz) {
@@ -383,12 +394,15 @@ function pseudo(p: number, v: number, salt: number): number {
   return s - Math.floor(s);
 }
 
-/** Sample point p: six real points in [0.3, 2.8], then two complex points with positive real part. */
-function pointEnv(vars: string[], p: number): Env {
+/**
+ * Sample point p: six real points in [0.3, 2.8], then two complex points with positive real
+ * part. `spread` < 1 pulls the points towards 1 (used when values overflow at the usual ones).
+ */
+function pointEnv(vars: string[], p: number, spread = 1): Env {
   const env: Env = new Map();
   for (let v = 0; v < vars.length; v++) {
-    const re = 0.3 + 2.5 * pseudo(p, v, 1);
-    const im = p >= COMPLEX_FROM ? 1.2 * pseudo(p, v, 2) - 0.6 : 0;
+    const re = 1 + (0.3 + 2.5 * pseudo(p, v, 1) - 1) * spread;
+    const im = (p >= COMPLEX_FROM ? 1.2 * pseudo(p, v, 2) - 0.6 : 0) * spread;
     env.set(vars[v]!, { re, im });
   }
   return env;
@@ -409,34 +423,107 @@ function eqScalar(g: Node, a: Node, ctx: Ctx): Verdict {
     av = gv;
   }
   const vars = [...new Set([...gv, ...av])];
-  if (!vars.length) {
-    const eg = exact(g, mode, budget);
-    const ea = eg && exact(an, mode, budget);
-    if (eg && ea) return eg.eq(ea) ? yes(`exact value ${eg}`) : no(`exact values differ: ${ea} vs ${eg}`);
-    const ng = numeric(g, new Map(), mode, budget);
-    const na = numeric(an, new Map(), mode, budget);
-    if (!isFiniteC(ng) || !isFiniteC(na)) {
-      const inf = (x: C) => (x.im === 0 || Number.isNaN(x.im) ? Math.sign(x.re) * (Number.isFinite(x.re) ? 0 : 1) : NaN);
-      if (Math.abs(ng.re) === Infinity && ng.im === 0 && na.im === 0 && inf(ng) === inf(na)) return yes('same infinity');
-      return no(`values are not finite numbers (${fmtC(na)} vs ${fmtC(ng)})`);
-    }
-    return cclose(ng, na, opts.rel_tol, opts.abs_tol) ? yes(`numerically equal (${fmtC(ng)})`) : no(`values differ: ${fmtC(na)} vs ${fmtC(ng)}`);
-  }
+  if (!vars.length) return eqConstant(g, an, ctx);
   // Different variable sets are still compared over their union: a side that only looks like it
   // depends on a variable (sin^2 x + cos^2 x, x - x + 3) equals a constant at every point.
   const sameVars = gv.length === av.length && gv.every((v) => av.includes(v));
   const differ = sameVars ? '' : `variables differ ({${av.join(', ')}} vs {${gv.join(', ')}}) and `;
-  let valid = 0;
   const tol = Math.max(opts.rel_tol, SYMBOLIC_REL_TOL);
-  for (let p = 0; p < POINTS; p++) {
-    const env = pointEnv(vars, p);
-    const x = numeric(g, env, mode, budget);
-    const y = numeric(an, env, mode, budget);
-    if (!isFiniteC(x) || !isFiniteC(y)) continue;
-    if (!cclose(x, y, tol, 1e-10)) return no(`${differ}differ at ${vars.map((v) => `${v}=${fmtC(env.get(v)!)}`).join(', ')}: ${fmtC(y)} vs ${fmtC(x)}`);
-    valid++;
+  let valid = 0;
+  let outOfRange = 0;
+  // Points where a value leaves double range say nothing, and the remaining ones are biased
+  // (x^1000 + 1 looks like 1 wherever x^1000 stays small): when any point overflowed, the
+  // values must also agree at points close to 1.
+  for (const spread of [1, 1 / 32]) {
+    for (let p = 0; p < POINTS; p++) {
+      const env = pointEnv(vars, p, spread);
+      RANGE.hit = 0;
+      const x = numeric(g, env, mode, budget);
+      const y = numeric(an, env, mode, budget);
+      if (RANGE.hit) {
+        outOfRange++;
+        continue;
+      }
+      if (!isFiniteC(x) || !isFiniteC(y)) continue;
+      if (!close(x, y, g, an, env, tol, ctx)) return no(`${differ}differ at ${vars.map((v) => `${v}=${fmtC(env.get(v)!)}`).join(', ')}: ${fmtC(y)} vs ${fmtC(x)}`);
+      valid++;
+    }
+    if (!outOfRange) break;
   }
-  return valid >= 3 ? yes(`equal at ${valid} sample points`) : no(`${differ}could not evaluate both sides at enough points`);
+  if (valid >= 3) return yes(`equal at ${valid} sample points`);
+  if (outOfRange) {
+    if (show(g) === show(an)) return yes('identical expressions');
+    return unknown(`${differ}the values leave floating-point range at the sample points`);
+  }
+  return no(`${differ}could not evaluate both sides at enough points`);
+}
+
+/** Safety factor over the first-order rounding-error estimate of `withError`. */
+const NOISE_FACTOR = 64;
+
+/**
+ * Whether two double values agree: within the relative tolerance, or (for values that may be
+ * rounding noise around zero, like sin(π)) within their estimated rounding errors, or within
+ * the configured abs_tol. Two tiny values that are not noise (x^1000 and x^1001 at x = 0.6)
+ * compare relatively.
+ */
+function close(x: C, y: C, g: Node, a: Node, env: Env, tol: number, ctx: Ctx): boolean {
+  if (cclose(x, y, tol, ctx.opts.abs_tol)) return true;
+  const d = Math.hypot(x.re - y.re, x.im - y.im);
+  const ex = withError(g, env, ctx.mode, ctx.budget).e;
+  const ey = withError(a, env, ctx.mode, ctx.budget).e;
+  return d <= NOISE_FACTOR * (ex + ey);
+}
+
+/** ±∞ written as such (`\infty`, `-\infty`): the only values that equal an infinity. */
+function trueInfinity(n: Node): number {
+  if (n.k === 'const' && n.name === 'inf') return 1;
+  if (n.k === 'neg') return -trueInfinity(n.a);
+  if (n.k === 'pm' || (n.k === 'add' && n.terms.length === 1)) return trueInfinity(n.k === 'pm' ? n.a : n.terms[0]!);
+  return 0;
+}
+
+function eqConstant(g: Node, a: Node, ctx: Ctx): Verdict {
+  const { budget, mode, opts } = ctx;
+  const eg = exact(g, mode, budget);
+  const ea = eg && exact(a, mode, budget);
+  if (eg && ea) return eg.eq(ea) ? yes(`exact value ${eg.toShort()}`) : no(`exact values differ: ${ea.toShort()} vs ${eg.toShort()}`);
+  const ig = trueInfinity(g);
+  const ia = trueInfinity(a);
+  if (ig || ia) return ig === ia ? yes(`same infinity (${ig > 0 ? '' : '-'}∞)`) : no(`${ig ? 'the reference is infinite' : 'the answer is infinite'}, the other side is ${ig && ia ? 'the opposite infinity' : 'finite'}`);
+  const empty: Env = new Map();
+  RANGE.hit = 0;
+  const ng = numeric(g, empty, mode, budget);
+  const na = numeric(a, empty, mode, budget);
+  if (!RANGE.hit) {
+    if (!isFiniteC(ng) || !isFiniteC(na)) return no(`values are not finite numbers (${fmtC(na)} vs ${fmtC(ng)})`);
+    return close(ng, na, g, a, empty, opts.rel_tol, ctx) ? yes(`numerically equal (${fmtC(ng)})`) : no(`values differ: ${fmtC(na)} vs ${fmtC(ng)}`);
+  }
+  // a value left double range: decide exactly by powers, or tell them apart on a log scale
+  const pg = powerForm(g, mode, budget);
+  const pa = pg && powerForm(a, mode, budget);
+  if (pg && pa) {
+    return pg.s === pa.s && pg.r === pa.r && pg.e === pa.e ? yes(`same power ${pg.s < 0 ? '-' : ''}${pg.r}^${pg.e}`) : no('different powers');
+  }
+  const mg = magnitude(g, mode, budget);
+  const ma = mg && magnitude(a, mode, budget);
+  if (mg && ma) {
+    if (mg.s !== ma.s) return no(`signs differ (${fmtMag(ma)} vs ${fmtMag(mg)})`);
+    if (mg.s === 0) return yes('both zero');
+    const finite = Number.isFinite(mg.l);
+    const d = Math.abs(mg.l - ma.l);
+    const apart = finite !== Number.isFinite(ma.l) ? true : !finite ? mg.l !== ma.l : !(d <= NOISE_FACTOR * (mg.e + ma.e) + 1e-12 * Math.max(1, Math.abs(mg.l)));
+    if (apart) return no(`magnitudes differ: ${fmtMag(ma)} vs ${fmtMag(mg)}`);
+  }
+  if (show(g) === show(a)) return yes('identical expressions');
+  return unknown(mg && ma ? `both are about ${fmtMag(mg)}, beyond exact and floating-point range` : 'the values leave floating-point range');
+}
+
+function fmtMag(m: Magnitude): string {
+  if (m.s === 0) return '0';
+  const sign = m.s < 0 ? '-' : '';
+  if (!Number.isFinite(m.l)) return m.l > 0 ? `${sign}(astronomically large)` : `${sign}(astronomically small)`;
+  return `${sign}${sciFromLog10(m.l / Math.LN10)}`;
 }
 
 function fmtC(x: C): string {

@@ -468,7 +468,15 @@ function opSign(s: string): '+' | '-' | '±' {
 
 function numNode(s: string): Node {
   const q = Rational.parse(s);
-  if (!q) throw new ParseError(`bad number ${s}`);
+  if (!q) {
+    // 1.5e6000: beyond the literal cap, kept as mantissa * 10^exponent (exact or log-scale later)
+    const sci = /^([^eE]+)[eE]([+-]?\d+)$/.exec(s);
+    const m = sci && Rational.parse(sci[1]!);
+    if (m && sci[2]!.length <= 12) {
+      return { k: 'mul', a: { k: 'num', q: m }, b: { k: 'pow', a: { k: 'num', q: Rational.of(10n), lit: true }, b: { k: 'num', q: Rational.of(BigInt(sci[2]!)) } } };
+    }
+    throw new ParseError(`bad number ${s}`);
+  }
   return /^\d+$/.test(s) ? { k: 'num', q, lit: true } : { k: 'num', q };
 }
 

@@ -106,6 +106,10 @@ export function checkMath(output: string, reference: string, o: ResolvedMathOpti
     return { score: 0, reason: `${head}: could not parse the answer`, metadata: meta({ parsed: { reference: show(ref.node) } }) };
   }
   const v = compareAnswers(ref, out, o, budget);
+  if (v.unknown) {
+    // never a guess: an undecidable comparison is not a valid 0 or 1
+    throw new GradeFailure('limit_exceeded', `${head}: cannot decide, ${v.why}`, meta({ parsed: { output: show(out.node), reference: show(ref.node) } }));
+  }
   return {
     score: v.equal ? 1 : 0,
     reason: `${head}: ${v.equal ? 'equivalent' : 'not equivalent'}, ${v.why}`,
