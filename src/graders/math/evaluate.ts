@@ -63,8 +63,98 @@ export function freeVars(n: Node, out: Set<string> = new Set()): Set<string> {
     case 'rel':
       for (const a of n.sides) freeVars(a, out);
       break;
+    case 'setop':
+      freeVars(n.a, out);
+      freeVars(n.b, out);
+      break;
+    case 'big':
+    case 'int':
+    case 'lim': {
+      // the bound variable is not free (an indefinite integral is a function of it, though)
+      const inner = freeVars(n.f, new Set());
+      if (n.k !== 'int' || n.lo) inner.delete(n.v);
+      for (const v of inner) out.add(v);
+      if (n.k === 'lim') freeVars(n.to, out);
+      else if (n.lo && n.hi) {
+        freeVars(n.lo, out);
+        freeVars(n.hi, out);
+      }
+      break;
+    }
   }
   return out;
+}
+
+/** Variables used as bounds of sums/products: they take integer values. */
+export function integerVars(n: Node, out: Set<string> = new Set()): Set<string> {
+  const visit = (x: Node): void => {
+    switch (x.k) {
+      case 'big':
+        for (const v of freeVars(x.lo)) out.add(v);
+        for (const v of freeVars(x.hi)) out.add(v);
+        visit(x.f);
+        break;
+      case 'add':
+        x.terms.forEach(visit);
+        break;
+      case 'neg':
+      case 'pm':
+      case 'pct':
+      case 'deg':
+        visit(x.a);
+        break;
+      case 'mul':
+      case 'div':
+      case 'pow':
+        visit(x.a);
+        visit(x.b);
+        break;
+      case 'fn':
+        x.args.forEach(visit);
+        break;
+      case 'rel':
+        x.sides.forEach(visit);
+        break;
+      case 'tuple':
+      case 'set':
+      case 'list':
+        x.items.forEach(visit);
+        break;
+      default:
+        break;
+    }
+  };
+  visit(n);
+  return out;
+}
+
+/** n with the variable v replaced by value (not inside a binder of the same name). */
+export function subst(n: Node, v: string, value: Node): Node {
+  switch (n.k) {
+    case 'var':
+      return n.name === v ? value : n;
+    case 'add':
+      return { k: 'add', terms: n.terms.map((t) => subst(t, v, value)) };
+    case 'neg':
+    case 'pm':
+    case 'pct':
+    case 'deg':
+      return { ...n, a: subst(n.a, v, value) } as Node;
+    case 'mul':
+    case 'div':
+    case 'pow':
+      return { ...n, a: subst(n.a, v, value), b: subst(n.b, v, value) } as Node;
+    case 'fn':
+      return { ...n, args: n.args.map((a) => subst(a, v, value)) };
+    case 'big':
+      return { ...n, lo: subst(n.lo, v, value), hi: subst(n.hi, v, value), f: n.v === v ? n.f : subst(n.f, v, value) };
+    case 'int':
+      return { ...n, ...(n.lo && n.hi ? { lo: subst(n.lo, v, value), hi: subst(n.hi, v, value) } : {}), f: n.v === v ? n.f : subst(n.f, v, value) };
+    case 'lim':
+      return { ...n, to: subst(n.to, v, value), f: n.v === v ? n.f : subst(n.f, v, value) };
+    default:
+      return n;
+  }
 }
 
 /** Whether a node contains a node of kind k (pct / deg / pm markers). */
@@ -95,6 +185,13 @@ export function contains(n: Node, k: Node['k']): boolean {
       return n.rows.some((r) => r.some((a) => contains(a, k)));
     case 'rel':
       return n.sides.some((a) => contains(a, k));
+    case 'setop':
+      return contains(n.a, k) || contains(n.b, k);
+    case 'big':
+      return contains(n.f, k) || contains(n.lo, k) || contains(n.hi, k);
+    case 'int':
+    case 'lim':
+      return contains(n.f, k);
     default:
       return false;
   }
@@ -173,9 +270,29 @@ export function exact(n: Node, mode: EvalMode, budget: Budget): Rational | undef
       return mode.deg === 'strip' ? exact(n.a, mode, budget) : undefined;
     case 'fn':
       return exactFn(n.name, n.args, mode, budget);
+    case 'big':
+      return exactBig(n, mode, budget);
     default:
       return undefined;
   }
+}
+
+/** Most terms of a sum/product summed exactly, or numerically. */
+const MAX_EXACT_TERMS = 10_000;
+const MAX_TERMS = 100_000;
+
+function exactBig(n: Extract<Node, { k: 'big' }>, mode: EvalMode, budget: Budget): Rational | undefined {
+  const lo = exact(n.lo, mode, budget);
+  const hi = lo && exact(n.hi, mode, budget);
+  if (!lo || !hi || !lo.isInt() || !hi.isInt() || hi.n - lo.n >= BigInt(MAX_EXACT_TERMS)) return undefined;
+  let acc = n.op === 'sum' ? Rational.ZERO : Rational.ONE;
+  for (let k = lo.n; k <= hi.n; k++) {
+    const t = exact(subst(n.f, n.v, { k: 'num', q: Rational.of(k) }), mode, budget);
+    const next = t && capped(n.op === 'sum' ? acc.add(t) : acc.mul(t), budget);
+    if (!next) return undefined;
+    acc = next;
+  }
+  return acc;
 }
 
 function exactRoot(a: Rational): Rational | undefined {
@@ -186,6 +303,7 @@ function exactRoot(a: Rational): Rational | undefined {
 }
 
 function exactFn(name: string, args: Node[], mode: EvalMode, budget: Budget): Rational | undefined {
+  args = spreadArgs(name, args);
   const vals: Rational[] = [];
   for (const a of args) {
     const v = exact(a, mode, budget);
@@ -248,9 +366,28 @@ function exactFn(name: string, args: Node[], mode: EvalMode, budget: Budget): Ra
     case 'max':
     case 'min':
       return vals.reduce((m, v) => ((name === 'max' ? v.cmp(m) > 0 : v.cmp(m) < 0) ? v : m));
+    case 'ratio':
+      return vals.length === 2 ? vals[0]!.div(vals[1]!) : undefined;
+    case 'mod': {
+      const b = vals[1];
+      if (!b || b.isZero()) return undefined;
+      const q = a.div(b)!;
+      let f = q.n / q.d;
+      if (q.n < 0n && f * q.d !== q.n) f -= 1n;
+      return a.sub(b.mul(Rational.of(f)));
+    }
     default:
       return undefined;
   }
+}
+
+/** \\max\\{1, 2, 3\\} and \\gcd(\\{...\\}): a single set/tuple/list argument stands for its items. */
+function spreadArgs(name: string, args: Node[]): Node[] {
+  if (args.length === 1 && (name === 'max' || name === 'min' || name === 'gcd' || name === 'lcm')) {
+    const a = args[0]!;
+    if (a.k === 'set' || a.k === 'tuple' || a.k === 'list') return a.items;
+  }
+  return args;
 }
 
 export type Env = Map<string, C>;
@@ -264,8 +401,10 @@ const INF: C = { re: Infinity, im: 0 };
  * Set (to 1) by `numeric` when a finite, non-zero computation left double range: a result
  * overflowed to ±Infinity, or a non-zero value fell below TINY (underflow). Callers reset it
  * before an evaluation and read it after; a flagged value is not evidence of anything.
+ * `approx` is set when a value came from a numeric limit, integral or infinite series (compared
+ * with APPROX_TOL).
  */
-export const RANGE = { hit: 0 };
+export const RANGE = { hit: 0, approx: 0 };
 const TINY = 1e-300;
 
 function mag(v: C): number {
@@ -345,9 +484,208 @@ export function numeric(n: Node, env: Env, mode: EvalMode, budget: Budget): C {
     }
     case 'fn':
       return numericFn(n, env, mode, budget);
+    case 'big':
+      return numericBig(n, env, mode, budget);
+    case 'int':
+      return numericIntegral(n, env, mode, budget);
+    case 'lim':
+      return numericLimit(n, env, mode, budget);
     default:
       return X.NAN;
   }
+}
+
+/** Relative tolerance for values from numeric limits, integrals and infinite series. */
+export const APPROX_TOL = 1e-6;
+
+const withVar = (env: Env, v: string, x: C): Env => new Map(env).set(v, x);
+
+/** An integer-valued bound (within 1e-9), or undefined. */
+function intBound(n: Node, env: Env, mode: EvalMode, budget: Budget): number | undefined {
+  const q = exact(n, mode, budget);
+  if (q) return q.isInt() && q.n < SAFE && q.n > -SAFE ? Number(q.n) : undefined;
+  const v = numeric(n, env, mode, budget);
+  if (v.im !== 0 || !Number.isFinite(v.re)) return undefined;
+  const r = Math.round(v.re);
+  return Math.abs(r - v.re) < 1e-9 ? r : undefined;
+}
+
+function numericBig(n: Extract<Node, { k: 'big' }>, env: Env, mode: EvalMode, budget: Budget): C {
+  const q = exactBig(n, mode, budget);
+  if (q) return { re: q.toNumber(), im: 0 };
+  const lo = intBound(n.lo, env, mode, budget);
+  if (lo === undefined) return X.NAN;
+  const term = (k: number) => numeric(n.f, withVar(env, n.v, { re: k, im: 0 }), mode, budget);
+  const sum = n.op === 'sum';
+  if (n.hi.k === 'const' && n.hi.name === 'inf') return sum ? infiniteSum(term, lo, budget) : X.NAN;
+  const hi = intBound(n.hi, env, mode, budget);
+  if (hi === undefined || hi - lo >= MAX_TERMS) return X.NAN;
+  let acc: C = sum ? { re: 0, im: 0 } : { re: 1, im: 0 };
+  for (let k = lo; k <= hi; k++) acc = sum ? X.cadd(acc, term(k)) : X.cmul(acc, term(k));
+  return acc;
+}
+
+/** Partial sums at N = 2^6 .. 2^13, Richardson-extrapolated in 1/N (alternating series averaged first). */
+function infiniteSum(term: (k: number) => C, lo: number, budget: Budget): C {
+  const levels: C[] = [];
+  let acc: C = { re: 0, im: 0 };
+  let k = lo;
+  let prev: C = acc;
+  let alternating = true;
+  let lastTerm: C | undefined;
+  for (let j = 6; j <= 13; j++) {
+    const upto = lo + (1 << j);
+    for (; k < upto; k++) {
+      const t = term(k);
+      if (!X.isFiniteC(t)) return X.NAN;
+      if (lastTerm && !(t.re * lastTerm.re < 0)) alternating = false;
+      lastTerm = t;
+      prev = acc;
+      acc = X.cadd(acc, t);
+    }
+    levels.push(alternating ? { re: (acc.re + prev.re) / 2, im: (acc.im + prev.im) / 2 } : acc);
+  }
+  budget.tick(levels.length);
+  return richardson(levels);
+}
+
+/** Richardson extrapolation of values at steps h, h/2, h/4 ... (error terms in powers of h). */
+function richardson(vals: C[]): C {
+  let row = vals.slice();
+  let best = row[row.length - 1]!;
+  let prevBest = row[row.length - 2] ?? best;
+  for (let m = 1; m < 5 && row.length > 1; m++) {
+    const f = 2 ** m - 1;
+    const next: C[] = [];
+    for (let j = 1; j < row.length; j++) next.push({ re: row[j]!.re + (row[j]!.re - row[j - 1]!.re) / f, im: row[j]!.im + (row[j]!.im - row[j - 1]!.im) / f });
+    prevBest = best;
+    best = next[next.length - 1]!;
+    row = next;
+  }
+  const err = Math.hypot(best.re - prevBest.re, best.im - prevBest.im);
+  if (!(err <= 1e-7 * Math.max(1, X.cabs(best)))) return X.NAN;
+  RANGE.approx = 1;
+  return best;
+}
+
+let GL: { x: number[]; w: number[] } | undefined;
+/** 10-point Gauss-Legendre nodes and weights on [-1, 1] (Newton on P_10, computed once). */
+function gaussLegendre(): { x: number[]; w: number[] } {
+  if (GL) return GL;
+  const n = 10;
+  const x: number[] = [];
+  const w: number[] = [];
+  for (let i = 1; i <= n; i++) {
+    let z = Math.cos((Math.PI * (i - 0.25)) / (n + 0.5));
+    let dp = 0;
+    for (let it = 0; it < 100; it++) {
+      let p0 = 1;
+      let p1 = z;
+      for (let k = 2; k <= n; k++) {
+        const p2 = ((2 * k - 1) * z * p1 - (k - 1) * p0) / k;
+        p0 = p1;
+        p1 = p2;
+      }
+      dp = (n * (z * p1 - p0)) / (z * z - 1);
+      const dz = p1 / dp;
+      z -= dz;
+      if (Math.abs(dz) < 1e-16) break;
+    }
+    x.push(z);
+    w.push(2 / ((1 - z * z) * dp * dp));
+  }
+  GL = { x, w };
+  return GL;
+}
+
+function numericIntegral(n: Extract<Node, { k: 'int' }>, env: Env, mode: EvalMode, budget: Budget): C {
+  if (!n.lo || !n.hi) return X.NAN; // an indefinite integral has no value
+  const a = numeric(n.lo, env, mode, budget);
+  const b = numeric(n.hi, env, mode, budget);
+  if (a.im !== 0 || b.im !== 0 || Number.isNaN(a.re) || Number.isNaN(b.re)) return X.NAN;
+  const f = (x: number) => numeric(n.f, withVar(env, n.v, { re: x, im: 0 }), mode, budget);
+  // map infinite ranges onto (0, 1): x = a + t/(1-t), x = b - t/(1-t), x = t/(1-t^2)
+  let g: (t: number) => C;
+  let lo = 0;
+  let hi = 1;
+  if (Number.isFinite(a.re) && Number.isFinite(b.re)) {
+    g = f;
+    lo = a.re;
+    hi = b.re;
+  } else if (Number.isFinite(a.re) && b.re === Infinity) g = (t) => scale(f(a.re + t / (1 - t)), 1 / ((1 - t) * (1 - t)));
+  else if (a.re === -Infinity && Number.isFinite(b.re)) g = (t) => scale(f(b.re - t / (1 - t)), 1 / ((1 - t) * (1 - t)));
+  else if (a.re === -Infinity && b.re === Infinity) {
+    g = (t) => scale(f(t / (1 - t * t)), (1 + t * t) / ((1 - t * t) * (1 - t * t)));
+    lo = -1;
+  } else return X.NAN;
+  const rule = (m: number): C => {
+    const { x, w } = gaussLegendre();
+    const h = (hi - lo) / m;
+    let re = 0;
+    let im = 0;
+    for (let j = 0; j < m; j++) {
+      const mid = lo + (j + 0.5) * h;
+      for (let k = 0; k < x.length; k++) {
+        const v = g(mid + (x[k]! * h) / 2);
+        re += w[k]! * v.re;
+        im += w[k]! * v.im;
+      }
+    }
+    return { re: (re * h) / 2, im: (im * h) / 2 };
+  };
+  let prev = rule(8);
+  for (const m of [16, 64]) {
+    const cur = rule(m);
+    if (!X.isFiniteC(cur)) return X.NAN;
+    if (Math.hypot(cur.re - prev.re, cur.im - prev.im) <= 1e-9 * Math.max(1, X.cabs(cur))) {
+      RANGE.approx = 1;
+      return cur;
+    }
+    prev = cur;
+  }
+  return X.NAN;
+}
+
+const scale = (v: C, k: number): C => ({ re: v.re * k, im: v.im * k });
+
+function numericLimit(n: Extract<Node, { k: 'lim' }>, env: Env, mode: EvalMode, budget: Budget): C {
+  const a = numeric(n.to, env, mode, budget);
+  if (a.im !== 0 || Number.isNaN(a.re)) return X.NAN;
+  const at = (x: number) => numeric(n.f, withVar(env, n.v, { re: x, im: 0 }), mode, budget);
+  const side = (s: number): C => {
+    const vals: C[] = [];
+    for (let k = 8; k <= 20; k += 2) {
+      const h = 2 ** -k;
+      const x = Number.isFinite(a.re) ? a.re + s * h * Math.max(1, Math.abs(a.re)) : a.re > 0 ? 1 / h : -1 / h;
+      vals.push(at(x));
+    }
+    if (!vals.every(X.isFiniteC)) return X.NAN;
+    // steps shrink by 4: extrapolate in h with ratio 4 (two halvings per level)
+    return richardson4(vals);
+  };
+  if (!Number.isFinite(a.re) || n.dir) return side(n.dir ?? (a.re > 0 ? 1 : -1));
+  const l = side(1);
+  const r = side(-1);
+  if (!X.isFiniteC(l) || !X.isFiniteC(r) || Math.hypot(l.re - r.re, l.im - r.im) > APPROX_TOL * Math.max(1, X.cabs(l))) return X.NAN;
+  return { re: (l.re + r.re) / 2, im: (l.im + r.im) / 2 };
+}
+
+function richardson4(vals: C[]): C {
+  let row = vals.slice();
+  let best = row[row.length - 1]!;
+  let prevBest = row[row.length - 2] ?? best;
+  for (let m = 1; m < 4 && row.length > 1; m++) {
+    const f = 4 ** m - 1;
+    const next: C[] = [];
+    for (let j = 1; j < row.length; j++) next.push({ re: row[j]!.re + (row[j]!.re - row[j - 1]!.re) / f, im: row[j]!.im + (row[j]!.im - row[j - 1]!.im) / f });
+    prevBest = best;
+    best = next[next.length - 1]!;
+    row = next;
+  }
+  const err = Math.hypot(best.re - prevBest.re, best.im - prevBest.im);
+  if (!(err <= 1e-7 * Math.max(1, X.cabs(best)))) return X.NAN;
+  RANGE.approx = 1;
+  return best;
 }
 
 const EXACT_FNS = new Set(['fact', 'binom', 'gcd', 'lcm', 'floor', 'ceil', 'max', 'min']);
@@ -361,7 +699,7 @@ function numericFn(n: Extract<Node, { k: 'fn' }>, env: Env, mode: EvalMode, budg
       return { re: v, im: 0 };
     }
   }
-  const args = n.args.map((a) => numeric(a, env, mode, budget));
+  const args = spreadArgs(n.name, n.args).map((a) => numeric(a, env, mode, budget));
   const v = fnValue(n, args, env, mode, budget);
   return ranged(v, args.every(fin), n.name === 'exp');
 }
@@ -429,10 +767,24 @@ function fnValue(n: Extract<Node, { k: 'fn' }>, args: C[], env: Env, mode: EvalM
     }
     case 'det':
       return det(n.args[0]!, env, mode, budget);
+    case 'ratio':
+      return args.length === 2 ? X.cdiv(a, args[1]!) : X.NAN;
+    case 'mod': {
+      const b = args[1] ?? X.NAN;
+      if (a.im !== 0 || b.im !== 0 || b.re === 0) return X.NAN;
+      return { re: a.re - b.re * Math.floor(a.re / b.re), im: 0 };
+    }
+    case 'max':
+    case 'min': {
+      if (!args.length || args.some((x) => x.im !== 0)) return X.NAN;
+      const xs = args.map((x) => x.re);
+      return { re: n.name === 'max' ? Math.max(...xs) : Math.min(...xs), im: 0 };
+    }
     default:
       return X.NAN;
   }
 }
+
 
 /** Unit roundoff of doubles. */
 const U = 2 ** -53;
@@ -518,6 +870,12 @@ export function withError(n: Node, env: Env, mode: EvalMode, budget: Budget): { 
         e += X.cabs(X.csub(fnValue(n, moved, env, mode, budget), v));
       }
       return { v, e };
+    }
+    case 'big':
+    case 'int':
+    case 'lim': {
+      const v = numeric(n, env, mode, budget);
+      return { v, e: n.k === 'big' && exactBig(n, mode, budget) ? U * X.cabs(v) : APPROX_TOL * X.cabs(v) };
     }
     default:
       return { v: X.NAN, e: Infinity };
