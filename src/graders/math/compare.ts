@@ -196,7 +196,7 @@ function eqNode(g: Node, a: Node, ctx: Ctx): Verdict {
   if (g.k === 'rel') g = simplifyRel(g, ctx.opts);
   if (a.k === 'rel') a = simplifyRel(a, ctx.opts);
   // set operations, and inequalities against sets: compare as sets of reals
-  if (ctx.opts.set_relations && (g.k === 'setop' || a.k === 'setop' || (g.k === 'rel' && isSetLike(a)) || (a.k === 'rel' && isSetLike(g)))) {
+  if (ctx.opts.set_relations && (g.k === 'setop' || a.k === 'setop' || (relLike(g) && isSetLike(a)) || (relLike(a) && isSetLike(g)))) {
     const v = eqRealSets(g, a, ctx);
     if (v) return v;
   }
@@ -258,6 +258,8 @@ function eqNode(g: Node, a: Node, ctx: Ctx): Verdict {
     if (g.k === 'union' || a.k === 'union') {
       const u = (g.k === 'union' ? g : a) as Extract<Node, { k: 'union' }>;
       if (u.items.length === 1) return eqNode(g.k === 'union' ? u.items[0]! : g, a.k === 'union' ? u.items[0]! : a, ctx);
+      const v = ctx.opts.set_relations ? eqRealSets(g, a, ctx) : undefined;
+      if (v) return v;
     }
     return no(`an interval against ${g.k === 'interval' ? describeKind(a) : describeKind(g)}`);
   }
@@ -545,6 +547,11 @@ function isSetLike(n: Node): boolean {
   return n.k === 'interval' || n.k === 'union' || n.k === 'setop' || n.k === 'set';
 }
 
+/** A relation, or relations joined by "or"/"," (`x < -1 or x > 2`). */
+function relLike(n: Node): boolean {
+  return n.k === 'rel' || (n.k === 'list' && n.items.length > 0 && n.items.every((x) => x.k === 'rel' && x.ops.some((o) => o !== '=')));
+}
+
 interface RealSet {
   has: (x: number) => boolean | undefined;
   points: number[];
@@ -680,7 +687,20 @@ function normRel(r: Extract<Node, { k: 'rel' }>): { ops: RelOp[]; sides: Node[] 
   return { ops: r.ops, sides: r.sides };
 }
 
+/** `f(x)` (parsed as f·x): the function name and its parameter. */
+function application(n: Node): { head: string; param: string } | undefined {
+  return n.k === 'mul' && n.a.k === 'var' && n.a.name.length === 1 && n.b.k === 'var' ? { head: n.a.name, param: n.b.name } : undefined;
+}
+
 function eqRel(g: Extract<Node, { k: 'rel' }>, a: Extract<Node, { k: 'rel' }>, ctx: Ctx): Verdict {
+  // W(x) = 1 and W(n) = 1 define the same function: the parameter's name is a dummy
+  const appG = ctx.opts.equation_values && g.ops.length === 1 && g.ops[0] === '=' ? application(g.sides[0]!) : undefined;
+  const appA = appG && a.ops.length === 1 && a.ops[0] === '=' ? application(a.sides[0]!) : undefined;
+  if (appG && appA && appG.head === appA.head && appG.param !== appA.param && !freeVars(a.sides[1]!).has(appG.param)) {
+    const renamed: Extract<Node, { k: 'rel' }> = { k: 'rel', ops: a.ops, sides: a.sides.map((x) => rename(x, appA.param, appG.param)) };
+    const v = eqRel(g, renamed, ctx);
+    return v.equal ? yes(`${v.why} (parameter ${appA.param} renamed ${appG.param})`) : v;
+  }
   const gn = normRel(g);
   const an = normRel(a);
   if (gn.ops.length !== an.ops.length) return no('relations of different length');

@@ -485,11 +485,15 @@ export function numeric(n: Node, env: Env, mode: EvalMode, budget: Budget): C {
     case 'fn':
       return numericFn(n, env, mode, budget);
     case 'big':
-      return numericBig(n, env, mode, budget);
     case 'int':
-      return numericIntegral(n, env, mode, budget);
-    case 'lim':
-      return numericLimit(n, env, mode, budget);
+    case 'lim': {
+      // terms, integrand values and limit samples may underflow harmlessly (2^-n, e^-x at large x);
+      // only a non-finite result matters
+      const saved = RANGE.hit;
+      const v = n.k === 'big' ? numericBig(n, env, mode, budget) : n.k === 'int' ? numericIntegral(n, env, mode, budget) : numericLimit(n, env, mode, budget);
+      RANGE.hit = saved;
+      return v;
+    }
     default:
       return X.NAN;
   }
@@ -497,8 +501,6 @@ export function numeric(n: Node, env: Env, mode: EvalMode, budget: Budget): C {
 
 /** Relative tolerance for values from numeric limits, integrals and infinite series. */
 export const APPROX_TOL = 1e-6;
-
-const withVar = (env: Env, v: string, x: C): Env => new Map(env).set(v, x);
 
 /** An integer-valued bound (within 1e-9), or undefined. */
 function intBound(n: Node, env: Env, mode: EvalMode, budget: Budget): number | undefined {
@@ -515,7 +517,8 @@ function numericBig(n: Extract<Node, { k: 'big' }>, env: Env, mode: EvalMode, bu
   if (q) return { re: q.toNumber(), im: 0 };
   const lo = intBound(n.lo, env, mode, budget);
   if (lo === undefined) return X.NAN;
-  const term = (k: number) => numeric(n.f, withVar(env, n.v, { re: k, im: 0 }), mode, budget);
+  const own = new Map(env);
+  const term = (k: number) => numeric(n.f, own.set(n.v, { re: k, im: 0 }), mode, budget);
   const sum = n.op === 'sum';
   if (n.hi.k === 'const' && n.hi.name === 'inf') return sum ? infiniteSum(term, lo, budget) : X.NAN;
   const hi = intBound(n.hi, env, mode, budget);
@@ -525,7 +528,7 @@ function numericBig(n: Extract<Node, { k: 'big' }>, env: Env, mode: EvalMode, bu
   return acc;
 }
 
-/** Partial sums at N = 2^6 .. 2^13, Richardson-extrapolated in 1/N (alternating series averaged first). */
+/** Partial sums at N = 2^4 .. 2^11, Richardson-extrapolated in 1/N (alternating series averaged first). */
 function infiniteSum(term: (k: number) => C, lo: number, budget: Budget): C {
   const levels: C[] = [];
   let acc: C = { re: 0, im: 0 };
@@ -533,7 +536,7 @@ function infiniteSum(term: (k: number) => C, lo: number, budget: Budget): C {
   let prev: C = acc;
   let alternating = true;
   let lastTerm: C | undefined;
-  for (let j = 6; j <= 13; j++) {
+  for (let j = 4; j <= 11; j++) {
     const upto = lo + (1 << j);
     for (; k < upto; k++) {
       const t = term(k);
@@ -603,7 +606,8 @@ function numericIntegral(n: Extract<Node, { k: 'int' }>, env: Env, mode: EvalMod
   const a = numeric(n.lo, env, mode, budget);
   const b = numeric(n.hi, env, mode, budget);
   if (a.im !== 0 || b.im !== 0 || Number.isNaN(a.re) || Number.isNaN(b.re)) return X.NAN;
-  const f = (x: number) => numeric(n.f, withVar(env, n.v, { re: x, im: 0 }), mode, budget);
+  const own = new Map(env);
+  const f = (x: number) => numeric(n.f, own.set(n.v, { re: x, im: 0 }), mode, budget);
   // map infinite ranges onto (0, 1): x = a + t/(1-t), x = b - t/(1-t), x = t/(1-t^2)
   let g: (t: number) => C;
   let lo = 0;
@@ -651,7 +655,8 @@ const scale = (v: C, k: number): C => ({ re: v.re * k, im: v.im * k });
 function numericLimit(n: Extract<Node, { k: 'lim' }>, env: Env, mode: EvalMode, budget: Budget): C {
   const a = numeric(n.to, env, mode, budget);
   if (a.im !== 0 || Number.isNaN(a.re)) return X.NAN;
-  const at = (x: number) => numeric(n.f, withVar(env, n.v, { re: x, im: 0 }), mode, budget);
+  const own = new Map(env);
+  const at = (x: number) => numeric(n.f, own.set(n.v, { re: x, im: 0 }), mode, budget);
   const side = (s: number): C => {
     const vals: C[] = [];
     for (let k = 8; k <= 20; k += 2) {

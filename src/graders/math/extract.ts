@@ -137,10 +137,27 @@ function lastBoxed(text: string, phrases: boolean, reference = false): string | 
   }
   const parts = [boxes[boxes.length - 1]!.content];
   for (let k = boxes.length - 2; k >= 0 && parts.length < MAX_JOINED_BOXES; k--) {
-    if (!joins(text.slice(boxes[k]!.end, boxes[k + 1]!.start), phrases)) break;
+    const gap = text.slice(boxes[k]!.end, boxes[k + 1]!.start);
+    // boxes inside one inline formula ($\boxed{a} ... \boxed{b}$) are parts of one displayed answer
+    const oneFormula = phrases && gap.length <= 80 && !/[$\n]/.test(gap) && insideInlineMath(text, boxes[k]!.start);
+    if (!oneFormula && !joins(gap, phrases)) break;
     parts.unshift(boxes[k]!.content);
   }
   return parts.join(', ');
+}
+
+/** Whether position i lies inside an inline $...$ formula (an odd number of unescaped single $ before it on its line). */
+function insideInlineMath(text: string, i: number): boolean {
+  const from = Math.max(0, text.lastIndexOf('\n', i) + 1, i - 2000);
+  let n = 0;
+  for (let j = from; j < i; j++) {
+    if (text[j] === '\\') j++;
+    else if (text[j] === '$') {
+      if (text[j + 1] === '$') j++;
+      else n++;
+    }
+  }
+  return n % 2 === 1;
 }
 
 /** End of the last box (for ordering against answer phrases), or -1. */
@@ -156,6 +173,9 @@ function lineAt(text: string, from: number): string {
 }
 
 /** The rest of the sentence after a marker: math delimiters kept whole, cut at a sentence end. */
+/** Returned for an answer phrase followed by inline math that does not close on its line ("Answer $ <newline> 9 <newline> $"). */
+const MALFORMED = '$';
+
 function sentenceAfter(text: string, from: number): string {
   let s = text.slice(from, from + 4000);
   s = s.replace(/^\s+/, '');
@@ -164,6 +184,10 @@ function sentenceAfter(text: string, from: number): string {
     const close = delim[1] === '$$' ? '$$' : delim[1] === '$' ? '$' : delim[1] === '\\(' ? '\\)' : '\\]';
     let end = s.indexOf(close, delim[1]!.length);
     while (end > 0 && s[end - 1] === '\\' && close[0] === '$') end = s.indexOf(close, end + 1); // \$ is a dollar sign
+    const inline = delim[1] === '$' || delim[1] === '\\(';
+    const nl = s.indexOf('\n');
+    // inline math ($...$, \(...\)) never crosses a line break: the answer after the marker is malformed
+    if (inline && nl >= 0 && (end < 0 || nl < end)) return MALFORMED;
     if (end > 0) return s.slice(delim[1]!.length, end);
   }
   const nl = s.indexOf('\n');
@@ -179,7 +203,7 @@ function cleanCandidate(s: string, prose = false): string {
   for (let k = 0; k < 3; k++) {
     const before = t;
     t = t.replace(/^\*\*|\*\*$/g, '').trim();
-    t = t.replace(/^\\?["“]([^"“”]*)\\?["”]$/, '$1').trim(); // "quoted" answers
+    t = t.replace(/^\\?["“]([^"“”]*?)\\?["”]$/, '$1').trim(); // "quoted" answers
     t = t.replace(/^(?:\\\(|\\\[|\$\$?)|(?:\\\)|\\\]|(?<!\\)\$\$?)$/g, '').trim();
     t = t.replace(prose ? /[.;:!?,]+$/ : /[.;:?,]+$/, '').trim();
     if (t === before) break;
@@ -437,15 +461,17 @@ function lastPhrase(body: string, lower: string, intl: boolean): Phrase | undefi
   return best;
 }
 
-function extractMarked(body: string, opts: ExtractOptions = {}, reference = false): Extracted | undefined {
+function extractMarked(body: string, opts: ExtractOptions = {}, reference = false, prose = true): Extracted | undefined {
   const phrases = opts.join_phrases !== false;
   const hasBox = body.includes('\\boxed') || body.includes('\\fbox');
   const boxed = hasBox ? lastBoxed(body, phrases, reference) : undefined;
   const lower = body.length > 200_000 || /answer|r[ée]ponse|respuesta|antwort|risposta|resposta|[^\x00-\x7f]/i.test(body) ? body.toLowerCase() : '';
   const phrase = lower ? lastPhrase(body, lower, opts.languages !== false) : undefined;
   const phraseText = (ph: Phrase) => {
-    const raw = cleanCandidate(sentenceAfter(body, ph.from), true);
-    return raw ? cleanCandidate(answerInProse(raw, opts), true) : '';
+    const after = sentenceAfter(body, ph.from);
+    if (after === MALFORMED) return MALFORMED; // kept as is: it parses as no answer, and nothing else is guessed
+    const raw = cleanCandidate(after, true);
+    return raw && prose ? cleanCandidate(answerInProse(raw, opts), true) : raw;
   };
   if (boxed !== undefined) {
     const t = cleanCandidate(boxed);
@@ -513,7 +539,7 @@ export function extractChoice(text: string, opts: ExtractOptions = {}): Extracte
   let body: string | undefined = text;
   if (opts.skip_think !== false) body = stripThink(text);
   if (body === undefined) return undefined;
-  const marked = extractMarked(body, { ...opts, last_math: false });
+  const marked = extractMarked(body, opts, false, false);
   if (marked) {
     const t = marked.text.trim();
     const l = choiceLetter(t) ?? /^\(?([A-J])\)?(?=[\s.,:)]|$)/.exec(t)?.[1] ?? firstStandaloneLetter(t.replace(/\\text\{([^{}]*)\}/g, '$1').slice(0, 60));

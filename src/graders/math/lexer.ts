@@ -355,6 +355,13 @@ function isKnownCommand(name: string): boolean {
 }
 
 function pushWord(w: string, out: Tok[]): void {
+  // "1orW(x)": a connective run together with the next name (text whose spaces were lost)
+  const glued = /^(or|and)([A-Z][A-Za-z]*)$/.exec(w);
+  if (glued) {
+    out.push({ t: 'op', s: ',' });
+    pushWord(glued[2]!, out);
+    return;
+  }
   if (FUNCTIONS.has(w)) out.push({ t: 'fn', s: w });
   else if (w === 'pi') out.push({ t: 'const', s: 'pi' });
   else if (w === 'inf' || w === 'infty' || w === 'infinity' || w === 'Infinity') out.push({ t: 'const', s: 'inf' });
