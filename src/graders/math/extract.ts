@@ -115,9 +115,9 @@ export function joins(gap: string, phrases: boolean): boolean {
   const words = gap
     .replace(/\\(?:text|textbf|textit|mbox|mathrm)\s*\{([^{}]*)\}/g, ' $1 ')
     .replace(/\\(?:quad|qquad|[,;:! ]|\(|\)|\[|\])/g, ' ')
+    .replace(/[$,;.:]/g, ' ')
     .replace(/(?:^|\s)[A-Za-z](?:_\{?\w+\}?)?\s*=/g, ' ')
     .replace(/\([a-z]\)|\([ivx]+\)/g, ' ')
-    .replace(/[$,;.:]/g, ' ')
     .trim()
     .split(/\s+/)
     .filter(Boolean);

@@ -444,13 +444,15 @@ class Parser {
 
   private parseBigOp(op: 'sum' | 'prod'): Node {
     const { sub, sup } = this.parseBounds();
-    if (!sub || sub.k !== 'rel' || sub.ops.length !== 1 || sub.ops[0] !== '=' || sub.sides[0]!.k !== 'var' || !sup) {
-      throw new ParseError(`\\${op} needs bounds like _{k=1}^{n}`);
-    }
+    const bound = sub?.k === 'rel' && sub.ops.length === 1 && sub.ops[0] === '=' ? sub.sides[0]! : undefined;
+    // the index may be i or e, which elsewhere are the imaginary unit and Euler's number
+    const name = bound?.k === 'var' ? bound.name : bound?.k === 'const' && (bound.name === 'i' || bound.name === 'e') ? bound.name : undefined;
+    if (!sub || sub.k !== 'rel' || name === undefined || !sup) throw new ParseError(`\\${op} needs bounds like _{k=1}^{n}`);
     this.enter();
-    const f = this.parseTerm();
+    let f = this.parseTerm();
     this.leave();
-    return { k: 'big', op, v: (sub.sides[0] as { name: string }).name, lo: sub.sides[1]!, hi: sup, f };
+    if (bound!.k === 'const') f = constToVar(f, name);
+    return { k: 'big', op, v: name, lo: sub.sides[1]!, hi: sup, f };
   }
 
   private parseIntegral(): Node {
@@ -631,6 +633,29 @@ function canonicalFn(name: string): string {
       return 'atan';
     default:
       return name;
+  }
+}
+
+/** The constant i or e read as the variable of that name (a summation index). */
+function constToVar(n: Node, name: string): Node {
+  switch (n.k) {
+    case 'const':
+      return n.name === name ? { k: 'var', name } : n;
+    case 'add':
+      return { k: 'add', terms: n.terms.map((t) => constToVar(t, name)) };
+    case 'neg':
+    case 'pm':
+    case 'pct':
+    case 'deg':
+      return { ...n, a: constToVar(n.a, name) } as Node;
+    case 'mul':
+    case 'div':
+    case 'pow':
+      return { ...n, a: constToVar(n.a, name), b: constToVar(n.b, name) } as Node;
+    case 'fn':
+      return { ...n, args: n.args.map((a) => constToVar(a, name)) };
+    default:
+      return n;
   }
 }
 
