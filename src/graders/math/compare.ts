@@ -508,7 +508,7 @@ function matrixValue(n: Node, ctx: Ctx): Node | undefined {
       const b = a && matrixValue(n.b, ctx);
       if (!a || !b) return undefined;
       if (!isM(a) && !isM(b)) return n;
-      if (isM(a) && isM(b)) return matMul(a.rows, b.rows);
+      if (isM(a) && isM(b)) return matMul(a.rows, b.rows, ctx);
       const [m, k] = isM(a) ? [a, b] : [b as Extract<Node, { k: 'matrix' }>, a];
       return mapM(m.rows, (x) => ({ k: 'mul', a: k, b: x }));
     }
@@ -524,7 +524,7 @@ function matrixValue(n: Node, ctx: Ctx): Node | undefined {
       const e = exact(n.b, ctx.mode, ctx.budget);
       if (!e || !e.isInt() || e.n < 1n || e.n > 16n) return undefined;
       let r: Node | undefined = a;
-      for (let i = 1n; i < e.n && r; i++) r = matMul((r as Extract<Node, { k: 'matrix' }>).rows, a.rows);
+      for (let i = 1n; i < e.n && r; i++) r = matMul((r as Extract<Node, { k: 'matrix' }>).rows, a.rows, ctx);
       return r;
     }
     default:
@@ -536,9 +536,35 @@ function mapM(rows: M, f: (x: Node) => Node): Node {
   return { k: 'matrix', rows: rows.map((r) => r.map(f)) };
 }
 
-function matMul(a: M, b: M): Node | undefined {
+/** Nodes in a tree, counted up to cap (shared subtrees count every time they occur). */
+function size(n: Node, cap: number): number {
+  let count = 0;
+  const stack: Node[] = [n];
+  while (stack.length && count <= cap) {
+    const x = stack.pop()!;
+    count++;
+    for (const v of Object.values(x)) {
+      if (Array.isArray(v)) for (const c of v.flat()) if (c && typeof c === 'object' && 'k' in c) stack.push(c as Node);
+      if (v && typeof v === 'object' && 'k' in v) stack.push(v as Node);
+    }
+  }
+  return count;
+}
+
+const MAX_ENTRY_NODES = 400;
+
+/** The product, with exact entries folded to numbers; undefined when shapes differ or symbolic entries grow too large. */
+function matMul(a: M, b: M, ctx: Ctx): Node | undefined {
   if (a[0]!.length !== b.length || a.length * b[0]!.length > 400) return undefined;
-  return { k: 'matrix', rows: a.map((row) => b[0]!.map((_, j) => ({ k: 'add', terms: row.map((x, k) => ({ k: 'mul', a: x, b: b[k]![j]! }) as Node) }) as Node)) };
+  const rows = a.map((row) =>
+    b[0]!.map((_, j) => {
+      const e: Node = { k: 'add', terms: row.map((x, k) => ({ k: 'mul', a: x, b: b[k]![j]! }) as Node) };
+      const q = exact(e, ctx.mode, ctx.budget);
+      return q ? ({ k: 'num', q } as Node) : e;
+    }),
+  );
+  if (rows.some((r) => r.some((e) => e.k !== 'num' && size(e, MAX_ENTRY_NODES) > MAX_ENTRY_NODES))) return undefined;
+  return { k: 'matrix', rows };
 }
 
 // ---- sets of reals ----

@@ -295,6 +295,18 @@ function exactBig(n: Extract<Node, { k: 'big' }>, mode: EvalMode, budget: Budget
   return acc;
 }
 
+/** lo * (lo+1) * ... * hi by binary splitting (balanced products are much faster than a running one). */
+function rangeProduct(lo: bigint, hi: bigint): bigint {
+  if (hi < lo) return 1n;
+  if (hi - lo < 16n) {
+    let r = lo;
+    for (let k = lo + 1n; k <= hi; k++) r *= k;
+    return r;
+  }
+  const mid = (lo + hi) >> 1n;
+  return rangeProduct(lo, mid) * rangeProduct(mid + 1n, hi);
+}
+
 function exactRoot(a: Rational): Rational | undefined {
   if (a.n < 0n || a.bits() > MAX_EXACT_BITS) return undefined;
   const rn = exactSqrt(a.n);
@@ -327,9 +339,7 @@ function exactFn(name: string, args: Node[], mode: EvalMode, budget: Budget): Ra
     case 'fact': {
       if (!a.isInt() || a.n < 0n || a.n > BigInt(MAX_EXACT_FACTORIAL)) return undefined;
       budget.tick(Number(a.n) * 4);
-      let r = 1n;
-      for (let k = 2n; k <= a.n; k++) r *= k;
-      return Rational.of(r);
+      return Rational.of(rangeProduct(2n, a.n));
     }
     case 'binom': {
       const b = vals[1];
@@ -528,7 +538,7 @@ function numericBig(n: Extract<Node, { k: 'big' }>, env: Env, mode: EvalMode, bu
   return acc;
 }
 
-/** Partial sums at N = 2^4 .. 2^11, Richardson-extrapolated in 1/N (alternating series averaged first). */
+/** Partial sums at N = 2^3 .. 2^9, Richardson-extrapolated in 1/N (alternating series averaged first). */
 function infiniteSum(term: (k: number) => C, lo: number, budget: Budget): C {
   const levels: C[] = [];
   let acc: C = { re: 0, im: 0 };
@@ -536,7 +546,7 @@ function infiniteSum(term: (k: number) => C, lo: number, budget: Budget): C {
   let prev: C = acc;
   let alternating = true;
   let lastTerm: C | undefined;
-  for (let j = 4; j <= 11; j++) {
+  for (let j = 3; j <= 9; j++) {
     const upto = lo + (1 << j);
     for (; k < upto; k++) {
       const t = term(k);

@@ -225,7 +225,7 @@ function afterLastEquals(s: string): string {
  * A number not glued to a preceding letter ("AZYUK2A" holds none): thousands groups (1,000.99),
  * a decimal comma (2,74 / 1000,99 / 0,111), a leading point (.4), an optional /denominator.
  */
-const LAST_NUMBER = /(?<![\p{L}\d.,])-?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:,\d+(?![\d,]))?|(?=\.\d))(?:\.\d+)?(?:\s*\/\s*\d+)?/gu;
+const LAST_NUMBER = /(?<![\p{L}\d.])-?(?:\d{1,3}(?:,\d{3})+(?![\d,])|(?<!\d,)\d+,\d+(?![\d,])|\d+|(?=\.\d))(?:\.\d+)?(?:\s*\/\s*\d+)?/gu;
 
 /** "2,74" -> "2.74" when the comma cannot be a thousands separator (not 1-3 digits then exactly 3). */
 export function decimalComma(s: string): string {
@@ -345,7 +345,7 @@ function lastMath(text: string, phrases: boolean): Found | undefined {
 function looksLikeBareAnswer(s: string): boolean {
   if (s.length > 120 || s.includes('\n')) return false;
   const prose = s.replace(/\\[A-Za-z]+(\{[^{}]*\})?/g, ' ');
-  return !/[A-Za-z]{2,}\s+[A-Za-z]{2,}/.test(prose);
+  return !/\p{L}{2,}\s+\p{L}{2,}/u.test(prose);
 }
 
 const COPULA = /(?:^|\s)(?:is|are|was|were|equals|be|gives|=|est|es|ist|是|为|為)\s*:?\s*/giu;
@@ -355,6 +355,9 @@ const COPULA = /(?:^|\s)(?:is|are|was|were|equals|be|gives|=|est|es|ist|是|为|
  * ("The largest $n$ is 34" -> 34), else its last math span, else its last number.
  */
 function answerInProse(s: string, opts: ExtractOptions, depth = 0): string {
+  // "42 (checked with 6 and 7)", "42 — since ...": a value first, then a remark in words
+  const lead = /^(-?\d[\d,]*(?:\.\d+)?%?|\$[^$\n]{1,200}\$)\s+(?:[(\[—–]|-\s)(?=[^)\]\\$]*\p{L}{2,})/u.exec(s);
+  if (lead) return lead[1]!;
   if (looksLikeBareAnswer(s) || depth > 2) return s;
   const spans = mathSpans(s);
   const inSpan = (i: number) => spans.some((sp) => i >= sp.start && i < sp.end);
