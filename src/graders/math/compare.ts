@@ -219,7 +219,7 @@ function eqNode(g: Node, a: Node, ctx: Ctx): Verdict {
     return eqOrdered(g.args, a.args, ctx);
   }
   // matrix arithmetic: A + B, AB, 2A are evaluated entry by entry
-  if ((g.k !== 'matrix' && contains(g, 'matrix')) || (a.k !== 'matrix' && contains(a, 'matrix'))) {
+  if ((isArith(g) && contains(g, 'matrix')) || (isArith(a) && contains(a, 'matrix'))) {
     const gm = matrixValue(g, ctx);
     const am = matrixValue(a, ctx);
     if (gm && am && (gm !== g || am !== a)) return eqNode(gm, am, ctx);
@@ -235,10 +235,7 @@ function eqNode(g: Node, a: Node, ctx: Ctx): Verdict {
       (g.k === 'tuple' && (!ac || a.k === 'set' || assignments(a))) || (a.k === 'tuple' && (!gc ? g.k !== 'set' && g.k !== 'list' : g.k === 'set' || assignments(g)));
     if (gl.length > MAX_ITEMS || al.length > MAX_ITEMS) return no('too many items to compare');
     if (ordered) return gl.length === al.length ? eqOrdered(gl, al, ctx) : no(`${al.length} item(s) where ${gl.length} expected`);
-    if (gl.length === al.length) {
-      const v = eqUnordered(gl, al, ctx);
-      if (v.equal || v.unknown) return v;
-    }
+    if (gl.length === al.length) return eqUnordered(gl, al, ctx);
     // as sets: a repeated solution adds nothing ((3,17,3,7) listed twice)
     return eqAsSets(gl, al, ctx) ?? no(`${al.length} item(s) where ${gl.length} expected`);
   }
@@ -282,6 +279,11 @@ function eqNode(g: Node, a: Node, ctx: Ctx): Verdict {
     return eqOrdered(g.rows.flat(), a.rows.flat(), ctx);
   }
   return eqScalar(g, a, ctx);
+}
+
+/** Arithmetic that may combine matrices (A + B, AB, 2A, -A, A^2). */
+function isArith(n: Node): boolean {
+  return n.k === 'add' || n.k === 'mul' || n.k === 'neg' || n.k === 'div' || n.k === 'pow';
 }
 
 function isCollection(n: Node): boolean {

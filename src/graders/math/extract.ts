@@ -428,6 +428,7 @@ const MAX_CANDIDATES = 8;
 
 /** Answer markers in other languages; single CJK characters need an explicit separator after them. */
 const INTL_MARKERS = ['réponse', 'reponse', 'respuesta', 'antwort', 'risposta', 'resposta', 'odpowiedź', 'ответ', 'cevap', 'jawaban', 'đáp án', 'câu trả lời', 'الإجابة', 'उत्तर', '答案', '解答', '答', '정답', '답'];
+const INTL_TAIL = 4000;
 const INTL_TEST = /r[ée]ponse|respuesta|antwort|risposta|resposta|odpowied|ответ|cevap|jawaban|đáp án|câu trả lời|الإجابة|उत्तर|答|답/i;
 /** After "answer": a separator ("is", ":", "=", "would be", "to part (b) is"), or a math delimiter right away. */
 const EN_SEP = /(?:s\s+(?:are|were)|\s*(?:\*\*)?\s*(?:is|was|would\s+be|will\s+be|should\s+be|=|:|：)|(?:\s+(?:to|for|of|in|on|the|this|that|these|our|my|question|problem|exercise|part|\(?[a-z0-9]\)))+\s*,?\s*(?:is|are))\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*|\s*(?:\*\*)?\s*(?=\$|\\\(|\\\[)/iy;
@@ -442,7 +443,7 @@ interface Phrase {
 /** The rightmost answer phrase ("the answer is", "Final Answer:", "Réponse :", "答案：") and where its value starts. */
 function lastPhrase(body: string, lower: string, intl: boolean): Phrase | undefined {
   let best: Phrase | undefined;
-  const words = intl && INTL_TEST.test(body) ? ['answer', ...INTL_MARKERS] : ['answer'];
+  const words = intl ? ['answer', ...INTL_MARKERS] : ['answer'];
   for (const w of words) {
     for (let from = lower.length, n = 0; n < MAX_CANDIDATES && from >= 0; n++) {
       const p = lower.lastIndexOf(w, from);
@@ -468,8 +469,10 @@ function extractMarked(body: string, opts: ExtractOptions = {}, reference = fals
   const phrases = opts.join_phrases !== false;
   const hasBox = body.includes('\\boxed') || body.includes('\\fbox');
   const boxed = hasBox ? lastBoxed(body, phrases, reference) : undefined;
-  const lower = body.length > 200_000 || /answer|r[ée]ponse|respuesta|antwort|risposta|resposta|[^\x00-\x7f]/i.test(body) ? body.toLowerCase() : '';
-  const phrase = lower ? lastPhrase(body, lower, opts.languages !== false) : undefined;
+  // markers in other languages are looked for near the end only (where a final answer stands)
+  const intl = opts.languages !== false && INTL_TEST.test(body.length > INTL_TAIL ? body.slice(-INTL_TAIL) : body);
+  const lower = body.length > 200_000 || intl || /answer/i.test(body) ? body.toLowerCase() : '';
+  const phrase = lower ? lastPhrase(body, lower, intl) : undefined;
   const phraseText = (ph: Phrase) => {
     const after = sentenceAfter(body, ph.from);
     if (after === MALFORMED) return MALFORMED; // kept as is: it parses as no answer, and nothing else is guessed

@@ -186,12 +186,10 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
       let j = i + 1;
       while (isLetter(s[j])) j++;
       let name = s.slice(i + 1, j);
-      if (!isKnownCommand(name)) {
-        const pre = knownPrefix(name);
-        if (pre) {
-          name = pre;
-          j = i + 1 + pre.length;
-        }
+      const pre = knownPrefix(name);
+      if (pre && !isKnownCommand(name)) {
+        name = pre;
+        j = i + 1 + pre.length;
       }
       i = j;
       if (name === 'operatorname') {
