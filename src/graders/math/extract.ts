@@ -127,13 +127,13 @@ export function joins(gap: string, phrases: boolean): boolean {
   return lower[lower.length - 1] === 'and' && !lower.includes('or');
 }
 
-function lastBoxed(text: string, phrases: boolean, reference = false): string | undefined {
+function lastBoxed(text: string, phrases: boolean, reference = false): { text: string; end: number } | undefined {
   if (!text.includes('\\boxed') && !text.includes('\\fbox')) return undefined;
   const boxes = lastBoxes(text);
   if (!boxes.length) {
     // a reference whose only box never closes (a truncated gold string): the rest of the text
     const b = reference ? text.lastIndexOf('\\boxed{') : -1;
-    return b >= 0 && !text.slice(b).includes('}\n') ? text.slice(b + 7) : undefined;
+    return b >= 0 && !text.slice(b).includes('}\n') ? { text: text.slice(b + 7), end: text.length } : undefined;
   }
   const parts = [boxes[boxes.length - 1]!.content];
   for (let k = boxes.length - 2; k >= 0 && parts.length < MAX_JOINED_BOXES; k--) {
@@ -143,7 +143,7 @@ function lastBoxed(text: string, phrases: boolean, reference = false): string | 
     if (!oneFormula && !joins(gap, phrases)) break;
     parts.unshift(boxes[k]!.content);
   }
-  return parts.join(', ');
+  return { text: parts.join(', '), end: boxes[boxes.length - 1]!.end };
 }
 
 /** Whether position i lies inside an inline $...$ formula (an odd number of unescaped single $ before it on its line). */
@@ -160,11 +160,6 @@ function insideInlineMath(text: string, i: number): boolean {
   return n % 2 === 1;
 }
 
-/** End of the last box (for ordering against answer phrases), or -1. */
-function lastBoxEnd(text: string): number {
-  const boxes = text.includes('\\boxed') || text.includes('\\fbox') ? lastBoxes(text) : [];
-  return boxes.length ? boxes[boxes.length - 1]!.end : -1;
-}
 
 /** The rest of the line from index `from` (at most 4000 characters). */
 function lineAt(text: string, from: number): string {
@@ -469,9 +464,10 @@ function extractMarked(body: string, opts: ExtractOptions = {}, reference = fals
   const phrases = opts.join_phrases !== false;
   const hasBox = body.includes('\\boxed') || body.includes('\\fbox');
   const boxed = hasBox ? lastBoxed(body, phrases, reference) : undefined;
-  // markers in other languages are looked for near the end only (where a final answer stands)
-  const intl = opts.languages !== false && INTL_TEST.test(body.length > INTL_TAIL ? body.slice(-INTL_TAIL) : body);
-  const lower = body.length > 200_000 || intl || /answer/i.test(body) ? body.toLowerCase() : '';
+  // with a box, only a marker after it matters; markers in other languages are looked for near the end only
+  const scan = boxed ? body.slice(boxed.end) : body;
+  const intl = opts.languages !== false && INTL_TEST.test(scan.length > INTL_TAIL ? scan.slice(-INTL_TAIL) : scan);
+  const lower = scan.length > 200_000 || intl || /answer/i.test(scan) ? body.toLowerCase() : '';
   const phrase = lower ? lastPhrase(body, lower, intl) : undefined;
   const phraseText = (ph: Phrase) => {
     const after = sentenceAfter(body, ph.from);
@@ -480,9 +476,9 @@ function extractMarked(body: string, opts: ExtractOptions = {}, reference = fals
     return raw && prose ? cleanCandidate(answerInProse(raw, opts), true) : raw;
   };
   if (boxed !== undefined) {
-    const t = cleanCandidate(boxed);
+    const t = cleanCandidate(boxed.text);
     // "Final Answer: The final answer is $10,455$" after the last box overrides an earlier box
-    if (phrase?.strong && phrase.at > lastBoxEnd(body)) {
+    if (phrase?.strong && phrase.at > boxed.end) {
       const f = phraseText(phrase);
       if (f && looksLikeBareAnswer(f)) return { text: f, method: 'answer_phrase' };
     }
