@@ -18,7 +18,7 @@ describe('each relaxation names its rule and has a switch', () => {
     ['[1,3] \\cap [2,5]', '[2,3]', { set_relations: false }, /same set of reals/],
     ['Therefore $x \\geq 5$ is the solution.', 'x \\ge 5', { last_math: false }, /\(last_math\)/],
     ['Réponse : 42 (vérifié : 6 fois 7)', '42', { languages: false }, /\(answer_phrase\)/],
-    ['\\boxed{1} papers and \\boxed{2} bins', '1, 2', { join_phrases: false }, /same 2 item/],
+    ['\\boxed{2} papers and \\boxed{1} bins', '1, 2', { join_phrases: false }, /same 2 item/],
   ] as [string, string, Record<string, boolean>, RegExp][])('%s vs %s', (o, r, off, why) => {
     const on = v(o, r);
     expect(on, on.reason).toMatchObject({ valid: true, score: 1 });
@@ -31,6 +31,20 @@ describe('each relaxation names its rule and has a switch', () => {
     expect(() => loadGrader({ type: 'math', reference: '{{item.answer}}', rounding: false, rounding_min_digits: 6, decimal_comma: false, equation_values: false, set_relations: false, last_math: false, languages: false, join_phrases: false })).not.toThrow();
     expect(() => loadGrader({ type: 'math', reference: '{{item.answer}}', rounding_min_digits: 0 })).toThrow(/rounding_min_digits/);
     expect(() => loadGrader({ type: 'math', reference: '{{item.answer}}', rounding: 'yes' })).toThrow(/rounding/);
+  });
+});
+
+describe('identical answer text', () => {
+  it('is equal without parsing, even past the answer-size limit; a near miss there is not graded', () => {
+    const big = '1'.repeat(100_000);
+    expect(v(`\\boxed{${big}}`, big)).toMatchObject({ valid: true, score: 1 });
+    expect(v(`\\boxed{${big}}`, big).reason).toMatch(/identical answer text/);
+    const other = v(`\\boxed{${big}2}`, big);
+    expect(other.score).not.toBe(1);
+    expect(other.error?.kind).toBe('bad_input'); // the reference is over max_answer_chars
+    // an unparsable reference equals only the same text
+    expect(v('$\\zzz{7}$', '\\zzz{7}').score).toBe(1);
+    expect(v('$\\zzz{8}$', '\\zzz{7}').valid).toBe(false);
   });
 });
 

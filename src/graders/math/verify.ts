@@ -96,12 +96,22 @@ export function checkMath(output: string, reference: string, o: ResolvedMathOpti
 
   let refEx = extractAnswer(reference, o, 'reference');
   if (!refEx) throw new GradeFailure('bad_input', 'the reference answer is empty', { extracted: { reference: reference.slice(0, 200) } });
+  const refLetter = o.choices ? choiceLetter(refEx.text) : undefined;
+  const isChoice = refLetter !== undefined && /^[A-J]$|\(/.test(refEx.text.replace(/\\text\{|\}/g, '').trim());
+  // the same answer text as the reference is equal whatever it says (and costs no parsing)
+  const early = isChoice ? undefined : extractAnswer(output, o, 'output');
+  if (early && sameText(early.text, refEx.text)) {
+    return {
+      score: 1,
+      reason: `answer ${JSON.stringify(early.text.slice(0, 200))} (${early.method}) vs reference (${refEx.method}): equivalent, identical answer text`,
+      metadata: { extracted: { output: early.text.slice(0, 2000), reference: refEx.text.slice(0, 2000), output_method: early.method, reference_method: refEx.method } },
+    };
+  }
   if (refEx.text.length > o.max_answer_chars) {
     throw new GradeFailure('bad_input', `the reference answer is ${refEx.text.length} characters, over the ${o.max_answer_chars}-character limit`);
   }
   let ref: ParsedAnswer | undefined;
-  const refLetter = o.choices ? choiceLetter(refEx.text) : undefined;
-  if (refLetter && /^[A-J]$|\(/.test(refEx.text.replace(/\\text\{|\}/g, '').trim())) ref = { node: { k: 'choice', letter: refLetter }, units: [] };
+  if (isChoice) ref = { node: { k: 'choice', letter: refLetter! }, units: [] };
   else ref = parseAnswer(refEx.text, budget);
   if (!ref && refEx.method === 'whole' && o.last_math) {
     // a reference that is prose without markers: its last math span
@@ -113,21 +123,12 @@ export function checkMath(output: string, reference: string, o: ResolvedMathOpti
     }
   }
   if (!ref) {
-    // an unreadable reference still equals the identical answer text
-    const out = extractAnswer(output, o, 'output');
-    if (out && sameText(out.text, refEx.text)) {
-      return {
-        score: 1,
-        reason: `answer ${JSON.stringify(out.text)} (${out.method}) is the reference text exactly (the reference could not be parsed as math)`,
-        metadata: { extracted: { output: out.text, reference: refEx.text, output_method: out.method, reference_method: refEx.method } },
-      };
-    }
     throw new GradeFailure('bad_input', `could not parse the reference answer ${JSON.stringify(refEx.text.slice(0, 200))}`, {
       extracted: { reference: refEx.text, reference_method: refEx.method },
     });
   }
 
-  let outEx: Extracted | undefined = ref.node.k === 'choice' ? extractChoice(output, o) : extractAnswer(output, o, 'output');
+  let outEx: Extracted | undefined = ref.node.k === 'choice' ? extractChoice(output, o) : refEx.method === 'last_math' ? extractAnswer(output, o, 'output') : early;
   const meta = (extra: Record<string, unknown> = {}) => ({
     extracted: { output: outEx?.text, reference: refEx.text, output_method: outEx?.method, reference_method: refEx.method },
     ...extra,
