@@ -198,7 +198,7 @@ function cleanCandidate(s: string, prose = false): string {
   for (let k = 0; k < 3; k++) {
     const before = t;
     t = t.replace(/^\*\*|\*\*$/g, '').trim();
-    t = t.replace(/^\\?["“]([^"“”]*?)\\?["”]$/, '$1').trim(); // "quoted" answers
+    if (t[0] === '"' || t[0] === '“' || t[0] === '\\') t = t.replace(/^\\?["“]([^"“”]*?)\\?["”]$/, '$1').trim(); // "quoted" answers
     t = t.replace(/^(?:\\\(|\\\[|\$\$?)|(?:\\\)|\\\]|(?<!\\)\$\$?)$/g, '').trim();
     t = t.replace(prose ? /[.;:!?,]+$/ : /[.;:?,]+$/, '').trim();
     if (t === before) break;
@@ -523,11 +523,14 @@ const CHOICE = /^\(?\s*([A-J])\s*\)?$/;
 
 /** The letter of a multiple-choice answer written as `B`, `(B)`, `\text{(B)}`, `B)`, or undefined. */
 export function choiceLetter(s: string): string | undefined {
-  const t = s
+  // only the start can hold a choice ("B", "(B) because ..."): look at no more than that
+  const head = s.length > 80 ? s.slice(0, 80) : s;
+  if (!/[A-J]/.test(head)) return undefined;
+  const t = head
     .replace(/\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}/g, '$1')
     .replace(/[{}$*]/g, '')
     .trim();
-  const m = CHOICE.exec(t) ?? /^\(?([A-J])[).:]\s/.exec(t + ' ');
+  const m = (head === s ? CHOICE.exec(t) : null) ?? /^\(?([A-J])[).:]\s/.exec(t + ' ');
   return m?.[1];
 }
 

@@ -67,8 +67,10 @@ class Parser {
   parseTop(): Node {
     this.skipLeading();
     if (this.i >= this.toks.length) throw new ParseError('empty answer');
+    const first = this.parseItem();
+    if (this.i >= this.toks.length) return first; // one item: the common case
     // ";" separates solutions, "," the parts of one: "p=5,q=2; p=7,q=2" is two solutions
-    const groups: Node[][] = [[this.parseItem()]];
+    const groups: Node[][] = [[first]];
     let semi = false;
     while (this.isOp(',') || this.isOp(';')) {
       if (this.next().s === ';') {
