@@ -510,7 +510,7 @@ export function numeric(n: Node, env: Env, mode: EvalMode, budget: Budget): C {
 }
 
 /** Relative tolerance for values from numeric limits, integrals and infinite series. */
-export const APPROX_TOL = 1e-6;
+export const APPROX_TOL = 1e-5;
 
 /** An integer-valued bound (within 1e-9), or undefined. */
 function intBound(n: Node, env: Env, mode: EvalMode, budget: Budget): number | undefined {
