@@ -4,7 +4,7 @@
 // intervals, unions, matrices, equations (proportional) and inequalities (direction kept).
 import { show, type Node, type RelOp } from './ast.js';
 import { cabs, cclose, cdiv, isFiniteC, type C } from './complex.js';
-import { APPROX_TOL, contains, exact, freeVars, integerVars, magnitude, numeric, powerForm, RANGE, withError, type Env, type EvalMode, type Magnitude } from './evaluate.js';
+import { APPROX_TOL, contains, exact, freeVars, integerVars, kindsIn, magnitude, numeric, powerForm, RANGE, withError, type Env, type EvalMode, type Magnitude } from './evaluate.js';
 import type { Budget } from './limits.js';
 import type { ParsedAnswer } from './parser.js';
 import { Rational, sciFromLog10 } from './rational.js';
@@ -71,11 +71,12 @@ export function compareAnswers(gold: ParsedAnswer, ans: ParsedAnswer, opts: Comp
     if (gu !== au) return { equal: false, why: `units differ (${gu || 'none'} vs ${au || 'none'})` };
   }
   const pctModes: EvalMode['pct'][] = opts.percent === 'strict' ? ['div'] : opts.percent === 'ignore' ? ['strip'] : ['div', 'strip'];
-  const hasPct = contains(gold.node, 'pct') || contains(ans.node, 'pct');
-  const hasDeg = contains(gold.node, 'deg') || contains(ans.node, 'deg');
+  const kinds = kindsIn(gold.node, kindsIn(ans.node));
+  const hasPct = kinds.has('pct');
+  const hasDeg = kinds.has('deg');
   let first: Verdict | undefined;
-  const matrix = contains(gold.node, 'matrix') || contains(ans.node, 'matrix');
-  const big = contains(gold.node, 'big') || contains(ans.node, 'big');
+  const matrix = kinds.has('matrix');
+  const big = kinds.has('big');
   if (opts.decimal_comma && (gold.decimal || ans.decimal)) {
     // "1,22" against one number: the decimal-comma reading (a list of two numbers otherwise)
     const g = gold.decimal && ans.node.k !== 'list' ? gold.decimal : gold.node;

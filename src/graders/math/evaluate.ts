@@ -157,6 +157,60 @@ export function subst(n: Node, v: string, value: Node): Node {
   }
 }
 
+/** The node kinds that occur in n (one traversal, for deciding which checks a comparison needs). */
+export function kindsIn(n: Node, out: Set<Node['k']> = new Set()): Set<Node['k']> {
+  const stack: Node[] = [n];
+  while (stack.length) {
+    const x = stack.pop()!;
+    out.add(x.k);
+    switch (x.k) {
+      case 'add':
+        stack.push(...x.terms);
+        break;
+      case 'neg':
+      case 'pm':
+      case 'pct':
+      case 'deg':
+        stack.push(x.a);
+        break;
+      case 'mul':
+      case 'div':
+      case 'pow':
+      case 'setop':
+        stack.push(x.a, x.b);
+        break;
+      case 'fn':
+        stack.push(...x.args);
+        break;
+      case 'tuple':
+      case 'set':
+      case 'list':
+      case 'union':
+        stack.push(...x.items);
+        break;
+      case 'interval':
+        stack.push(x.lo, x.hi);
+        break;
+      case 'matrix':
+        for (const r of x.rows) stack.push(...r);
+        break;
+      case 'rel':
+        stack.push(...x.sides);
+        break;
+      case 'big':
+        stack.push(x.f, x.lo, x.hi);
+        break;
+      case 'int':
+      case 'lim':
+        stack.push(x.f);
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
 /** Whether a node contains a node of kind k (pct / deg / pm markers). */
 export function contains(n: Node, k: Node['k']): boolean {
   if (n.k === k) return true;

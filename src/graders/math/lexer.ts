@@ -186,8 +186,8 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
       let j = i + 1;
       while (isLetter(s[j])) j++;
       let name = s.slice(i + 1, j);
-      const pre = knownPrefix(name);
-      if (pre && !isKnownCommand(name)) {
+      const pre = isKnownCommand(name) ? undefined : knownPrefix(name);
+      if (pre) {
         name = pre;
         j = i + 1 + pre.length;
       }
@@ -348,8 +348,10 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
 }
 
 const KNOWN_WORDS = new Set(['left', 'right', 'bigl', 'bigr', 'Bigl', 'Bigr', 'frac', 'dfrac', 'tfrac', 'cfrac', 'sqrt', 'binom', 'dbinom', 'tbinom', 'begin', 'end', 'pi', 'infty', 'infin', 'infinity', 'lfloor', 'lceil', 'rfloor', 'rceil', 'arcsec', 'arccsc', 'arccot', 'boxed', 'fbox', 'dollar', 'dollars', 'mathbb', 'Bbb', 'pmod', 'sum', 'prod', 'int', 'lim']);
+let ALL_KNOWN: Set<string> | undefined;
 function isKnownCommand(name: string): boolean {
-  return KNOWN_WORDS.has(name) || SKIP.has(name) || TEXT_CMDS.has(name) || FUNCTIONS.has(name) || GREEK.has(name) || OPS[name] !== undefined;
+  ALL_KNOWN ??= new Set([...KNOWN_WORDS, ...SKIP, ...TEXT_CMDS, ...FUNCTIONS, ...GREEK, ...Object.keys(OPS)]);
+  return ALL_KNOWN.has(name);
 }
 
 function pushWord(w: string, out: Tok[]): void {
