@@ -266,6 +266,10 @@ const extra = [
   ['double_escaped', '\\frac{3}{4}', ['\\\\frac{3}{4}', '\\\\left( \\\\frac{3}{4} \\\\right)'], ['\\\\frac{4}{3}', '\\\\frac{3}{5}']],
   ['overflow', '10^{400}', ['100^{200}', '10^{200} \\cdot 10^{200}'], ['10^{401}', '\\infty', '10^{399}']],
   ['boxes', '1, 2', ['\\boxed{1} and \\boxed{2}', 'so $x = \\boxed{2}$ or $x = \\boxed{1}$... listing both: \\boxed{1, 2}'], ['\\boxed{1}', '\\boxed{1} or \\boxed{2}']],
+  ['set_builder', '(2, \\infty)', ['\\{x \\mid x > 2\\}', '\\{x : x > 2\\}', '\\{x \\in \\mathbb{R} : x > 2\\}'], ['\\{x \\mid x \\ge 2\\}', '\\{x : x < 2\\}', '\\{2\\}']],
+  ['compound_units', '12', ['12 \\, \\text{m/s}', '12 \\text{ km/h}', '12 \\text{m/s^2}'], ['1.2 \\text{ m/s}', '120 \\text{ km/h}']],
+  ['labelled', '\\frac{x-1}{2}', ['f^{-1}(x) = \\frac{x-1}{2}', 'g(x) = \\frac{x}{2} - \\frac{1}{2}'], ['f^{-1}(x) = \\frac{x+1}{2}', 'g(x) = 2x - 1']],
+  ['pm_value', '3, -3', ['x = \\pm 3', '\\pm 3', '(x,y) = (3, -3)'], ['x = 3', 'x = \\pm 2', '3, 3']],
   ['malformed_inline', '7', ['Answer $$ \n 7 \n $$', 'Answer \\[ \n 7 \n \\]', 'Answer $ 7 $'], ['Answer $ \n 7 \n $', 'Answer \\( \n 7 \n \\)']],
 ];
 for (const [cat, ref, eqs, neqs] of extra) {

@@ -212,9 +212,11 @@ function eqNode(g: Node, a: Node, ctx: Ctx): Verdict {
     const rel = (g.k === 'rel' ? g : a) as Extract<Node, { k: 'rel' }>;
     const other = g.k === 'rel' ? a : g;
     const val = relValue(rel, ctx.opts);
-    if (val && !isCollection(other)) {
+    if (val) {
+      // x = ±3 against 3, -3; (x, y) = (2, 3) against x = 2, y = 3: the value may itself be several
       const v = g.k === 'rel' ? eqNode(val.value, other, ctx) : eqNode(other, val.value, ctx);
-      return v.equal ? yes(`${v.why}, taking the value of ${val.label}`) : v;
+      if (v.equal) return yes(`${v.why}, taking the value of ${val.label}`);
+      if (!isCollection(other)) return v;
     }
     const iv = relInterval(rel, ctx.opts);
     if (iv && (other.k === 'interval' || other.k === 'tuple' || other.k === 'union')) return g.k === 'rel' ? eqNode(iv, other, ctx) : eqNode(other, iv, ctx);
@@ -381,8 +383,9 @@ function labelVars(n: Node): string[] | undefined {
     case 'var':
       return [n.name];
     case 'mul': {
-      // f(x): the head names the function; its argument may appear on the other side
-      if (n.a.k === 'var' && n.a.name.length === 1 && (n.b.k === 'var' || (n.b.k === 'tuple' && n.b.items.every((x) => x.k === 'var')))) return [n.a.name];
+      // f(x), f^{-1}(x): the head names the function; its argument may appear on the other side
+      const head = n.a.k === 'var' ? n.a : n.a.k === 'pow' && n.a.a.k === 'var' && n.a.b.k === 'neg' ? n.a.a : undefined;
+      if (head && head.name.length === 1 && (n.b.k === 'var' || (n.b.k === 'tuple' && n.b.items.every((x) => x.k === 'var')))) return [head.name];
       const a = labelVars(n.a);
       const b = a && labelVars(n.b);
       return a && b ? [...a, ...b] : undefined;

@@ -382,7 +382,13 @@ function lexText(content: string, out: Tok[], budget: Budget, nest: number): voi
     return;
   }
   // words, or a lone letter set off by a space (`\text{ m}`), are units or names; `\text{(C)}`, `\text{x}` stay math
-  if ((/[A-Za-z]{2,}/.test(trimmed) && !/^\(?[A-Za-z]\)?$/.test(trimmed)) || /^\s+[A-Za-z]$/.test(content)) {
+  // compound units without a word: `\text{m/s}`, `\text{km/h}`, `\text{m/s^2}`
+  const compound = /^[A-Za-z]+(?:\s*\/\s*[A-Za-z]+(?:\^\d)?)+$/.test(trimmed);
+  if (compound || (/[A-Za-z]{2,}/.test(trimmed) && !/^\(?[A-Za-z]\)?$/.test(trimmed)) || /^\s+[A-Za-z]$/.test(content)) {
+    if (compound) {
+      out.push({ t: 'word', s: trimmed.replace(/\s+/g, '') });
+      return;
+    }
     for (const w of trimmed.split(/[^A-Za-z0-9.]+/)) {
       if (!w) continue;
       if (/^(and|or)$/i.test(w)) out.push({ t: 'op', s: ',' });

@@ -400,6 +400,24 @@ class Parser {
           this.next();
           return { k: 'set', items: [] };
         }
+        // set-builder notation {x | x > 2}, {x : x > 2}, {x \in R : ...}: the condition, a set of reals
+        if (this.peek()?.t === 'id' && (this.isOp('|', 1) || this.isOp(':', 1) || this.isOp('in', 1))) {
+          const save = this.i;
+          this.i++;
+          if (this.isOp('in')) {
+            this.next();
+            this.parseExpr();
+          }
+          if (this.isOp('|') || this.isOp(':')) {
+            this.next();
+            const cond = this.parseRelation();
+            if (this.isOp('\\}')) {
+              this.next();
+              return cond;
+            }
+          }
+          this.i = save;
+        }
         const items = this.parseCommaItems();
         this.expectOp('\\}');
         return { k: 'set', items };
