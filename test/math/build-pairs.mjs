@@ -270,6 +270,9 @@ const extra = [
   ['compound_units', '12', ['12 \\, \\text{m/s}', '12 \\text{ km/h}', '12 \\text{m/s^2}'], ['1.2 \\text{ m/s}', '120 \\text{ km/h}']],
   ['labelled', '\\frac{x-1}{2}', ['f^{-1}(x) = \\frac{x-1}{2}', 'g(x) = \\frac{x}{2} - \\frac{1}{2}'], ['f^{-1}(x) = \\frac{x+1}{2}', 'g(x) = 2x - 1']],
   ['pm_value', '3, -3', ['x = \\pm 3', '\\pm 3', '(x,y) = (3, -3)'], ['x = 3', 'x = \\pm 2', '3, 3']],
+  ['labelled', '15', ['Therefore, $m+n = 15$.', 'a + b + c = 15', 'p - q = 15'], ['m + 2n = 15', 'm+n = 16', 'mn = 14']],
+  ['prose_list', '4, -5', ['The roots are 4 and -5.', 'So x is 4 or -5, i.e. the values 4 and -5'], ['The roots are 4 and 5.', 'We tried 3 and then found -5']],
+  ['choice_in_sentence', 'B', ['Comparing A, C and B, the right one is B.', 'I would go with B'], ['Comparing A, C and B, the right one is C.', 'A ball is B-shaped, so A']],
   ['malformed_inline', '7', ['Answer $$ \n 7 \n $$', 'Answer \\[ \n 7 \n \\]', 'Answer $ 7 $'], ['Answer $ \n 7 \n $', 'Answer \\( \n 7 \n \\)']],
 ];
 for (const [cat, ref, eqs, neqs] of extra) {

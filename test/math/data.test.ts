@@ -91,7 +91,7 @@ describe('MATH-500 pair table', () => {
       // issue 13 families
       'rounded_decimal', 'labelled', 'chain', 'equation_not_value', 'ratio', 'time', 'decimal_comma', 'set_operation', 'inequality_set', 'matrix_arithmetic',
       'sum_product', 'series', 'integral', 'limit', 'mod', 'operatorname', 'prose_answer', 'final_after_box', 'languages', 'choice_in_sentence',
-      'joined_answers', 'double_escaped', 'overflow', 'malformed_inline']) {
+      'joined_answers', 'double_escaped', 'overflow', 'malformed_inline', 'set_builder', 'compound_units', 'pm_value', 'prose_list']) {
       expect(cats.has(c), c).toBe(true);
     }
   });

@@ -395,6 +395,11 @@ function labelVars(n: Node): string[] | undefined {
       const b = a && labelVars(n.b);
       return a && b ? [...a, ...b] : undefined;
     }
+    case 'add': {
+      // a + b, a - b: an expression of names only (no numbers) names the quantity asked for
+      const parts = n.terms.map((t) => labelVars(t.k === 'neg' ? t.a : t));
+      return parts.every(Boolean) ? (parts.flat() as string[]) : undefined;
+    }
     case 'fn':
       if (n.name === 'abs' || n.name === 'ratio') {
         const parts = n.args.map(labelVars);

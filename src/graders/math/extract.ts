@@ -251,7 +251,11 @@ function lastNumber(text: string, comma: boolean): Found | undefined {
     const m = /^-?[\d,.]+/.exec(text.slice(i));
     if (m) t = m[0];
   }
-  return { text: comma ? decimalComma(t) : t, end };
+  const value = comma ? decimalComma(t) : t;
+  // "the roots are 2 and -3": a short list of numbers joined by "and" ends the text
+  const start = end - last[0].length;
+  const list = /(?<![\d.,])(-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?){0,6}),?\s+and\s+$/.exec(text.slice(Math.max(0, start - 80), start));
+  return { text: list ? `${list[1]}, ${value}` : value, end };
 }
 
 interface Span {
@@ -552,11 +556,16 @@ export function extractChoice(text: string, opts: ExtractOptions = {}): Extracte
   }
   const tail = body.length > 4000 ? body.slice(-4000) : body;
   let last: string | undefined;
-  for (const m of tail.matchAll(/\(([A-J])\)|(?:^|\n)\s*\**([A-J])[).:]?\**(?=\s|$)|(?:answer|option|choice)[^.\n]{0,50}?(?<![A-Za-z])\(?([A-J])\)?(?![A-Za-z'])/gi)) {
+  for (const m of tail.matchAll(/\(([A-J])\)|(?:^|\n)[ \t]*\**([A-J])(?:[).:]|\**[ \t]*(?=\n|$))|(?:answer|option|choice)[^.\n]{0,50}?(?<![A-Za-z])\(?([A-J])\)?(?![A-Za-z'])/gi)) {
     const l = m[1] ?? m[2] ?? m[3];
     if (l) last = l.toUpperCase();
   }
   if (last) return { text: last, method: 'choice' };
   const whole = choiceLetter(body.trim());
-  return whole ? { text: whole, method: 'choice' } : undefined;
+  if (whole) return { text: whole, method: 'choice' };
+  // the last letter standing alone near the end ("..., the right one is C."), not the article "A ball"
+  const end = body.length > 300 ? body.slice(-300) : body;
+  let alone: string | undefined;
+  for (const m of end.matchAll(/(?<![A-Za-z'’])\(?([A-J])\)?(?![A-Za-z'’])(?!\s+[a-z])/g)) alone = m[1];
+  return alone ? { text: alone, method: 'choice' } : undefined;
 }
