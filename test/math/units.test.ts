@@ -68,9 +68,17 @@ describe('equivalence rules', () => {
     expect(score('0.\\overline{3}', '\\frac13')).toBe(1);
     expect(score('12345678901234567890123', '12345678901234567890124')).toBe(0);
   });
-  it('honours rel_tol for inexact values', () => {
-    expect(score('3.14159', '\\pi')).toBe(0);
-    expect(score('3.14159', '\\pi', { rel_tol: 1e-5 })).toBe(1);
+  it('honours rel_tol for inexact values (with the rounding rule off)', () => {
+    expect(score('3.14159', '\\pi', { rounding: false })).toBe(0);
+    expect(score('3.14159', '\\pi', { rounding: false, rel_tol: 1e-5 })).toBe(1);
+  });
+  it('the rounding rule: a decimal that is the value rounded or truncated to its own places, with >= 4 digits', () => {
+    expect(verifyMath('3.14159', '\\pi').reason).toMatch(/rounding rule/);
+    expect(score('3.14159', '\\pi')).toBe(1);
+    expect(score('3.14158', '\\pi')).toBe(0);
+    expect(score('3.14', '\\pi')).toBe(0);
+    expect(score('3.14', '\\pi', { rounding_min_digits: 3 })).toBe(1);
+    expect(score('0.3333', '\\frac13', { rounding: false })).toBe(0);
   });
   it('percent modes', () => {
     expect(score('50\\%', '50')).toBe(1);

@@ -3,11 +3,11 @@
 // relations, multiple-choice letters, plain text).
 import type { Rational } from './rational.js';
 
-export type RelOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
+export type RelOp = '=' | '!=' | '<' | '<=' | '>' | '>=' | '≈';
 
 export type Node =
   /** A literal; `lit` marks an unsigned integer literal (for mixed numbers), `base` a subscripted base. */
-  | { k: 'num'; q: Rational; lit?: boolean; base?: { digits: string; radix: number } }
+  | { k: 'num'; q: Rational; lit?: boolean; base?: { digits: string; radix: number }; dec?: { places: number; sig: number } }
   | { k: 'const'; name: 'pi' | 'e' | 'i' | 'inf' }
   | { k: 'var'; name: string }
   | { k: 'add'; terms: Node[] }
@@ -25,13 +25,21 @@ export type Node =
   | { k: 'list'; items: Node[] }
   | { k: 'interval'; lo: Node; hi: Node; loClosed: boolean; hiClosed: boolean }
   | { k: 'union'; items: Node[] }
+  /** Intersection / difference of sets or intervals (`\\cap`, `\\setminus`). */
+  | { k: 'setop'; op: '∩' | '\\'; a: Node; b: Node }
+  /** `\\sum_{v=lo}^{hi} f` / `\\prod_{v=lo}^{hi} f` (v bound in f). */
+  | { k: 'big'; op: 'sum' | 'prod'; v: string; lo: Node; hi: Node; f: Node }
+  /** `\\int_{lo}^{hi} f \\,dv` (definite) or `\\int f \\,dv` (indefinite: lo/hi absent). */
+  | { k: 'int'; v: string; lo?: Node; hi?: Node; f: Node }
+  /** `\\lim_{v \\to to} f`, one-sided when dir is set. */
+  | { k: 'lim'; v: string; to: Node; dir?: 1 | -1; f: Node }
   | { k: 'matrix'; rows: Node[][] }
   | { k: 'rel'; ops: RelOp[]; sides: Node[] }
   | { k: 'choice'; letter: string }
   | { k: 'text'; s: string };
 
 export const isStructure = (n: Node): boolean =>
-  n.k === 'tuple' || n.k === 'set' || n.k === 'list' || n.k === 'interval' || n.k === 'union' || n.k === 'matrix' || n.k === 'rel' || n.k === 'choice' || n.k === 'text';
+  n.k === 'tuple' || n.k === 'set' || n.k === 'list' || n.k === 'interval' || n.k === 'union' || n.k === 'setop' || n.k === 'matrix' || n.k === 'rel' || n.k === 'choice' || n.k === 'text';
 
 /** Short human-readable form of a node, for reasons and metadata. */
 export function show(n: Node): string {
@@ -70,6 +78,14 @@ export function show(n: Node): string {
       return `${n.loClosed ? '[' : '('}${show(n.lo)}, ${show(n.hi)}${n.hiClosed ? ']' : ')'}`;
     case 'union':
       return n.items.map(show).join(' ∪ ');
+    case 'setop':
+      return `(${show(n.a)} ${n.op === '∩' ? '∩' : '∖'} ${show(n.b)})`;
+    case 'big':
+      return `${n.op}(${show(n.f)}, ${n.v}=${show(n.lo)}..${show(n.hi)})`;
+    case 'int':
+      return n.lo && n.hi ? `int(${show(n.f)} d${n.v}, ${show(n.lo)}..${show(n.hi)})` : `int(${show(n.f)} d${n.v})`;
+    case 'lim':
+      return `lim(${show(n.f)}, ${n.v}→${show(n.to)}${n.dir ? (n.dir > 0 ? '+' : '-') : ''})`;
     case 'matrix':
       return `[${n.rows.map((r) => r.map(show).join(', ')).join('; ')}]`;
     case 'rel':

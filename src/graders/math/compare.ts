@@ -4,14 +4,15 @@
 // intervals, unions, matrices, equations (proportional) and inequalities (direction kept).
 import { show, type Node, type RelOp } from './ast.js';
 import { cabs, cclose, cdiv, isFiniteC, type C } from './complex.js';
-import { contains, exact, freeVars, numeric, type Env, type EvalMode } from './evaluate.js';
+import { APPROX_TOL, contains, exact, freeVars, integerVars, kindsIn, magnitude, numeric, powerForm, RANGE, withError, type Env, type EvalMode, type Magnitude } from './evaluate.js';
 import type { Budget } from './limits.js';
 import type { ParsedAnswer } from './parser.js';
+import { Rational, sciFromLog10 } from './rational.js';
 
 export interface CompareOptions {
   /** Relative tolerance for values that are not both exact rationals. */
   rel_tol: number;
-  /** Absolute tolerance (for values near zero). */
+  /** Extra absolute tolerance (0: only the rounding error estimated for each value is tolerated). */
   abs_tol: number;
   /** `either`: 50% equals 50 and 0.5; `strict`: only 0.5; `ignore`: only 50. */
   percent: 'either' | 'strict' | 'ignore';
@@ -19,19 +20,45 @@ export interface CompareOptions {
   strict_variables: boolean;
   /** `strip`: unit words are ignored; `strict`: the unit words must match too. */
   units: 'strip' | 'strict';
+  /** A decimal equals an exact value it is a rounding or truncation of (with enough digits). */
+  rounding: boolean;
+  /** Fewest significant digits such a rounded decimal must carry. */
+  rounding_min_digits: number;
+  /** `1,22` may be read as 1.22 when the other side is one number. */
+  decimal_comma: boolean;
+  /** Labelled answers (`AB = 4`, `(p,q) = (3,2)`, `f(x) = 1`) and chains (`x = 5+6 = 11`, `x = 1/3 ≈ 0.33`) give their value. */
+  equation_values: boolean;
+  /** Inequalities, intervals, unions and set operations compare as sets of reals. */
+  set_relations: boolean;
 }
 
-export const DEFAULT_COMPARE: CompareOptions = { rel_tol: 1e-9, abs_tol: 1e-12, percent: 'either', strict_variables: true, units: 'strip' };
+export const DEFAULT_COMPARE: CompareOptions = {
+  rel_tol: 1e-9,
+  abs_tol: 0,
+  percent: 'either',
+  strict_variables: true,
+  units: 'strip',
+  rounding: true,
+  rounding_min_digits: 4,
+  decimal_comma: true,
+  equation_values: true,
+  set_relations: true,
+};
 
 export interface Verdict {
   equal: boolean;
   why: string;
+  /** Set when the comparison could not be decided (values beyond exact and floating-point range). */
+  unknown?: boolean;
 }
 
 interface Ctx {
   opts: CompareOptions;
   mode: EvalMode;
   budget: Budget;
+  /** Whether either answer has a matrix / a sum or product (so the costlier checks run only then). */
+  matrix?: boolean;
+  big?: boolean;
 }
 
 const MAX_ITEMS = 200;
@@ -44,16 +71,29 @@ export function compareAnswers(gold: ParsedAnswer, ans: ParsedAnswer, opts: Comp
     if (gu !== au) return { equal: false, why: `units differ (${gu || 'none'} vs ${au || 'none'})` };
   }
   const pctModes: EvalMode['pct'][] = opts.percent === 'strict' ? ['div'] : opts.percent === 'ignore' ? ['strip'] : ['div', 'strip'];
-  const hasPct = contains(gold.node, 'pct') || contains(ans.node, 'pct');
-  const hasDeg = contains(gold.node, 'deg') || contains(ans.node, 'deg');
+  const kinds = kindsIn(gold.node, kindsIn(ans.node));
+  const hasPct = kinds.has('pct');
+  const hasDeg = kinds.has('deg');
   let first: Verdict | undefined;
+  const matrix = kinds.has('matrix');
+  const big = kinds.has('big');
+  if (opts.decimal_comma && (gold.decimal || ans.decimal)) {
+    // "1,22" against one number: the decimal-comma reading (a list of two numbers otherwise)
+    const g = gold.decimal && ans.node.k !== 'list' ? gold.decimal : gold.node;
+    const a = ans.decimal && gold.node.k !== 'list' ? ans.decimal : ans.node;
+    if (g !== gold.node || a !== ans.node) {
+      const v = eqNode(g, a, { opts, mode: { pct: 'div', deg: 'strip' }, budget, matrix, big });
+      if (v.equal) return { equal: true, why: `${v.why} (decimal comma)` };
+    }
+  }
   for (const pct of hasPct ? pctModes : ['div' as const]) {
     for (const deg of hasDeg ? (['strip', 'rad'] as const) : (['strip'] as const)) {
-      const v = eqNode(gold.node, ans.node, { opts, mode: { pct, deg }, budget });
+      const v = eqNode(gold.node, ans.node, { opts, mode: { pct, deg }, budget, matrix, big });
       if (v.equal) {
         const notes = [hasPct && pct === 'strip' ? 'percent sign ignored' : '', deg === 'rad' ? 'degrees as radians' : ''].filter(Boolean);
         return notes.length ? { equal: true, why: `${v.why} (${notes.join(', ')})` } : v;
       }
+      if (v.unknown && !first?.unknown) first = v;
       first ??= v;
     }
   }
@@ -69,6 +109,7 @@ function normUnits(u: string[]): string {
 
 const yes = (why: string): Verdict => ({ equal: true, why });
 const no = (why: string): Verdict => ({ equal: false, why });
+const unknown = (why: string): Verdict => ({ equal: false, unknown: true, why });
 
 /** Items of a collection answer (list, set, or a ± expression), or undefined for a single answer. */
 function collection(n: Node): Node[] | undefined {
@@ -158,19 +199,38 @@ function eqNode(g: Node, a: Node, ctx: Ctx): Verdict {
     if (g.k === 'text' && a.k === 'text') return normText(g.s) === normText(a.s) ? yes('same text') : no('different text');
     return no(`${g.k === 'text' ? 'reference' : 'answer'} is text, the other side is math`);
   }
+  if (g.k === 'rel') g = simplifyRel(g, ctx.opts);
+  if (a.k === 'rel') a = simplifyRel(a, ctx.opts);
+  // set operations, and inequalities against sets: compare as sets of reals
+  if (ctx.opts.set_relations && (g.k === 'setop' || a.k === 'setop' || (relLike(g) && isSetLike(a)) || (relLike(a) && isSetLike(g)))) {
+    const v = eqRealSets(g, a, ctx);
+    if (v) return v;
+  }
   // equations and inequalities
   if (g.k === 'rel' || a.k === 'rel') {
     if (g.k === 'rel' && a.k === 'rel') return eqRel(g, a, ctx);
     const rel = (g.k === 'rel' ? g : a) as Extract<Node, { k: 'rel' }>;
     const other = g.k === 'rel' ? a : g;
-    const val = relValue(rel);
-    if (val && !isCollection(other)) {
-      const v = g.k === 'rel' ? eqNode(val, other, ctx) : eqNode(other, val, ctx);
-      return v.equal ? yes(`${v.why}, taking the value of ${show(rel.sides[0]!).length <= show(rel.sides[1]!).length ? show(rel.sides[0]!) : show(rel.sides[1]!)}`) : v;
+    const val = relValue(rel, ctx.opts);
+    if (val) {
+      // x = ±3 against 3, -3; (x, y) = (2, 3) against x = 2, y = 3: the value may itself be several
+      const v = g.k === 'rel' ? eqNode(val.value, other, ctx) : eqNode(other, val.value, ctx);
+      if (v.equal) return yes(`${v.why}, taking the value of ${val.label}`);
+      if (!isCollection(other)) return v;
     }
-    const iv = relInterval(rel);
+    const iv = relInterval(rel, ctx.opts);
     if (iv && (other.k === 'interval' || other.k === 'tuple' || other.k === 'union')) return g.k === 'rel' ? eqNode(iv, other, ctx) : eqNode(other, iv, ctx);
     if (!isCollection(other)) return no('an equation or inequality against a value');
+  }
+  // ratios written with a zero part (a time like 12:00) compare part by part
+  if (isRatio(g) && isRatio(a) && g.args.length === a.args.length && (g.args.length !== 2 || [g, a].some((r) => exact(r.args[1]!, ctx.mode, ctx.budget)?.isZero()))) {
+    return eqOrdered(g.args, a.args, ctx);
+  }
+  // matrix arithmetic: A + B, AB, 2A are evaluated entry by entry
+  if (ctx.matrix !== false && ((isArith(g) && contains(g, 'matrix')) || (isArith(a) && contains(a, 'matrix')))) {
+    const gm = matrixValue(g, ctx);
+    const am = matrixValue(a, ctx);
+    if (gm && am && (gm !== g || am !== a)) return eqNode(gm, am, ctx);
   }
   // collections: solution lists and sets (unordered), tuples (ordered)
   const gc = collection(g);
@@ -178,10 +238,14 @@ function eqNode(g: Node, a: Node, ctx: Ctx): Verdict {
   if (gc || ac) {
     const gl = gc ?? (g.k === 'tuple' ? g.items : [g]);
     const al = ac ?? (a.k === 'tuple' ? a.items : [a]);
-    const ordered = (g.k === 'tuple' && !ac) || (a.k === 'tuple' && !gc && g.k !== 'set' && g.k !== 'list');
-    if (gl.length !== al.length) return no(`${al.length} item(s) where ${gl.length} expected`);
-    if (gl.length > MAX_ITEMS) return no('too many items to compare');
-    return ordered ? eqOrdered(gl, al, ctx) : eqUnordered(gl, al, ctx);
+    // a tuple keeps its order against a set (compared as written) and against a list of assignments (x=1, y=2)
+    const ordered =
+      (g.k === 'tuple' && (!ac || a.k === 'set' || assignments(a))) || (a.k === 'tuple' && (!gc ? g.k !== 'set' && g.k !== 'list' : g.k === 'set' || assignments(g)));
+    if (gl.length > MAX_ITEMS || al.length > MAX_ITEMS) return no('too many items to compare');
+    if (ordered) return gl.length === al.length ? eqOrdered(gl, al, ctx) : no(`${al.length} item(s) where ${gl.length} expected`);
+    if (gl.length === al.length) return eqUnordered(gl, al, ctx);
+    // as sets: a repeated solution adds nothing ((3,17,3,7) listed twice)
+    return eqAsSets(gl, al, ctx) ?? no(`${al.length} item(s) where ${gl.length} expected`);
   }
   if (g.k === 'tuple' || a.k === 'tuple') {
     const tup = (g.k === 'tuple' ? g : a) as Extract<Node, { k: 'tuple' }>;
@@ -199,13 +263,21 @@ function eqNode(g: Node, a: Node, ctx: Ctx): Verdict {
     if (g.k === 'union' || a.k === 'union') {
       const u = (g.k === 'union' ? g : a) as Extract<Node, { k: 'union' }>;
       if (u.items.length === 1) return eqNode(g.k === 'union' ? u.items[0]! : g, a.k === 'union' ? u.items[0]! : a, ctx);
+      const v = ctx.opts.set_relations ? eqRealSets(g, a, ctx) : undefined;
+      if (v) return v;
     }
     return no(`an interval against ${g.k === 'interval' ? describeKind(a) : describeKind(g)}`);
   }
   if (g.k === 'union' || a.k === 'union') {
+    if (g.k === 'union' && a.k === 'union' && g.items.length === a.items.length) {
+      const v = eqUnordered(g.items, a.items, ctx);
+      if (v.equal || !ctx.opts.set_relations) return v;
+    }
+    // [1,2] ∪ [2,3] is [1,3]
+    const v = ctx.opts.set_relations ? eqRealSets(g, a, ctx) : undefined;
+    if (v) return v;
     if (g.k !== 'union' || a.k !== 'union') return no('a union of intervals against something else');
-    if (g.items.length !== a.items.length) return no(`${a.items.length} interval(s) where ${g.items.length} expected`);
-    return eqUnordered(g.items, a.items, ctx);
+    return no(`${a.items.length} interval(s) where ${g.items.length} expected`);
   }
   if (g.k === 'matrix' || a.k === 'matrix') {
     if (g.k !== 'matrix' || a.k !== 'matrix') return no('a matrix against a scalar');
@@ -215,6 +287,11 @@ function eqNode(g: Node, a: Node, ctx: Ctx): Verdict {
     return eqOrdered(g.rows.flat(), a.rows.flat(), ctx);
   }
   return eqScalar(g, a, ctx);
+}
+
+/** Arithmetic that may combine matrices (A + B, AB, 2A, -A, A^2). */
+function isArith(n: Node): boolean {
+  return n.k === 'add' || n.k === 'mul' || n.k === 'neg' || n.k === 'div' || n.k === 'pow';
 }
 
 function isCollection(n: Node): boolean {
@@ -234,28 +311,46 @@ function vectorOf(n: Node): Node[] | undefined {
 }
 
 function eqOrdered(gl: Node[], al: Node[], ctx: Ctx): Verdict {
+  let undecided: Verdict | undefined;
   for (let i = 0; i < gl.length; i++) {
     const v = eqNode(gl[i]!, al[i]!, ctx);
-    if (!v.equal) return no(`item ${i + 1}: ${show(al[i]!)} vs ${show(gl[i]!)}: ${v.why}`);
+    if (v.unknown) undecided ??= unknown(`item ${i + 1}: ${v.why}`);
+    else if (!v.equal) return no(`item ${i + 1}: ${show(al[i]!)} vs ${show(gl[i]!)}: ${v.why}`);
   }
-  return yes(`all ${gl.length} item(s) equal in order`);
+  return undecided ?? yes(`all ${gl.length} item(s) equal in order`);
 }
 
 function eqUnordered(gl: Node[], al: Node[], ctx: Ctx): Verdict {
   const used = new Array<boolean>(al.length).fill(false);
+  let undecided: Verdict | undefined;
   for (const gi of gl) {
     let found = false;
     for (let j = 0; j < al.length; j++) {
       if (used[j]) continue;
-      if (eqNode(gi, al[j]!, ctx).equal) {
+      const v = eqNode(gi, al[j]!, ctx);
+      if (v.equal) {
         used[j] = true;
         found = true;
         break;
       }
+      if (v.unknown) undecided ??= v;
     }
-    if (!found) return no(`no item of the answer equals ${show(gi)}`);
+    if (!found) return undecided ? unknown(`could not decide which item equals ${show(gi)}: ${undecided.why}`) : no(`no item of the answer equals ${show(gi)}`);
   }
   return yes(`same ${gl.length} item(s) in any order`);
+}
+
+/** Every item of each side equals some item of the other (duplicates collapse); undefined when the item sets differ in size even after that. */
+function eqAsSets(gl: Node[], al: Node[], ctx: Ctx): Verdict | undefined {
+  const covered = (xs: Node[], ys: Node[], gFirst: boolean): Node | undefined => {
+    for (const x of xs) if (!ys.some((y) => (gFirst ? eqNode(x, y, ctx) : eqNode(y, x, ctx)).equal)) return x;
+    return undefined;
+  };
+  const missing = covered(gl, al, true);
+  if (missing) return gl.length === al.length ? no(`no item of the answer equals ${show(missing)}`) : undefined;
+  const extra = covered(al, gl, false);
+  if (extra) return gl.length === al.length ? no(`the answer item ${show(extra)} equals no item of the reference`) : undefined;
+  return yes(`same set of ${gl.length === al.length ? gl.length : `${gl.length} vs ${al.length} listed`} item(s), duplicates collapsed`);
 }
 
 function asOpenInterval(n: Node): Extract<Node, { k: 'interval' }> {
@@ -270,45 +365,356 @@ function isInfinite(n: Node): boolean {
 
 function eqInterval(g: Extract<Node, { k: 'interval' }>, a: Extract<Node, { k: 'interval' }>, ctx: Ctx): Verdict {
   const lo = eqScalar(g.lo, a.lo, ctx);
-  if (!lo.equal) return no(`lower ends differ: ${lo.why}`);
+  if (!lo.equal) return lo.unknown ? unknown(`lower ends: ${lo.why}`) : no(`lower ends differ: ${lo.why}`);
   const hi = eqScalar(g.hi, a.hi, ctx);
-  if (!hi.equal) return no(`upper ends differ: ${hi.why}`);
+  if (!hi.equal) return hi.unknown ? unknown(`upper ends: ${hi.why}`) : no(`upper ends differ: ${hi.why}`);
   if (g.loClosed !== a.loClosed && !isInfinite(g.lo)) return no(`lower end is ${a.loClosed ? 'closed' : 'open'}, expected ${g.loClosed ? 'closed' : 'open'}`);
   if (g.hiClosed !== a.hiClosed && !isInfinite(g.hi)) return no(`upper end is ${a.hiClosed ? 'closed' : 'open'}, expected ${g.hiClosed ? 'closed' : 'open'}`);
   return yes('same interval');
 }
 
-/** The value an equation names: `x = 5` gives 5 (one side a lone variable). */
-function relValue(r: Extract<Node, { k: 'rel' }>): Node | undefined {
+/**
+ * A name rather than a quantity: a variable (`x`, `S_{MBCN}`), a product of letters (`AB`), a
+ * function application (`f(x)`, parsed as f·x), a ratio or quotient of names (`A:B`, `NO/BO`),
+ * `|AB|`, or a tuple of names (`(p, q)`). Returns the variables it names.
+ */
+function labelVars(n: Node): string[] | undefined {
+  switch (n.k) {
+    case 'var':
+      return [n.name];
+    case 'mul': {
+      // f(x), f^{-1}(x): the head names the function; its argument may appear on the other side
+      const head = n.a.k === 'var' ? n.a : n.a.k === 'pow' && n.a.a.k === 'var' && n.a.b.k === 'neg' ? n.a.a : undefined;
+      if (head && head.name.length === 1 && (n.b.k === 'var' || (n.b.k === 'tuple' && n.b.items.every((x) => x.k === 'var')))) return [head.name];
+      const a = labelVars(n.a);
+      const b = a && labelVars(n.b);
+      return a && b ? [...a, ...b] : undefined;
+    }
+    case 'div': {
+      const a = labelVars(n.a);
+      const b = a && labelVars(n.b);
+      return a && b ? [...a, ...b] : undefined;
+    }
+    case 'add': {
+      // a + b, a - b: an expression of names only (no numbers) names the quantity asked for
+      const parts = n.terms.map((t) => labelVars(t.k === 'neg' ? t.a : t));
+      return parts.every(Boolean) ? (parts.flat() as string[]) : undefined;
+    }
+    case 'fn':
+      if (n.name === 'abs' || n.name === 'ratio') {
+        const parts = n.args.map(labelVars);
+        return parts.every(Boolean) ? parts.flat() as string[] : undefined;
+      }
+      return undefined;
+    case 'tuple': {
+      const parts = n.items.map(labelVars);
+      return parts.every(Boolean) ? (parts.flat() as string[]) : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Drops approximations and collapses chains: `x = 1/3 ≈ 0.33` is `x = 1/3`, `x ≈ 0.33` is
+ * `x = 0.33`, and (equation_values) `x = 5+5+1 = 11` is `x = 11`, `1/2 = 10/9` keeps its last side.
+ */
+function simplifyRel(r: Extract<Node, { k: 'rel' }>, opts: CompareOptions): Node {
+  let ops = r.ops;
+  let sides = r.sides;
+  const approx = ops.indexOf('≈');
+  if (approx === 0) ops = (['=', ...ops.slice(1)] as RelOp[]).map((o) => (o === '≈' ? '=' : o));
+  else if (approx > 0) {
+    ops = ops.slice(0, approx);
+    sides = sides.slice(0, approx + 1);
+  }
+  if (opts.equation_values && ops.length > 1 && ops.every((o) => o === '=')) {
+    const first = sides[0]!;
+    if (labelVars(first) || !freeVars(first).size) {
+      // a labelled or purely numeric chain states its last value
+      if (sides.slice(1).every((x) => !labelVars(x) || !freeVars(x).size)) {
+        ops = ['='];
+        sides = [first, sides[sides.length - 1]!];
+      }
+    }
+  }
+  return ops === r.ops && sides === r.sides ? r : { k: 'rel', ops, sides };
+}
+
+/** The value an equation names, and the name it was taken from. */
+function relValue(r: Extract<Node, { k: 'rel' }>, opts: CompareOptions): { value: Node; label: string } | undefined {
   if (r.ops.length !== 1 || r.ops[0] !== '=') return undefined;
   const [l, rr] = r.sides as [Node, Node];
-  if (l.k === 'var' && (rr.k !== 'var' || true) && !freeVars(rr).has(l.name)) return rr;
-  if (rr.k === 'var' && !freeVars(l).has(rr.name)) return l;
+  // x = 5: one side a lone variable that the other side does not use
+  if (l.k === 'var' && !freeVars(rr).has(l.name)) return { value: rr, label: show(l) };
+  if (rr.k === 'var' && !freeVars(l).has(rr.name)) return { value: l, label: show(rr) };
+  if (!opts.equation_values) return undefined;
+  const lv = labelVars(l);
+  if (lv) {
+    const fv = freeVars(rr);
+    if (!lv.some((v) => fv.has(v))) return { value: rr, label: show(l) };
+  }
+  // 1/2 = 10/9 (a computation chain of constants): the last value
+  if (!freeVars(l).size && !freeVars(rr).size) return { value: rr, label: 'the last side' };
   return undefined;
 }
 
-/** `x > 2` as (2, ∞), `1 <= x < 3` as [1, 3). */
-function relInterval(r: Extract<Node, { k: 'rel' }>): Node | undefined {
+/** `x > 2` as (2, ∞), `1 <= x < 3` as [1, 3), `0 < f(x) < 1` as (0, 1). */
+function relInterval(r: Extract<Node, { k: 'rel' }>, opts: CompareOptions): Node | undefined {
   const INF: Node = { k: 'const', name: 'inf' };
   const NINF: Node = { k: 'neg', a: INF };
+  const named = (n: Node) => n.k === 'var' || (opts.equation_values && labelVars(n) !== undefined);
   if (r.ops.length === 1) {
     let [l, rr] = r.sides as [Node, Node];
     let op = r.ops[0]!;
-    if (rr.k === 'var' && l.k !== 'var') {
+    if (named(rr) && !named(l)) {
       [l, rr] = [rr, l];
       op = flip(op);
     }
-    if (l.k !== 'var' || freeVars(rr).size) return undefined;
+    if (!named(l) || freeVars(rr).size) return undefined;
     if (op === '>' || op === '>=') return { k: 'interval', lo: rr, hi: INF, loClosed: op === '>=', hiClosed: false };
     if (op === '<' || op === '<=') return { k: 'interval', lo: NINF, hi: rr, loClosed: false, hiClosed: op === '<=' };
     return undefined;
   }
-  if (r.ops.length === 2 && r.sides[1]!.k === 'var') {
+  if (r.ops.length === 2 && named(r.sides[1]!) && !freeVars(r.sides[0]!).size && !freeVars(r.sides[2]!).size) {
     const [o1, o2] = r.ops as [RelOp, RelOp];
     if ((o1 === '<' || o1 === '<=') && (o2 === '<' || o2 === '<=')) return { k: 'interval', lo: r.sides[0]!, hi: r.sides[2]!, loClosed: o1 === '<=', hiClosed: o2 === '<=' };
     if ((o1 === '>' || o1 === '>=') && (o2 === '>' || o2 === '>=')) return { k: 'interval', lo: r.sides[2]!, hi: r.sides[0]!, loClosed: o2 === '>=', hiClosed: o1 === '>=' };
   }
   return undefined;
+}
+
+/** A list whose items all assign a value to a name (`x = 1, y = 2`), comparable to a tuple in order. */
+function assignments(n: Node): boolean {
+  return n.k === 'list' && n.items.every((x) => x.k === 'rel' && x.ops.length === 1 && x.ops[0] === '=' && labelVars(x.sides[0]!) !== undefined);
+}
+
+function isRatio(n: Node): n is Extract<Node, { k: 'fn' }> {
+  return n.k === 'fn' && n.name === 'ratio';
+}
+
+// ---- matrix arithmetic ----
+
+type M = Node[][];
+const isM = (n: Node): n is Extract<Node, { k: 'matrix' }> => n.k === 'matrix';
+
+/** A matrix expression (sums, products, scalar multiples, integer powers of matrices) as one matrix, or the node itself when it has no matrix; undefined when shapes do not fit. */
+function matrixValue(n: Node, ctx: Ctx): Node | undefined {
+  ctx.budget.tick();
+  switch (n.k) {
+    case 'matrix':
+      return n;
+    case 'neg': {
+      const a = matrixValue(n.a, ctx);
+      return a && (isM(a) ? mapM(a.rows, (x) => ({ k: 'neg', a: x })) : { k: 'neg', a });
+    }
+    case 'add': {
+      const terms = n.terms.map((t) => matrixValue(t, ctx));
+      if (terms.some((t) => !t)) return undefined;
+      const ms = terms.filter((t) => isM(t!)) as Extract<Node, { k: 'matrix' }>[];
+      if (!ms.length) return n;
+      if (ms.length !== terms.length) return undefined;
+      const r = ms[0]!.rows.length;
+      const c = ms[0]!.rows[0]!.length;
+      if (ms.some((m) => m.rows.length !== r || m.rows[0]!.length !== c)) return undefined;
+      return { k: 'matrix', rows: ms[0]!.rows.map((row, i) => row.map((_, j) => ({ k: 'add', terms: ms.map((m) => m.rows[i]![j]!) }) as Node)) };
+    }
+    case 'mul': {
+      const a = matrixValue(n.a, ctx);
+      const b = a && matrixValue(n.b, ctx);
+      if (!a || !b) return undefined;
+      if (!isM(a) && !isM(b)) return n;
+      if (isM(a) && isM(b)) return matMul(a.rows, b.rows, ctx);
+      const [m, k] = isM(a) ? [a, b] : [b as Extract<Node, { k: 'matrix' }>, a];
+      return mapM(m.rows, (x) => ({ k: 'mul', a: k, b: x }));
+    }
+    case 'div': {
+      const a = matrixValue(n.a, ctx);
+      if (!a) return undefined;
+      if (!isM(a)) return contains(n.b, 'matrix') ? undefined : n;
+      return contains(n.b, 'matrix') ? undefined : mapM(a.rows, (x) => ({ k: 'div', a: x, b: n.b }));
+    }
+    case 'pow': {
+      const a = matrixValue(n.a, ctx);
+      if (!a || !isM(a)) return a && !contains(n.b, 'matrix') ? n : undefined;
+      const e = exact(n.b, ctx.mode, ctx.budget);
+      if (!e || !e.isInt() || e.n < 1n || e.n > 16n) return undefined;
+      let r: Node | undefined = a;
+      for (let i = 1n; i < e.n && r; i++) r = matMul((r as Extract<Node, { k: 'matrix' }>).rows, a.rows, ctx);
+      return r;
+    }
+    default:
+      return contains(n, 'matrix') ? undefined : n;
+  }
+}
+
+function mapM(rows: M, f: (x: Node) => Node): Node {
+  return { k: 'matrix', rows: rows.map((r) => r.map(f)) };
+}
+
+/** Nodes in a tree, counted up to cap (shared subtrees count every time they occur). */
+function size(n: Node, cap: number): number {
+  let count = 0;
+  const stack: Node[] = [n];
+  while (stack.length && count <= cap) {
+    const x = stack.pop()!;
+    count++;
+    for (const v of Object.values(x)) {
+      if (Array.isArray(v)) for (const c of v.flat()) if (c && typeof c === 'object' && 'k' in c) stack.push(c as Node);
+      if (v && typeof v === 'object' && 'k' in v) stack.push(v as Node);
+    }
+  }
+  return count;
+}
+
+const MAX_ENTRY_NODES = 400;
+
+/** The product, with exact entries folded to numbers; undefined when shapes differ or symbolic entries grow too large. */
+function matMul(a: M, b: M, ctx: Ctx): Node | undefined {
+  if (a[0]!.length !== b.length || a.length * b[0]!.length > 400) return undefined;
+  const rows = a.map((row) =>
+    b[0]!.map((_, j) => {
+      const e: Node = { k: 'add', terms: row.map((x, k) => ({ k: 'mul', a: x, b: b[k]![j]! }) as Node) };
+      const q = exact(e, ctx.mode, ctx.budget);
+      return q ? ({ k: 'num', q } as Node) : e;
+    }),
+  );
+  if (rows.some((r) => r.some((e) => e.k !== 'num' && size(e, MAX_ENTRY_NODES) > MAX_ENTRY_NODES))) return undefined;
+  return { k: 'matrix', rows };
+}
+
+// ---- sets of reals ----
+
+function isSetLike(n: Node): boolean {
+  return n.k === 'interval' || n.k === 'union' || n.k === 'setop' || n.k === 'set';
+}
+
+/** A relation, or relations joined by "or"/"," (`x < -1 or x > 2`). */
+function relLike(n: Node): boolean {
+  return n.k === 'rel' || (n.k === 'list' && n.items.length > 0 && n.items.every((x) => x.k === 'rel' && x.ops.some((o) => o !== '=')));
+}
+
+interface RealSet {
+  has: (x: number) => boolean | undefined;
+  points: number[];
+}
+
+const SET_EPS = 1e-12;
+
+/**
+ * A set of reals from an interval, union, set operation, finite set of constants, or a relation
+ * in one variable (`1 \\le |z| \\le 3/2`, `x \\ne 5`); undefined when it is none of these.
+ */
+function realSet(n: Node, ctx: Ctx, v?: string): RealSet | undefined {
+  const num = (x: Node): number | undefined => {
+    if (freeVars(x).size) return undefined;
+    const q = exact(x, ctx.mode, ctx.budget);
+    if (q) return q.toNumber();
+    const c = numeric(x, new Map(), ctx.mode, ctx.budget);
+    return c.im === 0 && !Number.isNaN(c.re) ? c.re : undefined;
+  };
+  switch (n.k) {
+    case 'interval': {
+      const lo = num(n.lo);
+      const hi = num(n.hi);
+      if (lo === undefined || hi === undefined) return undefined;
+      const tl = Number.isFinite(lo) ? SET_EPS * Math.max(1, Math.abs(lo)) : 0;
+      const th = Number.isFinite(hi) ? SET_EPS * Math.max(1, Math.abs(hi)) : 0;
+      return {
+        has: (x) => (n.loClosed ? x >= lo - tl : x > lo + tl) && (n.hiClosed ? x <= hi + th : x < hi - th),
+        points: [lo, hi].filter(Number.isFinite),
+      };
+    }
+    case 'tuple':
+      return n.items.length === 2 ? realSet({ k: 'interval', lo: n.items[0]!, hi: n.items[1]!, loClosed: false, hiClosed: false }, ctx, v) : undefined;
+    case 'set': {
+      const xs = n.items.map(num);
+      if (xs.some((x) => x === undefined || !Number.isFinite(x))) return undefined;
+      const ys = xs as number[];
+      return { has: (x) => ys.some((y) => Math.abs(x - y) <= SET_EPS * Math.max(1, Math.abs(y))), points: ys };
+    }
+    case 'union':
+    case 'setop': {
+      const parts = (n.k === 'union' ? n.items : [n.a, n.b]).map((x) => realSet(x, ctx, v));
+      if (parts.some((p) => !p)) return undefined;
+      const ps = parts as RealSet[];
+      const op = n.k === 'union' ? '∪' : n.op;
+      return {
+        has: (x) => {
+          const vals = ps.map((p) => p.has(x));
+          if (vals.some((b) => b === undefined)) return undefined;
+          return op === '∪' ? vals.some(Boolean) : op === '∩' ? vals.every(Boolean) : vals[0]! && !vals[1]!;
+        },
+        points: ps.flatMap((p) => p.points),
+      };
+    }
+    case 'list':
+      // "x < -1 or x > 2": the union of the relations
+      return n.items.length && n.items.every((x) => x.k === 'rel') ? realSet({ k: 'union', items: n.items }, ctx, v) : undefined;
+    case 'rel': {
+      const fv = new Set<string>();
+      for (const x of n.sides) freeVars(x, fv);
+      if (fv.size !== 1) return undefined;
+      const name = [...fv][0]!;
+      if (v !== undefined && name !== v) return undefined;
+      const points: number[] = [];
+      const collect = (x: Node): void => {
+        if (x.k === 'num') points.push(x.q.toNumber(), -x.q.toNumber());
+        else if (!freeVars(x).size) {
+          const c = num(x);
+          if (c !== undefined && Number.isFinite(c)) points.push(c, -c);
+        } else if ('a' in x && x.a) {
+          collect(x.a as Node);
+          if ('b' in x && x.b) collect(x.b as Node);
+        } else if (x.k === 'add') x.terms.forEach(collect);
+        else if (x.k === 'fn') x.args.forEach(collect);
+      };
+      n.sides.forEach(collect);
+      return {
+        has: (x) => {
+          const env: Env = new Map([[name, { re: x, im: 0 }]]);
+          const vals = n.sides.map((sd) => numeric(sd, env, ctx.mode, ctx.budget));
+          if (vals.some((c) => Number.isNaN(c.re) || Math.abs(c.im) > 1e-12)) return false; // outside the domain
+          for (let i = 0; i < n.ops.length; i++) {
+            const l = vals[i]!.re;
+            const r = vals[i + 1]!.re;
+            const t = SET_EPS * Math.max(1, Math.abs(l), Math.abs(r));
+            const op = n.ops[i]!;
+            const ok = op === '<' ? l < r - t : op === '<=' ? l <= r + t : op === '>' ? l > r + t : op === '>=' ? l >= r - t : op === '!=' ? Math.abs(l - r) > t : Math.abs(l - r) <= t;
+            if (!ok) return false;
+          }
+          return true;
+        },
+        points,
+      };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Compares two sets of reals by membership at every boundary point, just beside it, between boundaries and far out. */
+function eqRealSets(g: Node, a: Node, ctx: Ctx): Verdict | undefined {
+  const gs = realSet(g, ctx);
+  const as = gs && realSet(a, ctx);
+  if (!gs || !as) return undefined;
+  const pts = [...new Set([...gs.points, ...as.points].filter(Number.isFinite))].sort((x, y) => x - y).slice(0, 200);
+  const probes: number[] = [-1e9, 1e9, 0];
+  for (let i = 0; i < pts.length; i++) {
+    const p = pts[i]!;
+    const d = 1e-7 * Math.max(1, Math.abs(p));
+    probes.push(p, p - d, p + d);
+    if (i + 1 < pts.length) probes.push((p + pts[i + 1]!) / 2);
+  }
+  if (pts.length) probes.push(pts[0]! - 1 - Math.abs(pts[0]!), pts[pts.length - 1]! + 1 + Math.abs(pts[pts.length - 1]!));
+  for (const x of probes) {
+    ctx.budget.tick();
+    const hg = gs.has(x);
+    const ha = as.has(x);
+    if (hg === undefined || ha === undefined) return undefined;
+    if (hg !== ha) return no(`as sets of reals they differ at ${fmt(x)} (${ha ? 'in' : 'not in'} the answer, ${hg ? 'in' : 'not in'} the reference)`);
+  }
+  return yes(`same set of reals (checked at ${probes.length} points around ${pts.length} boundary point(s))`);
 }
 
 function flip(op: RelOp): RelOp {
@@ -323,7 +729,20 @@ function normRel(r: Extract<Node, { k: 'rel' }>): { ops: RelOp[]; sides: Node[] 
   return { ops: r.ops, sides: r.sides };
 }
 
+/** `f(x)` (parsed as f·x): the function name and its parameter. */
+function application(n: Node): { head: string; param: string } | undefined {
+  return n.k === 'mul' && n.a.k === 'var' && n.a.name.length === 1 && n.b.k === 'var' ? { head: n.a.name, param: n.b.name } : undefined;
+}
+
 function eqRel(g: Extract<Node, { k: 'rel' }>, a: Extract<Node, { k: 'rel' }>, ctx: Ctx): Verdict {
+  // W(x) = 1 and W(n) = 1 define the same function: the parameter's name is a dummy
+  const appG = ctx.opts.equation_values && g.ops.length === 1 && g.ops[0] === '=' ? application(g.sides[0]!) : undefined;
+  const appA = appG && a.ops.length === 1 && a.ops[0] === '=' ? application(a.sides[0]!) : undefined;
+  if (appG && appA && appG.head === appA.head && appG.param !== appA.param && !freeVars(a.sides[1]!).has(appG.param)) {
+    const renamed: Extract<Node, { k: 'rel' }> = { k: 'rel', ops: a.ops, sides: a.sides.map((x) => rename(x, appA.param, appG.param)) };
+    const v = eqRel(g, renamed, ctx);
+    return v.equal ? yes(`${v.why} (parameter ${appA.param} renamed ${appG.param})`) : v;
+  }
   const gn = normRel(g);
   const an = normRel(a);
   if (gn.ops.length !== an.ops.length) return no('relations of different length');
@@ -358,9 +777,10 @@ function proportional(fg: Node, fa: Node, vars: string[], ctx: Ctx): C | undefin
   let valid = 0;
   for (let p = 0; p < POINTS; p++) {
     const env = pointEnv(vars, p);
+    RANGE.hit = 0;
     const x = numeric(fg, env, ctx.mode, ctx.budget);
     const y = numeric(fa, env, ctx.mode, ctx.budget);
-    if (!isFiniteC(x) || !isFiniteC(y)) continue;
+    if (RANGE.hit || !isFiniteC(x) || !isFiniteC(y)) continue;
     const yz = cabs(y) < 1e-10;
     const xz = cabs(x) < 1e-10;
     if (yz || xz) {
@@ -383,12 +803,20 @@ function pseudo(p: number, v: number, salt: number): number {
   return s - Math.floor(s);
 }
 
-/** Sample point p: six real points in [0.3, 2.8], then two complex points with positive real part. */
-function pointEnv(vars: string[], p: number): Env {
+/**
+ * Sample point p: six real points in [0.3, 2.8], then two complex points with positive real
+ * part. `spread` < 1 pulls the points towards 1 (used when values overflow at the usual ones).
+ */
+function pointEnv(vars: string[], p: number, spread = 1, ints?: Set<string>): Env {
   const env: Env = new Map();
   for (let v = 0; v < vars.length; v++) {
-    const re = 0.3 + 2.5 * pseudo(p, v, 1);
-    const im = p >= COMPLEX_FROM ? 1.2 * pseudo(p, v, 2) - 0.6 : 0;
+    if (ints?.has(vars[v]!)) {
+      // a bound of a sum or product: the integers 2..11
+      env.set(vars[v]!, { re: 2 + Math.floor(10 * pseudo(p, v, 3)), im: 0 });
+      continue;
+    }
+    const re = 1 + (0.3 + 2.5 * pseudo(p, v, 1) - 1) * spread;
+    const im = (p >= COMPLEX_FROM ? 1.2 * pseudo(p, v, 2) - 0.6 : 0) * spread;
     env.set(vars[v]!, { re, im });
   }
   return env;
@@ -409,34 +837,161 @@ function eqScalar(g: Node, a: Node, ctx: Ctx): Verdict {
     av = gv;
   }
   const vars = [...new Set([...gv, ...av])];
-  if (!vars.length) {
-    const eg = exact(g, mode, budget);
-    const ea = eg && exact(an, mode, budget);
-    if (eg && ea) return eg.eq(ea) ? yes(`exact value ${eg}`) : no(`exact values differ: ${ea} vs ${eg}`);
-    const ng = numeric(g, new Map(), mode, budget);
-    const na = numeric(an, new Map(), mode, budget);
-    if (!isFiniteC(ng) || !isFiniteC(na)) {
-      const inf = (x: C) => (x.im === 0 || Number.isNaN(x.im) ? Math.sign(x.re) * (Number.isFinite(x.re) ? 0 : 1) : NaN);
-      if (Math.abs(ng.re) === Infinity && ng.im === 0 && na.im === 0 && inf(ng) === inf(na)) return yes('same infinity');
-      return no(`values are not finite numbers (${fmtC(na)} vs ${fmtC(ng)})`);
-    }
-    return cclose(ng, na, opts.rel_tol, opts.abs_tol) ? yes(`numerically equal (${fmtC(ng)})`) : no(`values differ: ${fmtC(na)} vs ${fmtC(ng)}`);
-  }
+  if (!vars.length) return eqConstant(g, an, ctx);
   // Different variable sets are still compared over their union: a side that only looks like it
   // depends on a variable (sin^2 x + cos^2 x, x - x + 3) equals a constant at every point.
   const sameVars = gv.length === av.length && gv.every((v) => av.includes(v));
   const differ = sameVars ? '' : `variables differ ({${av.join(', ')}} vs {${gv.join(', ')}}) and `;
-  let valid = 0;
   const tol = Math.max(opts.rel_tol, SYMBOLIC_REL_TOL);
-  for (let p = 0; p < POINTS; p++) {
-    const env = pointEnv(vars, p);
-    const x = numeric(g, env, mode, budget);
-    const y = numeric(an, env, mode, budget);
-    if (!isFiniteC(x) || !isFiniteC(y)) continue;
-    if (!cclose(x, y, tol, 1e-10)) return no(`${differ}differ at ${vars.map((v) => `${v}=${fmtC(env.get(v)!)}`).join(', ')}: ${fmtC(y)} vs ${fmtC(x)}`);
-    valid++;
+  const ints = ctx.big === false ? new Set<string>() : integerVars(g);
+  if (ctx.big !== false) integerVars(an, ints);
+  let valid = 0;
+  let outOfRange = 0;
+  // Points where a value leaves double range say nothing, and the remaining ones are biased
+  // (x^1000 + 1 looks like 1 wherever x^1000 stays small): when any point overflowed, the
+  // values must also agree at points close to 1.
+  for (const spread of [1, 1 / 32]) {
+    for (let p = 0; p < POINTS; p++) {
+      const env = pointEnv(vars, p, spread, ints.size ? ints : undefined);
+      RANGE.hit = 0;
+      RANGE.approx = 0;
+      const x = numeric(g, env, mode, budget);
+      const y = numeric(an, env, mode, budget);
+      if (RANGE.hit) {
+        outOfRange++;
+        continue;
+      }
+      if (!isFiniteC(x) || !isFiniteC(y)) continue;
+      if (!close(x, y, g, an, env, RANGE.approx ? Math.max(tol, APPROX_TOL) : tol, ctx)) return no(`${differ}differ at ${vars.map((v) => `${v}=${fmtC(env.get(v)!)}`).join(', ')}: ${fmtC(y)} vs ${fmtC(x)}`);
+      valid++;
+    }
+    if (!outOfRange) break;
   }
-  return valid >= 3 ? yes(`equal at ${valid} sample points`) : no(`${differ}could not evaluate both sides at enough points`);
+  if (valid >= 3) return yes(`equal at ${valid} sample points`);
+  if (outOfRange) {
+    if (show(g) === show(an)) return yes('identical expressions');
+    return unknown(`${differ}the values leave floating-point range at the sample points`);
+  }
+  return no(`${differ}could not evaluate both sides at enough points`);
+}
+
+/** Safety factor over the first-order rounding-error estimate of `withError`. */
+const NOISE_FACTOR = 64;
+
+/**
+ * Whether two double values agree: within the relative tolerance, or (for values that may be
+ * rounding noise around zero, like sin(π)) within their estimated rounding errors, or within
+ * the configured abs_tol. Two tiny values that are not noise (x^1000 and x^1001 at x = 0.6)
+ * compare relatively.
+ */
+function close(x: C, y: C, g: Node, a: Node, env: Env, tol: number, ctx: Ctx): boolean {
+  if (cclose(x, y, tol, ctx.opts.abs_tol)) return true;
+  const d = Math.hypot(x.re - y.re, x.im - y.im);
+  // clearly apart: rounding noise of moderate intermediate values is far below this
+  if (d > 1e-6 * Math.max(1, cabs(x), cabs(y))) return false;
+  const ex = withError(g, env, ctx.mode, ctx.budget).e;
+  const ey = withError(a, env, ctx.mode, ctx.budget).e;
+  if (!Number.isFinite(ex) || !Number.isFinite(ey)) return false; // a value within its error of a pole says nothing
+  return d <= NOISE_FACTOR * (ex + ey);
+}
+
+/** ±∞ written as such (`\infty`, `-\infty`): the only values that equal an infinity. */
+function trueInfinity(n: Node): number {
+  if (n.k === 'const' && n.name === 'inf') return 1;
+  if (n.k === 'neg') return -trueInfinity(n.a);
+  if (n.k === 'pm' || (n.k === 'add' && n.terms.length === 1)) return trueInfinity(n.k === 'pm' ? n.a : n.terms[0]!);
+  return 0;
+}
+
+function eqConstant(g: Node, a: Node, ctx: Ctx): Verdict {
+  const { budget, mode, opts } = ctx;
+  const eg = exact(g, mode, budget);
+  const ea = eg && exact(a, mode, budget);
+  if (eg && ea && eg.eq(ea)) return yes(`exact value ${eg.toShort()}`);
+  if (opts.rounding) {
+    const r = roundedDecimal(g, a, ctx) ?? roundedDecimal(a, g, ctx);
+    if (r) return r;
+  }
+  if (eg && ea) return no(`exact values differ: ${ea.toShort()} vs ${eg.toShort()}`);
+  const ig = trueInfinity(g);
+  const ia = trueInfinity(a);
+  if (ig || ia) return ig === ia ? yes(`same infinity (${ig > 0 ? '' : '-'}∞)`) : no(`${ig ? 'the reference is infinite' : 'the answer is infinite'}, the other side is ${ig && ia ? 'the opposite infinity' : 'finite'}`);
+  const empty: Env = new Map();
+  RANGE.hit = 0;
+  RANGE.approx = 0;
+  const ng = numeric(g, empty, mode, budget);
+  const na = numeric(a, empty, mode, budget);
+  if (!RANGE.hit) {
+    if (!isFiniteC(ng) || !isFiniteC(na)) return no(`values are not finite numbers (${fmtC(na)} vs ${fmtC(ng)})`);
+    const approx = RANGE.approx;
+    const tol = approx ? Math.max(opts.rel_tol, APPROX_TOL) : opts.rel_tol;
+    return close(ng, na, g, a, empty, tol, ctx) ? yes(`numerically equal (${fmtC(ng)}${approx ? `, within ${tol} as a numeric limit/integral/series` : ''})`) : no(`values differ: ${fmtC(na)} vs ${fmtC(ng)}`);
+  }
+  // a value left double range: decide exactly by powers, or tell them apart on a log scale
+  const pg = powerForm(g, mode, budget);
+  const pa = pg && powerForm(a, mode, budget);
+  if (pg && pa) {
+    return pg.s === pa.s && pg.r === pa.r && pg.e === pa.e ? yes(`same power ${pg.s < 0 ? '-' : ''}${pg.r}^${pg.e}`) : no('different powers');
+  }
+  const mg = magnitude(g, mode, budget);
+  const ma = mg && magnitude(a, mode, budget);
+  if (mg && ma) {
+    if (mg.s !== ma.s) return no(`signs differ (${fmtMag(ma)} vs ${fmtMag(mg)})`);
+    if (mg.s === 0) return yes('both zero');
+    const finite = Number.isFinite(mg.l);
+    const d = Math.abs(mg.l - ma.l);
+    const apart = finite !== Number.isFinite(ma.l) ? true : !finite ? mg.l !== ma.l : !(d <= NOISE_FACTOR * (mg.e + ma.e) + 1e-12 * Math.max(1, Math.abs(mg.l)));
+    if (apart) return no(`magnitudes differ: ${fmtMag(ma)} vs ${fmtMag(mg)}`);
+  }
+  if (show(g) === show(a)) return yes('identical expressions');
+  return unknown(mg && ma ? `both are about ${fmtMag(mg)}, beyond exact and floating-point range` : 'the values leave floating-point range');
+}
+
+/** A decimal literal (`2.6667`, `-0.33`): its value, places after the point and significant digits. */
+function decimalLit(n: Node): { q: Rational; places: number; sig: number } | undefined {
+  if (n.k === 'num' && n.dec) return { q: n.q, ...n.dec };
+  if (n.k === 'neg' && n.a.k === 'num' && n.a.dec) return { q: n.a.q.neg(), ...n.a.dec };
+  return undefined;
+}
+
+/**
+ * The rounding rule: a decimal with at least rounding_min_digits significant digits equals a
+ * value that is not itself a decimal literal when it is that value rounded (half away from
+ * zero) or truncated to the decimal's own number of places: 2.6667 = 8/3, 0.0833333 = 1/12,
+ * 3.1415 = π, but 0.333 ≠ 1/3 (3 digits) and 0.3334 ≠ 1/3.
+ */
+function roundedDecimal(d: Node, other: Node, ctx: Ctx): Verdict | undefined {
+  const lit = decimalLit(d);
+  if (!lit || lit.places === 0 || lit.sig < ctx.opts.rounding_min_digits || decimalLit(other) || other.k === 'num') return undefined;
+  const scale = Rational.of(10n ** BigInt(lit.places));
+  const D = lit.q.mul(scale); // an integer
+  const q = exact(other, ctx.mode, ctx.budget);
+  let ok: boolean;
+  if (q) {
+    const x = q.mul(scale);
+    const ax = x.n < 0n ? x.neg() : x;
+    const tr = ax.n / ax.d;
+    const rd = (2n * ax.n + ax.d) / (2n * ax.d);
+    const sgn = x.n < 0n ? -1n : 1n;
+    ok = D.n === sgn * tr || D.n === sgn * rd;
+  } else {
+    if (lit.sig > 15) return undefined;
+    RANGE.hit = 0;
+    const v = numeric(other, new Map(), ctx.mode, ctx.budget);
+    if (RANGE.hit || v.im !== 0 || !Number.isFinite(v.re)) return undefined;
+    const x = Math.abs(v.re) * 10 ** lit.places;
+    const dd = Math.abs(D.toNumber());
+    const slack = 1e-9 * Math.max(1, x);
+    ok = Math.sign(v.re) === Math.sign(D.toNumber()) && x >= dd - 0.5 - slack && x < dd + 1 + slack;
+  }
+  return ok ? yes(`rounding rule: ${show(d)} is ${show(other)} rounded or truncated to ${lit.places} place(s)`) : undefined;
+}
+
+function fmtMag(m: Magnitude): string {
+  if (m.s === 0) return '0';
+  const sign = m.s < 0 ? '-' : '';
+  if (!Number.isFinite(m.l)) return m.l > 0 ? `${sign}(astronomically large)` : `${sign}(astronomically small)`;
+  return `${sign}${sciFromLog10(m.l / Math.LN10)}`;
 }
 
 function fmtC(x: C): string {

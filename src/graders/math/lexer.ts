@@ -9,7 +9,7 @@ export type Tok =
   | { t: 'word'; s: string }
   | { t: 'fn'; s: string }
   | { t: 'cmd'; s: string; env?: string }
-  | { t: 'const'; s: 'pi' | 'inf' }
+  | { t: 'const'; s: 'pi' | 'inf' | 'reals' }
   | { t: 'op'; s: string };
 
 export class ParseError extends Error {}
@@ -35,7 +35,8 @@ const SKIP = new Set([
 const TEXT_CMDS = new Set(['text', 'textbf', 'textrm', 'textit', 'texttt', 'mbox', 'hbox', 'mathrm', 'mathbf', 'mathsf', 'operatorname', 'textnormal', 'emph']);
 const OPS: Record<string, string> = {
   cdot: '*', times: '*', ast: '*', div: '/', pm: '±', mp: '∓', le: '<=', leq: '<=', leqslant: '<=', ge: '>=', geq: '>=',
-  geqslant: '>=', ne: '!=', neq: '!=', lt: '<', gt: '>', approx: '=', equiv: '=', cup: '∪', cap: '∩', in: 'in',
+  geqslant: '>=', ne: '!=', neq: '!=', lt: '<', gt: '>', approx: '≈', simeq: '≈', thickapprox: '≈', equiv: '=', cup: '∪', cap: '∩', in: 'in',
+  bmod: 'mod', mod: 'mod', bigcup: '∪', bigcap: '∩',
   circ: '°', degree: '°', '%': '%', '{': '\\{', '}': '\\}', lbrace: '\\{', rbrace: '\\}', langle: '(', rangle: ')',
   emptyset: '∅', varnothing: '∅', mid: '|', vert: '|', lvert: '|', rvert: '|', '|': '|', colon: ':', setminus: '\\',
   to: '→', rightarrow: '→', Rightarrow: '→', implies: '→', dots: '…', ldots: '…', cdots: '…', land: ',', lor: ',', wedge: ',', vee: ',',
@@ -43,15 +44,29 @@ const OPS: Record<string, string> = {
 };
 const CHAR_OPS: Record<string, string> = {
   '−': '-', '–': '-', '×': '*', '·': '*', '÷': '/', '≤': '<=', '≥': '>=', '≠': '!=', '±': '±', '∓': '∓', '°': '°',
-  '∪': '∪', '∩': '∩', '∈': 'in', '≈': '=', '∅': '∅', '…': '…',
+  '∪': '∪', '∩': '∩', '∈': 'in', '≈': '≈', '∅': '∅', '…': '…', '：': ':',
 };
+/** Superscript digits (m², x³) as powers. */
+const SUPERSCRIPTS: Record<string, string> = { '²': '2', '³': '3', '¹': '1', '⁰': '0', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9' };
+/** Currency signs, dropped like `\$`. */
+const CURRENCY = new Set(['€', '£', '¥', '₹', '₽', '₩', '¢', '₪', '₫', '฿', '₺', '₴', '₦']);
+/** Known command names, for splitting run-together commands such as `\quadx` (= `\quad x`). */
+let KNOWN: string[] | undefined;
+function knownPrefix(name: string): string | undefined {
+  KNOWN ??= [...FUNCTIONS, ...GREEK, ...SKIP, ...TEXT_CMDS, ...Object.keys(OPS), 'frac', 'dfrac', 'tfrac', 'cfrac', 'sqrt', 'binom', 'pi', 'infty', 'sum', 'prod', 'int', 'lim', 'pmod']
+    .filter((k) => /^[A-Za-z]{2,}$/.test(k))
+    .sort((a, b) => b.length - a.length);
+  return KNOWN.find((k) => name.startsWith(k) && name.length > k.length);
+}
+/** Functions that `\operatorname{...}` may name. */
+const OPERATOR_NAMES = new Set(['gcd', 'lcm', 'max', 'min', 'sin', 'cos', 'tan', 'sec', 'csc', 'cot', 'ln', 'log', 'exp', 'abs', 'floor', 'ceil', 'sinh', 'cosh', 'tanh', 'arcsin', 'arccos', 'arctan', 'sgn', 'lcd']);
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= '0' && ch <= '9';
 const isLetter = (ch: string | undefined) => ch !== undefined && ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'));
 
 /** Joins thousands separators that LaTeX spells out: `10,\!080`, `1{,}000`, `1\,000`, and a bare `1 000 000`. */
 export function joinThousands(s: string): string {
-  if (s.includes('\\') || s.includes('{,}')) s = s.replace(/(\d)(?:,\\!\s*|\{,\}|\\,|\\ |\\;|\\!|,\\ )(?=\d{3}(?!\d))/g, '$1');
+  if (s.includes('\\') || s.includes('{,')) s = s.replace(/(\d)(?:,\\!\s*|\s?\{\s?,\s?\}|\\,|\\ |\\;|\\!|,\\ )(?=\d{3}(?!\d))/g, '$1');
   if (/^\s*-?\d{1,3}(?: \d{3})+(?:\.\d+)?\s*$/.test(s)) s = s.replace(/ /g, '');
   return s;
 }
@@ -71,9 +86,22 @@ export function readGroup(s: string, i: number): [string, number] {
   throw new ParseError('unbalanced braces');
 }
 
+const DOUBLED_CMD = /\\\\(?:frac|dfrac|tfrac|sqrt|left|right|pi|cdot|times|le|leq|ge|geq|lt|gt|neq|infty|text|boxed|begin|end|mathbf|mathrm|quad|in|cup|cap|pm|approx|sin|cos|tan|log|ln)(?![A-Za-z])/;
+
+/**
+ * Undoes double escaping (two backslashes before frac, as in text that went through JSON
+ * twice): when a doubled backslash stands before a known command and no single one does, every
+ * run of backslashes is halved (so an escaped row break of four becomes the usual two).
+ */
+export function undoubleEscape(s: string): string {
+  if (!s.includes('\\\\') || !DOUBLED_CMD.test(s)) return s;
+  for (const m of s.matchAll(/\\+(?=[A-Za-z])/g)) if (m[0].length % 2 === 1) return s;
+  return s.replace(/\\+/g, (run) => '\\'.repeat(Math.ceil(run.length / 2)));
+}
+
 export function tokenize(src: string, budget: Budget): Tok[] {
   const out: Tok[] = [];
-  lex(joinThousands(src), out, budget, 0);
+  lex(joinThousands(undoubleEscape(src)), out, budget, 0);
   return out;
 }
 
@@ -94,7 +122,7 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
       while (isDigit(s[j])) j++;
       let text = s.slice(i, j);
       // 1,000,000 outside brackets: groups of exactly three digits, no space after the comma
-      if (depth === 0 && j - i <= 3 && s[j] === ',' && isDigit(s[j + 1]) && isDigit(s[j + 2]) && isDigit(s[j + 3]) && !isDigit(s[j + 4])) {
+      if (depth === 0 && j - i <= 3 && s[i] !== '0' && s[j] === ',' && isDigit(s[j + 1]) && isDigit(s[j + 2]) && isDigit(s[j + 3]) && !isDigit(s[j + 4])) {
         while (s[j] === ',' && isDigit(s[j + 1]) && isDigit(s[j + 2]) && isDigit(s[j + 3]) && !isDigit(s[j + 4])) {
           text += s.slice(j + 1, j + 4);
           j += 4;
@@ -157,8 +185,49 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
       }
       let j = i + 1;
       while (isLetter(s[j])) j++;
-      const name = s.slice(i + 1, j);
+      let name = s.slice(i + 1, j);
+      const pre = isKnownCommand(name) ? undefined : knownPrefix(name);
+      if (pre) {
+        name = pre;
+        j = i + 1 + pre.length;
+      }
       i = j;
+      if (name === 'operatorname') {
+        while (s[i] === ' ') i++;
+        if (s[i] === '{') {
+          const [content, after] = readGroup(s, i);
+          const fn = content.trim().replace(/\*$/, '');
+          if (OPERATOR_NAMES.has(fn)) {
+            i = after;
+            out.push({ t: 'fn', s: fn === 'lcd' ? 'lcm' : fn });
+            continue;
+          }
+        }
+      }
+      if (name === 'mathbb' || name === 'Bbb') {
+        while (s[i] === ' ') i++;
+        let letter = s[i];
+        let after = i + 1;
+        if (letter === '{') [letter, after] = readGroup(s, i);
+        i = after;
+        if (letter?.trim() === 'R') out.push({ t: 'const', s: 'reals' });
+        else out.push({ t: 'word', s: `\\mathbb{${letter?.trim() ?? ''}}` });
+        continue;
+      }
+      if (name === 'pmod') {
+        // "\\pmod{7}": the modulus of a congruence, an annotation like a unit
+        while (s[i] === ' ') i++;
+        let mod = s[i] ?? '';
+        let after = i + 1;
+        if (mod === '{') [mod, after] = readGroup(s, i);
+        i = after;
+        out.push({ t: 'word', s: `(mod ${mod.trim()})` });
+        continue;
+      }
+      if (name === 'sum' || name === 'prod' || name === 'int' || name === 'lim') {
+        out.push({ t: 'cmd', s: name });
+        continue;
+      }
       if (name === 'left' || name === 'right' || name === 'bigl' || name === 'bigr' || name === 'Bigl' || name === 'Bigr') {
         while (s[i] === ' ') i++;
         if (s[i] === '.') i++;
@@ -224,6 +293,29 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
       i++;
       continue;
     }
+    if (ch === 'ℝ') {
+      out.push({ t: 'const', s: 'reals' });
+      i++;
+      continue;
+    }
+    const sup = SUPERSCRIPTS[ch];
+    if (sup !== undefined) {
+      out.push({ t: 'op', s: '^' }, { t: 'num', s: sup });
+      i++;
+      continue;
+    }
+    if (CURRENCY.has(ch)) {
+      i++;
+      continue;
+    }
+    if (/\p{L}/u.test(ch)) {
+      // letters of other scripts (页, 個, м): unit or label words
+      let j = i + 1;
+      while (j < n && /\p{L}/u.test(s[j]!)) j++;
+      out.push({ t: 'word', s: s.slice(i, j) });
+      i = j;
+      continue;
+    }
     if (ch === '<' || ch === '>' || ch === '!' || ch === '=') {
       if (s[i + 1] === '=' && ch !== '=') {
         out.push({ t: 'op', s: ch + '=' });
@@ -255,7 +347,21 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
   }
 }
 
+const KNOWN_WORDS = new Set(['left', 'right', 'bigl', 'bigr', 'Bigl', 'Bigr', 'frac', 'dfrac', 'tfrac', 'cfrac', 'sqrt', 'binom', 'dbinom', 'tbinom', 'begin', 'end', 'pi', 'infty', 'infin', 'infinity', 'lfloor', 'lceil', 'rfloor', 'rceil', 'arcsec', 'arccsc', 'arccot', 'boxed', 'fbox', 'dollar', 'dollars', 'mathbb', 'Bbb', 'pmod', 'sum', 'prod', 'int', 'lim']);
+let ALL_KNOWN: Set<string> | undefined;
+function isKnownCommand(name: string): boolean {
+  ALL_KNOWN ??= new Set([...KNOWN_WORDS, ...SKIP, ...TEXT_CMDS, ...FUNCTIONS, ...GREEK, ...Object.keys(OPS)]);
+  return ALL_KNOWN.has(name);
+}
+
 function pushWord(w: string, out: Tok[]): void {
+  // "1orW(x)": a connective run together with the next name (text whose spaces were lost)
+  const glued = /^(or|and)([A-Z][A-Za-z]*)$/.exec(w);
+  if (glued) {
+    out.push({ t: 'op', s: ',' });
+    pushWord(glued[2]!, out);
+    return;
+  }
   if (FUNCTIONS.has(w)) out.push({ t: 'fn', s: w });
   else if (w === 'pi') out.push({ t: 'const', s: 'pi' });
   else if (w === 'inf' || w === 'infty' || w === 'infinity' || w === 'Infinity') out.push({ t: 'const', s: 'inf' });
@@ -276,7 +382,13 @@ function lexText(content: string, out: Tok[], budget: Budget, nest: number): voi
     return;
   }
   // words, or a lone letter set off by a space (`\text{ m}`), are units or names; `\text{(C)}`, `\text{x}` stay math
-  if ((/[A-Za-z]{2,}/.test(trimmed) && !/^\(?[A-Za-z]\)?$/.test(trimmed)) || /^\s+[A-Za-z]$/.test(content)) {
+  // compound units without a word: `\text{m/s}`, `\text{km/h}`, `\text{m/s^2}`
+  const compound = /^[A-Za-z]+(?:\s*\/\s*[A-Za-z]+(?:\^\d)?)+$/.test(trimmed);
+  if (compound || (/[A-Za-z]{2,}/.test(trimmed) && !/^\(?[A-Za-z]\)?$/.test(trimmed)) || /^\s+[A-Za-z]$/.test(content)) {
+    if (compound) {
+      out.push({ t: 'word', s: trimmed.replace(/\s+/g, '') });
+      return;
+    }
     for (const w of trimmed.split(/[^A-Za-z0-9.]+/)) {
       if (!w) continue;
       if (/^(and|or)$/i.test(w)) out.push({ t: 'op', s: ',' });

@@ -24,10 +24,14 @@ export const DEFAULT_LIMITS: MathLimits = {
   time_budget_ms: 50,
 };
 
-/** Largest exponent (in result bits) computed exactly with BigInt; beyond it floats are used. */
-export const MAX_EXACT_BITS = 16_384;
-/** Largest n for which n! and binomials are computed exactly. */
-export const MAX_EXACT_FACTORIAL = 2_000;
+/**
+ * Largest power (in result bits, about 19,700 decimal digits) computed exactly with BigInt; any
+ * exact intermediate value is capped at 4x this. Beyond it values are compared on a log scale,
+ * where they can be told apart but never proven equal (see evaluate.ts `magnitude`).
+ */
+export const MAX_EXACT_BITS = 65_536;
+/** Largest n for which n! and binomials are computed exactly (5000! has 16,326 digits). */
+export const MAX_EXACT_FACTORIAL = 5_000;
 
 const TIME_CHECK_EVERY = 512;
 

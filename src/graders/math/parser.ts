@@ -7,7 +7,7 @@ import { limitFailure, type Budget } from './limits.js';
 import { ParseError, tokenize, type Tok } from './lexer.js';
 import { Rational } from './rational.js';
 
-const REL_OPS = new Set(['=', '!=', '<', '<=', '>', '>=']);
+const REL_OPS = new Set(['=', '!=', '<', '<=', '>', '>=', '≈']);
 const DEGREE_WORDS = new Set(['degrees', 'degree', 'deg']);
 const PERCENT_WORDS = new Set(['percent', 'pct']);
 const MATRIX_ENVS = new Set(['pmatrix', 'bmatrix', 'Bmatrix', 'vmatrix', 'matrix', 'array', 'smallmatrix']);
@@ -16,18 +16,24 @@ export interface ParsedAnswer {
   node: Node;
   /** Unit words dropped from the answer (`cm`, `dollars`, `\text{ inches}`). */
   units: string[];
+  /** The other reading of an answer such as `1,22` (a list of two numbers, or 1.22 with a decimal comma). */
+  decimal?: Node;
 }
 
 export function parseMath(src: string, budget: Budget): ParsedAnswer {
   const toks = tokenize(src, budget);
   const p = new Parser(toks, budget);
   const node = p.parseTop();
-  return { node, units: p.units };
+  const out: ParsedAnswer = { node, units: p.units };
+  // "1,22", "1000,99", "0,111": not thousands-shaped, so possibly a decimal comma
+  const dc = /^\s*(-?)(\d+),(\d+)\s*$/.exec(src);
+  if (dc && !(/^[1-9]\d{0,2}$/.test(dc[2]!) && dc[3]!.length === 3)) out.decimal = numNode(`${dc[1]}${dc[2]}.${dc[3]}`);
+  return out;
 }
 
 class Parser {
-  private i = 0;
-  private depth = 0;
+  i = 0;
+  depth = 0;
   readonly units: string[] = [];
   constructor(
     private readonly toks: Tok[],
@@ -61,14 +67,26 @@ class Parser {
   parseTop(): Node {
     this.skipLeading();
     if (this.i >= this.toks.length) throw new ParseError('empty answer');
-    const items: Node[] = [this.parseItem()];
+    const first = this.parseItem();
+    if (this.i >= this.toks.length) return first; // one item: the common case
+    // ";" separates solutions, "," the parts of one: "p=5,q=2; p=7,q=2" is two solutions
+    const groups: Node[][] = [[first]];
+    let semi = false;
     while (this.isOp(',') || this.isOp(';')) {
-      this.next();
+      if (this.next().s === ';') {
+        semi = true;
+        groups.push([]);
+      }
       while (this.isOp(',')) this.next();
       if (this.i >= this.toks.length) break;
-      items.push(this.parseItem());
+      groups[groups.length - 1]!.push(this.parseItem());
     }
     if (this.i < this.toks.length) throw new ParseError(`unexpected "${this.peek()!.s}"`);
+    const nonEmpty = groups.filter((g) => g.length);
+    if (semi && nonEmpty.length > 1 && nonEmpty.some((g) => g.length > 1)) {
+      return { k: 'list', items: nonEmpty.map((g) => (g.length === 1 ? g[0]! : { k: 'list', items: g })) };
+    }
+    const items = nonEmpty.flat();
     return items.length === 1 ? items[0]! : { k: 'list', items };
   }
 
@@ -98,10 +116,10 @@ class Parser {
   }
 
   private parseRelation(): Node {
-    const first = this.parseUnion();
+    const first = this.parseRatio();
     if (this.isOp('in')) {
       this.next();
-      return this.parseUnion();
+      return this.parseRatio();
     }
     const ops: RelOp[] = [];
     const sides: Node[] = [first];
@@ -110,23 +128,38 @@ class Parser {
       if (!t || t.t !== 'op' || !REL_OPS.has(t.s)) break;
       this.next();
       ops.push(t.s as RelOp);
-      sides.push(this.skipUnits(this.parseUnion()));
+      sides.push(this.skipUnits(this.parseRatio()));
     }
     return ops.length ? { k: 'rel', ops, sides } : first;
   }
 
-  private parseUnion(): Node {
-    const first = this.parseExpr();
-    if (!this.isOp('∪')) return first;
-    const items = [asInterval(first)];
-    while (this.isOp('∪')) {
+  /** `7:32`, `A:B`, `1:2:3`: a ratio (a function node, compared by proportion). */
+  private parseRatio(): Node {
+    const first = this.parseUnion();
+    if (!this.isOp(':')) return first;
+    const parts = [first];
+    while (this.isOp(':') && this.i + 1 < this.toks.length) {
       this.next();
-      items.push(asInterval(this.parseExpr()));
+      parts.push(this.parseUnion());
     }
-    return { k: 'union', items };
+    return { k: 'fn', name: 'ratio', args: parts };
   }
 
-  private parseExpr(): Node {
+  private parseUnion(): Node {
+    let cur = this.parseExpr();
+    for (;;) {
+      if (this.isOp('∪')) {
+        this.next();
+        const next = asInterval(this.parseExpr());
+        cur = cur.k === 'union' ? { k: 'union', items: [...cur.items, next] } : { k: 'union', items: [asInterval(cur), next] };
+      } else if (this.isOp('∩') || this.isOp('\\')) {
+        const op = this.next().s as '∩' | '\\';
+        cur = { k: 'setop', op, a: asInterval(cur), b: asInterval(this.parseExpr()) };
+      } else return cur;
+    }
+  }
+
+  parseExpr(): Node {
     this.enter();
     const terms: Node[] = [];
     let sign: '+' | '-' | '±' = '+';
@@ -141,7 +174,7 @@ class Parser {
     return terms.length === 1 && terms[0]!.k !== 'pm' ? terms[0]! : { k: 'add', terms };
   }
 
-  private parseTerm(): Node {
+  parseTerm(): Node {
     let cur = this.parseFactor();
     for (;;) {
       if (this.isOp('*')) {
@@ -150,6 +183,9 @@ class Parser {
       } else if (this.isOp('/')) {
         this.next();
         cur = { k: 'div', a: cur, b: this.parseFactor() };
+      } else if (this.isOp('mod')) {
+        this.next();
+        cur = { k: 'fn', name: 'mod', args: [cur, this.parseFactor()] };
       } else if (this.startsAtom()) {
         const t = this.peek()!;
         // mixed number: an integer literal directly followed by a proper fraction of integer literals
@@ -285,6 +321,7 @@ class Parser {
         return n;
       }
       case 'const':
+        if (t.s === 'reals') return { k: 'interval', lo: { k: 'neg', a: { k: 'const', name: 'inf' } }, hi: { k: 'const', name: 'inf' }, loClosed: false, hiClosed: false };
         return { k: 'const', name: t.s };
       case 'id': {
         let name = t.s;
@@ -326,6 +363,9 @@ class Parser {
           return { k: 'fn', name: 'sqrt', args: [this.parseArg()] };
         }
         if (t.s === 'begin') return this.parseEnv(t.env ?? '');
+        if (t.s === 'sum' || t.s === 'prod') return this.parseBigOp(t.s);
+        if (t.s === 'int') return this.parseIntegral();
+        if (t.s === 'lim') return this.parseLimit();
         throw new ParseError(`unexpected \\${t.s}`);
       case 'word':
         throw new ParseError(`unexpected word "${t.s}"`);
@@ -360,6 +400,24 @@ class Parser {
           this.next();
           return { k: 'set', items: [] };
         }
+        // set-builder notation {x | x > 2}, {x : x > 2}, {x \in R : ...}: the condition, a set of reals
+        if (this.peek()?.t === 'id' && (this.isOp('|', 1) || this.isOp(':', 1) || this.isOp('in', 1))) {
+          const save = this.i;
+          this.i++;
+          if (this.isOp('in')) {
+            this.next();
+            this.parseExpr();
+          }
+          if (this.isOp('|') || this.isOp(':')) {
+            this.next();
+            const cond = this.parseRelation();
+            if (this.isOp('\\}')) {
+              this.next();
+              return cond;
+            }
+          }
+          this.i = save;
+        }
         const items = this.parseCommaItems();
         this.expectOp('\\}');
         return { k: 'set', items };
@@ -377,12 +435,110 @@ class Parser {
   }
 
   private parseCommaItems(): Node[] {
-    const items = [this.parseRelation()];
+    const items = [this.skipUnits(this.parseRelation())];
     while (this.isOp(',') || this.isOp(';')) {
       this.next();
-      items.push(this.parseRelation());
+      items.push(this.skipUnits(this.parseRelation()));
     }
     return items;
+  }
+
+  /** `_{v=lo}^{hi}` or `^{hi}_{v=lo}` after \\sum / \\prod / \\int; returns what was given. */
+  private parseBounds(): { sub?: Node; sup?: Node } {
+    const out: { sub?: Node; sup?: Node } = {};
+    for (let k = 0; k < 2; k++) {
+      if (this.isOp('_') && !out.sub) {
+        this.next();
+        if (this.isOp('{')) {
+          this.next();
+          out.sub = this.parseRelation();
+          this.expectOp('}');
+        } else out.sub = this.parseArg();
+      } else if (this.isOp('^') && !out.sup) {
+        this.next();
+        out.sup = this.parseArg();
+      }
+    }
+    return out;
+  }
+
+  private parseBigOp(op: 'sum' | 'prod'): Node {
+    const { sub, sup } = this.parseBounds();
+    const bound = sub?.k === 'rel' && sub.ops.length === 1 && sub.ops[0] === '=' ? sub.sides[0]! : undefined;
+    // the index may be i or e, which elsewhere are the imaginary unit and Euler's number
+    const name = bound?.k === 'var' ? bound.name : bound?.k === 'const' && (bound.name === 'i' || bound.name === 'e') ? bound.name : undefined;
+    if (!sub || sub.k !== 'rel' || name === undefined || !sup) throw new ParseError(`\\${op} needs bounds like _{k=1}^{n}`);
+    this.enter();
+    let f = this.parseTerm();
+    this.leave();
+    if (bound!.k === 'const') f = constToVar(f, name);
+    return { k: 'big', op, v: name, lo: sub.sides[1]!, hi: sup, f };
+  }
+
+  private parseIntegral(): Node {
+    const { sub, sup } = this.parseBounds();
+    if ((sub === undefined) !== (sup === undefined)) throw new ParseError('an integral needs both bounds or none');
+    // the integrand runs up to "d<var>" at bracket depth 0
+    let depth = 0;
+    let end = -1;
+    for (let j = this.i; j < this.toks.length - 1; j++) {
+      const t = this.toks[j]!;
+      if (t.t === 'op' && (t.s === '(' || t.s === '[' || t.s === '{')) depth++;
+      else if (t.t === 'op' && (t.s === ')' || t.s === ']' || t.s === '}')) depth--;
+      else if (depth === 0 && t.t === 'id' && t.s === 'd' && this.toks[j + 1]!.t === 'id') {
+        end = j;
+        break;
+      }
+      if (depth < 0) break;
+    }
+    if (end < 0) throw new ParseError('integral without d<variable>');
+    const inner = new Parser(this.toks.slice(this.i, end), this.budget);
+    inner.depth = this.depth + 1;
+    const f = inner.parseExpr();
+    if (inner.i !== end - this.i) throw new ParseError('could not read the integrand');
+    this.i = end + 2;
+    const v = this.toks[end + 1]!.s;
+    return sub && sup ? { k: 'int', v, lo: sub, hi: sup, f } : { k: 'int', v, f };
+  }
+
+  private parseLimit(): Node {
+    if (!this.isOp('_') || !this.isOp('{', 1)) throw new ParseError('\\lim needs _{x \\to a}');
+    this.i += 2;
+    const v = this.next();
+    if (v.t !== 'id') throw new ParseError('\\lim needs a variable');
+    this.expectOp('→');
+    // the target runs to the closing brace; a trailing ^+ / ^{-} makes the limit one-sided
+    let depth = 0;
+    let close = -1;
+    for (let j = this.i; j < this.toks.length; j++) {
+      const t = this.toks[j]!;
+      if (t.t === 'op' && t.s === '{') depth++;
+      else if (t.t === 'op' && t.s === '}' && depth-- === 0) {
+        close = j;
+        break;
+      }
+    }
+    if (close < 0) throw new ParseError('unclosed \\lim subscript');
+    let cut = close;
+    let dir: 1 | -1 | undefined;
+    const sign = (t: Tok | undefined) => (t?.t === 'op' && (t.s === '+' || t.s === '-') ? (t.s === '+' ? 1 : -1) : 0);
+    const at = (k: number) => this.toks[k];
+    if (at(close - 2)?.s === '^' && sign(at(close - 1))) {
+      dir = sign(at(close - 1)) as 1 | -1;
+      cut = close - 2;
+    } else if (at(close - 4)?.s === '^' && at(close - 3)?.s === '{' && sign(at(close - 2)) && at(close - 1)?.s === '}') {
+      dir = sign(at(close - 2)) as 1 | -1;
+      cut = close - 4;
+    }
+    const inner = new Parser(this.toks.slice(this.i, cut), this.budget);
+    inner.depth = this.depth + 1;
+    const to = inner.parseExpr();
+    if (inner.i !== cut - this.i) throw new ParseError('could not read the limit target');
+    this.i = close + 1;
+    this.enter();
+    const f = this.parseTerm();
+    this.leave();
+    return dir ? { k: 'lim', v: v.s, to, dir, f } : { k: 'lim', v: v.s, to, f };
   }
 
   private parseBracket(open: string): Node {
@@ -468,8 +624,23 @@ function opSign(s: string): '+' | '-' | '±' {
 
 function numNode(s: string): Node {
   const q = Rational.parse(s);
-  if (!q) throw new ParseError(`bad number ${s}`);
-  return /^\d+$/.test(s) ? { k: 'num', q, lit: true } : { k: 'num', q };
+  if (!q) {
+    // 1.5e6000: beyond the literal cap, kept as mantissa * 10^exponent (exact or log-scale later)
+    const sci = /^([^eE]+)[eE]([+-]?\d+)$/.exec(s);
+    const m = sci && Rational.parse(sci[1]!);
+    if (m && sci[2]!.length <= 12) {
+      return { k: 'mul', a: { k: 'num', q: m }, b: { k: 'pow', a: { k: 'num', q: Rational.of(10n), lit: true }, b: { k: 'num', q: Rational.of(BigInt(sci[2]!)) } } };
+    }
+    throw new ParseError(`bad number ${s}`);
+  }
+  if (/^\d+$/.test(s)) return { k: 'num', q, lit: true };
+  const dm = /^(\d*)\.(\d+)$/.exec(s);
+  if (dm) {
+    // a written decimal: its places and significant digits (for the rounding rule)
+    const digits = (dm[1]! + dm[2]!).replace(/^0+/, '');
+    return { k: 'num', q, dec: { places: dm[2]!.length, sig: digits.length } };
+  }
+  return { k: 'num', q };
 }
 
 function canonicalFn(name: string): string {
@@ -482,6 +653,29 @@ function canonicalFn(name: string): string {
       return 'atan';
     default:
       return name;
+  }
+}
+
+/** The constant i or e read as the variable of that name (a summation index). */
+function constToVar(n: Node, name: string): Node {
+  switch (n.k) {
+    case 'const':
+      return n.name === name ? { k: 'var', name } : n;
+    case 'add':
+      return { k: 'add', terms: n.terms.map((t) => constToVar(t, name)) };
+    case 'neg':
+    case 'pm':
+    case 'pct':
+    case 'deg':
+      return { ...n, a: constToVar(n.a, name) } as Node;
+    case 'mul':
+    case 'div':
+    case 'pow':
+      return { ...n, a: constToVar(n.a, name), b: constToVar(n.b, name) } as Node;
+    case 'fn':
+      return { ...n, args: n.args.map((a) => constToVar(a, name)) };
+    default:
+      return n;
   }
 }
 

@@ -1,5 +1,11 @@
-// Exact rational numbers on BigInt: always reduced, denominator positive. Used for every literal
-// (integers, decimals, scientific notation) and for arithmetic that stays rational.
+// Exact rational numbers on BigInt, denominator positive. Used for every literal (integers,
+// decimals, scientific notation) and for arithmetic that stays rational. Values are reduced by
+// their gcd while that is cheap (the smaller part at most REDUCE_BITS bits); larger ones stay
+// unreduced and compare by cross-multiplication, so no untrusted input can force a slow gcd.
+
+/** Above this size (bits of the smaller of numerator and denominator) fractions are not reduced. */
+const REDUCE_BITS = 2048;
+
 export class Rational {
   constructor(
     readonly n: bigint,
@@ -16,7 +22,9 @@ export class Rational {
       d = -d;
     }
     if (d === 1n) return new Rational(n, 1n);
-    const g = gcd(n < 0n ? -n : n, d);
+    const an = n < 0n ? -n : n;
+    if (Math.min(bitLength(an), bitLength(d)) > REDUCE_BITS) return n % d === 0n ? new Rational(n / d, 1n) : new Rational(n, d);
+    const g = gcd(an, d);
     return g === 1n ? new Rational(n, d) : new Rational(n / g, d / g);
   }
 
@@ -83,7 +91,16 @@ export class Rational {
     return new Rational(this.n ** e, this.d ** e);
   }
   eq(o: Rational): boolean {
-    return this.n === o.n && this.d === o.d;
+    if (this.d === o.d) return this.n === o.n;
+    return this.n * o.d === o.n * this.d;
+  }
+  /** Bits of the larger of numerator and denominator (a size measure for caps). */
+  bits(): number {
+    return Math.max(bitLength(this.n), bitLength(this.d));
+  }
+  /** Natural log of |value| (-Infinity for 0), accurate for values far outside double range. */
+  lnAbs(): number {
+    return lnBig(this.n) - lnBig(this.d);
   }
   cmp(o: Rational): number {
     const a = this.n * o.d;
@@ -104,6 +121,32 @@ export class Rational {
   toString(): string {
     return this.d === 1n ? this.n.toString() : `${this.n}/${this.d}`;
   }
+  /** Printable form: exact when short, else an order of magnitude (a 10,000-digit value is not printed). */
+  toShort(): string {
+    if (this.bits() <= 200) return this.toString();
+    return `${this.n < 0n ? '-' : ''}${sciFromLog10(this.lnAbs() / Math.LN10)} (about ${this.bits()} bits)`;
+  }
+}
+
+/** 10^l10 written as m.mmmmmme±N, for values far outside double range. */
+export function sciFromLog10(l10: number): string {
+  let e = Math.floor(l10);
+  let m = Math.pow(10, l10 - e).toFixed(6);
+  if (m.startsWith('10')) {
+    e += 1;
+    m = '1.000000';
+  }
+  return `${m}e${e}`;
+}
+
+/** Natural log of |a| for a BigInt of any size (-Infinity for 0). */
+export function lnBig(a: bigint): number {
+  if (a < 0n) a = -a;
+  if (a === 0n) return -Infinity;
+  if (a < 9007199254740992n) return Math.log(Number(a));
+  const bits = bitLength(a);
+  const shift = bits - 64;
+  return Math.log(Number(a >> BigInt(shift))) + shift * Math.LN2;
 }
 
 export function gcd(a: bigint, b: bigint): bigint {

@@ -3,7 +3,7 @@
 import { GradeFailure, type ErrorKind, type Outcome } from '../../core/result.js';
 import { show, type Node } from './ast.js';
 import { compareAnswers, DEFAULT_COMPARE, type CompareOptions } from './compare.js';
-import { choiceLetter, extractAnswer, extractChoice, type Extracted, type ExtractOptions } from './extract.js';
+import { choiceLetter, extractAnswer, extractChoice, extractLastMath, type Extracted, type ExtractOptions } from './extract.js';
 import { ParseError } from './lexer.js';
 import { Budget, DEFAULT_LIMITS, type MathLimits } from './limits.js';
 import { parseMath, type ParsedAnswer } from './parser.js';
@@ -22,6 +22,9 @@ export function resolveMathOptions(o: MathOptions = {}): ResolvedMathOptions {
     last_number: true,
     skip_think: true,
     whole: true,
+    last_math: true,
+    languages: true,
+    join_phrases: true,
     choices: true,
     ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)),
   } as ResolvedMathOptions;
@@ -49,9 +52,35 @@ export function parseAnswer(text: string, budget: Budget): ParsedAnswer | undefi
     if (!(e instanceof ParseError)) throw e;
     const plain = text.replace(/\\(?:text|textbf|textit|mathrm|mbox|emph)\s*\{([^{}]*)\}/g, '$1').trim();
     if (/^[A-Za-z][A-Za-z\s.'’-]*$/.test(plain)) return { node: { k: 'text', s: plain }, units: [] };
+    // "1 = \zzz = x = 0": a chain whose earlier parts cannot be read still states its last value
+    const eq = lastTopLevelEquals(text);
+    if (eq > 0) {
+      try {
+        return parseMath(text.slice(eq + 1), budget);
+      } catch (e2) {
+        if (!(e2 instanceof ParseError)) throw e2;
+      }
+    }
     return undefined;
   }
 }
+
+/** Index of the last "=" outside brackets (not part of <=, >=, !=), when the text has no list separators; else -1. */
+function lastTopLevelEquals(s: string): number {
+  let depth = 0;
+  let last = -1;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i];
+    if (ch === '{' || ch === '(' || ch === '[') depth++;
+    else if (ch === '}' || ch === ')' || ch === ']') depth--;
+    else if (depth === 0 && (ch === ',' || ch === ';')) return -1;
+    else if (depth === 0 && ch === '=' && !'<>!\\'.includes(s[i - 1] ?? '')) last = i;
+  }
+  return last;
+}
+
+/** Answer text compared literally: whitespace-insensitive. */
+const sameText = (a: string, b: string) => a.replace(/\s+/g, '') === b.replace(/\s+/g, '');
 
 function tooLong(what: string, n: number, cap: number): GradeFailure {
   return new GradeFailure('limit_exceeded', `${what} is ${n} characters, over the ${cap}-character limit`);
@@ -65,22 +94,41 @@ export function checkMath(output: string, reference: string, o: ResolvedMathOpti
   if (output.length > o.max_input_chars) throw tooLong('the model output', output.length, o.max_input_chars);
   const budget = new Budget(o);
 
-  const refEx = extractAnswer(reference, o, 'reference');
+  let refEx = extractAnswer(reference, o, 'reference');
   if (!refEx) throw new GradeFailure('bad_input', 'the reference answer is empty', { extracted: { reference: reference.slice(0, 200) } });
+  const refLetter = o.choices ? choiceLetter(refEx.text) : undefined;
+  const isChoice = refLetter !== undefined && /^[A-J]$|\(/.test(refEx.text.replace(/\\text\{|\}/g, '').trim());
+  // the same answer text as the reference is equal whatever it says (and costs no parsing)
+  const early = isChoice ? undefined : extractAnswer(output, o, 'output');
+  if (early && sameText(early.text, refEx.text)) {
+    return {
+      score: 1,
+      reason: `answer ${JSON.stringify(early.text.slice(0, 200))} (${early.method}) vs reference (${refEx.method}): equivalent, identical answer text`,
+      metadata: { extracted: { output: early.text.slice(0, 2000), reference: refEx.text.slice(0, 2000), output_method: early.method, reference_method: refEx.method } },
+    };
+  }
   if (refEx.text.length > o.max_answer_chars) {
     throw new GradeFailure('bad_input', `the reference answer is ${refEx.text.length} characters, over the ${o.max_answer_chars}-character limit`);
   }
   let ref: ParsedAnswer | undefined;
-  const refLetter = o.choices ? choiceLetter(refEx.text) : undefined;
-  if (refLetter && /^[A-J]$|\(/.test(refEx.text.replace(/\\text\{|\}/g, '').trim())) ref = { node: { k: 'choice', letter: refLetter }, units: [] };
+  if (isChoice) ref = { node: { k: 'choice', letter: refLetter! }, units: [] };
   else ref = parseAnswer(refEx.text, budget);
+  if (!ref && refEx.method === 'whole' && o.last_math) {
+    // a reference that is prose without markers: its last math span
+    const span = extractLastMath(reference, o);
+    const parsed = span && parseAnswer(span.text, budget);
+    if (span && parsed) {
+      refEx = span;
+      ref = parsed;
+    }
+  }
   if (!ref) {
     throw new GradeFailure('bad_input', `could not parse the reference answer ${JSON.stringify(refEx.text.slice(0, 200))}`, {
       extracted: { reference: refEx.text, reference_method: refEx.method },
     });
   }
 
-  let outEx: Extracted | undefined = ref.node.k === 'choice' ? extractChoice(output, o) : extractAnswer(output, o, 'output');
+  let outEx: Extracted | undefined = ref.node.k === 'choice' ? extractChoice(output, o) : refEx.method === 'last_math' ? extractAnswer(output, o, 'output') : early;
   const meta = (extra: Record<string, unknown> = {}) => ({
     extracted: { output: outEx?.text, reference: refEx.text, output_method: outEx?.method, reference_method: refEx.method },
     ...extra,
@@ -106,6 +154,10 @@ export function checkMath(output: string, reference: string, o: ResolvedMathOpti
     return { score: 0, reason: `${head}: could not parse the answer`, metadata: meta({ parsed: { reference: show(ref.node) } }) };
   }
   const v = compareAnswers(ref, out, o, budget);
+  if (v.unknown) {
+    // never a guess: an undecidable comparison is not a valid 0 or 1
+    throw new GradeFailure('limit_exceeded', `${head}: cannot decide, ${v.why}`, meta({ parsed: { output: show(out.node), reference: show(ref.node) } }));
+  }
   return {
     score: v.equal ? 1 : 0,
     reason: `${head}: ${v.equal ? 'equivalent' : 'not equivalent'}, ${v.why}`,
