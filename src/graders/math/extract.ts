@@ -344,7 +344,8 @@ function lastMath(text: string, phrases: boolean): Found | undefined {
 function looksLikeBareAnswer(s: string): boolean {
   if (s.length > 120 || s.includes('\n')) return false;
   const prose = s.replace(/\\[A-Za-z]+(\{[^{}]*\})?/g, ' ');
-  return !/\p{L}{2,}\s+\p{L}{2,}/u.test(prose);
+  // two words, or a word then a label ("So A: 18": a sentence, not the ratio S*o*A : 18)
+  return !/\p{L}{2,}\s+\p{L}{2,}/u.test(prose) && !/\p{L}{2,}\s+\p{L}\s*:/u.test(prose);
 }
 
 const COPULA = /(?:^|\s)(?:is|are|was|were|equals|be|gives|=|est|es|ist|是|为|為)\s*:?\s*/giu;
