@@ -294,7 +294,8 @@ export function registerSandboxFusion(app: FastifyInstance, ctx: ServerContext):
   const max = ctx.opts.sandboxApi;
   if (!max) return;
 
-  app.get('/v1/ping', async () => 'pong');
+  // SandboxFusion answers the JSON string "pong"
+  app.get('/v1/ping', async (_request, reply) => reply.type('application/json').send(JSON.stringify('pong')));
 
   app.post('/run_code', async (request, reply: FastifyReply) => {
     const gctx = { services: ctx.services } as GraderContext;
