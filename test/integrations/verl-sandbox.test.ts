@@ -38,17 +38,32 @@ describe('verl sandbox_fusion check_correctness', () => {
     expect(r.out.results).toEqual([true, true, false, -2]);
     expect(r.out.metadata.map((m: { status: string }) => m.status)).toEqual(['success', 'success', 'wrong_answer', 'runtime_error']);
     expect(r.out.metadata[3]).toMatchObject({ exit_code: 1, run_status: 'Finished', api_status: 'Failed', attempts: 1 });
-    const slow = await runPython(CLIENT, { url: `${srv.url}/run_code`, code: 'while True: pass', language: 'python', timeout: 1, cases: [{ stdin: '', expected: '' }] });
+    const slow = await runPython(CLIENT, {
+      url: `${srv.url}/run_code`,
+      code: 'while True: pass',
+      language: 'python',
+      timeout: 1,
+      cases: [{ stdin: '', expected: '' }],
+    });
     expect(slow.out.results).toEqual([-3]);
     expect(slow.out.metadata[0]).toMatchObject({ status: 'timeout', run_status: 'TimeLimitExceeded', exit_code: null });
   });
 
   it('C++: a compile error is -4 for every case; a right program passes', async () => {
-    const cases = [{ stdin: '1 2', expected: '3' }, { stdin: '4 5', expected: '9' }];
+    const cases = [
+      { stdin: '1 2', expected: '3' },
+      { stdin: '4 5', expected: '9' },
+    ];
     const bad = await runPython(CLIENT, { url: `${srv.url}/run_code`, code: 'int main() { return nope; }', language: 'cpp', timeout: 10, cases });
     expect(bad.out.results).toEqual([-4, -4]);
     expect(bad.out.metadata[0]).toMatchObject({ compile_status: 'Finished', run_status: null });
-    const good = await runPython(CLIENT, { url: `${srv.url}/run_code`, code: '#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<"\\n";}', language: 'cpp', timeout: 10, cases });
+    const good = await runPython(CLIENT, {
+      url: `${srv.url}/run_code`,
+      code: '#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<"\\n";}',
+      language: 'cpp',
+      timeout: 10,
+      cases,
+    });
     expect(good.out.results).toEqual([true, true]);
   });
 
@@ -61,9 +76,20 @@ describe('verl sandbox_fusion check_correctness', () => {
   });
 
   it('a run past the server deadline is a 504, which verl retries 3 times, then -1 (never a reward)', async () => {
-    const r = await runPython(CLIENT, { url: `${short.url}/run_code`, code: 'while True: pass', language: 'python', timeout: 20, retry_delay_scale: 0, cases: [{ stdin: '', expected: '' }] });
+    const r = await runPython(CLIENT, {
+      url: `${short.url}/run_code`,
+      code: 'while True: pass',
+      language: 'python',
+      timeout: 20,
+      retry_delay_scale: 0,
+      cases: [{ stdin: '', expected: '' }],
+    });
     expect(r.out.results).toEqual([-1]);
-    expect(r.out.metadata[0]).toMatchObject({ status: 'api_error', attempts: 3, api_request_error: expect.stringMatching(/Gateway Timeout \(504\) on attempt 3\/3/) });
+    expect(r.out.metadata[0]).toMatchObject({
+      status: 'api_error',
+      attempts: 3,
+      api_request_error: expect.stringMatching(/Gateway Timeout \(504\) on attempt 3\/3/),
+    });
   });
 
   it('any other refusal (here a 404) ends the loop at once, with no retry', async () => {

@@ -44,10 +44,23 @@ describe('POST /run_code answers as SandboxFusion does', () => {
   });
 
   it('compiles cpp (compile_result, then run_result); a compile error has no run', async () => {
-    const ok = await run({ code: '#include <cstdio>\nint main(){int a,b;if(scanf("%d %d",&a,&b)!=2)return 2;printf("%d\\n",a+b);}', language: 'cpp', stdin: '2 40' });
-    expect(ok.body).toMatchObject({ status: 'Success', compile_result: { status: 'Finished', return_code: 0 }, run_result: { status: 'Finished', return_code: 0, stdout: '42\n' } });
+    const ok = await run({
+      code: '#include <cstdio>\nint main(){int a,b;if(scanf("%d %d",&a,&b)!=2)return 2;printf("%d\\n",a+b);}',
+      language: 'cpp',
+      stdin: '2 40',
+    });
+    expect(ok.body).toMatchObject({
+      status: 'Success',
+      compile_result: { status: 'Finished', return_code: 0 },
+      run_result: { status: 'Finished', return_code: 0, stdout: '42\n' },
+    });
     const bad = await run({ code: 'int main() { return undeclared; }', language: 'cpp' });
-    expect(bad.body).toMatchObject({ status: 'Failed', message: '', run_result: null, compile_result: { status: 'Finished', return_code: 1, stderr: expect.stringMatching(/undeclared/) } });
+    expect(bad.body).toMatchObject({
+      status: 'Failed',
+      message: '',
+      run_result: null,
+      compile_result: { status: 'Finished', return_code: 1, stderr: expect.stringMatching(/undeclared/) },
+    });
   });
 
   it('runs nodejs and bash', async () => {
@@ -61,7 +74,7 @@ describe('POST /run_code answers as SandboxFusion does', () => {
     const r = await run({
       code: 'import helper, os\nos.mkdir("out")\nopen("out/result.txt", "w").write(helper.twice(open("data/in.txt").read()))\nprint("done", end="")',
       language: 'python',
-      files: { 'helper.py': b64('def twice(s):\n    return s * 2\n'), 'data/in.txt': b64('ab'), 'skip.txt': null, 'x_IGNORE_THIS_FILE': b64('no') },
+      files: { 'helper.py': b64('def twice(s):\n    return s * 2\n'), 'data/in.txt': b64('ab'), 'skip.txt': null, x_IGNORE_THIS_FILE: b64('no') },
       fetch_files: ['out/result.txt', 'missing.txt', 'data/in.txt', 'skip.txt'],
     });
     expect(r.body.status).toBe('Success');
@@ -73,7 +86,7 @@ describe('POST /run_code answers as SandboxFusion does', () => {
     expect(Buffer.from(failing.body.files['o.bin'], 'base64')).toEqual(Buffer.from(Array.from({ length: 256 }, (_, i) => i)));
   });
 
-  it('refuses a file outside the working directory with SandboxFusion\'s error answer', async () => {
+  it("refuses a file outside the working directory with SandboxFusion's error answer", async () => {
     for (const name of ['../escape.txt', '/etc/evil', 'a/../../b']) {
       const r = await run({ code: 'print(1)', language: 'python', files: { [name]: b64('x') } });
       expect(r.status).toBe(200);
@@ -92,11 +105,18 @@ describe('POST /run_code answers as SandboxFusion does', () => {
     expect(cobol.body.detail[0]).toMatchObject({ type: 'literal_error', loc: ['body', 'language'], input: 'cobol' });
     const missing = await run({ language: 'python', run_timeout: 'soon', fetch_files: [1] });
     expect(missing.status).toBe(422);
-    expect(missing.body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([['body', 'code'], ['body', 'run_timeout'], ['body', 'fetch_files', 0]]);
+    expect(missing.body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([
+      ['body', 'code'],
+      ['body', 'run_timeout'],
+      ['body', 'fetch_files', 0],
+    ]);
   });
 
   it('runs in the sandbox: no project, no network', async () => {
-    const r = await run({ code: `import os, socket\nprint(os.path.exists(${JSON.stringify(PROJECT)}))\ntry:\n    socket.create_connection(("1.1.1.1", 80), timeout=2)\n    print("net")\nexcept OSError:\n    print("no net")`, language: 'python' });
+    const r = await run({
+      code: `import os, socket\nprint(os.path.exists(${JSON.stringify(PROJECT)}))\ntry:\n    socket.create_connection(("1.1.1.1", 80), timeout=2)\n    print("net")\nexcept OSError:\n    print("no net")`,
+      language: 'python',
+    });
     expect(r.body.run_result.stdout).toBe('False\nno net\n');
   });
 
@@ -119,7 +139,7 @@ describe('operator control', () => {
     }
   });
 
-  it('clamps a request\'s timeouts and memory to the operator maxima, and says so', async () => {
+  it("clamps a request's timeouts and memory to the operator maxima, and says so", async () => {
     const tight = await start({ answer_check: ANSWER_CHECK }, { sandboxApi: { maxRunTimeoutS: 1, maxMemoryMb: 200 }, deadlineMs: 20_000 });
     try {
       const slow = await run({ code: 'while True: pass', language: 'python', run_timeout: 15 }, tight);
@@ -197,7 +217,9 @@ describe('operator control', () => {
   });
 
   it('refuses unknown maxima and non-positive ones at start', async () => {
-    await expect(start({ answer_check: ANSWER_CHECK }, { sandboxApi: { maxRunTimeout: 3 } as never })).rejects.toThrow(/unknown server option sandboxApi.maxRunTimeout/);
+    await expect(start({ answer_check: ANSWER_CHECK }, { sandboxApi: { maxRunTimeout: 3 } as never })).rejects.toThrow(
+      /unknown server option sandboxApi.maxRunTimeout/,
+    );
     await expect(start({ answer_check: ANSWER_CHECK }, { sandboxApi: { maxMemoryMb: 0 } })).rejects.toThrow(/sandboxApi.maxMemoryMb must be a positive number/);
   });
 });

@@ -26,8 +26,35 @@ import type { SandboxApiLimits } from '../options.js';
 
 /** SandboxFusion's `Language` literal (sandbox/runners/types.py): other names are a 422. */
 export const FUSION_LANGUAGES = [
-  'python', 'cpp', 'nodejs', 'go', 'go_test', 'java', 'php', 'csharp', 'bash', 'typescript', 'sql', 'rust', 'cuda', 'lua', 'R',
-  'perl', 'D_ut', 'ruby', 'scala', 'julia', 'pytest', 'junit', 'kotlin_script', 'jest', 'verilog', 'python_gpu', 'lean', 'swift', 'racket',
+  'python',
+  'cpp',
+  'nodejs',
+  'go',
+  'go_test',
+  'java',
+  'php',
+  'csharp',
+  'bash',
+  'typescript',
+  'sql',
+  'rust',
+  'cuda',
+  'lua',
+  'R',
+  'perl',
+  'D_ut',
+  'ruby',
+  'scala',
+  'julia',
+  'pytest',
+  'junit',
+  'kotlin_script',
+  'jest',
+  'verilog',
+  'python_gpu',
+  'lean',
+  'swift',
+  'racket',
 ] as const;
 
 /**
@@ -95,7 +122,9 @@ interface Detail {
 export function parseRunCode(body: unknown): { args: RunCodeArgs } | { detail: Detail[] } {
   const detail: Detail[] = [];
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { detail: [{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: body }] };
+    return {
+      detail: [{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: body }],
+    };
   }
   const b = body as Record<string, unknown>;
   const bad = (type: string, field: (string | number)[], msg: string, input: unknown) => detail.push({ type, loc: ['body', ...field], msg, input });
@@ -113,7 +142,14 @@ export function parseRunCode(body: unknown): { args: RunCodeArgs } | { detail: D
   else if (typeof b.code !== 'string') bad('string_type', ['code'], 'Input should be a valid string', b.code);
   if (b.language === undefined) bad('missing', ['language'], 'Field required', b);
   else if (typeof b.language !== 'string' || !(FUSION_LANGUAGES as readonly string[]).includes(b.language)) {
-    bad('literal_error', ['language'], `Input should be ${FUSION_LANGUAGES.map((l) => `'${l}'`).join(', ').replace(/, ([^,]*)$/, ' or $1')}`, b.language);
+    bad(
+      'literal_error',
+      ['language'],
+      `Input should be ${FUSION_LANGUAGES.map((l) => `'${l}'`)
+        .join(', ')
+        .replace(/, ([^,]*)$/, ' or $1')}`,
+      b.language,
+    );
   }
   const compile_timeout = num('compile_timeout', 10, false);
   const run_timeout = num('run_timeout', 10, false);
@@ -169,13 +205,26 @@ function commandResult(r: RunResult, stdout: string = r.stdout): CommandRunResul
       return { status: 'Finished', execution_time: seconds, return_code: code, stdout, stderr: r.stderr };
     }
     case 'output_limit':
-      return { status: 'Error', execution_time: seconds, return_code: null, stdout, stderr: `arbiter sandbox: ${r.message ?? 'output exceeded its limit'} (the run's stdout and stderr are capped)` };
+      return {
+        status: 'Error',
+        execution_time: seconds,
+        return_code: null,
+        stdout,
+        stderr: `arbiter sandbox: ${r.message ?? 'output exceeded its limit'} (the run's stdout and stderr are capped)`,
+      };
     default:
       return { status: 'Error', execution_time: null, return_code: null, stdout: null, stderr: `arbiter sandbox: ${r.message ?? r.status}` };
   }
 }
 
-const errorAnswer = (message: string): RunCodeResponse => ({ status: 'SandboxError', message, compile_result: null, run_result: null, executor_pod_name: null, files: {} });
+const errorAnswer = (message: string): RunCodeResponse => ({
+  status: 'SandboxError',
+  message,
+  compile_result: null,
+  run_result: null,
+  executor_pod_name: null,
+  files: {},
+});
 
 /** The sandbox limits of one request: its own, clamped to the operator's maxima. */
 function requestLimits(args: RunCodeArgs, max: SandboxApiLimits): { run: Partial<SandboxLimits>; compile: Partial<SandboxLimits>; clamped: string[] } {
@@ -233,13 +282,17 @@ function splitFetch(stdout: string, marker: string, wanted: string[]): { stdout:
 /** Runs one request in the sandbox; never throws (what SandboxFusion cannot do is a SandboxError answer). */
 async function runCode(pool: SandboxPool, args: RunCodeArgs, limits: ReturnType<typeof requestLimits>, signal: AbortSignal): Promise<RunCodeResponse> {
   const recipe = supportedFusionLanguages().includes(args.language) ? RECIPES[args.language as keyof typeof RECIPES]! : undefined;
-  if (!recipe) return errorAnswer(`exception on running code: language "${args.language}" is not supported by this arbiter server (supported: ${supportedFusionLanguages().join(', ')})`);
+  if (!recipe)
+    return errorAnswer(
+      `exception on running code: language "${args.language}" is not supported by this arbiter server (supported: ${supportedFusionLanguages().join(', ')})`,
+    );
   const files: SandboxFile[] = [];
   for (const [name, content] of Object.entries(args.files)) {
     // SandboxFusion's restore_files skips null contents and names containing IGNORE_THIS_FILE
     if (content === null || name.includes('IGNORE_THIS_FILE')) continue;
     const bad = checkFileName(name);
-    if (bad) return errorAnswer(`exception on running code: files: ${bad}: the files are written inside the working directory (a relative path without "." or "..")`);
+    if (bad)
+      return errorAnswer(`exception on running code: files: ${bad}: the files are written inside the working directory (a relative path without "." or "..")`);
     files.push({ name, data: Buffer.from(content, 'base64') });
   }
   let program: { argv: string[]; files: SandboxFile[]; binds: string[]; limits: Partial<SandboxLimits> };
@@ -264,10 +317,12 @@ async function runCode(pool: SandboxPool, args: RunCodeArgs, limits: ReturnType<
   } else if (recipe.kind === 'python') {
     const rt = await runtimeFor('python');
     if (typeof rt === 'string') return errorAnswer(`exception on running code: ${rt}`);
-    if (taken('main.py')) return errorAnswer('exception on running code: files: "main.py" is the name of the program\'s own source file here; rename that file');
+    if (taken('main.py'))
+      return errorAnswer('exception on running code: files: "main.py" is the name of the program\'s own source file here; rename that file');
     program = { argv: [rt.exe, 'main.py'], files: [{ name: 'main.py', data: args.code }, ...files], binds: rt.binds, limits: limits.run };
   } else {
-    if (taken(recipe.file)) return errorAnswer(`exception on running code: files: "${recipe.file}" is the name of the program's own source file here; rename that file`);
+    if (taken(recipe.file))
+      return errorAnswer(`exception on running code: files: "${recipe.file}" is the name of the program's own source file here; rename that file`);
     program = { argv: recipe.argv, files: [{ name: recipe.file, data: args.code }, ...files], binds: [], limits: limits.run };
   }
   const fetch = args.fetch_files.length ? withFetch(program.argv, args.fetch_files) : undefined;
@@ -279,7 +334,8 @@ async function runCode(pool: SandboxPool, args: RunCodeArgs, limits: ReturnType<
     ...(args.stdin !== null ? { stdin: args.stdin } : {}),
     signal,
   });
-  const split = fetch && (r.status === 'ok' || r.status === 'runtime_error') ? splitFetch(r.stdout, fetch.marker, args.fetch_files) : { stdout: r.stdout, files: {} };
+  const split =
+    fetch && (r.status === 'ok' || r.status === 'runtime_error') ? splitFetch(r.stdout, fetch.marker, args.fetch_files) : { stdout: r.stdout, files: {} };
   return respond(compile, commandResult(r, split.stdout), split.files);
 }
 
@@ -301,7 +357,11 @@ export function registerSandboxFusion(app: FastifyInstance, ctx: ServerContext):
     const gctx = { services: ctx.services } as GraderContext;
     // a request never runs outside the sandbox, whatever the server's code graders are allowed
     if (sandboxPoolOptions(gctx).unsafeNoSandbox) {
-      throw new HttpError(403, 'sandbox_required', 'POST /run_code runs request-supplied code and is refused while this server runs code without the sandbox (--unsafe-no-sandbox or ARBITER_UNSAFE_NO_SANDBOX=1); restart it without that switch');
+      throw new HttpError(
+        403,
+        'sandbox_required',
+        'POST /run_code runs request-supplied code and is refused while this server runs code without the sandbox (--unsafe-no-sandbox or ARBITER_UNSAFE_NO_SANDBOX=1); restart it without that switch',
+      );
     }
     const parsed = parseRunCode(request.body);
     if ('detail' in parsed) return reply.code(422).send({ detail: parsed.detail });
