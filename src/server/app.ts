@@ -14,6 +14,7 @@ import { registerOpenRLHF } from './formats/openrlhf.js';
 import { registerScore } from './formats/score.js';
 import { registerSlime } from './formats/slime.js';
 import { registerGroups } from './formats/groups.js';
+import { registerSandboxFusion } from './formats/sandbox-fusion.js';
 import { GraderSet } from './grader-set.js';
 import { errorBody, HttpError } from './http-error.js';
 import { installJsonBodyParser } from './json-body.js';
@@ -127,6 +128,7 @@ export function createServer(options: ServerOptions): ArbiterServer {
   registerSlime(app, ctx);
   registerNemoGym(app, ctx);
   registerGroups(app, ctx);
+  registerSandboxFusion(app, ctx);
 
   let closed: Promise<void> | undefined;
   return {

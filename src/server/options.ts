@@ -1,5 +1,6 @@
 // Server options with their defaults: network, protection limits (bodies, deadlines, queue,
-// connections and their timeouts, the inline-grader policy), and the OpenRLHF adapter settings.
+// connections and their timeouts, the inline-grader policy), the OpenRLHF adapter settings, and the
+// maxima of the SandboxFusion endpoint (off unless asked for).
 import type { Grader } from '../core/grader.js';
 import { DEFAULT_MAX_JSON_DEPTH } from '../core/json.js';
 import type { Services } from '../core/services.js';
@@ -81,7 +82,27 @@ export interface ServerOptions {
   services?: Services;
   /** fastify logger: false (default), true, or a pino level name. */
   logger?: boolean | string;
+  /**
+   * Serve the SandboxFusion-compatible endpoints (POST /run_code, GET /v1/ping), which run
+   * request-supplied code in the sandbox: off by default; `true` for the default maxima, or the
+   * maxima themselves (a request's limits are clamped to them).
+   */
+  sandboxApi?: boolean | Partial<SandboxApiLimits>;
 }
+
+/** Operator maxima of the SandboxFusion endpoint: a request's own limits are clamped to these. */
+export interface SandboxApiLimits {
+  /** Longest run_timeout honoured, seconds (default 30). */
+  maxRunTimeoutS: number;
+  /** Longest compile_timeout honoured, seconds (default 30). */
+  maxCompileTimeoutS: number;
+  /** Largest memory_limit_MB honoured, and the limit when a request sets none (-1), MiB (default 1024). */
+  maxMemoryMb: number;
+  /** Cap on the run's stdout and on its stderr, each, bytes (fetched files count in stdout; default 8 MiB). */
+  maxOutputBytes: number;
+}
+
+export const DEFAULT_SANDBOX_API_LIMITS: SandboxApiLimits = { maxRunTimeoutS: 30, maxCompileTimeoutS: 30, maxMemoryMb: 1024, maxOutputBytes: 8 * 1024 * 1024 };
 
 export interface ResolvedOptions {
   defaultGrader: string;
@@ -103,6 +124,8 @@ export interface ResolvedOptions {
   eosTokens: readonly string[];
   rewardFormat: RewardFormat;
   monitorWindow: number;
+  /** The SandboxFusion endpoints' maxima; undefined when they are off. */
+  sandboxApi?: SandboxApiLimits;
 }
 
 function positive(name: string, v: number | undefined, dflt: number): number {
@@ -150,6 +173,13 @@ export function resolveOptions(o: ServerOptions, graderNames: string[]): Resolve
   }
   if (r.inlineAllowNetwork.length && !r.allowInlineGraders) {
     throw new RangeError('an inline network allow-list (--inline-allow-network) needs inline graders to be allowed (--allow-inline-graders)');
+  }
+  if (o.sandboxApi) {
+    const given = o.sandboxApi === true ? {} : o.sandboxApi;
+    const l: SandboxApiLimits = { ...DEFAULT_SANDBOX_API_LIMITS };
+    for (const k of Object.keys(DEFAULT_SANDBOX_API_LIMITS) as (keyof SandboxApiLimits)[]) l[k] = positive(`sandboxApi.${k}`, given[k], DEFAULT_SANDBOX_API_LIMITS[k]);
+    for (const k of Object.keys(given)) if (!(k in DEFAULT_SANDBOX_API_LIMITS)) throw new RangeError(`unknown server option sandboxApi.${k} (known: ${Object.keys(DEFAULT_SANDBOX_API_LIMITS).join(', ')})`);
+    r.sandboxApi = l;
   }
   if (r.maxBatch > r.concurrency + r.maxQueue) {
     throw new RangeError(`maxBatch (${r.maxBatch}) must not exceed concurrency + maxQueue (${r.concurrency + r.maxQueue}), or a full batch could never be admitted`);

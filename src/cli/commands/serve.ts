@@ -52,6 +52,10 @@ interface ServeOpts {
   logLevel?: string;
   unsafeNoSandbox?: boolean;
   monitorWindow: number;
+  sandboxApi?: boolean;
+  sandboxApiMaxTimeoutS?: number;
+  sandboxApiMaxMemoryMb?: number;
+  sandboxApiMaxOutputBytes?: number;
 }
 
 export function register(program: Command): void {
@@ -87,13 +91,22 @@ export function register(program: Command): void {
     }, 2048)
     .option('--log-level <level>', 'log to stdout as JSON at this level (fatal, error, warn, info, debug)')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
+    .option('--sandbox-api', 'serve the SandboxFusion-compatible POST /run_code and GET /v1/ping: runs request-supplied code in the sandbox (refused with 403 under --unsafe-no-sandbox)')
+    .option('--sandbox-api-max-timeout-s <s>', 'longest run_timeout and compile_timeout a /run_code request gets (longer ones are clamped)', (v: string) => {
+      const n = Number(v);
+      if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number of seconds');
+      return n;
+    })
+    .option('--sandbox-api-max-memory-mb <mb>', 'largest memory_limit_MB a /run_code request gets, and its limit when it sets none (default 1024)', positiveInt)
+    .option('--sandbox-api-max-output-bytes <n>', 'cap on a /run_code run\'s stdout and on its stderr, each (default 8 MiB)', positiveInt)
     .addHelpText(
       'after',
       `
 Endpoints: POST /v1/graders/run, POST /v1/graders/validate (also at the OpenAI SDKs' paths
 [/v1]/fine_tuning/alpha/graders/run|validate), POST /get_reward (OpenRLHF), POST /reward (slime),
 POST /verify, /seed_session, /aggregate_metrics (NeMo-Gym), POST /v1/score, POST /v1/advantages,
-POST /v1/groups, GET /healthz, GET /metrics. SIGTERM/SIGINT finish in-flight requests, then exit.
+POST /v1/groups, GET /healthz, GET /metrics; with --sandbox-api also POST /run_code and GET /v1/ping
+(SandboxFusion). SIGTERM/SIGINT finish in-flight requests, then exit.
 
 Default EOS tokens: ${DEFAULT_EOS_TOKENS.join(' ')}
 
@@ -136,6 +149,15 @@ Examples:
             rewardFormat: o.rewardFormat,
             eosTokens,
             monitorWindow: o.monitorWindow,
+            ...(o.sandboxApi
+              ? {
+                  sandboxApi: {
+                    ...(o.sandboxApiMaxTimeoutS ? { maxRunTimeoutS: o.sandboxApiMaxTimeoutS, maxCompileTimeoutS: o.sandboxApiMaxTimeoutS } : {}),
+                    ...(o.sandboxApiMaxMemoryMb ? { maxMemoryMb: o.sandboxApiMaxMemoryMb } : {}),
+                    ...(o.sandboxApiMaxOutputBytes ? { maxOutputBytes: o.sandboxApiMaxOutputBytes } : {}),
+                  },
+                }
+              : {}),
             services,
             ...(o.logLevel ? { logger: o.logLevel } : {}),
           });
