@@ -12,9 +12,11 @@
 //   of assertions that passed. A static initialiser calling exit(0), a signal handler calling
 //   _Exit(0), pthread_exit or a printed look-alike line cannot produce it.
 // The test object depends only on the item (prompt, tests) and the flags, so it is compiled once
-// per item and kept (with its secret) in a cache of the run's services.
+// per item and kept (with its secret) in a cache of the run's services. arbiter's assert header
+// is drivers/cpp_assert.h.
 import { createHash } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
+import { driverSource } from './harness.js';
 
 /**
  * A copy of C++ source with comments, string and character literals replaced by spaces (newlines
@@ -88,42 +90,8 @@ export interface CppTestUnit {
   usesAssert: boolean;
 }
 
-/** arbiter's assert.h / cassert for the test unit (found before the system's on the include path). */
-export const CPP_ASSERT_H = String.raw`/* arbiter's assert for the tests of C++ humaneval: counts the assertions that pass; a failing
-   one reports like glibc ("Assertion ... failed.") and traps, calling nothing the solution could
-   replace. Not guarded, like the system header, so every inclusion redefines assert. */
-#undef assert
-#define assert(...) (static_cast<bool>(__VA_ARGS__) ? static_cast<void>(++__arbiter_asserts) : __arbiter_assert_fail(#__VA_ARGS__, __FILE__, __LINE__))
-#ifndef ARBITER_ASSERT_IMPL
-#define ARBITER_ASSERT_IMPL
-#include <unistd.h>
-static long __arbiter_asserts = 0;
-static void __arbiter_put(const char *s) {
-  unsigned long n = 0;
-  while (s[n]) n++;
-  while (n > 0) {
-    long w = write(2, s, n);
-    if (w <= 0) return;
-    s += w;
-    n -= (unsigned long)w;
-  }
-}
-[[noreturn]] static void __arbiter_assert_fail(const char *expr, const char *file, int line) {
-  char num[24];
-  int k = 23;
-  num[k] = 0;
-  unsigned u = line > 0 ? (unsigned)line : 0u;
-  do { num[--k] = (char)('0' + u % 10); u /= 10; } while (u && k > 0);
-  __arbiter_put(file);
-  __arbiter_put(":");
-  __arbiter_put(num + k);
-  __arbiter_put(": Assertion ${'`'}");
-  __arbiter_put(expr);
-  __arbiter_put("' failed.\n");
-  __builtin_trap();
-}
-#endif
-`;
+/** arbiter's assert.h / cassert for the test unit (drivers/cpp_assert.h; found before the system's on the include path). */
+export const CPP_ASSERT_H = driverSource(new URL('./drivers/cpp_assert.h', import.meta.url));
 
 const hexBytes = (b: Buffer) => [...b].map((x) => '0x' + x.toString(16).padStart(2, '0')).join(', ');
 
