@@ -7,7 +7,7 @@ import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { renderCompiled, renderValue, type Template, type ValueTemplate } from '../../core/template.js';
 import type { GradeInput } from '../../core/sample.js';
 import { matchCalls } from './match.js';
-import { extractCalls } from './parse.js';
+import { extractCalls } from '../../extract/tool-calls.js';
 import { readAccepted, readFunctions } from './reference.js';
 import { ParseError, type ToolCall } from './types.js';
 
