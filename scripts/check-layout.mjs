@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Layout check run by `npm run lint`: (1) src/core/ imports nothing outside itself (contracts only);
-// (2) no import cycle between folders. A folder is a top-level folder of src/ (src/cli, src/server…),
+// (2) src/extract/ (the extraction layer) imports nothing outside src/core and itself;
+// (3) no import cycle between folders. A folder is a top-level folder of src/ (src/cli, src/server…),
 // and each grader family under src/graders/ counts as its own folder. Exits 1 and names the offending
 // imports when either rule is broken.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -39,6 +40,7 @@ for (const file of walk(src)) {
     const to = folderOf(target);
     const where = `${relative(root, file)} imports ${spec}`;
     if (from === 'core' && to !== 'core') problems.push(`core must import nothing outside src/core: ${where}`);
+    if (from === 'extract' && to !== 'core' && to !== 'extract') problems.push(`extract must import nothing outside src/core and src/extract: ${where}`);
     if (from === to) continue;
     if (!edges.has(from)) edges.set(from, new Map());
     if (!edges.get(from).has(to)) edges.get(from).set(to, where);
@@ -83,4 +85,4 @@ if (problems.length) {
   console.error(`check-layout: ${problems.length} problem(s)\n${problems.join('\n')}`);
   process.exit(1);
 }
-console.log(`check-layout: ok (${edges.size} folders, core self-contained, no folder cycles)`);
+console.log(`check-layout: ok (${edges.size} folders, core self-contained, extract imports only core, no folder cycles)`);

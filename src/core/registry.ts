@@ -1,6 +1,7 @@
 // The grader registry: grader types register a schema and a builder; loading a config validates
 // every node (collecting all problems with their field paths) and builds the grader tree.
 import { z } from 'zod';
+import { applyAliases, type FieldAlias } from './aliases.js';
 import { ConfigError, joinPath, type ConfigIssue } from './errors.js';
 import { joinCapabilityPath } from './capabilities.js';
 import type { CapabilityDeclaration, CapabilityUse } from './capabilities.js';
@@ -9,6 +10,7 @@ import { compileTemplate, compileValue, type Template, type ValueTemplate } from
 
 export { CAPABILITIES, PURE, sandboxedCode, unsafeSwitch } from './capabilities.js';
 export type { Capability, CapabilityDeclaration, CapabilityUse } from './capabilities.js';
+export { applyAliases, type FieldAlias } from './aliases.js';
 
 /** Fields every grader accepts. */
 export const baseFields = {
@@ -37,6 +39,8 @@ export interface BaseConfig {
 export interface LoadOptions {
   /** File the config came from (for messages). */
   file?: string;
+  /** Receives a note for each deprecated option name used (`arbiter validate` prints them); the config still loads. */
+  notes?: ConfigIssue[];
 }
 
 export interface BuildContext {
@@ -62,6 +66,11 @@ export interface GraderType<C extends BaseConfig = BaseConfig> {
   /** One line for `arbiter types` and the README. */
   summary: string;
   schema: z.ZodType<C>;
+  /**
+   * Deprecated option names this type still accepts, rewritten to their new names before `schema`
+   * validates the node (see core/aliases.ts); using one records a note in LoadOptions.notes.
+   */
+  aliases?: readonly FieldAlias[];
   /**
    * What running a grader of this type can reach, from its validated config (see
    * core/capabilities.ts). Only the type's own uses: the registry adds its children's.
@@ -148,7 +157,17 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
     issues.push({ path: joinPath(path, 'type'), message: `unknown grader type "${typeName}" (known types: ${[...types.keys()].sort().join(', ')})` });
     return placeholder();
   }
-  const parsed = t.schema.safeParse(config);
+  let raw = config as Record<string, unknown>;
+  if (t.aliases?.length) {
+    const a = applyAliases(raw, t.aliases);
+    raw = a.config;
+    for (const n of a.notes) options.notes?.push({ path: joinPath(path, n.path), message: n.message });
+    if (a.issues.length) {
+      issues.push(...a.issues.map((i) => ({ path: joinPath(path, i.path), message: i.message })));
+      return placeholder();
+    }
+  }
+  const parsed = t.schema.safeParse(raw);
   if (!parsed.success) {
     issues.push(...zodIssues(parsed.error, path));
     return placeholder();

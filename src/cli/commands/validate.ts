@@ -1,6 +1,6 @@
 // `arbiter validate`: check grader files and print every problem with its field path.
 import type { Command } from 'commander';
-import { ConfigError } from '../../core/errors.js';
+import { ConfigError, type ConfigIssue } from '../../core/errors.js';
 import { readGraderFile } from '../../config/load.js';
 import { validateGrader } from '../../core/registry.js';
 import { die, EXIT } from '../exit.js';
@@ -16,12 +16,14 @@ export function register(program: Command): void {
         let bad = 0;
         for (const file of files) {
           let issues: ReturnType<typeof validateGrader>;
+          const notes: ConfigIssue[] = [];
           try {
-            issues = validateGrader(await readGraderFile(file), { file });
+            issues = validateGrader(await readGraderFile(file), { file, notes });
           } catch (e) {
             if (!(e instanceof ConfigError)) throw e;
             issues = e.issues;
           }
+          for (const n of notes) process.stderr.write(`${file}: note: ${n.path || '(root)'}: ${n.message}\n`);
           if (issues.length) {
             bad++;
             process.stderr.write(formatIssues(issues, file) + '\n');

@@ -9,6 +9,7 @@ import { renderCompiled, renderString, type Template } from '../../core/template
 import type { LanguageName } from '../../sandbox/languages.js';
 import { limitsSchema, sandboxPool, toSandboxLimits } from './config.js';
 import { TestObjectCache } from './cpp-tests.js';
+import { applyThink, CODE_EXTRACT_ALIAS, extractSchema, renamed, resolveExtract } from '../../extract/index.js';
 import { extractCode } from './extract.js';
 import { FORMATS, summarise, type Parts, type RunSettings } from './formats.js';
 
@@ -17,8 +18,8 @@ const schema = graderSchema({
   format: z.enum(['humaneval', 'asserts', 'stdio', 'function']),
   /** The model output holding the code. */
   input: z.string().default('{{sample.output_text}}'),
-  /** `auto`: take the last fenced block (see docs); `none`: use the input as is. */
-  extract: z.enum(['auto', 'none']).default('auto'),
+  /** from `fenced` (default): the last fenced block (see docs), else the whole input; `whole`: the input as is. think: `keep` (default) or `strip`. */
+  extract: extractSchema(['fenced', 'whole'] as const),
   /** humaneval: code placed before the completion (the function signature and docstring). */
   prompt: z.string().optional(),
   /** Test code (humaneval), assert list (asserts), or {input, output} cases (stdio, function). */
@@ -38,8 +39,8 @@ const schema = graderSchema({
   /** Python: import site-packages (numpy etc.); costs interpreter start-up time. */
   python_site: z.boolean().default(false),
   cpp_flags: z.array(z.string()).optional(),
-  /** Longest accepted program, in bytes (larger: limit_exceeded). */
-  max_code_bytes: z.number().int().positive().default(256 * 1024),
+  /** Longest accepted program, in bytes (larger: limit_exceeded). Deprecated name: max_code_bytes. */
+  max_bytes: z.number().int().positive().default(256 * 1024),
   max_tests: z.number().int().positive().default(1000),
   /** Run without bubblewrap. Only for trusted code. */
   unsafe_no_sandbox: z.boolean().default(false),
@@ -55,6 +56,7 @@ export const code: GraderType<Config> = {
   type: 'code',
   summary: 'run the extracted program in a sandbox against tests (humaneval, asserts, stdio, function); score = fraction passed',
   schema: schema as unknown as z.ZodType<Config>,
+  aliases: [CODE_EXTRACT_ALIAS, renamed('max_code_bytes', 'max_bytes')],
   capabilities: codeCapabilities,
   build(cfg, b) {
     const lang = cfg.language as LanguageName;
@@ -70,12 +72,15 @@ export const code: GraderType<Config> = {
     const limits = toSandboxLimits(cfg.limits);
     const compileLimits = toSandboxLimits(cfg.compile_limits);
     const run = FORMATS[cfg.format];
+    const extract = resolveExtract(cfg.extract, { think: 'keep', from: 'fenced' });
 
     return async (s, ctx) => {
-      const text = renderString(input, s);
-      const ex = cfg.extract === 'auto' ? extractCode(text, lang) : { code: text, from: 'whole' as const };
+      const rendered = renderString(input, s);
+      const text = applyThink(rendered, extract.think);
+      if (text === undefined) return summarise([{ status: 'no_code', detail: 'the reasoning block never closes (extract.think: strip): the output holds no code' }], { language: lang, format: cfg.format, code_from: 'whole' });
+      const ex = extract.from === 'fenced' ? extractCode(text, lang) : { code: text, from: 'whole' as const };
       const meta = { language: lang, format: cfg.format, code_from: ex.from };
-      if (Buffer.byteLength(ex.code) > cfg.max_code_bytes) throw new GradeFailure('limit_exceeded', `the program is ${Buffer.byteLength(ex.code)} bytes, over max_code_bytes ${cfg.max_code_bytes}`, meta);
+      if (Buffer.byteLength(ex.code) > cfg.max_bytes) throw new GradeFailure('limit_exceeded', `the program is ${Buffer.byteLength(ex.code)} bytes, over max_bytes ${cfg.max_bytes}`, meta);
       const parts: Parts = { code: ex.code, tests: renderCompiled(tests, s), joinNewline: ex.from === 'fence' };
       if (prompt) parts.prompt = renderString(prompt, s);
       if (setup) parts.setup = renderString(setup, s);

@@ -3,6 +3,7 @@
 // showing the error; a time-out is `timeout`; a broken sandbox is `sandbox_error`.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
+import { renamed } from '../../extract/options.js';
 import { codeCapabilities } from './capabilities.js';
 import { GradeFailure } from '../../core/result.js';
 import { compileProgram, runProgram, tail } from '../../sandbox/languages.js';
@@ -17,7 +18,8 @@ const schema = graderSchema({
   /** Import site-packages (numpy, scipy... when installed). Default true, as graders often need them. */
   python_site: z.boolean().default(true),
   /** Largest JSON payload (sample + item) passed to grade(), in bytes. */
-  max_input_bytes: z.number().int().positive().default(8 * 1024 * 1024),
+  /** Largest sample + item accepted, in bytes of JSON. Deprecated name: max_input_bytes. */
+  max_bytes: z.number().int().positive().default(8 * 1024 * 1024),
   unsafe_no_sandbox: z.boolean().default(false),
 });
 
@@ -27,6 +29,7 @@ export const pythonGrader: GraderType<Config> = {
   type: 'python',
   summary: 'run a Python `grade(sample, item) -> float` function in the sandbox',
   schema: schema as unknown as z.ZodType<Config>,
+  aliases: [renamed('max_input_bytes', 'max_bytes')],
   capabilities: codeCapabilities,
   build(cfg, b) {
     if (!/\bdef\s+grade\s*\(/.test(cfg.source)) b.fail('source', 'must define a function grade(sample, item)');
@@ -38,7 +41,7 @@ export const pythonGrader: GraderType<Config> = {
       // the spec (sample and item) goes on stdin with the nonce, read before the source loads
       const input = driverInput(nonce, spec);
       const size = Buffer.byteLength(input) - nonce.length - 1;
-      if (size > cfg.max_input_bytes) throw new GradeFailure('limit_exceeded', `sample + item are ${size} bytes of JSON, over max_input_bytes ${cfg.max_input_bytes}`);
+      if (size > cfg.max_bytes) throw new GradeFailure('limit_exceeded', `sample + item are ${size} bytes of JSON, over max_bytes ${cfg.max_bytes}`);
       const c = await compileProgram(pool, 'python', PYTHON_DRIVER, {
         files: [{ name: 'grader.py', data: cfg.source }],
         limits,

@@ -10,7 +10,8 @@ import { GradeFailure } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE, unsafeSwitch } from '../../core/registry.js';
 import { renderString, renderValue, type Template } from '../../core/template.js';
 import type { GradeInput } from '../../core/sample.js';
-import { checkDepth, compileSchema, describeErrors, parseJsonText } from './json-check.js';
+import { applyThink, extractSchema, FORMAT_EXTRACT_ALIAS, parseJsonText, partialCreditAlias, partialCreditField, resolveExtract } from '../../extract/index.js';
+import { checkDepth, compileSchema, describeErrors } from './json-check.js';
 import { compileLinear, type LinearRegex } from './linear-regex.js';
 import { checkTags, type TagSpec } from './tags.js';
 
@@ -49,14 +50,16 @@ const tagsSchema = graderSchema({
   order: z.boolean().optional(),
   outside: z.enum(['whitespace', 'any']).optional(),
   nested: z.boolean().optional(),
-  scoring: z.enum(['all', 'fraction']).optional(),
+  /** true: score = fraction of tag checks passed; false (default): 1 only when all pass. Deprecated: scoring all|fraction. */
+  partial_credit: partialCreditField,
 });
 
 const jsonSchema = graderSchema({
   ...common,
   check: z.literal('json'),
   schema: z.union([z.record(z.string(), z.unknown()), z.boolean()]).optional(),
-  extract: z.enum(['whole', 'fenced']).optional(),
+  /** from `whole` (default) or `fenced` (the first ```json / untagged fence, else the whole text); think `keep` (default) or `strip`. */
+  extract: extractSchema(['whole', 'fenced'] as const),
   max_depth: z.number().int().positive().optional(),
 });
 
@@ -73,6 +76,7 @@ export const format: GraderType<Config> = {
   type: 'format',
   summary: 'output format: regex match, required tag structure (<think>/<answer>), valid JSON / JSON Schema',
   schema,
+  aliases: [FORMAT_EXTRACT_ALIAS, partialCreditAlias('scoring', 'all', 'fraction')],
   capabilities: (cfg) => (cfg.check === 'regex' && cfg.allow_unsafe_regex ? unsafeSwitch('allow_unsafe_regex', 'accepts regexes that can backtrack exponentially, stalling the process') : PURE),
   // linear, but a regex automaton or a schema over 1,000,000 characters can still take seconds:
   // under a budget these run in a killable worker; tag checks stay on the event loop (fast)
@@ -118,7 +122,7 @@ export const format: GraderType<Config> = {
         if (specs.findIndex((x) => x.name === sp.name) !== i) b.issue(`tags[${i}]`, `tag <${sp.name}> is listed twice`);
       });
       const opts = { order: cfg.order ?? true, outside: cfg.outside ?? 'whitespace', nested: cfg.nested ?? false } as const;
-      const fraction = cfg.scoring === 'fraction';
+      const fraction = cfg.partial_credit === true;
       return (s) => {
         const t = text(s);
         limit(t, maxChars);
@@ -143,14 +147,16 @@ export const format: GraderType<Config> = {
         b.fail('schema', `invalid JSON Schema: ${(e as Error).message}`);
       }
     }
-    const extract = cfg.extract ?? 'whole';
+    const extract = resolveExtract(cfg.extract, { think: 'keep', from: 'whole' });
     const maxDepth = cfg.max_depth ?? 256;
     return (s) => {
       let value: unknown;
       const raw = input ? renderValue(input, s) : s.sample.output_json !== undefined ? s.sample.output_json : text(s);
       if (typeof raw === 'string') {
         limit(raw, maxChars);
-        const p = parseJsonText(raw, extract);
+        const body = applyThink(raw, extract.think);
+        if (body === undefined) return { score: 0, reason: 'the reasoning block never closes (extract.think: strip): no JSON given' };
+        const p = parseJsonText(body, extract.from);
         if (!p.ok) return { score: 0, reason: p.reason };
         value = p.value;
       } else {

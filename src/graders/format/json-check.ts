@@ -1,10 +1,12 @@
-// JSON checks: parse the output (the whole text, or a ```json fenced block) under hard limits on
-// size and nesting depth, and validate it against a JSON Schema with Ajv (draft-07 by default,
+// JSON checks: the output is parsed by the extraction layer (src/extract/json.ts), then held to
+// hard limits on nesting depth and validate it against a JSON Schema with Ajv (draft-07 by default,
 // 2019-09 / 2020-12 when the schema's `$schema` says so; `format` keywords via ajv-formats).
 import type { Ajv, ValidateFunction, ErrorObject } from 'ajv';
 import { lazyRequire } from '../../core/lazy.js';
 import { GradeFailure } from '../../core/result.js';
 import { compileLinear } from './linear-regex.js';
+
+export { parseJsonText, type JsonFrom, type Parsed } from '../../extract/json.js';
 
 // Ajv and ajv-formats (CommonJS) load on the first schema compiled, not at startup.
 const ajv07 = lazyRequire<typeof import('ajv')>('ajv');
@@ -22,26 +24,6 @@ export function compileSchema(schema: unknown): ValidateFunction {
   const ajv: Ajv = uri.includes('2020-12') ? new (ajv2020().Ajv2020)(opts) : uri.includes('2019-09') ? new (ajv2019().Ajv2019)(opts) : new (ajv07().Ajv)(opts);
   ajvFormats().default(ajv);
   return ajv.compile(schema as object);
-}
-
-const FENCE = /```[ \t]*(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)\r?\n?```/;
-
-export type Extract = 'whole' | 'fenced';
-
-export type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
-
-/** Parses JSON text (no size check here: callers check max_chars first). */
-export function parseJsonText(text: string, extract: Extract): Parsed {
-  let src = text;
-  if (extract === 'fenced') {
-    const m = FENCE.exec(text);
-    if (m) src = m[1]!;
-  }
-  try {
-    return { ok: true, value: JSON.parse(src) };
-  } catch (e) {
-    return { ok: false, reason: `not valid JSON: ${(e as Error).message}` };
-  }
 }
 
 /** Depth of nested arrays/objects, computed iteratively; throws limit_exceeded past `max`. */

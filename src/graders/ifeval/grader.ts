@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { GradeFailure, type Result } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { renderCompiled, renderValue } from '../../core/template.js';
+import { partialCreditAlias, partialCreditField } from '../../extract/options.js';
 import { followVerdicts } from './evaluate.js';
 import { loadLanguageDetector } from './language.js';
 import { buildInstruction, INSTRUCTIONS, type BuiltInstruction } from './registry.js';
@@ -19,7 +20,8 @@ const schema = graderSchema({
   /** One kwargs object per instruction: a template such as `{{item.kwargs}}`, or a literal list. Default: all `{}`. */
   kwargs: z.union([z.string(), z.array(z.record(z.string(), z.unknown()))]).optional(),
   mode: z.enum(['strict', 'loose']).optional(),
-  aggregate: z.enum(['all', 'mean']).optional(),
+  /** true: score = fraction of instructions followed; false (default): 1 only when all are. Deprecated: aggregate all|mean. */
+  partial_credit: partialCreditField,
   /** Responses longer than this (in UTF-16 units) are not graded (`limit_exceeded`). */
   max_chars: z.number().int().positive().optional(),
 });
@@ -48,13 +50,14 @@ export const ifeval: GraderType<z.infer<typeof schema>> = {
   // sentence splitting, language detection and 8 loose variants over up to 200,000 characters
   cpu_heavy: true,
   schema,
+  aliases: [partialCreditAlias('aggregate', 'all', 'mean')],
   capabilities: PURE,
   build(cfg, b) {
     const input = b.template('input', cfg.input ?? '{{sample.output_text}}');
     const ids = b.value('instruction_ids', cfg.instruction_ids);
     const kwargsT = cfg.kwargs === undefined ? undefined : b.value('kwargs', cfg.kwargs);
     const mode = cfg.mode ?? 'strict';
-    const aggregate = cfg.aggregate ?? 'all';
+    const aggregate = cfg.partial_credit === true ? 'mean' : 'all';
     const maxChars = cfg.max_chars ?? DEFAULT_MAX_CHARS;
     if (Array.isArray(cfg.instruction_ids)) {
       cfg.instruction_ids.forEach((id, i) => {

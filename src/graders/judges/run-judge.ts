@@ -3,7 +3,7 @@
 import type { GraderContext } from '../../core/grader.js';
 import type { ChatMessage, JsonSchemaFormat } from '../../models/types.js';
 import { callJudge, callMeta, type JudgeCallResult } from './judge-call.js';
-import { maskReasoning } from './parse/reasoning.js';
+import { maskReasoning } from '../../extract/think.js';
 import type { Verdict, VerdictOk } from './parse/verdict.js';
 import type { JudgeSettings } from './settings.js';
 import { clip, parseChoices, rawMeta, requireValid, type Parsed } from './verdicts.js';

@@ -4,6 +4,12 @@
 // bold, a short whole answer, the last math span ($...$, \(...\), \[...\]) and the last
 // number as fallbacks. An answer phrase that is itself prose ("The largest $n$ is 34") is read
 // for the value it states. A leading <think>...</think> block is skipped.
+import { findAnswerPhrase, hasIntlMarker, MAX_MARKER_CANDIDATES, type Phrase } from '../../extract/markers.js';
+import { lastBoxes, MAX_JOINED_BOXES } from '../../extract/boxed.js';
+import { stripThink } from '../../extract/think.js';
+
+export { stripThink };
+
 export type ExtractMethod = 'answer_tag' | 'boxed' | 'answer_phrase' | 'answer_line' | 'hash' | 'bold' | 'whole' | 'last_math' | 'last_number' | 'choice';
 
 export interface Extracted {
@@ -30,75 +36,6 @@ export interface ExtractOptions {
    * or a bare "and" joins.
    */
   join_phrases?: boolean;
-}
-
-/** Strips a leading reasoning block; returns undefined when the block never closes (no answer given). */
-export function stripThink(text: string): string | undefined {
-  const open = /^\s*<(think|thinking|reasoning)>/i.exec(text);
-  const closeIdx = text.lastIndexOf('</think>');
-  if (open) {
-    const close = text.lastIndexOf(`</${open[1]}>`);
-    if (close < 0) return undefined;
-    return text.slice(close + open[1]!.length + 3);
-  }
-  // chat templates that put <think> in the prompt leave only the closing tag in the output
-  if (closeIdx >= 0 && !text.slice(0, closeIdx).includes('<think>')) return text.slice(closeIdx + 8);
-  return text;
-}
-
-const MAX_JOINED_BOXES = 16;
-const MAX_BOX_TRIES = 64;
-
-interface Box {
-  start: number;
-  end: number;
-  content: string;
-}
-
-/** The box starting at `start` (`\\boxed{...}`, `\\fbox{...}`, `\\boxed 5`); braces are scanned iteratively, no recursion. */
-function boxAt(text: string, start: number, nameLen: number): Box | undefined {
-  let i = start + nameLen;
-  while (text[i] === ' ') i++;
-  if (text[i] === '{') {
-    let depth = 0;
-    for (let j = i; j < text.length; j++) {
-      const ch = text.charCodeAt(j);
-      if (ch === 92) {
-        j++;
-        continue;
-      }
-      if (ch === 123) depth++;
-      else if (ch === 125 && --depth === 0) return { start, end: j + 1, content: text.slice(i + 1, j) };
-    }
-    return undefined; // unclosed box: not an answer (a reference may take the rest, see lastBoxed)
-  }
-  if (i === start + nameLen) return undefined;
-  const mm = /^[^\s$]+/.exec(text.slice(i, i + 200));
-  return mm ? { start, end: i + mm[0].length, content: mm[0] } : undefined;
-}
-
-/** The last boxes, searched backwards with lastIndexOf (at most MAX_BOX_TRIES starts are examined). */
-function lastBoxes(text: string): Box[] {
-  const boxes: Box[] = [];
-  let fromB = text.length;
-  let fromF = text.length;
-  for (let tries = 0; tries < MAX_BOX_TRIES && boxes.length < MAX_JOINED_BOXES; tries++) {
-    const b = fromB < 0 ? -1 : text.lastIndexOf('\\boxed', fromB);
-    const f = fromF < 0 ? -1 : text.lastIndexOf('\\fbox', fromF);
-    if (b < 0 && f < 0) break;
-    let box: Box | undefined;
-    if (b > f) {
-      fromB = b - 1;
-      box = boxAt(text, b, 6);
-    } else {
-      fromF = f - 1;
-      box = boxAt(text, f, 5);
-    }
-    if (!box) continue;
-    if (boxes.length && box.end > boxes[0]!.start) continue; // a box around a later box: keep the inner one
-    boxes.unshift(box);
-  }
-  return boxes;
 }
 
 /** Text allowed between boxes that together form one answer ("\\boxed{1} and \\boxed{2}"); "or" marks alternatives instead. */
@@ -424,56 +361,15 @@ export function extractLastMath(text: string, opts: ExtractOptions = {}): Extrac
   return m ? { text: cleanCandidate(m.text), method: 'last_math' } : undefined;
 }
 
-const MAX_CANDIDATES = 8;
-
-/** Answer markers in other languages; single CJK characters need an explicit separator after them. */
-const INTL_MARKERS = ['réponse', 'reponse', 'respuesta', 'antwort', 'risposta', 'resposta', 'odpowiedź', 'ответ', 'cevap', 'jawaban', 'đáp án', 'câu trả lời', 'الإجابة', 'उत्तर', '答案', '解答', '答', '정답', '답'];
-const INTL_TAIL = 4000;
-const INTL_TEST = /r[ée]ponse|respuesta|antwort|risposta|resposta|odpowied|ответ|cevap|jawaban|đáp án|câu trả lời|الإجابة|उत्तर|答|답/i;
-/** After "answer": a separator ("is", ":", "=", "would be", "to part (b) is"), or a math delimiter right away. */
-const EN_SEP = /(?:s\s+(?:are|were)|\s*(?:\*\*)?\s*(?:is|was|would\s+be|will\s+be|should\s+be|=|:|：)|(?:\s+(?:to|for|of|in|on|the|this|that|these|our|my|question|problem|exercise|part|\(?[a-z0-9]\)))+\s*,?\s*(?:is|are))\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*|\s*(?:\*\*)?\s*(?=\$|\\\(|\\\[)/iy;
-const INTL_SEP = /\s*(?:\*\*)?\s*(?:finale?|final)?\s*(?:\*\*)?\s*(?:est|es|ist|lautet|è|é|é:|это|是|为|為|は|=|:|：)\s*(?:\*\*)?\s*:?\s*|\s*(?=\$|\\\(|\d)/iy;
-
-interface Phrase {
-  at: number;
-  from: number;
-  strong: boolean;
-}
-
-/** The rightmost answer phrase ("the answer is", "Final Answer:", "Réponse :", "答案：") and where its value starts. */
-function lastPhrase(body: string, lower: string, intl: boolean): Phrase | undefined {
-  let best: Phrase | undefined;
-  const words = intl ? ['answer', ...INTL_MARKERS] : ['answer'];
-  for (const w of words) {
-    for (let from = lower.length, n = 0; n < MAX_CANDIDATES && from >= 0; n++) {
-      const p = lower.lastIndexOf(w, from);
-      if (p < 0 || (best && p < best.at)) break;
-      from = p - 1;
-      const ascii = /^[a-z]/.test(w);
-      if (ascii && p > 0 && /\p{L}/u.test(lower[p - 1]!)) continue;
-      const sep = w === 'answer' ? EN_SEP : INTL_SEP;
-      sep.lastIndex = p + w.length;
-      const m = sep.exec(body);
-      if (!m || (w.length === 1 && !/[:：是为為=]/.test(m[0]) && !/^\s*\d/.test(body.slice(p + w.length, p + w.length + 4)))) continue;
-      if (ascii && m[0] === '' && /\p{L}/u.test(lower[p + w.length] ?? '')) continue;
-      const before = lower.slice(Math.max(0, p - 8), p);
-      const strong = /final\s*$|最[终終]$/.test(before) || /^\s*finale?\b/.test(lower.slice(p + w.length, p + w.length + 8));
-      best = { at: p, from: p + w.length + m[0].length, strong };
-      break;
-    }
-  }
-  return best;
-}
-
 function extractMarked(body: string, opts: ExtractOptions = {}, reference = false, prose = true): Extracted | undefined {
   const phrases = opts.join_phrases !== false;
   const hasBox = body.includes('\\boxed') || body.includes('\\fbox');
   const boxed = hasBox ? lastBoxed(body, phrases, reference) : undefined;
   // with a box, only a marker after it matters; markers in other languages are looked for near the end only
   const scan = boxed ? body.slice(boxed.end) : body;
-  const intl = opts.languages !== false && INTL_TEST.test(scan.length > INTL_TAIL ? scan.slice(-INTL_TAIL) : scan);
+  const intl = opts.languages !== false && hasIntlMarker(scan);
   const lower = scan.length > 200_000 || intl || /answer/i.test(scan) ? body.toLowerCase() : '';
-  const phrase = lower ? lastPhrase(body, lower, intl) : undefined;
+  const phrase = lower ? findAnswerPhrase(body, lower, intl) : undefined;
   const phraseText = (ph: Phrase) => {
     const after = sentenceAfter(body, ph.from);
     if (after === MALFORMED) return MALFORMED; // kept as is: it parses as no answer, and nothing else is guessed
@@ -493,7 +389,7 @@ function extractMarked(body: string, opts: ExtractOptions = {}, reference = fals
   // markers are searched from the end backwards (lastIndexOf), so a long output costs one pass
   const found: { at: number; get: () => string; method: ExtractMethod }[] = [];
   if (phrase) found.push({ at: phrase.at, get: () => phraseText(phrase), method: 'answer_phrase' });
-  for (let from = body.length, n = 0; n < MAX_CANDIDATES && from >= 0; n++) {
+  for (let from = body.length, n = 0; n < MAX_MARKER_CANDIDATES && from >= 0; n++) {
     const p = body.lastIndexOf('A:', from);
     if (p < 0) break;
     from = p - 1;

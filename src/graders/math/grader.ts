@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { GradeFailure } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { renderValue } from '../../core/template.js';
+import { extractSchema, renamed, resolveExtract, SKIP_THINK_ALIAS } from '../../extract/options.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { checkMath, resolveMathOptions } from './verify.js';
 
@@ -24,10 +25,12 @@ const schema = graderSchema({
   languages: z.boolean().optional(),
   join_phrases: z.boolean().optional(),
   last_number: z.boolean().optional(),
-  skip_think: z.boolean().optional(),
+  /** think: `strip` (default) drops a leading reasoning block; `keep` reads it too. Deprecated: skip_think. */
+  extract: extractSchema(['auto'] as const),
   whole: z.boolean().optional(),
   choices: z.boolean().optional(),
-  max_input_chars: z.number().int().positive().max(100_000_000).optional(),
+  /** Longest model output or reference, in characters. Deprecated name: max_input_chars. */
+  max_chars: z.number().int().positive().max(100_000_000).optional(),
   max_answer_chars: z.number().int().positive().max(1_000_000).optional(),
   max_depth: z.number().int().positive().max(1_000).optional(),
   max_steps: z.number().int().positive().optional(),
@@ -47,11 +50,19 @@ export const mathGrader: GraderType<MathConfig> = {
   type: 'math',
   summary: 'math answer equivalence: extracts the final answer (boxed, "the answer is", ####, ...) and compares exactly, numerically and symbolically',
   schema: schema as unknown as z.ZodType<MathConfig>,
+  aliases: [SKIP_THINK_ALIAS, renamed('max_input_chars', 'max_chars')],
   capabilities: PURE,
   build(cfg, b) {
     const input = b.template('input', cfg.input);
     const reference = b.template('reference', cfg.reference);
-    const opts = resolveMathOptions({ ...cfg, time_budget_ms: cfg.time_budget_ms ?? DEFAULT_LIMITS.time_budget_ms });
+    const { extract, max_chars, ...rest } = cfg;
+    const think = resolveExtract(extract, { think: 'strip', from: 'auto' }).think;
+    const opts = resolveMathOptions({
+      ...rest,
+      skip_think: think === 'strip',
+      ...(max_chars !== undefined ? { max_input_chars: max_chars } : {}),
+      time_budget_ms: cfg.time_budget_ms ?? DEFAULT_LIMITS.time_budget_ms,
+    });
     return (s) => {
       const out = asText(renderValue(input, s), 'the model output');
       const ref = asText(renderValue(reference, s), 'the reference answer');

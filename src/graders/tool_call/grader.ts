@@ -7,7 +7,7 @@ import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { renderCompiled, renderValue, type Template, type ValueTemplate } from '../../core/template.js';
 import type { GradeInput } from '../../core/sample.js';
 import { matchCalls } from './match.js';
-import { extractCalls } from './parse.js';
+import { applyThink, extractCalls, extractSchema, partialCreditAlias, partialCreditField, resolveExtract } from '../../extract/index.js';
 import { readAccepted, readFunctions } from './reference.js';
 import { ParseError, type ToolCall } from './types.js';
 
@@ -20,7 +20,10 @@ const schema = graderSchema({
   reference: z.unknown(),
   /** Function descriptions (for type checks): a template such as `{{item.function}}`, or a literal list. */
   functions: z.unknown().optional(),
-  scoring: z.enum(['exact', 'partial']).optional(),
+  /** true: fraction of calls and arguments right; false (default): 1 only when every call matches. Deprecated: scoring exact|partial. */
+  partial_credit: partialCreditField,
+  /** think `keep` (default) or `strip` (text input only); from `auto`: tool_calls, <tool_call> tags, (fenced) JSON or Python-style calls. */
+  extract: extractSchema(['auto'] as const),
   /** Text or JSON input longer than this is not graded (`limit_exceeded`). */
   max_chars: z.number().int().positive().optional(),
 });
@@ -36,13 +39,15 @@ export const toolCall: GraderType<z.infer<typeof schema>> = {
   type: 'tool_call',
   summary: 'BFCL-style tool-call matching (simple, multiple, parallel, no-call), exact or partial credit',
   schema,
+  aliases: [partialCreditAlias('scoring', 'exact', 'partial')],
   capabilities: PURE,
   build(cfg, b) {
     if (cfg.reference === undefined) b.fail('reference', 'required field is missing (BFCL possible_answer list, or [] for "no call")');
     const input = cfg.input === undefined ? undefined : b.template('input', cfg.input);
     const reference: ValueTemplate = b.value('reference', cfg.reference);
     const functions: ValueTemplate | undefined = cfg.functions === undefined ? undefined : b.value('functions', cfg.functions);
-    const partialScoring = cfg.scoring === 'partial';
+    const partialScoring = cfg.partial_credit === true;
+    const think = resolveExtract(cfg.extract, { think: 'keep', from: 'auto' }).think;
     const maxChars = cfg.max_chars ?? DEFAULT_MAX_CHARS;
 
     return (s) => {
@@ -53,8 +58,10 @@ export const toolCall: GraderType<z.infer<typeof schema>> = {
       if (size > maxChars) throw new GradeFailure('limit_exceeded', `tool-call input has ${size} characters, over max_chars ${maxChars}`);
       let calls: ToolCall[];
       let parseNote = '';
+      const text = typeof raw === 'string' ? applyThink(raw, think) : raw;
+      if (text === undefined) return { score: 0, reason: 'the reasoning block never closes (extract.think: strip): no call given', metadata: { exact: false, partial: 0, mismatch: 'parse_error', calls: [] } };
       try {
-        calls = extractCalls(raw);
+        calls = extractCalls(text);
       } catch (e) {
         if (!(e instanceof ParseError)) throw e;
         if (typeof raw !== 'string') {

@@ -1,10 +1,7 @@
 // Shared shapes for tool-call grading: a parsed call, a BFCL accepted answer, a function schema.
 
-/** One tool call made by the model: a function name and its arguments. */
-export interface ToolCall {
-  name: string;
-  args: Record<string, unknown>;
-}
+// A parsed call and its parse error live in the extraction layer (src/extract/tool-calls.ts).
+export { ParseError, type ToolCall } from '../../extract/tool-calls.js';
 
 /** BFCL `possible_answer` entry: function name -> parameter -> accepted values (`""` = may be omitted). */
 export type AcceptedCall = { name: string; params: Record<string, unknown[]> };
@@ -20,5 +17,3 @@ export interface ParamSchema {
   items?: ParamSchema;
   [k: string]: unknown;
 }
-
-export class ParseError extends Error {}

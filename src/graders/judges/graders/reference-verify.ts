@@ -3,6 +3,7 @@
 // with aggregate "mean"), or P(yes) from logprobs at the verdict token.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../../core/registry.js';
+import { renamed } from '../../../extract/options.js';
 import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
 import { renderString } from '../../../core/template.js';
 import { logprobScore, yesNoToken } from '../logprob-score.js';
@@ -19,7 +20,8 @@ const schema = graderSchema({
   /** The question (template; default none). */
   question: z.string().optional(),
   /** The answer to check (default "{{sample.output_text}}"). */
-  response: z.string().optional(),
+  /** The model output judged (default {{sample.output_text}}). Deprecated name: response. */
+  input: z.string().optional(),
   /** The reference answer, e.g. "{{item.answer}}". */
   reference: z.string(),
   /** Prompt overrides; slots {question} {reference} {response}. */
@@ -35,10 +37,11 @@ export const referenceVerify: GraderType<ReferenceVerifyConfig> = {
   type: 'reference_verify',
   summary: 'LLM judge checks that the final answer is equivalent to a reference; score 1/0 or P(yes)',
   schema,
+  aliases: [renamed('response', 'input')],
   capabilities: endpointCapabilities,
   build(cfg, b) {
     const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
-    const resp = b.template('response', cfg.response ?? '{{sample.output_text}}');
+    const resp = b.template('input', cfg.input ?? '{{sample.output_text}}');
     const ref = b.template('reference', cfg.reference);
     const s = judgeSettings(cfg, b);
     const system = cfg.system_prompt ?? VERIFY_SYSTEM;

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { GraderContext } from '../../../core/grader.js';
 import { graderSchema, type GraderType } from '../../../core/registry.js';
+import { renamed } from '../../../extract/options.js';
 import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
 import { GradeFailure, type Result } from '../../../core/result.js';
 import type { GradeInput } from '../../../core/sample.js';
@@ -33,7 +34,8 @@ const schema = graderSchema({
   /** A list of criteria, or a template yielding one per item (strings or {criterion|description|title, weight|points}). */
   criteria: z.union([z.array(criterionSchema).min(1), z.string()]),
   question: z.string().optional(),
-  response: z.string().optional(),
+  /** The model output judged (default {{sample.output_text}}). Deprecated name: response. */
+  input: z.string().optional(),
   /** "binary" (default: met / not met) or a rating scale [lo, hi]. */
   scale: z.union([z.literal('binary'), z.tuple([z.number().int(), z.number().int()])]).optional(),
   system_prompt: z.string().optional(),
@@ -70,6 +72,7 @@ export const rubric: GraderType<RubricConfig> = {
   type: 'rubric',
   summary: 'LLM judge checks each weighted rubric criterion separately (item-specific rubrics too); weighted score',
   schema,
+  aliases: [renamed('response', 'input')],
   capabilities: endpointCapabilities,
   build(cfg, b) {
     let fixed: Criterion[] | undefined;
@@ -90,7 +93,7 @@ export const rubric: GraderType<RubricConfig> = {
     const scale = cfg.scale ?? 'binary';
     if (scale !== 'binary' && !(scale[0] < scale[1])) b.fail('scale', 'scale must be [lo, hi] with lo < hi');
     const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
-    const resp = b.template('response', cfg.response ?? '{{sample.output_text}}');
+    const resp = b.template('input', cfg.input ?? '{{sample.output_text}}');
     const s = judgeSettings(cfg, b);
     const system = cfg.system_prompt ?? (scale === 'binary' ? RUBRIC_SYSTEM_BINARY : fill(RUBRIC_SYSTEM_SCALE, { lo: String(scale[0]), hi: String(scale[1]) }));
     const user = cfg.user_prompt ?? RUBRIC_USER;

@@ -3,7 +3,7 @@
 // only the value — with the value vocabulary supplied by each verdict kind. A whole-answer JSON
 // object (structured output) is read by its own key; otherwise the candidates go through the
 // shared selection (quotes of the graded response dropped, conflicts refused).
-import { findJsonObjects, pickKey, type JsonHit } from './json-scan.js';
+import { findJsonObjects, pickKey, type JsonHit } from '../../../extract/json.js';
 import { MAX_VERDICT_LINE, finish, lastLine, prepare, rankOf, rationaleOf, select, wholeJson, type Candidate, type ParseContext, type ParseErrorCode, type Span, type Verdict } from './verdict.js';
 
 /** Case-insensitive regex source for a literal word (no flags needed, so values can stay case-sensitive). */

@@ -1,6 +1,6 @@
 // Verdict parsers: pure functions from a judge's raw output to a verdict or a reason why not.
-export { maskReasoning } from './reasoning.js';
-export type { Masked } from './reasoning.js';
+export { maskReasoning } from '../../../extract/think.js';
+export type { Masked } from '../../../extract/think.js';
 export { parseScore } from './score.js';
 export type { ScoreParseOptions, ScoreValue } from './score.js';
 export { parsePairwise } from './pairwise.js';

@@ -3,7 +3,7 @@
 // configured range; values outside it are rejected (or clamped when asked), never truncated. A
 // whole-answer JSON object (structured output) is read by its own key; otherwise the candidates go
 // through the shared selection (quotes of the graded response dropped, conflicts refused).
-import { findJsonObjects, pickKey, type JsonHit } from './json-scan.js';
+import { findJsonObjects, pickKey, type JsonHit } from '../../../extract/json.js';
 import { MAX_VERDICT_LINE, finish, lastLine, prepare, rankOf, rationaleOf, select, wholeJson, type Candidate, type ParseContext, type Span, type Verdict } from './verdict.js';
 
 export interface ScoreParseOptions extends ParseContext {

@@ -4,7 +4,7 @@
 // gives the offsets; formats with an explicit key or marker beat a bare final line — refusal
 // detection, and the size limit on judge output.
 import { echoIndexOf, maskQuoted, MAX_ECHO_CHECKS, normalizeForEcho, type EchoIndex } from './quotes.js';
-import { maskReasoning } from './reasoning.js';
+import { maskReasoning } from '../../../extract/think.js';
 
 /** Judge outputs longer than this are not parsed (limit_exceeded upstream). */
 export const MAX_VERDICT_TEXT = 1_000_000;

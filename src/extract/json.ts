@@ -1,5 +1,27 @@
-// Finds JSON objects embedded in free text (bare or inside ```json fences): a string-aware brace
-// matcher proposes spans, JSON.parse confirms them. Bounded work for untrusted text.
+// JSON in model outputs: parseJsonText reads the whole text or its first ```json fence as one JSON
+// value (format's json check); findJsonObjects finds objects embedded in free text (bare or inside
+// fences; judges' verdicts): a string-aware brace matcher proposes spans, JSON.parse confirms them.
+// Bounded work for untrusted text.
+import { jsonFenceBody } from './fence.js';
+
+/** Where the JSON value is read from: the whole text, or the first ```json / untagged fence (else the whole text). */
+export type JsonFrom = 'whole' | 'fenced';
+
+export type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
+
+/** Parses JSON text (no size check here: callers check max_chars first). */
+export function parseJsonText(text: string, from: JsonFrom): Parsed {
+  let src = text;
+  if (from === 'fenced') {
+    const body = jsonFenceBody(text);
+    if (body !== undefined) src = body;
+  }
+  try {
+    return { ok: true, value: JSON.parse(src) };
+  } catch (e) {
+    return { ok: false, reason: `not valid JSON: ${(e as Error).message}` };
+  }
+}
 
 export interface JsonHit {
   value: Record<string, unknown>;

@@ -3,7 +3,9 @@
 // message with `tool_calls`, `{name, arguments}` objects, BFCL's `{name: {args}}` form, or text
 // holding JSON (optionally fenced or in <tool_call> tags) or Python-style calls.
 import { parsePythonCalls } from './python-call.js';
-import { ParseError, type ToolCall } from './types.js';
+import { ParseError, type ToolCall } from './tool-call-types.js';
+
+export { ParseError, parsePythonCalls, type ToolCall };
 
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 

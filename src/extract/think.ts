@@ -1,7 +1,10 @@
-// Hides reasoning blocks (<think>…</think> and friends) from verdict parsing without moving any
-// character: hidden text becomes spaces (newlines kept), so offsets still point into the raw output
-// (needed to find the verdict's token for logprob scores). A draft verdict inside a think block is
-// never read; an unclosed block hides everything after it.
+// Reasoning blocks (<think>…</think> and friends) in model outputs, two ways:
+// - stripThink drops a leading reasoning block (or everything up to a lone </think>, when the chat
+//   template put <think> in the prompt); a block that never closes means no answer was given.
+// - maskReasoning hides every reasoning block without moving any character: hidden text becomes
+//   spaces (newlines kept), so offsets still point into the raw output (judges need them to find
+//   the verdict's token for logprob scores). A draft verdict inside a think block is never read;
+//   an unclosed block hides everything after it.
 
 const TAGS = ['think', 'thinking', 'reasoning', 'thought', 'reflection', 'scratchpad'];
 const OPEN = new RegExp(`<(${TAGS.join('|')})>`, 'gi');
@@ -52,4 +55,26 @@ export function maskReasoning(text: string): Masked {
     out = out.slice(0, m.index) + blank(out.slice(m.index, end)) + out.slice(end);
   }
   return { text: out, unterminated, hadReasoning };
+}
+
+/** Strips a leading reasoning block; returns undefined when the block never closes (no answer given). */
+export function stripThink(text: string): string | undefined {
+  const open = /^\s*<(think|thinking|reasoning)>/i.exec(text);
+  const closeIdx = text.lastIndexOf('</think>');
+  if (open) {
+    const close = text.lastIndexOf(`</${open[1]}>`);
+    if (close < 0) return undefined;
+    return text.slice(close + open[1]!.length + 3);
+  }
+  // chat templates that put <think> in the prompt leave only the closing tag in the output
+  if (closeIdx >= 0 && !text.slice(0, closeIdx).includes('<think>')) return text.slice(closeIdx + 8);
+  return text;
+}
+
+/** What to do with reasoning before the answer is read: `strip` (stripThink) or `keep` the text as is. */
+export type ThinkMode = 'strip' | 'keep';
+
+/** The text with reasoning handled per `mode`; undefined when stripping finds an unterminated block. */
+export function applyThink(text: string, mode: ThinkMode): string | undefined {
+  return mode === 'strip' ? stripThink(text) : text;
 }

@@ -1,7 +1,7 @@
 // A small, bounded parser for Python-style call lists as models write them in text:
 // `[f(a=1, b='x'), g(c=[1, 2.5], d={'k': None})]` or `f(a=1)`. Literals only (strings, numbers,
 // True/False/None, lists, tuples, dicts); keyword arguments only, like BFCL's AST decoder.
-import { ParseError, type ToolCall } from './types.js';
+import { ParseError, type ToolCall } from './tool-call-types.js';
 
 const MAX_DEPTH = 64;
 

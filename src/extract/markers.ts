@@ -1,0 +1,57 @@
+// Final-answer markers in free text: "the answer is", "Final Answer:", "answers are", and their
+// equivalents in other languages ("Réponse :", "Respuesta:", "答案："), found from the end backwards
+// with a bounded number of tries. Returns where the marker is and where its value starts; what the
+// value means is the caller's business (math reads it as a math answer).
+
+/** How many occurrences of one marker word are examined, from the end backwards. */
+export const MAX_MARKER_CANDIDATES = 8;
+
+/** Answer markers in other languages; single CJK characters need an explicit separator after them. */
+const INTL_MARKERS = ['réponse', 'reponse', 'respuesta', 'antwort', 'risposta', 'resposta', 'odpowiedź', 'ответ', 'cevap', 'jawaban', 'đáp án', 'câu trả lời', 'الإجابة', 'उत्तर', '答案', '解答', '答', '정답', '답'];
+const INTL_TAIL = 4000;
+const INTL_TEST = /r[ée]ponse|respuesta|antwort|risposta|resposta|odpowied|ответ|cevap|jawaban|đáp án|câu trả lời|الإجابة|उत्तर|答|답/i;
+/** After "answer": a separator ("is", ":", "=", "would be", "to part (b) is"), or a math delimiter right away. */
+const EN_SEP = /(?:s\s+(?:are|were)|\s*(?:\*\*)?\s*(?:is|was|would\s+be|will\s+be|should\s+be|=|:|：)|(?:\s+(?:to|for|of|in|on|the|this|that|these|our|my|question|problem|exercise|part|\(?[a-z0-9]\)))+\s*,?\s*(?:is|are))\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*|\s*(?:\*\*)?\s*(?=\$|\\\(|\\\[)/iy;
+const INTL_SEP = /\s*(?:\*\*)?\s*(?:finale?|final)?\s*(?:\*\*)?\s*(?:est|es|ist|lautet|è|é|é:|это|是|为|為|は|=|:|：)\s*(?:\*\*)?\s*:?\s*|\s*(?=\$|\\\(|\d)/iy;
+
+export interface Phrase {
+  /** Index of the marker word. */
+  at: number;
+  /** Index where the answer after the marker (and its separator) starts. */
+  from: number;
+  /** A "final answer" marker (it overrides an earlier \\boxed{}). */
+  strong: boolean;
+}
+
+/**
+ * The rightmost answer phrase ("the answer is", "Final Answer:", "Réponse :", "答案：") and where its value starts.
+ * `lower` is `body.toLowerCase()` (same length); `intl` also looks for the markers in other languages.
+ */
+export function findAnswerPhrase(body: string, lower: string, intl: boolean): Phrase | undefined {
+  let best: Phrase | undefined;
+  const words = intl ? ['answer', ...INTL_MARKERS] : ['answer'];
+  for (const w of words) {
+    for (let from = lower.length, n = 0; n < MAX_MARKER_CANDIDATES && from >= 0; n++) {
+      const p = lower.lastIndexOf(w, from);
+      if (p < 0 || (best && p < best.at)) break;
+      from = p - 1;
+      const ascii = /^[a-z]/.test(w);
+      if (ascii && p > 0 && /\p{L}/u.test(lower[p - 1]!)) continue;
+      const sep = w === 'answer' ? EN_SEP : INTL_SEP;
+      sep.lastIndex = p + w.length;
+      const m = sep.exec(body);
+      if (!m || (w.length === 1 && !/[:：是为為=]/.test(m[0]) && !/^\s*\d/.test(body.slice(p + w.length, p + w.length + 4)))) continue;
+      if (ascii && m[0] === '' && /\p{L}/u.test(lower[p + w.length] ?? '')) continue;
+      const before = lower.slice(Math.max(0, p - 8), p);
+      const strong = /final\s*$|最[终終]$/.test(before) || /^\s*finale?\b/.test(lower.slice(p + w.length, p + w.length + 8));
+      best = { at: p, from: p + w.length + m[0].length, strong };
+      break;
+    }
+  }
+  return best;
+}
+
+/** Whether the tail of a text holds an answer marker in another language (cheap pre-check for `intl`). */
+export function hasIntlMarker(text: string): boolean {
+  return INTL_TEST.test(text.length > INTL_TAIL ? text.slice(-INTL_TAIL) : text);
+}
