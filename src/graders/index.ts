@@ -14,6 +14,7 @@ import { textSimilarity } from './similarity/text-similarity.js';
 import { length } from './length/length.js';
 import { repetition } from './length/repetition.js';
 import { judgeGraderTypes } from '../judges/index.js';
+import { prm } from './prm/grader.js';
 
 const builtins: GraderType<any>[] = [
   stringCheck,
@@ -30,6 +31,7 @@ const builtins: GraderType<any>[] = [
   length,
   repetition,
   ...judgeGraderTypes,
+  prm,
 ];
 
 for (const t of builtins as GraderType<BaseConfig>[]) if (!getGraderType(t.type)) registerGraderType(t);

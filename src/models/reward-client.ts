@@ -87,13 +87,22 @@ export class RewardClient {
 
   /** Raw reward for one input, read with `pick` (default: the client's own reduce / labelIndex). */
   async score(input: RewardInput, signal?: AbortSignal, pick: RewardPick = this.opts): Promise<number> {
+    return this.pick(await this.encode(input, signal), 0, pick);
+  }
+
+  /**
+   * The server's whole result for one input (e.g. a vLLM pooling row `{index, data: [[...], ...]}`),
+   * for callers that read more than one number from it (process rewards: one value per step). Text
+   * inputs are batched like `score`'s.
+   */
+  async encode(input: RewardInput, signal?: AbortSignal): Promise<unknown> {
     this.usage.items++;
     if ('messages' in input) {
       if (this.opts.protocol !== 'vllm_pooling') throw new ModelError('config_error', `protocol ${this.opts.protocol} takes text (a chat-templated prompt), not messages`);
       const rows = await this.limiter.run(() => this.post({ model: this.opts.model, messages: input.messages }, 1, signal), signal);
-      return this.pick(rows[0], 0, pick);
+      return rows[0];
     }
-    return this.pick(await this.batcher.submit(input.text, signal), 0, pick);
+    return this.batcher.submit(input.text, signal);
   }
 
   private textBody(texts: string[]): Record<string, unknown> {
