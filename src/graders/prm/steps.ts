@@ -143,10 +143,11 @@ export function compileSplitter(cfg: SplitConfig, issue: (field: string, message
   }
 }
 
-// A leading "Step 3." / "Step 3:" / "3." label (what PRMBench removes before scoring with a PRM).
-const PREFIX = /^\s*(?:step\s*\d+\s*[.:]\s*|\d+\.\s*)/i;
+// A leading "Step 3." / "Step 3:" / "3." label (what PRMBench removes before scoring with a PRM),
+// except that a decimal number ("4.5 ...") is not a label.
+const PREFIX = /^\s*(?:step\s*\d+\s*[.:](?!\d)\s*|\d+\.(?!\d)\s*)/i;
 
-/** Removes one leading step label: "Step 3.", "Step 3:", "step3 :", or "3." (and the spaces after it). */
+/** Removes one leading step label: "Step 3.", "Step 3:", "step3 :", or "3." (and the spaces after it); "4.5" is kept. */
 export function stripStepPrefix(s: string): string {
   return s.trim().replace(PREFIX, '');
 }
