@@ -195,7 +195,7 @@ export interface PrmbenchMetrics {
   /** Over the records of erroneous classes (the added originals only count in their own class), as PRMBench totals. */
   overall: PrmbenchScores;
   classes: Record<string, PrmbenchScores>;
-  /** Mean PRMScore over the classes present, the added originals excluded (PRMBench's average). */
+  /** Mean PRMScore over the classes with graded records, the added originals excluded (PRMBench's average). */
   class_mean_PRMScore: number;
   /** Non-original records with a valid prediction / all non-original records. */
   validity_rate: number;
@@ -254,7 +254,7 @@ export function prmbenchMetrics(records: readonly PrmbenchRecord[], scores: read
   });
   const classes: Record<string, PrmbenchScores> = {};
   for (const [c, a] of [...byClass].sort(([x], [y]) => x.localeCompare(y))) classes[c] = a.scores(NO_ERROR_CLASSES.includes(c));
-  const named = Object.entries(classes).filter(([c]) => c !== CORRECT_CLASS);
+  const named = Object.entries(classes).filter(([c, sc]) => c !== CORRECT_CLASS && sc.records > 0);
   return {
     threshold,
     overall: total.scores(false),
