@@ -1,6 +1,9 @@
 // The `prm` grader against a protocol-faithful local PRM server (real HTTP, scripted step
 // probabilities): exact per-step scores and prompts for every protocol, aggregation, batching,
 // retries and timeouts, and invalid server answers turned into invalid grades (never a 0).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { grade, loadGrader, Services, type Result } from '../../dist/index.js';
 import { startPrmServer, type PrmServer } from '../helpers/prm-server.js';
@@ -82,6 +85,17 @@ describe('vllm_pooling (Qwen2.5-Math-PRM layout)', () => {
     rs.forEach((r, i) => expect(r.steps).toEqual(i % 2 ? [0.9, 0.2] : [0.7, 0.4, 0.55]));
     // 10 texts in batches of 4 (the requests may arrive in any order)
     expect(prm.requests('pooling').map((q) => q.body.input.length).sort()).toEqual([2, 4, 4]);
+  });
+
+  it('extra_body fields go with every request; graders with other fields never share a batch', async () => {
+    const a = loadGrader(pooling({ extra_body: { task: 'token_classify' } }));
+    const b = loadGrader(pooling());
+    const [ra, rb] = await Promise.all([grade(a, { item: { question: 'Q?' }, sample: { steps: ['a'] } }, { services }), grade(b, { item: { question: 'Q?' }, sample: { steps: ['b'] } }, { services })]);
+    expect([ra.steps, rb.steps]).toEqual([[0.9], [0.2]]);
+    const bodies = prm.requests('pooling').map((q) => q.body);
+    expect(bodies).toHaveLength(2);
+    expect(bodies.find((x) => x.input[0].includes('assistant\na<'))).toMatchObject({ task: 'token_classify', model: 'Qwen/Qwen2.5-Math-PRM-7B' });
+    expect(bodies.find((x) => x.input[0].includes('assistant\nb<')).task).toBeUndefined();
   });
 
   it('chat_template "server" sends the chat messages (one conversation per request)', async () => {
@@ -186,6 +200,22 @@ describe('completions_logprobs (Math-Shepherd style)', () => {
     const r = await run(shepherd({ prompt_prefix: 'Problem: {question}\n', step_template: '{step} {tag}{k}\n', step_tag: '<tag>', good_token: 'good', bad_token: 'bad' }), { steps: ['s1', 's2'] });
     expect(prm.requests('completions')[0]!.body.prompt).toEqual(['Problem: Q?\ns1 <tag>', 'Problem: Q?\ns1 <tag>1\ns2 <tag>']);
     expect(r.steps).toEqual([0.75, 0.75].map((x) => expect.closeTo(x, 12)) as never);
+  });
+
+  it('cache: true answers a repeated grade from the on-disk cache (no second request)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'arbiter-prm-cache-'));
+    const svc = new Services({ cacheDir: dir });
+    try {
+      const g = loadGrader(shepherd({ cache: true }));
+      const r1 = await grade(g, { item: { question: 'Q?' }, sample: { steps: ['a', 'b'] } }, { services: svc });
+      const r2 = await grade(g, { item: { question: 'Q?' }, sample: { steps: ['a', 'b'] } }, { services: svc });
+      expect(r2.steps).toEqual(r1.steps);
+      expect(r1.metadata.requests).toBe(1);
+      expect(r2.metadata.requests).toBe(0);
+      expect(prm.requests('completions')).toHaveLength(1);
+    } finally {
+      await svc.close();
+    }
   });
 
   it('retries, timeouts, and a wrong number of choices', async () => {

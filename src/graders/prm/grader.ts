@@ -85,6 +85,8 @@ const poolingSchema = graderSchema({
   path: z.string().startsWith('/').optional(),
   /** Texts per request (default 32). */
   batch_size: z.number().int().min(1).max(4096).optional(),
+  /** Extra request body fields (e.g. {"task": "token_classify"} for vLLM versions that ask for the pooling task). */
+  extra_body: z.record(z.string(), z.unknown()).optional(),
 });
 
 const logprobsSchema = graderSchema({
@@ -217,7 +219,7 @@ function poolingScorer(cfg: z.infer<typeof poolingSchema>, b: BuildContext): Sco
   if (server && cfg.batch_size !== undefined) b.issue('batch_size', 'chat_template "server" sends one conversation per request; batch_size applies to "chatml" (text) only');
   return async (input, steps, ctx) => {
     const question = renderString(q, input);
-    const client = getRewardClient(ctx.services, ep, { protocol: 'vllm_pooling', model: cfg.model, path: cfg.path, batchSize: cfg.batch_size });
+    const client = getRewardClient(ctx.services, ep, { protocol: 'vllm_pooling', model: cfg.model, path: cfg.path, batchSize: cfg.batch_size, extraBody: cfg.extra_body });
     let row: unknown;
     let text: string | undefined;
     if (server) {
