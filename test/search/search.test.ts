@@ -159,6 +159,14 @@ describe('PRM-guided step search', () => {
     expect(srv.server.chatRequests).toHaveLength(1);
   });
 
+  it("a step the model ends itself (vLLM stop_reason null) finishes the beam; a stop at the delimiter does not", async () => {
+    const body = (stop_reason: string | null, content: string) => ({ id: 'x', object: 'chat.completion', created: 0, model: 'policy', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', stop_reason }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+    srv.server.enqueue({ body: body('\n\n', 'good first') }, { body: body(null, 'good end without a box') });
+    const r = await stepSearch({ generator: new Generator(generator()), prm: loadGrader(prmCfg('last')), services, input: { item: { question: 'Q3?' }, sample: {} }, n: 1, beamWidth: 1, cost: { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 } });
+    expect(r.best).toMatchObject({ steps: ['good first', 'good end without a box'], done: true, ended: 'eos' });
+    expect(r.rounds).toBe(2);
+  });
+
   it('a partial solution the PRM cannot grade is dropped, not kept with a made-up score', async () => {
     srv.mutate('pooling', (body, req) => {
       // every partial solution starting with "good C" gets an unreadable step score (inputs are batched)
