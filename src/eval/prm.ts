@@ -174,6 +174,9 @@ export interface ProcessBenchEvalReport extends FirstErrorScores {
   records: number;
   invalid: number;
   invalid_kinds: Record<string, number>;
+  /** Rows left out because they hold no usable solution or label (e.g. a first error beyond the steps), with the first reasons. */
+  skipped: number;
+  skipped_examples: string[];
   /** The same scores per input file. */
   by_file: Record<string, FirstErrorScores>;
 }
@@ -187,10 +190,19 @@ export interface ProcessBenchEvalReport extends FirstErrorScores {
  */
 export async function processBenchEval(input: ProcessBenchEvalInput): Promise<ProcessBenchEvalReport> {
   let items: FirstErrorItem[];
+  const skipped: string[] = [];
   if (input.items) items = [...input.items];
   else {
     const rows = await readJsonlRows(input.files ?? []);
-    items = rows.map((x, i) => ({ ...firstErrorItem(x.row, `${x.file} record ${i + 1}`), file: x.file }));
+    items = [];
+    rows.forEach((x, i) => {
+      try {
+        items.push({ ...firstErrorItem(x.row, `${x.file} record ${i + 1}`), file: x.file });
+      } catch (e) {
+        // a row without a usable label cannot be scored either way: counted, never guessed
+        skipped.push((e as Error).message);
+      }
+    });
   }
   if (input.limit !== undefined) items = items.slice(0, input.limit);
   const threshold = input.threshold ?? 0.5;
@@ -220,6 +232,8 @@ export async function processBenchEval(input: ProcessBenchEvalInput): Promise<Pr
     records: items.length,
     invalid: fails.length,
     invalid_kinds: countKinds(fails),
+    skipped: skipped.length,
+    skipped_examples: skipped.slice(0, 10),
     by_file,
   };
 }

@@ -171,7 +171,7 @@ async function samplingMethods(p: PreparedSearch, input: GradeInput, reference: 
       if (solution !== undefined) a.solution = solution;
       if (note) a.note = note;
       if (k < n) a.note = `${a.note ? `${a.note}; ` : ''}token budget spent after ${k} samples`;
-      (out.attempts[m] ??= {})[n] = a;
+      record(out, m, n, a);
     }
   }
 }
@@ -186,9 +186,15 @@ async function stepMethods(p: PreparedSearch, input: GradeInput, reference: stri
       if (solution !== undefined) a.solution = solution;
       const notes = [r.stopped === 'token_budget' ? 'token budget spent' : '', r.finished.length === 0 ? 'no beam finished' : '', r.prm_invalid ? `${r.prm_invalid} partial solutions the PRM could not grade` : ''].filter(Boolean);
       if (notes.length) a.note = notes.join('; ');
-      (out.attempts[m] ??= {})[n] = a;
+      record(out, m, n, a);
     }
   }
+}
+
+function record(out: ProblemResult, m: Method, n: number, a: Attempt): void {
+  const per = out.attempts[m] ?? {};
+  per[n] = a;
+  out.attempts[m] = per;
 }
 
 /** A data row as a grade input: `{id?, item, ...}` rows keep their item; any other object is the item itself. */

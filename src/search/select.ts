@@ -54,9 +54,13 @@ export interface Vote {
   groups: { answer: string; weight: number; members: number[] }[];
 }
 
-/** The final answer of a solution text (math extraction; no last-number guess), or undefined. */
+/** How a final answer may be marked for voting and for ending a beam (no bold, bare or last-number guess). */
+const MARKED = new Set(['answer_tag', 'boxed', 'answer_phrase', 'answer_line', 'hash']);
+
+/** The final answer of a solution text, marked as one (boxed, <answer>, "the answer is", "Answer:", "####"), or undefined. */
 export function finalAnswer(text: string): string | undefined {
-  return extractAnswer(text, { last_number: false, whole: false })?.text;
+  const ex = extractAnswer(text, { last_number: false, whole: false });
+  return ex && MARKED.has(ex.method) ? ex.text : undefined;
 }
 
 /**

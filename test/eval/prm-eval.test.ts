@@ -135,6 +135,17 @@ describe('runs over graders', () => {
     expect(perfect).toMatchObject({ error_acc: 1, correct_acc: 1, f1: 1 });
   });
 
+  it('processBenchEval over the shared PRMBench rows with a first-error label grader: 1 on both sides; rows without a usable label are skipped and counted', async () => {
+    const rows = (await readJsonlRows(FILES)).map((x) => x.row as { error_steps: number[]; modified_process: string[] });
+    const unusable = rows.filter((r) => r.error_steps.length > 0 && Math.min(...r.error_steps) > r.modified_process.length).length;
+    expect(unusable).toBeGreaterThan(0);
+    const labels = loadGrader({ type: 'prm', protocol: 'labels', first_error: '{{item.label}}' });
+    const rep = await processBenchEval({ grader: labels, files: FILES, services, concurrency: 64 });
+    expect(rep).toMatchObject({ error_acc: 1, correct_acc: 1, f1: 1, invalid: 0, skipped: unusable, records: rows.length - unusable });
+    expect(rep.skipped_examples[0]).toMatch(/no valid first-error label/);
+    expect(rep.correct).toBe(rows.filter((r) => r.error_steps.length === 0).length);
+  }, 60_000);
+
   it('sanity run over the shared PRMBench files with a step-label grader: perfect labels score 1, data faults are counted', async () => {
     const grader = loadGrader({ type: 'prm', protocol: 'labels', error_steps: '{{item.error_steps}}' });
     const rep = await prmbenchEval({ grader, files: FILES, services, concurrency: 64 });

@@ -82,7 +82,9 @@ describe('vllm_pooling (Qwen2.5-Math-PRM layout)', () => {
     const g = loadGrader(pooling({ batch_size: 4 }));
     const samples = Array.from({ length: 10 }, (_, i) => ({ steps: i % 2 ? ['a', 'b'] : ['c', 'd', 'e'] }));
     const rs = await Promise.all(samples.map((sample) => grade(g, { item: { question: 'Q?' }, sample }, { services })));
-    rs.forEach((r, i) => expect(r.steps).toEqual(i % 2 ? [0.9, 0.2] : [0.7, 0.4, 0.55]));
+    rs.forEach((r, i) => {
+      expect(r.steps).toEqual(i % 2 ? [0.9, 0.2] : [0.7, 0.4, 0.55]);
+    });
     // 10 texts in batches of 4 (the requests may arrive in any order)
     expect(prm.requests('pooling').map((q) => q.body.input.length).sort()).toEqual([2, 4, 4]);
   });
@@ -172,14 +174,14 @@ describe('completions_logprobs (Math-Shepherd style)', () => {
     const r = await run(shepherd(), { steps: ['a', 'b', 'c'] });
     expect(r.valid).toBe(true);
     // the server puts 0.9p on "+" and 0.9(1-p) on "-": normalised over the two, exactly p
-    r.steps!.forEach((s, i) => expect(s).toBeCloseTo([0.9, 0.2, 0.7][i]!, 12));
+    expect(r.steps).toEqual([0.9, 0.2, 0.7].map((x) => expect.closeTo(x, 12)));
     const [req] = prm.requests('completions');
     expect(req!.body).toEqual({ model: 'math-shepherd', prompt: ['Q? Step 1: a ки', 'Q? Step 1: a ки\nStep 2: b ки', 'Q? Step 1: a ки\nStep 2: b ки\nStep 3: c ки'], max_tokens: 1, temperature: 0, logprobs: 20 });
   });
 
   it('splits long solutions into requests of batch_size prompts', async () => {
     const r = await run(shepherd({ batch_size: 2 }), { steps: ['a', 'b', 'c', 'd', 'e'] });
-    r.steps!.forEach((s, i) => expect(s).toBeCloseTo([0.9, 0.2, 0.7, 0.4, 0.55][i]!, 12));
+    expect(r.steps).toEqual([0.9, 0.2, 0.7, 0.4, 0.55].map((x) => expect.closeTo(x, 12)));
     expect(prm.requests('completions').map((q) => q.body.prompt.length)).toEqual([2, 2, 1]);
   });
 

@@ -77,6 +77,8 @@ describe('selection', () => {
     expect(w.total).toBeCloseTo(1.3, 12);
     expect(w.groups.map((g) => g.members)).toEqual([[0, 2], [3]]);
     expect(majorityVote([{ text: 'no answer' }, { text: '\\boxed{3}' }], false)).toMatchObject({ index: 1, answer: '3' });
+    // only marked answers vote: a bold step label or a last number is not a final answer
+    expect(majorityVote([{ text: '**Step 2** add 5' }, { text: 'so x is 9' }], false)).toMatchObject({ index: -1 });
     // an invalid verifier grade stays out
     const g = loadGrader({ type: 'prm', protocol: 'labels', labels: '{{item.l}}' });
     const v = await verifyCandidates(g, { l: [1] }, ['one step', 'two\n\nsteps'], services);

@@ -224,7 +224,9 @@ function poolingScorer(cfg: z.infer<typeof poolingSchema>, b: BuildContext): Sco
     let text: string | undefined;
     if (server) {
       refuseMarker(question, separator, 'the question');
-      steps.forEach((s, i) => refuseMarker(s, separator, `step ${i}`));
+      steps.forEach((s, i) => {
+        refuseMarker(s, separator, `step ${i}`);
+      });
       const messages = [
         { role: 'system' as const, content: system },
         { role: 'user' as const, content: question },
@@ -289,7 +291,9 @@ function logprobsScorer(cfg: z.infer<typeof logprobsSchema>, b: BuildContext): S
         retries += a.retries;
         const want = chunks[c]!.length;
         if (a.choices.length !== want) throw new GradeFailure('judge_server_error', `the PRM server answered ${a.choices.length} choices for ${want} prompts`, { raw: JSON.stringify(a.choices).slice(0, 2000) });
-        a.choices.forEach((ch, i) => scores.push(readTagProbability(ch, good, bad, c * batch + i)));
+        a.choices.forEach((ch, i) => {
+          scores.push(readTagProbability(ch, good, bad, c * batch + i));
+        });
       });
     } catch (e) {
       throw asGradeFailure(e, { model: cfg.model, base_url: ep.baseURL });

@@ -59,7 +59,9 @@ export function qwenPrmText(system: string, question: string, steps: readonly st
     });
   }
   refuseMarker(question, separator, 'the question');
-  steps.forEach((s, i) => refuseMarker(s, separator, `step ${i}`));
+  steps.forEach((s, i) => {
+    refuseMarker(s, separator, `step ${i}`);
+  });
   return `<|im_start|>system\n${system}<|im_end|>\n<|im_start|>user\n${question}<|im_end|>\n<|im_start|>assistant\n${joinSteps(steps, separator)}<|im_end|>\n`;
 }
 

@@ -89,7 +89,9 @@ function byMarkers(text: string, re: RegExp): { pieces: Piece[]; markers: number
     return { pieces, markers: 0 };
   }
   push(pieces, text, 0, marks[0]!.start);
-  marks.forEach((mk, i) => push(pieces, text, mk.end, i + 1 < marks.length ? marks[i + 1]!.start : text.length));
+  marks.forEach((mk, i) => {
+    push(pieces, text, mk.end, i + 1 < marks.length ? marks[i + 1]!.start : text.length);
+  });
   return { pieces, markers: marks.length };
 }
 
