@@ -265,6 +265,16 @@ describe('judge (ProcessBench critique format)', () => {
     expect(r.metadata).toMatchObject({ first_error: 1, first_error_votes: [1, -1, 2] });
   });
 
+  it('retries a 503 (Retry-After 0); a judge that never answers is a timeout', async () => {
+    prm.server.enqueue({ status: 503, headers: { 'retry-after-ms': '0' }, body: { error: { message: 'busy' } } }, { content: '\\boxed{-1}' });
+    const r = await run(judge({ max_retries: 1 }), { steps: ['a', 'b'] });
+    expect(r.steps).toEqual([1, 1]);
+    expect(prm.server.chatRequests).toHaveLength(2);
+    prm.server.enqueue({ hostile: { hang: true } });
+    const slow = await run(judge({ request_timeout_ms: 300 }), { steps: ['a'] });
+    expect(slow).toMatchObject({ valid: false, score: null, error: { kind: 'timeout' } });
+  });
+
   it('an index outside the paragraphs or no verdict is judge_parse_error; a box quoted from a step is not a verdict', async () => {
     prm.server.enqueue({ content: '\\boxed{5}' });
     const r = await run(judge(), { steps: ['a', 'b'] });
