@@ -332,6 +332,7 @@ describe('config checks and composition', () => {
     expect(() => loadGrader(pooling({ chat_template: 'server', batch_size: 8 }))).toThrow(/batch_size/);
     expect(() => loadGrader(shepherd({ step_template: 'Step {k}: {step}\n' }))).toThrow(/step_template: must contain \{tag\}/);
     expect(() => loadGrader({ ...ls, base_url: 'http://x' })).toThrow(/unknown field/);
+    expect(() => loadGrader({ ...ls, question: '{{item.q}}' })).toThrow(/question: the labels protocol asks no model/);
   });
 
   it('multi composes the step reward with an outcome reward; steps_from passes the step rewards through', async () => {

@@ -332,6 +332,7 @@ function judgeScorer(cfg: z.infer<typeof judgeSchema>, b: BuildContext): Scorer 
 }
 
 function labelsScorer(cfg: z.infer<typeof labelsSchema>, b: BuildContext): Scorer {
+  if (cfg.question !== undefined) b.issue('question', 'the labels protocol asks no model, so "question" would have no effect; remove it');
   const given = (['labels', 'first_error', 'error_steps'] as const).filter((k) => cfg[k] !== undefined);
   if (given.length !== 1) b.fail('labels', 'give exactly one of "labels" (one per step), "first_error" (index from 0, or -1) or "error_steps" (numbers from 1)');
   const field = given[0]!;
