@@ -102,8 +102,10 @@ export class Generator {
       out.push(...r.choices.slice(0, n));
     }
     let extra = 0;
+    // single requests get distinct seeds: the configured one first (when no request with n went out), then the next ones
+    const first = useN && n > 1 ? 1 : 0;
     while (out.length < n) {
-      const seed = req.seed !== undefined ? req.seed + 1 + extra : undefined;
+      const seed = req.seed !== undefined ? req.seed + first + extra : undefined;
       const r = await client.chat(seed !== undefined ? { ...req, seed } : req, { signal });
       account(r);
       extra++;

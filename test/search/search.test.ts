@@ -111,6 +111,12 @@ describe('runSearch: sampling methods over a pool of samples', () => {
     expect(srv.server.chatRequests.length).toBe(4);
   });
 
+  it('without use_n, single requests carry the configured seed, then the next ones', async () => {
+    const p = prepareSearch({ generator: { ...generator(), seed: 7, use_n: false }, methods: ['majority'], n: [3] });
+    await runSearch(p, [{ question: 'Q1?', answer: '4' }], { services });
+    expect(srv.server.chatRequests.map((r) => [r.body.n, r.body.seed])).toEqual([[undefined, 7], [undefined, 8], [undefined, 9]]);
+  });
+
   it('a token budget stops new rounds: later N use the samples there are, and say so', async () => {
     const p = prepareSearch({ generator: generator(), methods: ['majority'], n: [1, 2, 4], token_budget: 1 });
     const { problems } = await runSearch(p, [{ question: 'Q1?', answer: '4' }], { services });
