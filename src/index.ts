@@ -90,3 +90,11 @@ export {
 export type { AdvantageConfig, EstimatorName, AdvantageSummary, GradeGroupOptions, GroupResult, MonitorPoint, MonitorReport, MonitorOptions, MonitorThresholds, MaskReason } from './group/index.js';
 export { scheduleWeight } from './graders/composite/schedule.js';
 export { overlongReward } from './graders/composite/overlong.js';
+
+export { AGGREGATES as PRM_AGGREGATES, aggregateSteps, compileSplitter, firstBelow, pureMinForm, qwenPrmText, readPoolingSteps, readTagProbability, splitText, stripStepPrefix, tagPrompts, taggedParagraphs, transformSteps } from './graders/prm/index.js';
+export type { Aggregate as PrmAggregate, PrmConfig, SplitConfig, SplitRule } from './graders/prm/index.js';
+export { parseFirstError } from './graders/judges/parse/first-error.js';
+export { evalSteps, firstErrorItem, firstErrorMetrics, predictFirstError, prmbenchEval, prmbenchMetrics, prmbenchRecords, processBenchEval, readJsonlRows } from './eval/prm.js';
+export type { FirstErrorItem, FirstErrorScores, PrmbenchEvalInput, PrmbenchEvalReport, PrmbenchMetrics, PrmbenchRecord, PrmbenchScores, ProcessBenchEvalInput, ProcessBenchEvalReport } from './eval/prm.js';
+export { bestOfN, Generator, majorityVote, prepareSearch, runSearch, searchPlotSvg, searchTable, stepSearch, verifyCandidates } from './search/index.js';
+export type { Beam, Candidate, GeneratorConfig, Method as SearchMethod, PreparedSearch, SearchConfig, SearchReport, StepSearchOptions, StepSearchResult } from './search/index.js';

@@ -23,6 +23,7 @@ import { addWorkerRegistrations } from '../workers/grader-pool.js';
 
 // worker threads (threads grader, preemption of cpu_heavy types) load this module to get every type
 addWorkerRegistrations(import.meta.url);
+import { prm } from './prm/grader.js';
 
 const builtins: GraderType<any>[] = [
   stringCheck,
@@ -44,6 +45,7 @@ const builtins: GraderType<any>[] = [
   length,
   repetition,
   ...judgeGraderTypes,
+  prm,
 ];
 
 for (const t of builtins as GraderType<BaseConfig>[]) if (!getGraderType(t.type)) registerGraderType(t);

@@ -3,7 +3,8 @@
 // set of settings (key, retries, deadlines, size cap), a concurrency limit shared per endpoint, our
 // own retry loop within one budget per call (backoff + Retry-After on 429/5xx/connection errors and
 // bodies cut off mid-way), token usage totals, the on-disk cache (keyed by endpoint, key identity and
-// full body), and a prompt-only fallback when a server rejects `response_format: json_schema`.
+// full body), and a prompt-only fallback when a server rejects `response_format: json_schema`. Legacy
+// text completions (`/completions`, raw prompts with token logprobs) go through the same pieces.
 import type { OpenAI } from 'openai';
 import { lazyRequire } from '../core/lazy.js';
 import { isRetryableStatus, retryAfterMs, type RetryPolicy } from './backoff.js';
@@ -21,7 +22,7 @@ import {
   TransportError,
   type AttemptFailure,
 } from './transport.js';
-import type { ChatChoice, ChatRequest, ChatResult, TokenLogprob, Usage } from './types.js';
+import type { ChatChoice, ChatRequest, ChatResult, CompletionChoice, CompletionLogprobs, CompletionRequest, CompletionResult, TokenLogprob, Usage } from './types.js';
 
 const sdk = lazyRequire<typeof import('openai')>('openai');
 
@@ -141,6 +142,66 @@ export class ChatClient {
     return res;
   }
 
+  /** Builds the body of a legacy completions request (what the cache key covers). */
+  static completionBody(req: CompletionRequest): Record<string, unknown> {
+    const body: Record<string, unknown> = { ...req.extra_body, model: req.model, prompt: req.prompt };
+    if (req.max_tokens !== undefined) body.max_tokens = req.max_tokens;
+    if (req.temperature !== undefined) body.temperature = req.temperature;
+    if (req.top_p !== undefined) body.top_p = req.top_p;
+    if (req.n !== undefined && req.n !== 1) body.n = req.n;
+    if (req.seed !== undefined) body.seed = req.seed;
+    if (req.logprobs !== undefined) body.logprobs = req.logprobs;
+    if (req.stop !== undefined) body.stop = req.stop;
+    return body;
+  }
+
+  /**
+   * A legacy text completion (`POST {base}/completions`) through the same limiter, retry loop,
+   * deadlines, size cap and cache as chat: raw prompts (a list is answered in one request), and the
+   * legacy logprobs shape (`tokens`, `token_logprobs`, `top_logprobs`).
+   */
+  async complete(req: CompletionRequest, opts: CallOptions = {}): Promise<CompletionResult> {
+    const body = ChatClient.completionBody(req);
+    const cache = opts.cache ? this.openCache?.() : undefined;
+    const key = cache?.enabled ? requestKey(this.baseURL, { endpoint: 'completions', body }, this.keyId) : undefined;
+    if (key) {
+      const hit = cache!.get<{ choices: CompletionChoice[]; usage: Usage; model: string }>(key);
+      if (hit && Array.isArray(hit.choices)) {
+        this.usage.cache_hits++;
+        return { ...hit, cached: true, retries: 0 };
+      }
+    }
+    const budget = { retry: this.retry, attemptTimeoutMs: opts.timeoutMs ?? this.timeoutMs, callTimeoutMs: this.callTimeoutMs };
+    let res: CompletionResult;
+    try {
+      const out = await this.limiter.run(
+        () =>
+          runAttempts(
+            budget,
+            opts.signal,
+            async (signal, ms) => {
+              this.usage.requests++;
+              return normaliseCompletion(await this.sdk.completions.create(body as never, { signal, timeout: ms + 1000, maxRetries: 0 }));
+            },
+            classify,
+            () => this.usage.retries++,
+          ),
+        opts.signal,
+      );
+      res = { ...out.value, cached: false, retries: out.retries };
+    } catch (e) {
+      if (e instanceof CallFailed) {
+        this.usage.failures++;
+        throw new ModelError(e.failure.kind, e.failure.message, { status: e.failure.status, attempts: e.attempts, body: e.failure.body });
+      }
+      throw e;
+    }
+    this.usage.prompt_tokens += res.usage.prompt_tokens;
+    this.usage.completion_tokens += res.usage.completion_tokens;
+    if (key) cache!.set(key, { choices: res.choices, usage: res.usage, model: res.model });
+    return res;
+  }
+
   private async send(body: Record<string, unknown>, req: ChatRequest, opts: CallOptions): Promise<ChatResult> {
     let schemaFallback = false;
     let current = body;
@@ -237,6 +298,10 @@ export function normalise(completion: unknown): { choices: ChatChoice[]; usage: 
     const reasoning = msg.reasoning_content ?? msg.reasoning;
     if (typeof reasoning === 'string' && reasoning) out.reasoning = reasoning;
     if (typeof msg.refusal === 'string' && msg.refusal) out.refusal = msg.refusal;
+    if (Object.hasOwn(ch, 'stop_reason')) {
+      const sr = ch.stop_reason;
+      out.stop_reason = typeof sr === 'string' || typeof sr === 'number' ? sr : null;
+    }
     const lp = (ch.logprobs as { content?: unknown } | null | undefined)?.content;
     if (Array.isArray(lp)) out.logprobs = lp.map(normaliseToken);
     return out;
@@ -262,4 +327,47 @@ function normaliseToken(t: unknown): TokenLogprob {
       return { token: typeof y.token === 'string' ? y.token : '', logprob: typeof y.logprob === 'number' ? y.logprob : -Infinity };
     }),
   };
+}
+
+/** Turns a legacy completions answer into CompletionResult fields; throws ModelError when unusable. */
+export function normaliseCompletion(completion: unknown): { choices: CompletionChoice[]; usage: Usage; model: string } {
+  const c = completion as { choices?: unknown; usage?: Record<string, unknown>; model?: unknown } | null;
+  if (!c || typeof c !== 'object' || !Array.isArray(c.choices) || c.choices.length === 0) {
+    const text = typeof completion === 'string' ? completion : JSON.stringify(completion) ?? String(completion);
+    throw new ModelError('judge_server_error', 'model server sent a completions response without choices', { body: text.slice(0, ERROR_BODY_CHARS) });
+  }
+  const choices: CompletionChoice[] = c.choices.map((raw, i) => {
+    const ch = (raw ?? {}) as Record<string, unknown>;
+    const out: CompletionChoice = {
+      index: typeof ch.index === 'number' ? ch.index : i,
+      text: typeof ch.text === 'string' ? ch.text : '',
+      finish_reason: typeof ch.finish_reason === 'string' ? ch.finish_reason : null,
+    };
+    const lp = ch.logprobs as Record<string, unknown> | null | undefined;
+    if (lp && typeof lp === 'object') out.logprobs = normaliseLegacyLogprobs(lp);
+    return out;
+  });
+  choices.sort((a, b) => a.index - b.index);
+  const u = c.usage ?? {};
+  const usage: Usage = {
+    prompt_tokens: num(u.prompt_tokens),
+    completion_tokens: num(u.completion_tokens),
+    total_tokens: num(u.total_tokens) || num(u.prompt_tokens) + num(u.completion_tokens),
+  };
+  return { choices, usage, model: typeof c.model === 'string' ? c.model : '' };
+}
+
+/** The legacy logprobs object, keeping only well-formed entries (a malformed one becomes null, never a number). */
+function normaliseLegacyLogprobs(lp: Record<string, unknown>): CompletionLogprobs {
+  const tokens = Array.isArray(lp.tokens) ? lp.tokens.map((t) => (typeof t === 'string' ? t : '')) : [];
+  const tl = Array.isArray(lp.token_logprobs) ? lp.token_logprobs.map((x) => (typeof x === 'number' ? x : null)) : [];
+  const top = Array.isArray(lp.top_logprobs)
+    ? lp.top_logprobs.map((m) => {
+        if (!m || typeof m !== 'object' || Array.isArray(m)) return null;
+        const o: Record<string, number> = {};
+        for (const [k, v] of Object.entries(m as Record<string, unknown>)) if (typeof v === 'number') o[k] = v;
+        return o;
+      })
+    : [];
+  return { tokens, token_logprobs: tl, top_logprobs: top };
 }

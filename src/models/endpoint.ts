@@ -157,6 +157,8 @@ export interface RewardShape {
   model: string;
   path?: string;
   batchSize?: number;
+  /** Extra body fields of every request (part of the shape: graders with other fields never share a batch). */
+  extraBody?: Record<string, unknown>;
 }
 
 /**
@@ -167,7 +169,7 @@ export function getRewardClient(services: Services, ep: ResolvedEndpoint, shape:
   const lim = endpointLimits(ep, { maxConcurrency: DEFAULT_REWARD_CONCURRENCY, maxResponseBytes: DEFAULT_REWARD_MAX_RESPONSE_BYTES });
   const apiKey = ep.apiKey === 'EMPTY' ? undefined : ep.apiKey;
   const path = shape.path ?? REWARD_PATHS[shape.protocol];
-  const key = settingsKey({ url: ep.baseURL, path, protocol: shape.protocol, model: shape.model, batch: shape.batchSize ?? 32, key: keyIdentity(apiKey), ...lim });
+  const key = settingsKey({ url: ep.baseURL, path, protocol: shape.protocol, model: shape.model, batch: shape.batchSize ?? 32, extra: shape.extraBody ?? null, key: keyIdentity(apiKey), ...lim });
   return sharedClient(services, `reward:${key}`, () =>
     new RewardClient({
       baseURL: ep.baseURL,
@@ -176,6 +178,7 @@ export function getRewardClient(services: Services, ep: ResolvedEndpoint, shape:
       model: shape.model,
       path,
       batchSize: shape.batchSize,
+      extraBody: shape.extraBody,
       retry: { maxRetries: lim.maxRetries },
       timeoutMs: lim.timeoutMs,
       callTimeoutMs: lim.callTimeoutMs,

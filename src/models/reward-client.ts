@@ -58,6 +58,8 @@ export interface RewardClientOptions extends RewardPick {
   callTimeoutMs?: number;
   /** Largest response body accepted (bytes, default 16 MiB). */
   maxResponseBytes?: number;
+  /** Extra body fields sent with every request (e.g. vLLM's pooling `task`); model and inputs always win. */
+  extraBody?: Record<string, unknown>;
 }
 
 export type RewardInput = { messages: ChatMessage[] } | { text: string };
@@ -87,17 +89,27 @@ export class RewardClient {
 
   /** Raw reward for one input, read with `pick` (default: the client's own reduce / labelIndex). */
   async score(input: RewardInput, signal?: AbortSignal, pick: RewardPick = this.opts): Promise<number> {
+    return this.pick(await this.encode(input, signal), 0, pick);
+  }
+
+  /**
+   * The server's whole result for one input (e.g. a vLLM pooling row `{index, data: [[...], ...]}`),
+   * for callers that read more than one number from it (process rewards: one value per step). Text
+   * inputs are batched like `score`'s.
+   */
+  async encode(input: RewardInput, signal?: AbortSignal): Promise<unknown> {
     this.usage.items++;
     if ('messages' in input) {
       if (this.opts.protocol !== 'vllm_pooling') throw new ModelError('config_error', `protocol ${this.opts.protocol} takes text (a chat-templated prompt), not messages`);
-      const rows = await this.limiter.run(() => this.post({ model: this.opts.model, messages: input.messages }, 1, signal), signal);
-      return this.pick(rows[0], 0, pick);
+      const rows = await this.limiter.run(() => this.post({ ...this.opts.extraBody, model: this.opts.model, messages: input.messages }, 1, signal), signal);
+      return rows[0];
     }
-    return this.pick(await this.batcher.submit(input.text, signal), 0, pick);
+    return this.batcher.submit(input.text, signal);
   }
 
   private textBody(texts: string[]): Record<string, unknown> {
-    return this.opts.protocol === 'sglang' ? { model: this.opts.model, text: texts } : { model: this.opts.model, input: texts };
+    const extra = this.opts.extraBody;
+    return this.opts.protocol === 'sglang' ? { ...extra, model: this.opts.model, text: texts } : { ...extra, model: this.opts.model, input: texts };
   }
 
   /** One request (with retries): the results, one per input, in input order. */

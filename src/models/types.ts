@@ -53,6 +53,11 @@ export interface ChatChoice {
   /** OpenAI structured refusal, if the model refused. */
   refusal?: string;
   finish_reason: string | null;
+  /**
+   * vLLM's `stop_reason`, only when the server sent it: the stop string (or token id) that ended the
+   * choice, or null when it ended at end-of-sequence or the length limit.
+   */
+  stop_reason?: string | number | null;
   logprobs?: TokenLogprob[];
 }
 
@@ -75,3 +80,43 @@ export interface ChatResult {
 }
 
 export const ZERO_USAGE: Usage = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+
+/** A legacy text completion request (`POST /completions`): raw prompts, no chat template. */
+export interface CompletionRequest {
+  model: string;
+  /** One prompt, or several answered in one request (one choice per prompt and `n`). */
+  prompt: string | string[];
+  max_tokens?: number;
+  temperature?: number;
+  top_p?: number;
+  n?: number;
+  seed?: number;
+  /** Top alternatives returned per token (OpenAI legacy `logprobs: k`). */
+  logprobs?: number;
+  stop?: string[];
+  extra_body?: Record<string, unknown>;
+}
+
+/** Per-token log probabilities of a completion choice, in the legacy completions shape. */
+export interface CompletionLogprobs {
+  tokens: string[];
+  token_logprobs: (number | null)[];
+  /** Per token: alternative token -> logprob (null where the server gave none). */
+  top_logprobs: (Record<string, number> | null)[];
+}
+
+export interface CompletionChoice {
+  /** Position in the answer: prompt index * n + sample index, as the server numbers them. */
+  index: number;
+  text: string;
+  finish_reason: string | null;
+  logprobs?: CompletionLogprobs;
+}
+
+export interface CompletionResult {
+  choices: CompletionChoice[];
+  usage: Usage;
+  model: string;
+  cached: boolean;
+  retries: number;
+}

@@ -21,7 +21,13 @@ beforeAll(async () => {
     const result = Array.isArray(allowed) ? allowed[0] : 1;
     return { content: JSON.stringify({ steps: [{ description: 'checked', conclusion: 'fine' }], result }) };
   });
-  server.onReward((req) => ({ body: (req.body.text as string[]).map((t) => ({ embedding: [t.length / 10], meta_info: {} })) }));
+  server.onReward((req) => {
+    // vLLM STEP pooler (prm): one [p_wrong, p_right] per <extra_0> of each text input
+    if (Array.isArray(req.body.input)) {
+      return { body: { object: 'list', data: (req.body.input as string[]).map((t, index) => ({ index, object: 'pooling', data: Array.from({ length: t.split('<extra_0>').length - 1 }, () => [0.25, 0.75]) })) } };
+    }
+    return { body: (req.body.text as string[]).map((t) => ({ embedding: [t.length / 10], meta_info: {} })) };
+  });
   services = new Services();
 });
 afterAll(async () => {
@@ -61,6 +67,7 @@ const CASES: Record<string, { config: () => Record<string, unknown>; item: Recor
   rubric: { config: () => ({ ...judge(), question: '{{item.q}}', criteria: [{ criterion: 'is polite', weight: 1 }] }), item: { q: 'q' } },
   reference_verify: { config: () => ({ ...judge(), question: '{{item.q}}', reference: '{{item.answer}}' }), item: { q: 'q', answer: '4' } },
   reward_model: { config: () => ({ model: 'rm', base_url: server.url, protocol: 'sglang', text: '{{sample.output_text}}', max_retries: 0 }), item: {} },
+  prm: { config: () => ({ protocol: 'vllm_pooling', model: 'prm', base_url: server.url, question: 'What is 1 + 1?', max_retries: 0 }), item: {} },
 };
 
 const RESERVED = ['grader', 'type', 'duration_ms', 'passed'];

@@ -3,10 +3,11 @@ import type { Command } from 'commander';
 import * as evaluate from './eval.js';
 import * as report from './report.js';
 import * as score from './score.js';
+import * as search from './search.js';
 import * as serve from './serve.js';
 import * as types from './types.js';
 import * as validate from './validate.js';
 import * as advantages from './advantages.js';
 import * as monitor from './monitor.js';
 
-export const commands: { register(program: Command): void }[] = [score, validate, types, serve, advantages, monitor, evaluate, report];
+export const commands: { register(program: Command): void }[] = [score, validate, types, serve, advantages, monitor, evaluate, report, search];

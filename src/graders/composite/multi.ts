@@ -1,5 +1,6 @@
 // `multi` (OpenAI grader schema): run sub-graders (an object keyed by variable name, or a list)
-// concurrently and combine their scores with a `calculate_output` formula (default: the mean).
+// concurrently and combine their scores with a `calculate_output` formula (default: the mean);
+// `steps_from` passes one sub-grader's per-step rewards through as this grader's `steps`.
 import { z } from 'zod';
 import { compileFormula, FormulaError, type Formula } from './formula.js';
 import { childFailure, GradeFailure, type Result } from '../../core/result.js';
@@ -11,6 +12,8 @@ const schema = graderSchema({
   calculate_output: z.string().optional(),
   /** What an invalid component does: make the whole grade invalid (default), or count as 0. */
   invalid_components: z.enum(['invalidate', 'zero']).optional(),
+  /** Key of a sub-grader whose per-step rewards (`steps`, e.g. a prm's) become this grader's `steps`. */
+  steps_from: z.string().optional(),
 });
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -48,6 +51,10 @@ export const multi: GraderType<z.infer<typeof schema>> = {
       }
     }
     const zeroInvalid = cfg.invalid_components === 'zero';
+    const stepsFrom = cfg.steps_from;
+    if (stepsFrom !== undefined && !children.some(([k]) => k === stepsFrom)) {
+      b.issue('steps_from', `unknown sub-grader "${stepsFrom}" (sub-graders: ${children.map(([k]) => k).join(', ')})`);
+    }
     return async (input, ctx) => {
       const results = await Promise.all(children.map(([, g]) => g.grade(input, ctx)));
       const components: Record<string, Result> = {};
@@ -83,7 +90,15 @@ export const multi: GraderType<z.infer<typeof schema>> = {
       const values = Object.entries(env)
         .map(([k, v]) => `${k}=${v}`)
         .join(', ');
-      return { score, components, reason: formula ? `${formula.source} with ${values}` : `mean of ${values}` };
+      const out = { score, components, reason: formula ? `${formula.source} with ${values}` : `mean of ${values}` };
+      if (stepsFrom === undefined) return out;
+      const src = components[stepsFrom]!;
+      if (!src.valid) {
+        // zero-counted in the formula, but its step rewards do not exist: none are made up
+        throw new GradeFailure(src.error?.kind ?? 'internal_error', `component "${stepsFrom}" (steps_from) could not be graded, so there are no step rewards: ${src.error?.message ?? 'invalid'}`, { components });
+      }
+      if (!Array.isArray(src.steps)) throw new GradeFailure('config_error', `component "${stepsFrom}" (steps_from) returned no per-step rewards; use a grader that returns steps (type prm)`, { components });
+      return { ...out, steps: src.steps };
     };
   },
 };

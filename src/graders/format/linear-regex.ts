@@ -127,6 +127,8 @@ export interface LinearRegex {
   full(text: string): boolean;
   /** Some part of the text matches. */
   test(text: string): boolean;
+  /** Every non-overlapping match, left to right (UTF-16 offsets), at most `limit` of them. */
+  spans(text: string, limit?: number): { start: number; end: number }[];
 }
 
 /**
@@ -156,5 +158,18 @@ export function compileLinear(pattern: string, flags = ''): LinearRegex {
     },
     full: (text) => re.matches(text),
     test: (text) => re.test(text),
+    spans: (text, limit = 100_000) => {
+      const out: { start: number; end: number }[] = [];
+      if (!re.test(text)) return out;
+      const m = re.matcher(text);
+      let from = 0;
+      while (out.length < limit && from <= text.length && m.find(from)) {
+        const start = m.start();
+        const end = m.end();
+        out.push({ start, end });
+        from = end > start ? end : end + 1; // an empty match: step past it so the scan advances
+      }
+      return out;
+    },
   };
 }

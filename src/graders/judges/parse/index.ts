@@ -11,3 +11,5 @@ export type { LabelParser } from './label.js';
 export { looksLikeRefusal, MAX_VERDICT_TEXT } from './verdict.js';
 export type { ParseContext, ParseErrorCode, Verdict, VerdictErr, VerdictOk } from './verdict.js';
 export { gradedStrings, maskQuoted } from './quotes.js';
+export { parseFirstError } from './first-error.js';
+export type { FirstErrorOptions } from './first-error.js';

@@ -1,0 +1,111 @@
+// `arbiter search`: test-time search over a data set (best-of-N, majority voting, PRM-guided beam
+// search and DVTS against an OpenAI-compatible generator), reporting accuracy against the number
+// of samples as a table (stdout), a JSON report and an SVG plot.
+import { access, constants, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { parseJsonText } from '../../config/load.js';
+import { readJsonlRows } from '../../eval/prm.js';
+import { IoError } from '../../io/errors.js';
+import { METHODS, prepareSearch, runSearch, SearchConfigError, type Method } from '../../search/run.js';
+import { searchPlotSvg, searchTable } from '../../search/report.js';
+import { die, EXIT } from '../exit.js';
+
+function intList(v: string): number[] {
+  const xs = v.split(',').map((s) => Number(s.trim()));
+  if (xs.length === 0 || xs.some((x) => !Number.isInteger(x) || x < 1)) throw new InvalidArgumentError('must be a comma-separated list of positive integers, e.g. 1,2,4,8');
+  return xs;
+}
+
+function methodList(v: string): Method[] {
+  const xs = v.split(',').map((s) => s.trim());
+  const bad = xs.filter((x) => !(METHODS as readonly string[]).includes(x));
+  if (bad.length) throw new InvalidArgumentError(`unknown method(s) ${bad.join(', ')} (known: ${METHODS.join(', ')})`);
+  return xs as Method[];
+}
+
+function positiveInt(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+}
+
+/** Fails before any search when an output file could not be written at the end. */
+async function checkWritable(file: string, what: string): Promise<void> {
+  const fail = (why: string) => new IoError(`cannot write ${what} ${file}: ${why}`);
+  try {
+    const st = await stat(file);
+    if (st.isDirectory()) throw fail('it is a directory');
+    await access(file, constants.W_OK);
+  } catch (e) {
+    if (e instanceof IoError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') throw fail(code ?? (e as Error).message);
+    try {
+      await access(dirname(file), constants.W_OK);
+    } catch (e2) {
+      throw fail((e2 as NodeJS.ErrnoException).code ?? (e2 as Error).message);
+    }
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('search')
+    .description('test-time search over a data set: best-of-N, majority voting, PRM beam search / DVTS; accuracy vs N as a table, JSON and an SVG plot')
+    .argument('<data...>', 'JSONL rows: {"id"?, "item": {...}} or the item itself, e.g. {"question", "answer"}')
+    .requiredOption('--config <file>', 'search config (JSON): generator, verifier, prm, reference, methods, n, beam_width, max_steps, token_budget')
+    .option('--n <list>', 'budgets N to report (overrides the config), e.g. 1,2,4,8', intList)
+    .option('--methods <list>', `methods (overrides the config): ${METHODS.join(', ')}`, methodList)
+    .option('--token-budget <n>', 'completion tokens per problem and method run (overrides the config)', positiveInt)
+    .option('--limit <n>', 'search only the first N rows', positiveInt)
+    .option('--json <file>', 'write the report (accuracy, tokens, samples per method and N) as JSON')
+    .option('--plot <file>', 'write accuracy vs N as an SVG plot')
+    .option('--out <file>', 'write one JSONL record per problem (chosen answers and solutions per method and N)')
+    .action(async (data: string[], o: { config: string; n?: number[]; methods?: Method[]; tokenBudget?: number; limit?: number; json?: string; plot?: string; out?: string }) => {
+      try {
+        let text: string;
+        try {
+          text = await readFile(o.config, 'utf8');
+        } catch (e) {
+          throw new IoError(`cannot read search config ${o.config}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        }
+        const raw = parseJsonText(text, o.config) as Record<string, unknown>;
+        const cfg = { ...raw };
+        if (o.n) cfg.n = o.n;
+        if (o.methods) cfg.methods = o.methods;
+        if (o.tokenBudget) cfg.token_budget = o.tokenBudget;
+        const prepared = prepareSearch(cfg, o.config);
+        for (const [f, what] of [[o.json, 'report'], [o.plot, 'plot'], [o.out, 'problem records']] as const) if (f) await checkWritable(f, what);
+        let rows: unknown[];
+        try {
+          rows = (await readJsonlRows(data)).map((x) => x.row);
+        } catch (e) {
+          throw new IoError(`cannot read data: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        }
+        if (o.limit !== undefined) rows = rows.slice(0, o.limit);
+        const started = Date.now();
+        let done = 0;
+        const { report, problems } = await runSearch(prepared, rows, {
+          onProblem: () => {
+            done++;
+            if (process.stderr.isTTY) process.stderr.write(`\rsearched ${done}/${rows.length} problems`);
+          },
+        });
+        if (process.stderr.isTTY) process.stderr.write('\n');
+        process.stdout.write(`${searchTable(report)}\n`);
+        if (o.json) await writeFile(o.json, `${JSON.stringify({ ...report, duration_ms: Date.now() - started }, (_, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 2)}\n`);
+        if (o.plot) await writeFile(o.plot, searchPlotSvg(report));
+        if (o.out) await writeFile(o.out, problems.map((p) => JSON.stringify(p)).join('\n') + (problems.length ? '\n' : ''));
+        const failed = problems.filter((p) => p.error);
+        if (failed.length) process.stderr.write(`arbiter: ${failed.length} problem(s) failed and are left out of the accuracies, first: ${failed[0]!.id}: ${failed[0]!.error}\n`);
+        process.exit(EXIT.OK);
+      } catch (e) {
+        if (e instanceof SearchConfigError) {
+          process.stderr.write(`arbiter: ${e.message}\n`);
+          process.exit(EXIT.USAGE);
+        }
+        die(e);
+      }
+    });
+}

@@ -1,0 +1,407 @@
+// The `prm` grader type: a process reward per step, from one of four protocols — a PRM served by
+// vLLM with the STEP pooler (`vllm_pooling`), a token-probability PRM behind an OpenAI-compatible
+// completions endpoint (`completions_logprobs`, Math-Shepherd style), a chat model naming the first
+// wrong step (`judge`, ProcessBench's critique format), or step labels in the data (`labels`) —
+// then the anti-hacking transforms (clip, delta), the aggregate score and the first step under a
+// threshold. Returns `steps` (one reward per step) and shows how the solution was split.
+import { z } from 'zod';
+import { PURE, unsafeSwitch, type CapabilityUse } from '../../core/capabilities.js';
+import type { GraderContext } from '../../core/grader.js';
+import { graderSchema, type BuildContext, type GraderType } from '../../core/registry.js';
+import { GradeFailure, type Outcome } from '../../core/result.js';
+import type { GradeInput } from '../../core/sample.js';
+import { renderString, renderValue, type Template } from '../../core/template.js';
+import { fill, checkSize } from '../judges/messages.js';
+import { parseFirstError } from '../judges/parse/first-error.js';
+import { gradedStrings } from '../judges/parse/quotes.js';
+import { runJudge, rawMeta } from '../judges/run-judge.js';
+import { samplingParamsSchema, judgeSettings } from '../judges/settings.js';
+import { majority } from '../judges/verdicts.js';
+import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
+import { checkEndpoint, endpointFields, getChatClient, getRewardClient, resolveEndpoint } from '../../models/endpoint.js';
+import { asGradeFailure } from '../../models/errors.js';
+import { REWARD_PATHS, RewardClient } from '../../models/reward-client.js';
+import { AGGREGATES, aggregateSteps, firstBelow, PROBABILITY_AGGREGATES, PURE_TEMPERATURE, pureMinForm, transformSteps, type Aggregate } from './aggregate.js';
+import {
+  CRITIQUE_PROMPT,
+  firstErrorLabel,
+  MATH_SHEPHERD_LAYOUT,
+  QWEN_PRM_SEPARATOR,
+  QWEN_PRM_SYSTEM,
+  qwenPrmText,
+  readPoolingSteps,
+  readTagProbability,
+  refuseMarker,
+  scoresFromErrorSteps,
+  scoresFromFirstError,
+  scoresFromLabels,
+  tagPrompts,
+  taggedParagraphs,
+  joinSteps,
+  type TagLayout,
+} from './protocols.js';
+import { compileSplitter, DEFAULT_MAX_CHARS, DEFAULT_MAX_STEPS, givenSteps, preview, splitSchema, splitText, stripStepPrefix, type Piece, type Splitter } from './steps.js';
+
+const common = {
+  /** The problem the steps solve (template); needed by every protocol that asks a model. */
+  question: z.string().optional(),
+  /** The steps as a list (a template naming one, e.g. "{{sample.steps}}"). */
+  steps: z.string().optional(),
+  /** Split `text` into steps by this rule instead. */
+  split: splitSchema.optional(),
+  /** Text to split (with `split`; default "{{sample.output_text}}"). */
+  text: z.string().optional(),
+  /** Remove one leading "Step k." / "Step k:" / "k." label from every step before scoring. */
+  strip_prefix: z.boolean().optional(),
+  /** Characters of steps accepted (default 1,000,000) and steps per solution (default 512). */
+  max_chars: z.number().int().positive().max(100_000_000).optional(),
+  max_steps: z.number().int().positive().max(100_000).optional(),
+  /** How step rewards make the score (default "min"). */
+  aggregate: z.enum(AGGREGATES).optional(),
+  /** Temperature of the "pure" soft minimum (default 0.1). */
+  temperature: z.number().positive().max(1000).optional(),
+  /** A step is "under the threshold" when its score is below it (default 0.5): reported as first_below. */
+  threshold: z.number().min(0).max(1).optional(),
+  /** Clip transform: each step reward becomes min(score - clip, 0). */
+  clip: z.number().min(0).max(1).optional(),
+  /** Delta transform: step t's reward becomes score_t - score_{t+1} (the last keeps its score). */
+  delta: z.boolean().optional(),
+};
+
+const poolingSchema = graderSchema({
+  ...common,
+  ...endpointFields,
+  protocol: z.literal('vllm_pooling'),
+  model: z.string().min(1),
+  /** "chatml": the prompt is built here in Qwen2.5's chat template and sent as text (batched); "server": chat messages, templated by the server (one request each). */
+  chat_template: z.enum(['chatml', 'server']).optional(),
+  /** System prompt (default Qwen2.5-Math-PRM's). */
+  system: z.string().optional(),
+  /** Step separator token (default "<extra_0>"). */
+  separator: z.string().min(1).optional(),
+  /** Class of the per-step distribution that means "right" (default 1: [p_wrong, p_right]). */
+  label_index: z.number().int().min(0).max(63).optional(),
+  /** Endpoint path (default /pooling). */
+  path: z.string().startsWith('/').optional(),
+  /** Texts per request (default 32). */
+  batch_size: z.number().int().min(1).max(4096).optional(),
+  /** Extra request body fields (e.g. {"task": "token_classify"} for vLLM versions that ask for the pooling task). */
+  extra_body: z.record(z.string(), z.unknown()).optional(),
+});
+
+const logprobsSchema = graderSchema({
+  ...common,
+  ...endpointFields,
+  protocol: z.literal('completions_logprobs'),
+  model: z.string().min(1),
+  /** Step tag after which the PRM predicts "+" or "-" (default Math-Shepherd's "ки"). */
+  step_tag: z.string().min(1).optional(),
+  /** Token meaning a right step (default "+") and a wrong one (default "-"). */
+  good_token: z.string().min(1).optional(),
+  bad_token: z.string().min(1).optional(),
+  /** Text before the steps; {question} (default "{question} "). */
+  prompt_prefix: z.string().optional(),
+  /** One step; {k} (from 1), {step}, {tag} (default "Step {k}: {step} {tag}\n"). */
+  step_template: z.string().optional(),
+  /** Alternatives asked per token (default 20; vLLM allows up to its --max-logprobs). */
+  top_logprobs: z.number().int().min(2).max(100).optional(),
+  /** Prompts per request (default 64; one per step). */
+  batch_size: z.number().int().min(1).max(4096).optional(),
+  /** Read and write the on-disk response cache (default false). */
+  cache: z.boolean().optional(),
+});
+
+const judgeSchema = graderSchema({
+  ...common,
+  ...endpointFields,
+  protocol: z.literal('judge'),
+  model: z.string().min(1),
+  sampling_params: samplingParamsSchema.optional(),
+  /** Judge samples per grade (default 1): step scores are the fraction of samples that find a step right. */
+  samples: z.number().int().min(1).max(64).optional(),
+  use_n: z.boolean().optional(),
+  min_valid_samples: z.number().int().min(1).optional(),
+  cache: z.union([z.boolean(), z.literal('auto')]).optional(),
+  extra_body: z.record(z.string(), z.unknown()).optional(),
+  /** User prompt; slots {question} and {steps} (the paragraphs in <paragraph_i> tags). */
+  prompt: z.string().optional(),
+  /** Optional system prompt. */
+  system_prompt: z.string().optional(),
+});
+
+const labelsSchema = graderSchema({
+  ...common,
+  protocol: z.literal('labels'),
+  /** Per-step labels (template naming a list of true/false or numbers in [0, 1]). */
+  labels: z.string().optional(),
+  /** Index of the first wrong step, from 0, or -1 (ProcessBench's `label`). */
+  first_error: z.string().optional(),
+  /** Wrong steps numbered from 1 (PRMBench's `error_steps`). */
+  error_steps: z.string().optional(),
+});
+
+const schema = z.discriminatedUnion('protocol', [poolingSchema, logprobsSchema, judgeSchema, labelsSchema]);
+export type PrmConfig = z.infer<typeof schema>;
+
+function regexCapability(cfg: PrmConfig): CapabilityUse[] {
+  return typeof cfg.split === 'object' && cfg.split.rule === 'regex' && cfg.split.allow_unsafe_regex
+    ? unsafeSwitch('split.allow_unsafe_regex', 'accepts regexes that can backtrack exponentially, stalling the process')
+    : [];
+}
+
+function capabilities(cfg: PrmConfig): readonly CapabilityUse[] {
+  const own = regexCapability(cfg);
+  if (cfg.protocol === 'labels') return [...PURE, ...own];
+  if (cfg.protocol === 'vllm_pooling') return [...endpointCapabilities(cfg, (base) => RewardClient.urlOf(base, cfg.path ?? REWARD_PATHS.vllm_pooling)), ...own];
+  return [...endpointCapabilities(cfg), ...own];
+}
+
+/** The steps of one sample, with how they were obtained (for metadata). */
+interface Steps {
+  texts: string[];
+  split: Record<string, unknown>;
+}
+
+type StepSource = (input: GradeInput) => Steps;
+
+function compileSteps(cfg: PrmConfig, b: BuildContext): StepSource {
+  const lim = { maxChars: cfg.max_chars ?? DEFAULT_MAX_CHARS, maxSteps: cfg.max_steps ?? DEFAULT_MAX_STEPS };
+  if (cfg.steps !== undefined && cfg.split !== undefined) b.fail('split', 'give "steps" (a list) or "split" (a rule to split "text"), not both');
+  if (cfg.text !== undefined && cfg.split === undefined) b.fail('text', '"text" is what "split" cuts into steps; it needs "split"');
+  const strip = cfg.strip_prefix ?? false;
+  const finish = (texts: string[], split: Record<string, unknown>): Steps => {
+    const out = strip ? texts.map(stripStepPrefix) : texts;
+    if (out.length === 0) throw new GradeFailure('bad_input', `the solution has no steps (${split.source === 'split' ? `nothing to split by rule ${split.rule}` : 'an empty list'})`);
+    return { texts: out, split: { ...split, count: out.length, ...(strip ? { strip_prefix: true } : {}), preview: out.slice(0, 64).map((s) => preview(s)) } };
+  };
+  const fromPieces = (r: { pieces: Piece[]; markers: number }, sp: Splitter, field: string) =>
+    finish(r.pieces.map((p) => p.text), { source: 'split', rule: sp.rule, text: field, markers: r.markers, spans: r.pieces.slice(0, 512).map((p) => [p.start, p.end]) });
+  if (cfg.split !== undefined) {
+    const sp = compileSplitter(cfg.split, (f, m) => b.issue(f, m));
+    const text = b.template('text', cfg.text ?? '{{sample.output_text}}');
+    return (input) => fromPieces(splitText(renderValue(text, input), cfg.text ?? 'sample.output_text', sp, lim), sp, cfg.text ?? '{{sample.output_text}}');
+  }
+  if (cfg.steps !== undefined) {
+    const t = b.template('steps', cfg.steps);
+    return (input) => finish(givenSteps(renderValue(t, input), cfg.steps!, lim), { source: 'steps', template: cfg.steps });
+  }
+  // default: the sample's own steps when it has them, else output_text split by blank lines
+  const blank = compileSplitter('blank_lines', (f, m) => b.issue(f, m));
+  return (input) => {
+    if (input.sample.steps !== undefined) return finish(givenSteps(input.sample.steps, 'sample.steps', lim), { source: 'sample.steps' });
+    if (input.sample.output_text === undefined) throw new GradeFailure('template_error', 'missing variable: the sample has neither "steps" nor "output_text" (set "steps" or "split" to choose)');
+    return fromPieces(splitText(input.sample.output_text, 'sample.output_text', blank, lim), blank, '{{sample.output_text}}');
+  };
+}
+
+/** What a protocol computes for one sample: a probability-like score per step, plus its own metadata. */
+interface Scored {
+  scores: number[];
+  meta: Record<string, unknown>;
+  reason?: string;
+}
+
+type Scorer = (input: GradeInput, steps: string[], ctx: GraderContext) => Promise<Scored>;
+
+function questionOf(b: BuildContext, cfg: { question?: string }, protocol: string): Template {
+  if (cfg.question === undefined) b.fail('question', `protocol "${protocol}" scores steps against their problem: give "question", e.g. "{{item.question}}"`);
+  return b.template('question', cfg.question);
+}
+
+function poolingScorer(cfg: z.infer<typeof poolingSchema>, b: BuildContext): Scorer {
+  const q = questionOf(b, cfg, cfg.protocol);
+  checkEndpoint(cfg, b);
+  const ep = resolveEndpoint(cfg);
+  const separator = cfg.separator ?? QWEN_PRM_SEPARATOR;
+  const system = cfg.system ?? QWEN_PRM_SYSTEM;
+  const labelIndex = cfg.label_index ?? 1;
+  const server = cfg.chat_template === 'server';
+  if (server && cfg.batch_size !== undefined) b.issue('batch_size', 'chat_template "server" sends one conversation per request; batch_size applies to "chatml" (text) only');
+  return async (input, steps, ctx) => {
+    const question = renderString(q, input);
+    const client = getRewardClient(ctx.services, ep, { protocol: 'vllm_pooling', model: cfg.model, path: cfg.path, batchSize: cfg.batch_size, extraBody: cfg.extra_body });
+    let row: unknown;
+    let text: string | undefined;
+    if (server) {
+      refuseMarker(question, separator, 'the question');
+      steps.forEach((s, i) => {
+        refuseMarker(s, separator, `step ${i}`);
+      });
+      const messages = [
+        { role: 'system' as const, content: system },
+        { role: 'user' as const, content: question },
+        { role: 'assistant' as const, content: joinSteps(steps, separator) },
+      ];
+      checkSize(system.length + question.length + (messages[2]!.content as string).length);
+      try {
+        row = await client.encode({ messages }, ctx.signal);
+      } catch (e) {
+        throw asGradeFailure(e, { model: cfg.model, url: client.url });
+      }
+    } else {
+      text = qwenPrmText(system, question, steps, separator);
+      checkSize(text.length);
+      try {
+        row = await client.encode({ text }, ctx.signal);
+      } catch (e) {
+        throw asGradeFailure(e, { model: cfg.model, url: client.url });
+      }
+    }
+    const scores = readPoolingSteps(row, steps.length, labelIndex);
+    return { scores, meta: { model: cfg.model, url: client.url, chat_template: server ? 'server' : 'chatml' } };
+  };
+}
+
+/** Most characters of all step prompts of one solution together (each prompt repeats the steps before it). */
+export const MAX_TAG_PROMPT_CHARS = 8_000_000;
+
+function logprobsScorer(cfg: z.infer<typeof logprobsSchema>, b: BuildContext): Scorer {
+  const q = questionOf(b, cfg, cfg.protocol);
+  checkEndpoint(cfg, b);
+  const ep = resolveEndpoint(cfg);
+  const layout: TagLayout = {
+    prefix: cfg.prompt_prefix ?? MATH_SHEPHERD_LAYOUT.prefix,
+    step: cfg.step_template ?? MATH_SHEPHERD_LAYOUT.step,
+    tag: cfg.step_tag ?? MATH_SHEPHERD_LAYOUT.tag,
+  };
+  if (!layout.step.includes('{tag}')) b.issue('step_template', 'must contain {tag}: the PRM gives its verdict at the tag');
+  if (!layout.step.includes('{step}')) b.issue('step_template', 'must contain {step}');
+  const good = cfg.good_token ?? '+';
+  const bad = cfg.bad_token ?? '-';
+  if (good.trim() === bad.trim()) b.issue('bad_token', 'good_token and bad_token must differ');
+  const batch = cfg.batch_size ?? 64;
+  const top = cfg.top_logprobs ?? 20;
+  return async (input, steps, ctx) => {
+    const question = renderString(q, input);
+    const prompts = tagPrompts(question, steps, layout);
+    const chars = prompts.reduce((a, p) => a + p.length, 0);
+    if (chars > MAX_TAG_PROMPT_CHARS) throw new GradeFailure('limit_exceeded', `the ${steps.length} step prompts hold ${chars} characters together (limit ${MAX_TAG_PROMPT_CHARS}); each prompt repeats the steps before it`);
+    const client = getChatClient(ctx.services, ep);
+    const chunks: string[][] = [];
+    for (let i = 0; i < prompts.length; i += batch) chunks.push(prompts.slice(i, i + batch));
+    let requests = 0;
+    let retries = 0;
+    const scores: number[] = [];
+    try {
+      const answers = await Promise.all(
+        chunks.map((prompt) => client.complete({ model: cfg.model, prompt, max_tokens: 1, temperature: 0, logprobs: top }, { signal: ctx.signal, cache: cfg.cache ?? false })),
+      );
+      answers.forEach((a, c) => {
+        if (!a.cached) requests++;
+        retries += a.retries;
+        const want = chunks[c]!.length;
+        if (a.choices.length !== want) throw new GradeFailure('judge_server_error', `the PRM server answered ${a.choices.length} choices for ${want} prompts`, { raw: JSON.stringify(a.choices).slice(0, 2000) });
+        a.choices.forEach((ch, i) => {
+          scores.push(readTagProbability(ch, good, bad, c * batch + i));
+        });
+      });
+    } catch (e) {
+      throw asGradeFailure(e, { model: cfg.model, base_url: ep.baseURL });
+    }
+    const meta: Record<string, unknown> = { model: cfg.model, requests, step_tag: layout.tag };
+    if (retries) meta.retries = retries;
+    return { scores, meta };
+  };
+}
+
+function judgeScorer(cfg: z.infer<typeof judgeSchema>, b: BuildContext): Scorer {
+  const q = questionOf(b, cfg, cfg.protocol);
+  // the judge's own settings (the step aggregate is this grader's, not a vote over judge samples)
+  const { aggregate: _stepAggregate, ...judgeCfg } = cfg;
+  const s = judgeSettings(judgeCfg, b);
+  const template = cfg.prompt ?? CRITIQUE_PROMPT;
+  if (cfg.prompt !== undefined && !cfg.prompt.includes('{steps}')) b.issue('prompt', 'must contain {steps} (the paragraphs to check)');
+  return async (input, steps, ctx) => {
+    const question = renderString(q, input);
+    const user = fill(template, { question, steps: taggedParagraphs(steps) });
+    checkSize(user.length + (cfg.system_prompt?.length ?? 0));
+    const messages = cfg.system_prompt ? [{ role: 'system' as const, content: cfg.system_prompt }, { role: 'user' as const, content: user }] : [{ role: 'user' as const, content: user }];
+    const graded = gradedStrings(steps, input.sample);
+    const run = await runJudge(ctx, s, messages, (t) => parseFirstError(t, { steps: steps.length, graded }));
+    const picks = run.valid.map((v) => v.verdict.value);
+    // step k is right in a sample when that sample's first error lies after it (or there is none)
+    const scores = steps.map((_, k) => picks.filter((e) => e === -1 || e > k).length / picks.length);
+    const vote = majority(picks);
+    // a tied vote takes the earliest named error (the stricter reading)
+    const firstError = vote.tied ? Math.min(...[...vote.counts].filter(([, n]) => n === vote.count).map(([v]) => (v === -1 ? Infinity : v))) : vote.value;
+    const first = firstError === Infinity ? -1 : firstError;
+    const meta: Record<string, unknown> = { ...run.meta, first_error: first, ...(picks.length > 1 ? { first_error_votes: picks } : {}), verdict_format: run.valid[0]!.verdict.format };
+    if (run.parsed.length === 1) Object.assign(meta, rawMeta(run.parsed));
+    return { scores, meta, reason: first === -1 ? 'the judge found no wrong paragraph' : `the judge names paragraph ${first} as the first wrong one` };
+  };
+}
+
+function labelsScorer(cfg: z.infer<typeof labelsSchema>, b: BuildContext): Scorer {
+  if (cfg.question !== undefined) b.issue('question', 'the labels protocol asks no model, so "question" would have no effect; remove it');
+  const given = (['labels', 'first_error', 'error_steps'] as const).filter((k) => cfg[k] !== undefined);
+  if (given.length !== 1) b.fail('labels', 'give exactly one of "labels" (one per step), "first_error" (index from 0, or -1) or "error_steps" (numbers from 1)');
+  const field = given[0]!;
+  const t = b.template(field, cfg[field]!);
+  return async (input, steps) => {
+    const v = renderValue(t, input);
+    const where = cfg[field]!;
+    let scores: number[];
+    if (field === 'labels') scores = scoresFromLabels(v, steps.length, where);
+    else if (field === 'first_error') scores = scoresFromFirstError(firstErrorLabel(v, steps.length, where), steps.length);
+    else scores = scoresFromErrorSteps(v, steps.length, where);
+    return { scores, meta: { labels_from: field } };
+  };
+}
+
+function fmt(xs: readonly number[]): string {
+  const shown = xs.slice(0, 16).map((x) => (Number.isInteger(x) ? String(x) : x.toFixed(4)));
+  return `[${shown.join(', ')}${xs.length > 16 ? `, … ${xs.length - 16} more` : ''}]`;
+}
+
+export const prm: GraderType<PrmConfig> = {
+  type: 'prm',
+  summary: 'process reward per step (vLLM STEP-pooler PRM, completions-logprob PRM, chat step judge, or data labels), aggregated; clip/delta transforms',
+  schema: schema as unknown as z.ZodType<PrmConfig>,
+  capabilities,
+  build(cfg, b) {
+    const aggregate: Aggregate = cfg.aggregate ?? 'min';
+    const transformed = cfg.clip !== undefined || cfg.delta === true;
+    if (transformed && PROBABILITY_AGGREGATES.includes(aggregate)) {
+      b.issue('aggregate', `"${aggregate}" needs step probabilities; after clip or delta the step rewards are differences or penalties (use min, mean, last or sum)`);
+    }
+    if (cfg.temperature !== undefined && aggregate !== 'pure') b.issue('temperature', 'temperature is the "pure" soft minimum\'s; it needs aggregate "pure"');
+    const temperature = cfg.temperature ?? PURE_TEMPERATURE;
+    const threshold = cfg.threshold ?? 0.5;
+    const stepsOf = compileSteps(cfg, b);
+    let score: Scorer;
+    switch (cfg.protocol) {
+      case 'vllm_pooling':
+        score = poolingScorer(cfg, b);
+        break;
+      case 'completions_logprobs':
+        score = logprobsScorer(cfg, b);
+        break;
+      case 'judge':
+        score = judgeScorer(cfg, b);
+        break;
+      case 'labels':
+        score = labelsScorer(cfg, b);
+        break;
+    }
+    return async (input, ctx): Promise<Outcome> => {
+      const st = stepsOf(input);
+      const got = await score(input, st.texts, ctx);
+      const raw = got.scores;
+      const stepsOut = transformed ? transformSteps(raw, { clip: cfg.clip, delta: cfg.delta }) : raw;
+      const value = aggregateSteps(stepsOut, aggregate, temperature);
+      const first = firstBelow(raw, threshold);
+      const meta: Record<string, unknown> = { protocol: cfg.protocol, ...got.meta, aggregate, threshold, first_below: first, split: st.split };
+      if (transformed) {
+        meta.raw_steps = raw;
+        meta.transforms = { ...(cfg.clip !== undefined ? { clip: cfg.clip } : {}), ...(cfg.delta ? { delta: true } : {}) };
+      }
+      if (aggregate === 'pure') {
+        const p = pureMinForm(raw, temperature);
+        meta.pure = { temperature, weights: p.weights, credits: p.credits };
+      }
+      const what = transformed ? `${aggregate} of ${stepsOut.length} step rewards ${fmt(stepsOut)} (${[cfg.clip !== undefined ? `clip ${cfg.clip}` : '', cfg.delta ? 'delta' : ''].filter(Boolean).join(', then ')} of scores ${fmt(raw)})` : `${aggregate} of ${raw.length} step scores ${fmt(raw)}`;
+      const firstText = first === -1 ? `no step under ${threshold}` : `first step under ${threshold}: step ${first} (from 0)`;
+      return { score: value, steps: stepsOut, reason: `${got.reason ? `${got.reason}; ` : ''}${what} = ${value}; ${firstText}`, metadata: meta };
+    };
+  },
+};
