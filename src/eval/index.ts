@@ -10,6 +10,7 @@ const runRmBench = async (o: SuiteOptions) => (await import('./suites/rmbench.js
 const runPreference = async (o: SuiteOptions) => (await import('./suites/preference.js')).runPreference(o);
 const runAgreement = async (o: SuiteOptions) => (await import('./suites/labelled.js')).runAgreement(o);
 const runCalibration = async (o: SuiteOptions) => (await import('./suites/labelled.js')).runCalibration(o);
+const runPrmbench = async (o: SuiteOptions) => (await import('./suites/prmbench.js')).runPrmbench(o);
 const runBon = async (o: SuiteOptions) => (await import('./suites/labelled.js')).runBon(o);
 
 export interface SuiteOption {
@@ -45,6 +46,14 @@ const labelled: SuiteOption[] = [
 ];
 
 export const SUITES: Suite[] = [
+  {
+    name: 'prmbench',
+    summary: "PRMBench's step metrics (f1, negative_f1, PRMScore; overall and per error class) for a step-reward --grader (e.g. type prm)",
+    args: '<files...>',
+    example: 'arbiter eval prmbench ../shared/data/prmbench/prm800k_test_p1_4o_circular.jsonl --grader examples/prm/prmbench-labels.json --json prm.json',
+    options: [{ flags: '--threshold <x>', description: 'a step is predicted correct when its score is above x (default 0.5)', key: 'threshold', parse: 'number' }],
+    run: runPrmbench,
+  },
   {
     name: 'judgebench',
     summary:
