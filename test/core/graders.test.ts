@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { grade, gradeStream, loadGrader, registerGraderType, graderSchema, getGraderType, Services } from '../../dist/index.js';
+import { grade, gradeStream, loadGrader, registerGraderType, graderSchema, getGraderType, PURE, Services } from '../../dist/index.js';
 import { z } from 'zod';
 
 const sc = (operation: string, extra: Record<string, unknown> = {}) => ({ type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.answer}}', operation, ...extra });
@@ -10,6 +10,7 @@ if (!getGraderType('test_sleep')) {
   registerGraderType({
     type: 'test_sleep',
     summary: 'test only: sleeps ms then scores 1',
+    capabilities: PURE,
     schema: graderSchema({ ms: z.number() }),
     build: (cfg) => (_input, ctx) =>
       new Promise((resolve, reject) => {

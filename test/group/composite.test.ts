@@ -49,8 +49,8 @@ describe('weighted_sum', () => {
     const sa = 0.5 + 1e-6;
     const want = [0.5 / sa + (0.25 * (1 / 3)) / sf, -0.5 / sa + (0.25 * (1 / 3)) / sf, 0 + (0.25 * (-2 / 3)) / sf];
     res.forEach((r, i) => expect(r.score!).toBeCloseTo(want[i]!, 9));
-    expect(res[2]!.metadata.normalized.acc).toBeCloseTo(0, 12);
-    expect(res[0]!.metadata.group.acc).toMatchObject({ mean: 0.5, n: 3 });
+    expect((res[2]!.metadata.normalized as Record<string, number>).acc).toBeCloseTo(0, 12);
+    expect((res[0]!.metadata.group as Record<string, unknown>).acc).toMatchObject({ mean: 0.5, n: 3 });
     expect(res[0]!.metadata.raw).toEqual({ acc: 1, fmt: 1 });
     expect(res[0]!.components!.acc!.score).toBe(1);
   });

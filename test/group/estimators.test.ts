@@ -65,7 +65,7 @@ describe('grpo (verl compute_grpo_outcome_advantage)', () => {
   });
 
   it('malformed records are masked with bad_input naming the place, one output per input', () => {
-    const out = adv({ estimator: 'grpo' }, [{ uid: 'a', score: 1 }, { score: 1 }, { uid: 'a', score: 'x' }, 7, { uid: {}, score: 1 }, { uid: 'a', scores: [1] }, { uid: 'a', score: 0 }]);
+    const out = adv({ estimator: 'grpo' }, [{ uid: 'a', score: 1 }, { score: 1 }, { uid: 'a', score: 'x' }, 7 as unknown as Record<string, unknown>, { uid: {}, score: 1 }, { uid: 'a', scores: [1] }, { uid: 'a', score: 0 }]);
     expect(out).toHaveLength(7);
     expect(out[1]!.advantage_error).toEqual({ kind: 'bad_input', message: 'records[1]: field "uid" (the group) is missing' });
     expect(out[2]!.advantage_error.message).toMatch(/^records\[2\]: field "score" must be a finite number or null/);

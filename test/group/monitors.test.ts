@@ -86,8 +86,9 @@ describe('invalid_rate', () => {
     const recs = [...Array.from({ length: 150 }, (_, i) => (i === 7 ? timeout : i % 50 === 3 ? parse : ok)), ...Array.from({ length: 50 }, (_, i) => (i % 5 === 0 ? timeout : i === 11 ? parse : ok))];
     const r = report(recs, 'invalid_rate');
     expect(r.alert).toBe(true);
-    expect(r.details!.by_kind.timeout.spike).toBe(true);
-    expect(r.details!.by_kind.judge_parse_error.spike).toBe(false);
+    const byKind = r.details!.by_kind as Record<string, { spike: boolean }>;
+    expect(byKind.timeout!.spike).toBe(true);
+    expect(byKind.judge_parse_error!.spike).toBe(false);
     expect(r.signal).toMatch(/timeout 20\.0% recently vs 0\.7% before/);
   });
   it('stays quiet when the rate is steady', () => {
@@ -155,7 +156,7 @@ describe('MonitorWindow', () => {
   it('keeps the last capacity points, oldest first', () => {
     const w = new MonitorWindow(3);
     for (let i = 0; i < 5; i++) w.push({ valid: true, score: i });
-    expect(w.points().map((p: { score: number }) => p.score)).toEqual([2, 3, 4]);
+    expect(w.points().map((p) => p.score)).toEqual([2, 3, 4]);
     expect(w.total).toBe(5);
   });
 });

@@ -76,7 +76,7 @@ describe('hostile: a deep value through a threads grader (bound: one line out pe
     });
     const post = async (path: string, body: string) => {
       const res = await fetch(`${srv.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      return { status: res.status, body: await res.json() };
+      return { status: res.status, body: (await res.json()) as any };
     };
 
     it('/v1/score with a deep item: that sample is limit_exceeded, the others are graded', { timeout: BOUND }, async () => {
@@ -158,7 +158,7 @@ describe('hostile: /healthz answers while a grade grinds (bound: seen in flight 
 
   it('a BPE-hostile /v1/score is graded in a killable worker: /healthz reports it in flight, and it ends limit_exceeded', { timeout: BOUND }, async () => {
     // warm up first (tokenizer loaded, worker started), so nothing but the grade itself can yield
-    const warm = await (await fetch(`${srv.url}/v1/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ samples: [{ item: {}, sample: { output_text: 'warm up' } }] }) })).json();
+    const warm = (await (await fetch(`${srv.url}/v1/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ samples: [{ item: {}, sample: { output_text: 'warm up' } }] }) })).json()) as any;
     expect(warm.results[0].valid).toBe(true);
     let done = false;
     const scoring = fetch(`${srv.url}/v1/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ samples: [{ item: {}, sample: { output_text: bpeHostile(200_000) } }] }) })
