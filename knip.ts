@@ -11,24 +11,22 @@ function walk(dir: string): string[] {
   });
 }
 
+/** Entries already named by package.json (exports, bin). */
+const PACKAGE_ENTRIES = new Set(['src/index.ts', 'src/server/index.ts', 'src/graders/index.ts', 'src/eval/index.ts', 'src/cli/main.ts']);
 const viaDist = new Set<string>();
 for (const f of [...walk('test'), ...walk('bench')]) {
   for (const m of readFileSync(f, 'utf8').matchAll(/['"`](?:\.\.\/)+dist\/([^'"`]+)\.js['"`]/g)) viaDist.add(`src/${m[1]}.ts`);
 }
 
 export default {
+  // the package's exports and bin are entries already (package.json)
   entry: [
-    'src/index.ts',
-    'src/server/index.ts',
-    'src/graders/index.ts',
-    'src/eval/index.ts',
-    'src/cli/main.ts',
     'src/workers/grader-worker.ts',
     'bench/*.mjs',
     'scripts/*.mjs',
     'test/**/*.{ts,mjs}',
     'examples/**/*.mjs',
-    ...viaDist,
+    ...[...viaDist].filter((f) => !PACKAGE_ENTRIES.has(f)),
   ],
   project: ['src/**/*.ts', 'bench/**/*.mjs', 'scripts/**/*.mjs', 'test/**/*.{ts,mjs}'],
   // loaded by path (lazyRequire / require.resolve / inlined into reports), not imported

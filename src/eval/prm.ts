@@ -15,8 +15,8 @@ import { firstErrorMetrics, firstErrorOf, predictFirstError, type FirstErrorScor
 
 export { prmbenchMetrics, prmbenchRecords, evalSteps } from './prmbench.js';
 export type { PrmbenchMetrics, PrmbenchRecord, PrmbenchScores } from './prmbench.js';
-export { firstErrorMetrics, firstErrorOf, predictFirstError } from './processbench.js';
-export type { FirstErrorRecord, FirstErrorScores } from './processbench.js';
+export { firstErrorMetrics,  predictFirstError } from './processbench.js';
+export type {  FirstErrorScores } from './processbench.js';
 
 /** Reads JSONL files into parsed rows (blank lines skipped); a bad line throws naming file:line. */
 export async function readJsonlRows(files: readonly string[]): Promise<{ file: string; row: unknown }[]> {

@@ -49,8 +49,6 @@ const schemas = {
   }),
 };
 
-export type AdvantageConfigInput = { estimator: EstimatorName } & Record<string, unknown>;
-
 /** A validated config with every default filled in. */
 export interface AdvantageConfig {
   estimator: EstimatorName;

@@ -79,8 +79,6 @@ export interface ChatResult {
   schema_fallback: boolean;
 }
 
-export const ZERO_USAGE: Usage = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
-
 /** A legacy text completion request (`POST /completions`): raw prompts, no chat template. */
 export interface CompletionRequest {
   model: string;

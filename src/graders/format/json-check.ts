@@ -6,7 +6,7 @@ import { lazyRequire } from '../../core/lazy.js';
 import { GradeFailure } from '../../core/result.js';
 import { compileLinear } from './linear-regex.js';
 
-export { parseJsonText, type JsonFrom, type Parsed } from '../../extract/json.js';
+;
 
 // Ajv and ajv-formats (CommonJS) load on the first schema compiled, not at startup.
 const ajv07 = lazyRequire<typeof import('ajv')>('ajv');

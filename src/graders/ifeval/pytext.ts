@@ -4,12 +4,6 @@
 
 /** Python `re` `\w` (Unicode): letters, digits/numerics and underscore. */
 export const PY_W = '[\\p{L}\\p{N}_]';
-/** Python `.` without DOTALL: anything but "\n". */
-export const PY_DOT = '[^\\n]';
-/** Python `^` with MULTILINE. */
-export const PY_BOL = '(?<![^\\n])';
-/** Python `$` with MULTILINE. */
-export const PY_EOL = '(?![^\\n])';
 
 const HAS_UPPER = /\p{Uppercase}/u;
 const HAS_LOWER = /\p{Lowercase}/u;
@@ -30,16 +24,10 @@ const WS = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u
 const LEAD_WS = new RegExp(`^[${WS}]+`);
 const TRAIL_WS = new RegExp(`[${WS}]+$`);
 const WS_RUN = new RegExp(`[${WS}]+`);
-export const WS_CLASS = `[${WS}]`;
 
 /** Python `str.strip()` with no argument. */
 export function pyStrip(s: string): string {
   return s.replace(LEAD_WS, '').replace(TRAIL_WS, '');
-}
-
-/** Python `str.rstrip()` with no argument. */
-export function pyRstrip(s: string): string {
-  return s.replace(TRAIL_WS, '');
 }
 
 /** Python `str.split()` with no argument: split on whitespace runs, no empty strings. */
@@ -84,15 +72,3 @@ export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
-/** Number of non-overlapping matches of a global regex. */
-export function countMatches(re: RegExp, text: string): number {
-  let n = 0;
-  re.lastIndex = 0;
-  for (;;) {
-    const m = re.exec(text);
-    if (!m) break;
-    n++;
-    if (m[0] === '') re.lastIndex++;
-  }
-  return n;
-}

@@ -1,13 +1,13 @@
 // Judges: LLM-judge grader types, verdict parsers and helpers (the public surface of this area).
 export * from './parse/index.js';
-export { scoreModel } from './graders/score-model.js';
-export { labelModel } from './graders/label-model.js';
-export { pairwise } from './graders/pairwise.js';
-export { rubric } from './graders/rubric.js';
-export { referenceVerify } from './graders/reference-verify.js';
-export { rewardModel } from './graders/reward-model.js';
-export { logprobScore, numericToken, yesNoToken } from './logprob-score.js';
-export type { LogprobScore } from './logprob-score.js';
+;
+;
+;
+;
+;
+;
+export { logprobScore,   } from './logprob-score.js';
+;
 
 import { labelModel } from './graders/label-model.js';
 import { pairwise } from './graders/pairwise.js';

@@ -38,9 +38,6 @@ export type Node =
   | { k: 'choice'; letter: string }
   | { k: 'text'; s: string };
 
-export const isStructure = (n: Node): boolean =>
-  n.k === 'tuple' || n.k === 'set' || n.k === 'list' || n.k === 'interval' || n.k === 'union' || n.k === 'setop' || n.k === 'matrix' || n.k === 'rel' || n.k === 'choice' || n.k === 'text';
-
 /** Short human-readable form of a node, for reasons and metadata. */
 export function show(n: Node): string {
   switch (n.k) {

@@ -5,7 +5,6 @@ export interface C {
   im: number;
 }
 
-export const c = (re: number, im = 0): C => ({ re, im });
 export const NAN: C = { re: NaN, im: NaN };
 
 export const cadd = (a: C, b: C): C => ({ re: a.re + b.re, im: a.im + b.im });

@@ -16,8 +16,6 @@ export interface EvalMode {
   deg: 'strip' | 'rad';
 }
 
-export const DEFAULT_MODE: EvalMode = { pct: 'div', deg: 'strip' };
-
 /** Free variables of a node, in first-seen order. */
 export function freeVars(n: Node, out: Set<string> = new Set()): Set<string> {
   switch (n.k) {
