@@ -42,16 +42,7 @@ export function pearson(xs: ArrayLike<number>, ys: ArrayLike<number>): number {
 }
 
 /** mulberry32: a tiny deterministic PRNG (uniform in [0, 1)). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom as prng } from '../core/random.js';
 
 /** Fisher-Yates shuffle of a copy of `xs` with `rand`. */
 export function shuffled<T>(xs: readonly T[], rand: () => number): T[] {

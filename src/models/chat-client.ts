@@ -307,13 +307,16 @@ export function normalise(completion: unknown): { choices: ChatChoice[]; usage: 
     return out;
   });
   choices.sort((a, b) => a.index - b.index);
-  const u = c.usage ?? {};
-  const usage: Usage = {
+  return { choices, usage: usageOf(c.usage), model: typeof c.model === 'string' ? c.model : '' };
+}
+
+/** A server's `usage` object as token counts (missing or malformed fields count 0). */
+function usageOf(u: Record<string, unknown> = {}): Usage {
+  return {
     prompt_tokens: num(u.prompt_tokens),
     completion_tokens: num(u.completion_tokens),
     total_tokens: num(u.total_tokens) || num(u.prompt_tokens) + num(u.completion_tokens),
   };
-  return { choices, usage, model: typeof c.model === 'string' ? c.model : '' };
 }
 
 function normaliseToken(t: unknown): TokenLogprob {
@@ -348,13 +351,7 @@ export function normaliseCompletion(completion: unknown): { choices: CompletionC
     return out;
   });
   choices.sort((a, b) => a.index - b.index);
-  const u = c.usage ?? {};
-  const usage: Usage = {
-    prompt_tokens: num(u.prompt_tokens),
-    completion_tokens: num(u.completion_tokens),
-    total_tokens: num(u.total_tokens) || num(u.prompt_tokens) + num(u.completion_tokens),
-  };
-  return { choices, usage, model: typeof c.model === 'string' ? c.model : '' };
+  return { choices, usage: usageOf(c.usage), model: typeof c.model === 'string' ? c.model : '' };
 }
 
 /** The legacy logprobs object, keeping only well-formed entries (a malformed one becomes null, never a number). */

@@ -7,18 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { SHARED_DATA } from '../helpers/cli.js';
 import { getLanguageDetector } from '../../dist/graders/ifeval/language.js';
 import { detectorText } from '../../dist/graders/ifeval/language.js';
+import { seededRandom } from '../../dist/core/random.js';
 
 const lib = createRequire(import.meta.url)('langdetect') as { detectOne(t: string): string | null };
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const seeded = seededRandom;
 /** The package's verdict with the same fixed-seed draws (it reads Math.random). */
 function reference(text: string): string | null {
   const saved = Math.random;

@@ -14,6 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { RE2JS } from 're2js';
+import { seededRandom } from '../../core/random.js';
 
 /** Returns an ISO 639-1 code (`zh-cn`/`zh-tw` for Chinese), or null when nothing can be detected. */
 export type DetectLanguage = (text: string) => string | null;
@@ -33,17 +34,6 @@ const PREFIX_MARGIN = 2000;
 
 const SEED = 0x2f6b_1d3a;
 
-/** mulberry32: a small, fast, seeded PRNG returning floats in [0, 1). */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // The npm package's URL and e-mail patterns, rewritten for RE2 with the same matches: its `i` flag
 // only ever affects ASCII letters here (so [a-z] becomes [a-zA-Z]), `\s` and `.` are spelled out

@@ -614,13 +614,17 @@ function infiniteSum(term: (k: number) => C, lo: number, budget: Budget): C {
   return richardson(levels);
 }
 
-/** Richardson extrapolation of values at steps h, h/2, h/4 ... (error terms in powers of h). */
-function richardson(vals: C[]): C {
+/**
+ * Richardson extrapolation of values at steps h, h/2, h/4 ...: error terms in powers of h (`base`
+ * 2, up to 4 rounds) or of h^2 (`base` 4, 3 rounds, for symmetric rules).
+ */
+function richardson(vals: C[], base: 2 | 4 = 2): C {
   let row = vals.slice();
   let best = row[row.length - 1]!;
   let prevBest = row[row.length - 2] ?? best;
-  for (let m = 1; m < 5 && row.length > 1; m++) {
-    const f = 2 ** m - 1;
+  const rounds = base === 2 ? 5 : 4;
+  for (let m = 1; m < rounds && row.length > 1; m++) {
+    const f = base ** m - 1;
     const next: C[] = [];
     for (let j = 1; j < row.length; j++) next.push({ re: row[j]!.re + (row[j]!.re - row[j - 1]!.re) / f, im: row[j]!.im + (row[j]!.im - row[j - 1]!.im) / f });
     prevBest = best;
@@ -728,7 +732,7 @@ function numericLimit(n: Extract<Node, { k: 'lim' }>, env: Env, mode: EvalMode, 
     }
     if (!vals.every(X.isFiniteC)) return X.NAN;
     // steps shrink by 4: extrapolate in h with ratio 4 (two halvings per level)
-    return richardson4(vals);
+    return richardson(vals, 4);
   };
   if (!Number.isFinite(a.re) || n.dir) return side(n.dir ?? (a.re > 0 ? 1 : -1));
   const l = side(1);
@@ -737,23 +741,6 @@ function numericLimit(n: Extract<Node, { k: 'lim' }>, env: Env, mode: EvalMode, 
   return { re: (l.re + r.re) / 2, im: (l.im + r.im) / 2 };
 }
 
-function richardson4(vals: C[]): C {
-  let row = vals.slice();
-  let best = row[row.length - 1]!;
-  let prevBest = row[row.length - 2] ?? best;
-  for (let m = 1; m < 4 && row.length > 1; m++) {
-    const f = 4 ** m - 1;
-    const next: C[] = [];
-    for (let j = 1; j < row.length; j++) next.push({ re: row[j]!.re + (row[j]!.re - row[j - 1]!.re) / f, im: row[j]!.im + (row[j]!.im - row[j - 1]!.im) / f });
-    prevBest = best;
-    best = next[next.length - 1]!;
-    row = next;
-  }
-  const err = Math.hypot(best.re - prevBest.re, best.im - prevBest.im);
-  if (!(err <= 1e-7 * Math.max(1, X.cabs(best)))) return X.NAN;
-  RANGE.approx = 1;
-  return best;
-}
 
 const EXACT_FNS = new Set(['fact', 'binom', 'gcd', 'lcm', 'floor', 'ceil', 'max', 'min']);
 
