@@ -1,9 +1,9 @@
 // `arbiter score`: grade a JSONL file of samples into a JSONL file of results.
-import { access, constants, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_MAX_JSON_DEPTH } from '../../core/json.js';
 import { IoError } from '../../io/errors.js';
+import { checkWritable } from '../../io/writable.js';
 import { loadGraderFile } from '../../config/load.js';
 import { Services } from '../../core/services.js';
 import { scoreFile } from '../../io/score-file.js';
@@ -16,25 +16,6 @@ export function positiveInt(v: string): number {
   return n;
 }
 
-/** Fails before any grading when the --summary-json file could not be written at the end. */
-async function checkWritable(file: string): Promise<void> {
-  const fail = (why: string) => new IoError(`cannot write summary ${file}: ${why}`);
-  try {
-    const st = await stat(file);
-    if (st.isDirectory()) throw fail('it is a directory');
-    await access(file, constants.W_OK);
-  } catch (e) {
-    if (e instanceof IoError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT') throw fail(code ?? (e as Error).message);
-    try {
-      await access(dirname(file), constants.W_OK);
-    } catch (e2) {
-      const c2 = (e2 as NodeJS.ErrnoException).code;
-      throw fail(`${c2 ?? (e2 as Error).message}${c2 === 'ENOENT' ? ` (does the directory ${dirname(file)} exist?)` : ''}`);
-    }
-  }
-}
 
 async function writeSummary(file: string, summary: Summary): Promise<void> {
   try {
@@ -101,7 +82,7 @@ Example:
           process.exit(EXIT.USAGE);
         }
         const grader = await loadGraderFile(o.grader);
-        if (o.summaryJson) await checkWritable(o.summaryJson);
+        if (o.summaryJson) await checkWritable(o.summaryJson, 'summary');
         const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox) });
         const ac = new AbortController();
         const unhook = stopOnSignals(ac);

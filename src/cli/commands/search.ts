@@ -1,12 +1,12 @@
 // `arbiter search`: test-time search over a data set (best-of-N, majority voting, PRM-guided beam
 // search and DVTS against an OpenAI-compatible generator), reporting accuracy against the number
 // of samples as a table (stdout), a JSON report and an SVG plot.
-import { access, constants, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseJsonText } from '../../config/load.js';
 import { readJsonlRows } from '../../eval/prm.js';
 import { IoError } from '../../io/errors.js';
+import { checkWritable } from '../../io/writable.js';
 import { METHODS, prepareSearch, runSearch, SearchConfigError, type Method } from '../../search/run.js';
 import { searchPlotSvg, searchTable } from '../../search/report.js';
 import { die, EXIT } from '../exit.js';
@@ -30,24 +30,6 @@ function positiveInt(v: string): number {
   return n;
 }
 
-/** Fails before any search when an output file could not be written at the end. */
-async function checkWritable(file: string, what: string): Promise<void> {
-  const fail = (why: string) => new IoError(`cannot write ${what} ${file}: ${why}`);
-  try {
-    const st = await stat(file);
-    if (st.isDirectory()) throw fail('it is a directory');
-    await access(file, constants.W_OK);
-  } catch (e) {
-    if (e instanceof IoError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT') throw fail(code ?? (e as Error).message);
-    try {
-      await access(dirname(file), constants.W_OK);
-    } catch (e2) {
-      throw fail((e2 as NodeJS.ErrnoException).code ?? (e2 as Error).message);
-    }
-  }
-}
 
 export function register(program: Command): void {
   program
