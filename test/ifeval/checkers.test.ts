@@ -65,12 +65,11 @@ describe('checkers', () => {
     expect(followVerdicts('Here you go:\n"quoted"', ins, 'loose', ctx)).toEqual([true]);
   });
 
+  // no clock: a quadratic scanner runs for minutes on these and the test's own timeout fails it
   it('hostile inputs stay fast (linear scanners)', () => {
-    const t0 = Date.now();
     check('detectable_format:number_bullet_lists', { num_bullets: 1 }, '\n'.repeat(150_000));
     check('detectable_content:number_placeholders', { num_placeholders: 1 }, '['.repeat(150_000));
     check('detectable_format:title', {}, '<<'.repeat(75_000));
-    expect(Date.now() - t0).toBeLessThan(5_000);
   });
 });
 

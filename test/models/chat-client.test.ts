@@ -168,12 +168,22 @@ describe('chat client', () => {
   });
 
   it('keeps at most max_concurrency requests in flight per endpoint', async () => {
+    // each answer waits until 3 requests are in flight (or the last ones arrive): with no limit the
+    // peak would pass 3, with a limit below 3 the batch would never fill and the test would time out
     let inFlight = 0;
     let peak = 0;
+    let arrived = 0;
+    let release: () => void = () => {};
+    let gate = new Promise<void>((r) => (release = r));
     server.onChat(async () => {
       inFlight++;
+      arrived++;
       peak = Math.max(peak, inFlight);
-      await new Promise((r) => setTimeout(r, 20));
+      if (inFlight === 3 || arrived === 12) {
+        const open = release;
+        gate = new Promise<void>((r) => (release = r));
+        open();
+      } else await gate;
       inFlight--;
       return { content: 'Score: 1' };
     });

@@ -8,7 +8,7 @@ import { runtimeFor } from '../../dist/sandbox/host.js';
 import { rlimitMemoryBound } from '../../dist/sandbox/limits.js';
 import { DEFAULT_LIMITS } from '../../dist/sandbox/limits.js';
 import { sandboxPoolKey } from '../../dist/graders/code/config.js';
-import { PROJECT, Services, loadGrader } from '../code/helpers.js';
+import { PROJECT, Services, loadGrader, sandboxUidProcesses } from '../code/helpers.js';
 
 const pool = new SandboxPool();
 afterAll(() => pool.close());
@@ -60,10 +60,9 @@ describe('isolation', () => {
 
 describe('supervision', () => {
   it('kills the whole tree at the wall-clock limit', async () => {
-    const t0 = performance.now();
+    // the background sleep must die too: otherwise the run waits for it (100 s) and the test times out
     const r = await sh('(sleep 100 &); sleep 100', { limits: { wallMs: 400 } });
     expect(r.status).toBe('timeout');
-    expect(performance.now() - t0).toBeLessThan(5000);
   });
 
   it('caps captured output and kills the writer', async () => {
@@ -87,9 +86,12 @@ describe('supervision', () => {
   });
 
   it('aborts a run when the caller signal fires', async () => {
+    // abort once the program is running (a process of the pool's uids exists), not after a delay
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 200);
-    const r = await sh('sleep 30', { signal: ac.signal });
+    const run = sh('sleep 30', { signal: ac.signal });
+    while (pool.uids.length > 0 && sandboxUidProcesses(pool.uids).length === 0) await new Promise((r) => setTimeout(r, 5));
+    ac.abort();
+    const r = await run;
     expect(r.status).toBe('aborted');
   });
 });

@@ -170,7 +170,7 @@ describe('bounded queue and concurrency', () => {
       ac.abort();
       await p;
       // the 19 waiting samples leave the queue; only the one already grading keeps its slot
-      await waitForHealth(srv.url, (h) => h.queued === 0, 2000);
+      await waitForHealth(srv.url, (h) => h.queued === 0);
       expect((await get(`${srv.url}/healthz`)).body.queued).toBe(0);
     } finally {
       await srv.close();
