@@ -1,8 +1,10 @@
 // Server options with their defaults: network, protection limits (bodies, deadlines, queue,
-// connections and their timeouts, the inline-grader policy), and the OpenRLHF adapter settings.
+// connections and their timeouts, the inline-grader policy), the OpenRLHF adapter settings, and the
+// executor that grades elsewhere (the Redis queue).
 import type { Grader } from '../core/grader.js';
 import { DEFAULT_MAX_JSON_DEPTH } from '../core/json.js';
 import type { Services } from '../core/services.js';
+import type { ExecutorFactory } from './grade-runner.js';
 import { parseUrlPrefix, type UrlPrefix } from './inline-policy.js';
 
 /** End-of-sequence / padding tokens stripped from OpenRLHF queries (common chat templates). */
@@ -81,6 +83,11 @@ export interface ServerOptions {
   services?: Services;
   /** fastify logger: false (default), true, or a pino level name. */
   logger?: boolean | string;
+  /**
+   * Grades the served graders' samples elsewhere, e.g. `queueExecutor({url})` from the Redis queue
+   * (docs/queue.md); built once with the server, closed after its last request. Default: in-process.
+   */
+  executor?: ExecutorFactory;
 }
 
 export interface ResolvedOptions {
