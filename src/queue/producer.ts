@@ -135,7 +135,10 @@ class QueueExecutor implements Executor {
     this.maxDepth = Math.floor(opts.maxDepth ?? Math.max(16384, env.maxBatch));
     if (this.maxDepth < env.maxBatch) throw new RangeError(`the queue's max depth (${this.maxDepth} samples) must be at least the largest batch a request may carry (${env.maxBatch}), or such a request could never be admitted`);
     this.conn = redisClient(this.target, { blocking: false, name: `arbiter:serve:${this.sid}`, onError: (e) => this.down(e) });
-    this.conn.on('ready', () => this.up());
+    this.conn.on('ready', () => {
+      this.up();
+      void this.poll();
+    });
     this.conn.on('close', () => this.down(new Error('connection closed')));
     for (const [name, grader] of env.graders) {
       const fp = fingerprint(grader);
