@@ -32,7 +32,7 @@ export interface QueueExecutorOptions {
   maxDepth?: number;
   /** How often queue depths and the worker list are read, ms (default 500). */
   pollMs?: number;
-  /** An unfinished job not heard of for this long is looked up in Redis, ms (default 5000); after a reconnect every job is. */
+  /** An unfinished job not heard of for this long (at most a quarter of the deadline) is looked up in Redis, ms (default 5000); after a reconnect every job is. */
   reconcileMs?: number;
 }
 
@@ -47,7 +47,8 @@ function initialCostMs(g: Grader): number {
 interface Handle {
   name: string;
   queue: Queue;
-  events: QueueEvents;
+  /** Set once the stream position is known (see init). */
+  events?: QueueEvents;
   eventsConn: Redis;
   /** Jobs per state in Redis at the last poll (every server's). */
   counts: Record<string, number>;
@@ -111,6 +112,8 @@ class QueueExecutor implements Executor {
   private everReady = false;
   private workers: WorkerRecord[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Resolves when every queue's event stream is being read (jobs are added only after). */
+  private readonly ready: Promise<void>;
   private closed = false;
   private rate = 0;
   private rateT = performance.now();
@@ -177,14 +180,18 @@ class QueueExecutor implements Executor {
     });
     new Gauge({ name: 'arbiter_redis_workers_total', help: 'live workers seen in Redis', registers, collect() { this.set(self.workers.length); } });
     new Gauge({ name: 'arbiter_redis_up', help: '1 when this server can reach Redis', registers, collect() { this.set(self.redisDown ? 0 : 1); } });
+    this.ready = this.init();
     const poll = setInterval(() => void this.poll(), opts.pollMs ?? 500);
-    const sweep = setInterval(() => void this.reconcile(false), Math.max(50, (opts.reconcileMs ?? 5000) / 2));
+    // a job not heard of for a quarter of the deadline (at most reconcileMs) is looked up
+    this.quietMs = Math.max(50, Math.min(opts.reconcileMs ?? 5000, env.deadlineMs / 4));
+    const sweep = setInterval(() => void this.reconcile(false), Math.max(25, this.quietMs / 2));
     poll.unref();
     sweep.unref();
     this.timers.push(poll, sweep);
   }
 
   private readonly maxDepth: number;
+  private readonly quietMs: number;
 
   private handle(name: string): Handle {
     const queue = new Queue(name, { connection: this.conn, prefix: this.prefix });
@@ -193,12 +200,37 @@ class QueueExecutor implements Executor {
     let first = true;
     eventsConn.on('ready', () => {
       // the stream is read on from the last event seen; anything lost meanwhile is looked up
-      if (!first) this.reconcile(true);
+      if (!first) void this.reconcile(true);
       first = false;
     });
-    const events = new QueueEvents(name, { connection: eventsConn, prefix: this.prefix, blockingTimeout: 5000 });
+    const h: Handle = { name, queue, eventsConn, counts: {}, ownWaitingAtPoll: 0, ownWaiting: 0 };
+    this.handles.set(name, h);
+    return h;
+  }
+
+  /**
+   * Starts reading each queue's event stream from Redis's clock now, before any job is added: a
+   * stream read from "$" would miss the events of jobs finished before its first read.
+   */
+  private async init(): Promise<void> {
+    for (;;) {
+      if (this.closed) return;
+      try {
+        const [sec, usec] = await this.conn.time();
+        const from = `${Number(sec) * 1000 + Math.floor(Number(usec) / 1000) - 1}-0`;
+        for (const h of this.handles.values()) if (!h.events) this.listen(h, from);
+        return;
+      } catch (e) {
+        this.down(e as Error);
+        await new Promise((r) => setTimeout(r, 100).unref());
+      }
+    }
+  }
+
+  private listen(h: Handle, from: string): void {
+    const events = new QueueEvents(h.name, { connection: h.eventsConn, prefix: this.prefix, blockingTimeout: 5000, lastEventId: from });
+    h.events = events;
     events.on('error', (e: Error) => this.down(e));
-    const h: Handle = { name, queue, events, eventsConn, counts: {}, ownWaitingAtPoll: 0, ownWaiting: 0 };
     events.on('active', ({ jobId }: { jobId: string }) => {
       const j = this.pending.get(jobId);
       if (j) this.setState(j, 'active');
@@ -215,10 +247,10 @@ class QueueExecutor implements Executor {
     });
     events.on('failed', ({ jobId, failedReason }: { jobId: string; failedReason: string }) => {
       const j = this.pending.get(jobId);
-      if (j) this.fail(j, `job ${jobId} failed in the queue: ${failedReason}`, 'failed');
+      if (!j) return;
+      const why = /stalled more than allowable limit/.test(failedReason) ? `${failedReason}: workers died or lost Redis while grading it more than --max-stalled times` : failedReason;
+      this.fail(j, `job ${jobId} failed in the queue: ${why}`, 'failed');
     });
-    this.handles.set(name, h);
-    return h;
   }
 
   private up(): void {
@@ -294,7 +326,7 @@ class QueueExecutor implements Executor {
     this.flush();
     for (const j of [...this.pending.values()]) this.fail(j, 'the server closed before the job finished', 'abandoned');
     for (const h of this.handles.values()) {
-      await h.events.close().catch(() => {});
+      await h.events?.close().catch(() => {});
       await h.queue.close().catch(() => {});
       h.eventsConn.disconnect();
     }
@@ -352,6 +384,7 @@ class QueueExecutor implements Executor {
 
   /** Adds jobs, retrying while Redis is unreachable until no request waits for them. */
   private async add(h: Handle, jobs: Job[]): Promise<void> {
+    await this.ready;
     let delay = 50;
     for (;;) {
       const live = jobs.filter((j) => j.state !== 'done');
@@ -533,7 +566,7 @@ class QueueExecutor implements Executor {
       do {
         const everything = all || this.reconcileAgain;
         this.reconcileAgain = false;
-        const quiet = Date.now() - (this.opts.reconcileMs ?? 5000);
+        const quiet = Date.now() - this.quietMs;
         const jobs = [...this.pending.values()].filter((j) => j.state !== 'adding' && (everything || j.touched < quiet));
         const lost = new Map<Handle, Job[]>();
         for (const j of jobs) {

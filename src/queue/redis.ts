@@ -71,17 +71,26 @@ export function redisClient(t: RedisTarget, opts: { blocking: boolean; name?: st
   return r;
 }
 
-/** Resolves when Redis answers PING; rejects with a plain message naming the URL otherwise. */
+/**
+ * Resolves when Redis answers PING within `timeoutMs` (a Redis still starting up gets that long);
+ * rejects with a plain message naming the URL and the last connection error otherwise.
+ */
 export async function checkRedis(t: RedisTarget, timeoutMs = 5000): Promise<void> {
   let last: Error | undefined;
-  const r = new Redis({ ...redisOptions(t, { blocking: false }), lazyConnect: true, retryStrategy: () => null, connectTimeout: timeoutMs });
+  const r = new Redis({ ...redisOptions(t, { blocking: true }), maxRetriesPerRequest: null, connectTimeout: Math.min(timeoutMs, 5000) });
   r.on('error', (e: Error) => (last = e));
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await r.connect();
-    await r.ping();
+    await Promise.race([
+      r.ping(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
   } catch (e) {
     throw new Error(`cannot reach Redis at ${t.display}: ${(last ?? (e as Error)).message} (start redis-server, or check --queue)`);
   } finally {
+    clearTimeout(timer);
     r.disconnect();
   }
 }

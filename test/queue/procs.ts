@@ -114,7 +114,7 @@ export async function startWorker(url: string, args: string[]): Promise<WorkerPr
   const waiters: { pred: (e: WorkerEvent) => boolean; resolve: (e: WorkerEvent) => void }[] = [];
   let err = '';
   let buf = '';
-  const exited = new Promise<number | string | null>((r) => child.once('exit', (code, sig) => r(code ?? sig)));
+  const exited = new Promise<number | string | null>((r) => child.once('close', (code, sig) => r(code ?? sig)));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {
     buf += d;
