@@ -243,6 +243,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
       // Redis unreachable: the record expires and servers stop counting this worker until it is back
     }
   };
+  if (conn.status !== 'ready') await new Promise<void>((resolve) => conn.once('ready', () => resolve()));
   await beat();
   const hb = setInterval(() => void beat(), heartbeatMs);
   hb.unref();

@@ -108,8 +108,8 @@ export interface WorkerProc {
   exited: Promise<number | string | null>;
 }
 
-export async function startWorker(url: string, args: string[]): Promise<WorkerProc> {
-  const child = spawn(process.execPath, [CLI, 'worker', '--queue', url, '--events', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startWorker(url: string, args: string[], env: Record<string, string> = {}): Promise<WorkerProc> {
+  const child = spawn(process.execPath, [CLI, 'worker', '--queue', url, '--events', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const events: WorkerEvent[] = [];
   const waiters: { pred: (e: WorkerEvent) => boolean; resolve: (e: WorkerEvent) => void }[] = [];
   let err = '';
@@ -183,4 +183,21 @@ export async function postJSON(url: string, body: unknown, headers: Record<strin
     json = undefined;
   }
   return { status: res.status, headers: res.headers, text, json };
+}
+
+/** Runs the built CLI to its end (bounded: killed after 60 s), with extra environment variables. */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
