@@ -141,34 +141,36 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
   const conn: Redis = redisClient(target, { blocking: false, name: `arbiter:worker:${id}`, onError: () => {} });
   let closing = false;
 
-  const processor = (q: string, entry: { name: string; grader: Grader; fp: string }) => async (job: Job): Promise<JobResult> => {
-    const bad = checkJobData(job.data, entry.fp);
-    if (bad) throw new UnrecoverableError(`job ${job.id}: ${bad}`);
-    const d = job.data as JobData;
-    const g = entry.grader;
-    const jid = String(job.id);
-    emit({ event: 'active', queue: q, grader: entry.name, job: jid, samples: d.inputs.length });
-    const left = d.deadline_at - Date.now();
-    if (left <= 0) {
-      const r = invalidResult('timeout', 'the request deadline passed before a worker took this job', { grader: g.name, type: g.type });
-      return { v: PROTOCOL, worker: id, results: d.inputs.map(() => ({ ...r, metadata: { ...r.metadata } })) };
-    }
-    const ac = new AbortController();
-    running.set(jid, ac);
-    const timer = setTimeout(() => ac.abort(new GradeFailure('timeout', 'the request deadline passed while this sample was being graded')), left);
-    stats.active++;
-    try {
-      let ctx: GraderContext = { services: opts.services, signal: ac.signal };
-      if (d.group) ctx = groupContext(ctx);
-      const results = await Promise.all(d.inputs.map((input) => g.grade(input, ctx)));
-      stats.samples += results.length;
-      return { v: PROTOCOL, worker: id, results };
-    } finally {
-      clearTimeout(timer);
-      running.delete(jid);
-      stats.active--;
-    }
-  };
+  const processor =
+    (q: string, entry: { name: string; grader: Grader; fp: string }) =>
+    async (job: Job): Promise<JobResult> => {
+      const bad = checkJobData(job.data, entry.fp);
+      if (bad) throw new UnrecoverableError(`job ${job.id}: ${bad}`);
+      const d = job.data as JobData;
+      const g = entry.grader;
+      const jid = String(job.id);
+      emit({ event: 'active', queue: q, grader: entry.name, job: jid, samples: d.inputs.length });
+      const left = d.deadline_at - Date.now();
+      if (left <= 0) {
+        const r = invalidResult('timeout', 'the request deadline passed before a worker took this job', { grader: g.name, type: g.type });
+        return { v: PROTOCOL, worker: id, results: d.inputs.map(() => ({ ...r, metadata: { ...r.metadata } })) };
+      }
+      const ac = new AbortController();
+      running.set(jid, ac);
+      const timer = setTimeout(() => ac.abort(new GradeFailure('timeout', 'the request deadline passed while this sample was being graded')), left);
+      stats.active++;
+      try {
+        let ctx: GraderContext = { services: opts.services, signal: ac.signal };
+        if (d.group) ctx = groupContext(ctx);
+        const results = await Promise.all(d.inputs.map((input) => g.grade(input, ctx)));
+        stats.samples += results.length;
+        return { v: PROTOCOL, worker: id, results };
+      } finally {
+        clearTimeout(timer);
+        running.delete(jid);
+        stats.active--;
+      }
+    };
 
   const attach = (q: string, entry: { name: string; grader: Grader; fp: string }) => {
     const w = new Worker(q, processor(q, entry), {
@@ -185,11 +187,15 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
       stats.completed++;
       emit({ event: 'completed', queue: q, grader: entry.name, job: String(job.id) });
     });
-    w.on('failed', (job: Job | undefined, err: Error) => emit({ event: 'failed', queue: q, grader: entry.name, job: job ? String(job.id) : undefined, message: err.message }));
+    w.on('failed', (job: Job | undefined, err: Error) =>
+      emit({ event: 'failed', queue: q, grader: entry.name, job: job ? String(job.id) : undefined, message: err.message }),
+    );
     w.on('stalled', (jobId: string) => emit({ event: 'stalled', queue: q, job: jobId }));
     w.on('lockRenewalFailed', (ids: string[]) => {
       for (const jid of ids) {
-        running.get(jid)?.abort(new GradeFailure('timeout', 'this worker lost its lock on the job (Redis unreachable or the worker too slow); another worker grades it'));
+        running
+          .get(jid)
+          ?.abort(new GradeFailure('timeout', 'this worker lost its lock on the job (Redis unreachable or the worker too slow); another worker grades it'));
         emit({ event: 'lock_lost', queue: q, job: jid });
       }
     });

@@ -132,11 +132,21 @@ class QueueExecutor implements Executor {
     this.target = parseRedisUrl(opts.url);
     this.prefix = opts.prefix ?? DEFAULT_PREFIX;
     if (!/^[A-Za-z0-9_.-]+$/.test(this.prefix)) throw new RangeError(`queue prefix "${this.prefix}" may only have letters, digits, "_", "." and "-"`);
-    for (const [k, v] of [['batch', opts.batch], ['maxJobSamples', opts.maxJobSamples], ['maxDepth', opts.maxDepth], ['pollMs', opts.pollMs], ['reconcileMs', opts.reconcileMs], ['targetJobMs', opts.targetJobMs]] as const) {
+    for (const [k, v] of [
+      ['batch', opts.batch],
+      ['maxJobSamples', opts.maxJobSamples],
+      ['maxDepth', opts.maxDepth],
+      ['pollMs', opts.pollMs],
+      ['reconcileMs', opts.reconcileMs],
+      ['targetJobMs', opts.targetJobMs],
+    ] as const) {
       if (v !== undefined && (!Number.isFinite(v) || v <= 0)) throw new RangeError(`queue option ${k} must be a positive number, got ${v}`);
     }
     this.maxDepth = Math.floor(opts.maxDepth ?? Math.max(16384, env.maxBatch));
-    if (this.maxDepth < env.maxBatch) throw new RangeError(`the queue's max depth (${this.maxDepth} samples) must be at least the largest batch a request may carry (${env.maxBatch}), or such a request could never be admitted`);
+    if (this.maxDepth < env.maxBatch)
+      throw new RangeError(
+        `the queue's max depth (${this.maxDepth} samples) must be at least the largest batch a request may carry (${env.maxBatch}), or such a request could never be admitted`,
+      );
     this.conn = redisClient(this.target, { blocking: false, name: `arbiter:serve:${this.sid}`, onError: (e) => this.down(e) });
     this.conn.on('ready', () => {
       this.up();
@@ -151,9 +161,25 @@ class QueueExecutor implements Executor {
     }
     const registers = [env.registry];
     this.m = {
-      jobs: new Counter({ name: 'arbiter_redis_jobs_total', help: 'queue jobs of this server by grader and outcome (completed, failed, malformed, abandoned: no request waited any more)', labelNames: ['grader', 'outcome'], registers }),
-      latency: new Histogram({ name: 'arbiter_redis_job_duration_seconds', help: 'time from adding a job to its result (queueing + grading + transfer)', labelNames: ['grader'], buckets: LATENCY_BUCKETS, registers }),
-      retries: new Counter({ name: 'arbiter_redis_retries_total', help: 'jobs run again: stalled (a worker died or lost Redis mid-job) or lost (Redis forgot the job; added again)', labelNames: ['reason'], registers }),
+      jobs: new Counter({
+        name: 'arbiter_redis_jobs_total',
+        help: 'queue jobs of this server by grader and outcome (completed, failed, malformed, abandoned: no request waited any more)',
+        labelNames: ['grader', 'outcome'],
+        registers,
+      }),
+      latency: new Histogram({
+        name: 'arbiter_redis_job_duration_seconds',
+        help: 'time from adding a job to its result (queueing + grading + transfer)',
+        labelNames: ['grader'],
+        buckets: LATENCY_BUCKETS,
+        registers,
+      }),
+      retries: new Counter({
+        name: 'arbiter_redis_retries_total',
+        help: 'jobs run again: stalled (a worker died or lost Redis mid-job) or lost (Redis forgot the job; added again)',
+        labelNames: ['reason'],
+        registers,
+      }),
     };
     const self = this;
     new Gauge({
@@ -166,8 +192,22 @@ class QueueExecutor implements Executor {
         for (const h of self.handles.values()) for (const [s, n] of Object.entries(h.counts)) this.labels(h.name, s).set(n);
       },
     });
-    new Gauge({ name: 'arbiter_redis_waiting_samples', help: 'samples waiting in Redis for a worker (this server\'s exactly, other servers\' estimated)', registers, collect() { this.set(self.depth()); } });
-    new Gauge({ name: 'arbiter_redis_jobs_pending', help: 'jobs of this server not finished yet', registers, collect() { this.set(self.pending.size); } });
+    new Gauge({
+      name: 'arbiter_redis_waiting_samples',
+      help: "samples waiting in Redis for a worker (this server's exactly, other servers' estimated)",
+      registers,
+      collect() {
+        this.set(self.depth());
+      },
+    });
+    new Gauge({
+      name: 'arbiter_redis_jobs_pending',
+      help: 'jobs of this server not finished yet',
+      registers,
+      collect() {
+        this.set(self.pending.size);
+      },
+    });
     new Gauge({
       name: 'arbiter_redis_workers',
       help: 'live workers (heartbeat within its TTL) serving each grader',
@@ -178,8 +218,22 @@ class QueueExecutor implements Executor {
         for (const r of self.routes.values()) this.labels(r.name).set(self.liveWorkers(r));
       },
     });
-    new Gauge({ name: 'arbiter_redis_workers_total', help: 'live workers seen in Redis', registers, collect() { this.set(self.workers.length); } });
-    new Gauge({ name: 'arbiter_redis_up', help: '1 when this server can reach Redis', registers, collect() { this.set(self.redisDown ? 0 : 1); } });
+    new Gauge({
+      name: 'arbiter_redis_workers_total',
+      help: 'live workers seen in Redis',
+      registers,
+      collect() {
+        this.set(self.workers.length);
+      },
+    });
+    new Gauge({
+      name: 'arbiter_redis_up',
+      help: '1 when this server can reach Redis',
+      registers,
+      collect() {
+        this.set(self.redisDown ? 0 : 1);
+      },
+    });
     this.ready = this.init();
     const poll = setInterval(() => void this.poll(), opts.pollMs ?? 500);
     // a job not heard of for a quarter of the deadline (at most reconcileMs) is looked up
@@ -248,7 +302,9 @@ class QueueExecutor implements Executor {
     events.on('failed', ({ jobId, failedReason }: { jobId: string; failedReason: string }) => {
       const j = this.pending.get(jobId);
       if (!j) return;
-      const why = /stalled more than allowable limit/.test(failedReason) ? `${failedReason}: workers died or lost Redis while grading it more than --max-stalled times` : failedReason;
+      const why = /stalled more than allowable limit/.test(failedReason)
+        ? `${failedReason}: workers died or lost Redis while grading it more than --max-stalled times`
+        : failedReason;
       this.fail(j, `job ${jobId} failed in the queue: ${why}`, 'failed');
     });
   }
@@ -289,15 +345,20 @@ class QueueExecutor implements Executor {
     if (depth + n <= this.maxDepth) return;
     const rate = Math.max(this.rate, 1);
     const retry = Math.min(60, Math.max(1, Math.ceil((depth + n - this.maxDepth) / rate)));
-    throw new QueueFullError(`the grading queue is full: about ${depth} samples are waiting in Redis for workers (queue limit ${this.maxDepth}); retry later`, retry);
+    throw new QueueFullError(
+      `the grading queue is full: about ${depth} samples are waiting in Redis for workers (queue limit ${this.maxDepth}); retry later`,
+      retry,
+    );
   }
 
   timeoutDetail(g: Grader): string | undefined {
     const r = this.routes.get(g);
     if (!r) return undefined;
-    if (this.redisDown) return `Redis at ${this.target.display} unreachable for ${((Date.now() - this.redisDown.since) / 1000).toFixed(1)} s: ${this.redisDown.message}`;
+    if (this.redisDown)
+      return `Redis at ${this.target.display} unreachable for ${((Date.now() - this.redisDown.since) / 1000).toFixed(1)} s: ${this.redisDown.message}`;
     const w = this.liveWorkers(r);
-    if (w === 0) return `no live worker serves grader "${r.name}" (queue ${r.handle.name}); start one with: arbiter worker --queue ${this.target.display} --grader <its file>`;
+    if (w === 0)
+      return `no live worker serves grader "${r.name}" (queue ${r.handle.name}); start one with: arbiter worker --queue ${this.target.display} --grader <its file>`;
     const c = r.handle.counts;
     return `queue ${r.handle.name}: ${w} live worker${w === 1 ? '' : 's'}, ${c.waiting ?? 0} jobs waiting and ${c.active ?? 0} active at the last look`;
   }
@@ -305,7 +366,13 @@ class QueueExecutor implements Executor {
   health(): Record<string, unknown> {
     const graders: Record<string, unknown> = {};
     for (const r of this.routes.values()) {
-      graders[r.name] = { queue: r.handle.name, workers: this.liveWorkers(r), waiting_jobs: r.handle.counts.waiting ?? 0, active_jobs: r.handle.counts.active ?? 0, batch: this.batchSize(r) };
+      graders[r.name] = {
+        queue: r.handle.name,
+        workers: this.liveWorkers(r),
+        waiting_jobs: r.handle.counts.waiting ?? 0,
+        active_jobs: r.handle.counts.active ?? 0,
+        batch: this.batchSize(r),
+      };
     }
     return {
       kind: 'redis_queue',
@@ -364,12 +431,22 @@ class QueueExecutor implements Executor {
           const members = ms.slice(i, i + size);
           let deadlineAt = 0;
           for (const m of members) deadlineAt = Math.max(deadlineAt, m.req.deadlineAt);
-          const j: Job = { id: `${this.sid}-${++this.seq}`, route: r, group: group === 1, members, deadlineAt, state: 'adding', t0: performance.now(), touched: now, gone: 0 };
+          const j: Job = {
+            id: `${this.sid}-${++this.seq}`,
+            route: r,
+            group: group === 1,
+            members,
+            deadlineAt,
+            state: 'adding',
+            t0: performance.now(),
+            touched: now,
+            gone: 0,
+          };
           for (const m of members) m.job = j;
           this.pending.set(j.id, j);
           r.handle.ownWaiting++;
-          let list = byHandle.get(r.handle);
-          if (!list) byHandle.set(r.handle, (list = []));
+          const list = byHandle.get(r.handle) ?? [];
+          byHandle.set(r.handle, list);
           list.push(j);
         }
       }
@@ -577,8 +654,8 @@ class QueueExecutor implements Executor {
           if (!job) {
             this.m.retries.labels('lost').inc();
             this.setState(j, 'adding');
-            let l = lost.get(j.route.handle);
-            if (!l) lost.set(j.route.handle, (l = []));
+            const l = lost.get(j.route.handle) ?? [];
+            lost.set(j.route.handle, l);
             l.push(j);
           } else if (job.finishedOn) {
             if (job.failedReason) this.fail(j, `job ${j.id} failed in the queue: ${job.failedReason}`, 'failed');

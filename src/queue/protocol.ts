@@ -23,7 +23,9 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
  * arbiter version. Two processes agree on it only when they would grade alike.
  */
 export function fingerprint(g: Grader): string {
-  return createHash('sha256').update(canonicalJson({ protocol: PROTOCOL, arbiter: VERSION, config: g.config })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ protocol: PROTOCOL, arbiter: VERSION, config: g.config }))
+    .digest('hex');
 }
 
 /** The BullMQ queue of a grader: `g-` and the first 24 hex digits of its fingerprint. */
@@ -58,7 +60,7 @@ const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object
 export function checkJobData(d: unknown, fp: string): string | undefined {
   if (!isObj(d)) return 'the job data is not an object';
   if (d.v !== PROTOCOL) return `the job has protocol version ${JSON.stringify(d.v)}, this worker speaks ${PROTOCOL} (run the same arbiter version everywhere)`;
-  if (d.fp !== fp) return 'the job is for another grader fingerprint than this queue\'s';
+  if (d.fp !== fp) return "the job is for another grader fingerprint than this queue's";
   if (typeof d.deadline_at !== 'number' || !Number.isFinite(d.deadline_at)) return 'the job has no deadline';
   if (typeof d.group !== 'boolean') return 'the job has no group flag';
   if (!Array.isArray(d.inputs) || d.inputs.length === 0) return 'the job has no samples';

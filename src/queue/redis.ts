@@ -27,7 +27,8 @@ export function parseRedisUrl(url: string): RedisTarget {
   if (u.search || u.hash) throw new RangeError(`queue URL "${redact(u)}" must not have a query or a fragment`);
   const port = u.port === '' ? 6379 : Number(u.port);
   const path = u.pathname.replace(/^\//, '');
-  if (path !== '' && !/^\d{1,5}$/.test(path)) throw new RangeError(`queue URL "${redact(u)}": the path must be a database number (redis://HOST:PORT/DB), got "/${path}"`);
+  if (path !== '' && !/^\d{1,5}$/.test(path))
+    throw new RangeError(`queue URL "${redact(u)}": the path must be a database number (redis://HOST:PORT/DB), got "/${path}"`);
   const db = path === '' ? 0 : Number(path);
   const host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
   const t: RedisTarget = { host, port, db, tls: u.protocol === 'rediss:', display: redact(u) };

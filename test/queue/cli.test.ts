@@ -71,7 +71,10 @@ describe('workers take only jobs they can grade', () => {
     try {
       const cheap = await postJSON(s.url + '/v1/score', { grader: 'cheap', samples: [{ item: {}, sample: { output_text: 'x' } }] });
       expect(cheap.json.results[0]).toMatchObject({ valid: true, score: 1 });
-      const code = await postJSON(s.url + '/v1/score', { grader: 'code', samples: [{ item: { tests: ['assert True'] }, sample: { output_text: '```python\nx = 1\n```' } }] });
+      const code = await postJSON(s.url + '/v1/score', {
+        grader: 'code',
+        samples: [{ item: { tests: ['assert True'] }, sample: { output_text: '```python\nx = 1\n```' } }],
+      });
       expect(code.json.results[0]).toMatchObject({ valid: false, error: { kind: 'timeout' } });
       expect(code.json.results[0].error.message).toMatch(/no live worker serves grader "code"/);
       expect(w.events.some((e) => e.event === 'active' && e.grader === 'code')).toBe(false);

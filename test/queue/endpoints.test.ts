@@ -11,7 +11,13 @@ const like = (ref: string) => ({ type: 'string_check', input: '{{sample.output_t
 
 const GRADERS = {
   main: { type: 'multi', name: 'main', graders: { correct: eq('{{item.label}}'), mentions: like('{{item.label}}') }, calculate_output: 'correct + mentions' },
-  grp: { type: 'weighted_sum', name: 'grp', graders: { acc: eq('{{item.label}}'), has: like('{{item.label}}') }, weights: { acc: 1, has: 0.5 }, normalize: 'group' },
+  grp: {
+    type: 'weighted_sum',
+    name: 'grp',
+    graders: { acc: eq('{{item.label}}'), has: like('{{item.label}}') },
+    weights: { acc: 1, has: 0.5 },
+    normalize: 'group',
+  },
 };
 
 let redis: RedisProc;
@@ -75,7 +81,11 @@ describe('every endpoint through the queue equals in-process', () => {
   });
 
   it('/get_reward (OpenRLHF)', async () => {
-    const { a, b } = await both('/get_reward?grader=main', { query: ['Q: 2+2? 4<|im_end|>', 'Q: 2+3? it is 5', 'X'], prompts: ['Q: 2+2? ', 'Q: 2+3? ', 'Q'], labels: ['4', '5', '1'] });
+    const { a, b } = await both('/get_reward?grader=main', {
+      query: ['Q: 2+2? 4<|im_end|>', 'Q: 2+3? it is 5', 'X'],
+      prompts: ['Q: 2+2? ', 'Q: 2+3? ', 'Q'],
+      labels: ['4', '5', '1'],
+    });
     expect(b.status).toBe(200);
     expect(norm(b.text)).toBe(norm(a.text));
     expect(b.json.rewards).toEqual([2, 1, 0]);
@@ -99,7 +109,10 @@ describe('every endpoint through the queue equals in-process', () => {
 
   it('/reward (slime), bare float and dict, with the validity headers', async () => {
     for (const q of ['', '?format=dict']) {
-      for (const body of [{ prompt: 'p', response: 'x 4', label: '4' }, { prompt: 'p', response: 'x' }]) {
+      for (const body of [
+        { prompt: 'p', response: 'x 4', label: '4' },
+        { prompt: 'p', response: 'x' },
+      ]) {
         const { a, b } = await both('/reward' + q + (q ? '&' : '?') + 'grader=main', body);
         expect(b.status).toBe(200);
         expect(norm(b.text)).toBe(norm(a.text));
@@ -110,7 +123,12 @@ describe('every endpoint through the queue equals in-process', () => {
   });
 
   it('/verify (NeMo-Gym), with and without the rollout prefix', async () => {
-    const row = { responses_create_params: { input: [{ role: 'user', content: '2+2?' }] }, label: '4', extra: 12345678, response: { output: [{ type: 'message', content: [{ type: 'output_text', text: '4' }] }] } };
+    const row = {
+      responses_create_params: { input: [{ role: 'user', content: '2+2?' }] },
+      label: '4',
+      extra: 12345678,
+      response: { output: [{ type: 'message', content: [{ type: 'output_text', text: '4' }] }] },
+    };
     for (const path of ['/verify?grader=main', '/ng-rollout/r1/verify?grader=main']) {
       const { a, b } = await both(path, row);
       expect(b.status).toBe(200);
@@ -142,9 +160,11 @@ describe('every endpoint through the queue equals in-process', () => {
   });
 
   it('/healthz reports the queue and its live workers', async () => {
-    const h = await (await fetch(queued.url + '/healthz')).json();
+    const h = (await (await fetch(queued.url + '/healthz')).json()) as any;
     expect(h.executor.kind).toBe('redis_queue');
     expect(h.executor.redis_ok).toBe(true);
     expect(h.executor.graders.main.workers).toBe(2);
+    // a cheap grader's jobs are the largest batches (its measured cost per sample is microseconds)
+    expect(h.executor.graders.main.batch).toBe(512);
   });
 });

@@ -14,7 +14,8 @@ export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.u
 /** Fails with a clear message when redis-server is not installed (scripts/setup.sh installs it). */
 export function requireRedis(): void {
   const r = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
-  if (r.error || r.status !== 0) throw new Error('redis-server is not installed: the queue tests need it (run scripts/setup.sh, or apt-get install redis-server)');
+  if (r.error || r.status !== 0)
+    throw new Error('redis-server is not installed: the queue tests need it (run scripts/setup.sh, or apt-get install redis-server)');
 }
 
 export function freePort(): Promise<number> {
@@ -65,7 +66,9 @@ export async function startRedis(): Promise<RedisProc> {
     port,
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      const c = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const c = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child = c;
       await waitLine(c, 'stdout', /Ready to accept connections/, 'redis-server');
       c.stdout!.resume();
@@ -109,7 +112,10 @@ export interface WorkerProc {
 }
 
 export async function startWorker(url: string, args: string[], env: Record<string, string> = {}): Promise<WorkerProc> {
-  const child = spawn(process.execPath, [CLI, 'worker', '--queue', url, '--events', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [CLI, 'worker', '--queue', url, '--events', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   const events: WorkerEvent[] = [];
   const waiters: { pred: (e: WorkerEvent) => boolean; resolve: (e: WorkerEvent) => void }[] = [];
   let err = '';
@@ -118,8 +124,7 @@ export async function startWorker(url: string, args: string[], env: Record<strin
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {
     buf += d;
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
       let e: WorkerEvent;
@@ -145,7 +150,10 @@ export async function startWorker(url: string, args: string[], env: Record<strin
       void exited.then((code) => reject(new Error(`worker exited (${code}) while waiting for ${what}: ${err.slice(-2000)}`)));
     });
   };
-  const ready = await Promise.race([waitFor((e) => e.event === 'ready', 'ready'), exited.then((c) => Promise.reject(new Error(`worker exited (${c}) before it was ready: ${err}`)))]);
+  const ready = await Promise.race([
+    waitFor((e) => e.event === 'ready', 'ready'),
+    exited.then((c) => Promise.reject(new Error(`worker exited (${c}) before it was ready: ${err}`))),
+  ]);
   return {
     child,
     id: ready.worker,
@@ -173,8 +181,16 @@ export function graderFiles(graders: Record<string, unknown>): Record<string, st
   return out;
 }
 
-export async function postJSON(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string; json: any }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+export async function postJSON(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; text: string; json: any }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   let json: unknown;
   try {

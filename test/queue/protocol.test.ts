@@ -64,23 +64,43 @@ describe('a rogue worker cannot make a reward valid', () => {
 
   /** Answers every job of the grader's queue with `reply(job data)`. */
   function answer(reply: (data: { inputs: unknown[] }) => unknown): void {
-    rogue = new Worker(queueName(fingerprint(grader)), async (job) => reply(job.data), { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, prefix: 'arbiter' });
+    rogue = new Worker(queueName(fingerprint(grader)), async (job) => reply(job.data), {
+      connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null },
+      prefix: 'arbiter',
+    });
   }
 
   const ok = { score: 1, valid: true, metadata: { grader: 'g', type: 'string_check', duration_ms: 1 } };
   const cases: [string, (d: { inputs: unknown[] }) => unknown, RegExp][] = [
-    ['a valid result without a score', (d) => ({ v: 1, worker: 'rogue', results: d.inputs.map(() => ({ ...ok, score: null })) }), /result 0 of the job is not a well-formed result/],
+    [
+      'a valid result without a score',
+      (d) => ({ v: 1, worker: 'rogue', results: d.inputs.map(() => ({ ...ok, score: null })) }),
+      /result 0 of the job is not a well-formed result/,
+    ],
     ['a non-finite score', (d) => ({ v: 1, worker: 'rogue', results: d.inputs.map(() => ({ ...ok, score: 'Infinity' })) }), /not a well-formed result/],
     ['too few results', (d) => ({ v: 1, worker: 'rogue', results: d.inputs.slice(1).map(() => ok) }), /returned 1 results for 2 samples/],
     ['another protocol version', (d) => ({ v: 99, worker: 'rogue', results: d.inputs.map(() => ok) }), /protocol version 99/],
-    ['an unknown error kind', (d) => ({ v: 1, worker: 'rogue', results: d.inputs.map(() => ({ score: null, valid: false, error: { kind: 'made_up', message: 'x' }, metadata: ok.metadata })) }), /not a well-formed result/],
+    [
+      'an unknown error kind',
+      (d) => ({
+        v: 1,
+        worker: 'rogue',
+        results: d.inputs.map(() => ({ score: null, valid: false, error: { kind: 'made_up', message: 'x' }, metadata: ok.metadata })),
+      }),
+      /not a well-formed result/,
+    ],
   ];
 
   for (const [what, reply, msg] of cases) {
     it(what, async () => {
       await rogue?.close();
       answer(reply);
-      const r = await postJSON(url + '/v1/score', { samples: [{ item: {}, sample: { output_text: 'no' } }, { item: {}, sample: { output_text: 'yes' } }] });
+      const r = await postJSON(url + '/v1/score', {
+        samples: [
+          { item: {}, sample: { output_text: 'no' } },
+          { item: {}, sample: { output_text: 'yes' } },
+        ],
+      });
       expect(r.status).toBe(200);
       for (const x of r.json.results) {
         expect(x.valid).toBe(false);
@@ -94,7 +114,12 @@ describe('a rogue worker cannot make a reward valid', () => {
   it('a well-formed reply is taken as it is (the check is not a filter on scores)', async () => {
     await rogue?.close();
     answer((d) => ({ v: 1, worker: 'w', results: d.inputs.map((_, i) => ({ ...ok, score: i / 2 })) }));
-    const r = await postJSON(url + '/v1/score', { samples: [{ item: {}, sample: { output_text: 'no' } }, { item: {}, sample: { output_text: 'yes' } }] });
+    const r = await postJSON(url + '/v1/score', {
+      samples: [
+        { item: {}, sample: { output_text: 'no' } },
+        { item: {}, sample: { output_text: 'yes' } },
+      ],
+    });
     expect(r.json.results.map((x: { score: number }) => x.score)).toEqual([0, 0.5]);
   });
 });

@@ -80,7 +80,17 @@ const samples = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `q${i}
 beforeAll(async () => {
   await judgeServer.start();
   redis = await startRedis();
-  const judge = { type: 'score_model', name: 'judge', model: 'm', base_url: judgeServer.url, api_key: 'EMPTY', cache: false, max_retries: 0, range: [0, 10], input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }] };
+  const judge = {
+    type: 'score_model',
+    name: 'judge',
+    model: 'm',
+    base_url: judgeServer.url,
+    api_key: 'EMPTY',
+    cache: false,
+    max_retries: 0,
+    range: [0, 10],
+    input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }],
+  };
   files = graderFiles({
     judge,
     cheap: { type: 'string_check', name: 'cheap', input: '{{sample.output_text}}', reference: '{{item.label}}', operation: 'eq' },
@@ -141,7 +151,10 @@ describe('workers dying, freezing and stopping', () => {
     // the frozen worker wakes up, finishes its copy, and is refused: it no longer holds the lock
     frozen.child.kill('SIGCONT');
     gate.release();
-    await frozen.waitFor((e) => (e.event === 'lock_lost' || e.event === 'error') && (e.job === job || (e.message ?? '').includes(job)), 'the frozen worker refused');
+    await frozen.waitFor(
+      (e) => (e.event === 'lock_lost' || e.event === 'error') && (e.job === job || (e.message ?? '').includes(job)),
+      'the frozen worker refused',
+    );
     const redisClient = new Redis(redis.url);
     try {
       const queue = /"queue":"([^"]+)"/.exec(JSON.stringify(other.events.find((e) => e.job === job)))![1];
@@ -208,7 +221,7 @@ describe('no worker, a full queue, Redis down', () => {
     const first = postJSON(s.url + '/v1/score', { samples: Array.from({ length: 8 }, () => ({ item: {}, sample: { output_text: 'x' } })) });
     // wait until the server holds the 8 samples in the queue (a condition, not a delay)
     for (let i = 0; i < 1000; i++) {
-      const h = await (await fetch(s.url + '/healthz')).json();
+      const h = (await (await fetch(s.url + '/healthz')).json()) as any;
       if (h.executor.waiting_samples >= 8) break;
     }
     const refused = await postJSON(s.url + '/v1/score', { samples: Array.from({ length: 5 }, () => ({ item: {}, sample: { output_text: 'x' } })) });
@@ -224,7 +237,7 @@ describe('no worker, a full queue, Redis down', () => {
       expect(x.error.message).toMatch(/no live worker serves grader "orphan"/);
     }
     // nothing is left waiting once no request waits for it
-    const h = await (await fetch(s.url + '/healthz')).json();
+    const h = (await (await fetch(s.url + '/healthz')).json()) as any;
     expect(h.executor.waiting_samples).toBe(0);
     expect(h.executor.pending_jobs).toBe(0);
     await s.stop();
@@ -234,7 +247,12 @@ describe('no worker, a full queue, Redis down', () => {
   it('Redis down past the deadline: timeout results saying so, no hang; back up: graded again', async () => {
     const w = await worker('cheap');
     const s = await server(['--grader', files.cheap!, '--deadline-ms', '4000']);
-    const body = { samples: [{ item: { label: 'y' }, sample: { output_text: 'y' } }, { item: { label: 'y' }, sample: { output_text: 'n' } }] };
+    const body = {
+      samples: [
+        { item: { label: 'y' }, sample: { output_text: 'y' } },
+        { item: { label: 'y' }, sample: { output_text: 'n' } },
+      ],
+    };
     expect((await postJSON(s.url + '/v1/score', body)).json.results.map((x: { score: number; error?: unknown }) => x.error ?? x.score)).toEqual([1, 0]);
     await redis.stop();
     const down = await postJSON(s.url + '/v1/score', body);

@@ -124,10 +124,10 @@ Examples:
         const token = o.token ?? (process.env.ARBITER_TOKEN || undefined);
         const eosTokens = [...(o.defaultEos ? DEFAULT_EOS_TOKENS : []), ...o.eosToken];
         const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox) });
-        let executor;
+        let executor: import('../../server/grade-runner.js').ExecutorFactory | undefined;
         if (o.queue) {
           const { queueExecutor, checkRedis, parseRedisUrl } = await import('../../queue/index.js');
-          let target;
+          let target: import('../../queue/redis.js').RedisTarget;
           try {
             target = parseRedisUrl(o.queue);
           } catch (e) {

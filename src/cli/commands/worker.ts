@@ -34,14 +34,19 @@ export function register(program: Command): void {
     .command('worker')
     .description('grade jobs from the Redis queue of `arbiter serve --queue` (scale out over machines)')
     .requiredOption('--queue <url>', 'the Redis the servers use: redis://HOST:PORT[/DB] (rediss:// for TLS)')
-    .requiredOption('-g, --grader <[name=]file>', 'grader config to serve; repeat for several. A server\'s job is taken only by workers that loaded exactly the same config (same arbiter version)', collect, [])
+    .requiredOption(
+      '-g, --grader <[name=]file>',
+      "grader config to serve; repeat for several. A server's job is taken only by workers that loaded exactly the same config (same arbiter version)",
+      collect,
+      [],
+    )
     .option('--prefix <p>', 'Redis key prefix shared with the servers', 'arbiter')
     .option('-j, --jobs <n>', 'jobs graded at once per grader (default: 2 x cores)', positiveInt)
     .option('--lock-ms <ms>', 'job lock: a worker silent this long (dead, cut off from Redis) loses its jobs to other workers', positiveInt, 30_000)
     .option('--stalled-ms <ms>', 'how often this worker looks for jobs whose worker died', positiveInt, 30_000)
     .option('--max-stalled <n>', 'times a job may be abandoned by a dying worker and retried before it fails', nonNegativeInt, 2)
     .option('--heartbeat-ms <ms>', 'how often this worker advertises itself (servers count it live for 5 intervals)', positiveInt, 2000)
-    .option('--name <name>', 'prefix of this worker\'s id (default: the host name)')
+    .option('--name <name>', "prefix of this worker's id (default: the host name)")
     .option('--events', 'print one JSON line per job event on stdout (active, completed, stalled, lock_lost, ...)')
     .option('--no-probe-endpoints', 'serve model graders without first checking that their endpoints accept connections')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
@@ -59,7 +64,10 @@ Examples:
     )
     .action(async (o: WorkerOpts) => {
       try {
-        const [{ startQueueWorker, parseRedisUrl }, { loadGraderSpecs }] = await Promise.all([import('../../queue/index.js'), import('../../server/grader-set.js')]);
+        const [{ startQueueWorker, parseRedisUrl }, { loadGraderSpecs }] = await Promise.all([
+          import('../../queue/index.js'),
+          import('../../server/grader-set.js'),
+        ]);
         try {
           parseRedisUrl(o.queue);
         } catch (e) {
@@ -69,7 +77,7 @@ Examples:
         const graders = await loadGraderSpecs(o.grader);
         const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox) });
         const log = (m: string) => process.stderr.write(`arbiter worker: ${m}\n`);
-        let worker;
+        let worker: import('../../queue/consumer.js').QueueWorker;
         try {
           worker = await startQueueWorker({
             url: o.queue,
