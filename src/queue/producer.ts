@@ -248,7 +248,9 @@ class QueueExecutor implements Executor {
   private readonly quietMs: number;
 
   private handle(name: string): Handle {
-    const queue = new Queue(name, { connection: this.conn, prefix: this.prefix });
+    // the event stream carries every job's results: keep it to about 500 jobs' worth (a server
+    // that fell further behind looks its jobs up instead)
+    const queue = new Queue(name, { connection: this.conn, prefix: this.prefix, streams: { events: { maxLen: 2000 } } });
     queue.on('error', (e: Error) => this.down(e));
     const eventsConn = redisClient(this.target, { blocking: true, name: `arbiter:serve-events:${this.sid}`, onError: (e) => this.down(e) });
     let first = true;
@@ -472,7 +474,7 @@ class QueueExecutor implements Executor {
             name: 'grade',
             data: this.jobData(j),
             // results stay a while (a server that missed the event looks them up), failures longer (diagnosis)
-            opts: { jobId: j.id, attempts: 1, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: { age: 86_400, count: 1000 } },
+            opts: { jobId: j.id, attempts: 1, removeOnComplete: { age: 600, count: 200 }, removeOnFail: { age: 86_400, count: 1000 } },
           })),
         );
         const now = Date.now();
