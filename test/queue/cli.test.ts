@@ -58,6 +58,26 @@ describe('workers take only jobs they can grade', () => {
     expect(r.stderr).toMatch(/not serving grader "code": it runs code and the sandbox does not work here/);
   });
 
+  it('a worker does not serve a judge whose endpoint refuses connections, and says so', async () => {
+    const port = await freePort();
+    const judge = graderFiles({
+      j: {
+        type: 'score_model',
+        name: 'j',
+        model: 'm',
+        base_url: `http://127.0.0.1:${port}/v1`,
+        api_key: 'EMPTY',
+        range: [0, 1],
+        input: [{ role: 'user', content: '{{sample.output_text}}' }],
+      },
+    }).j!;
+    const r = await runCli(['worker', '--queue', redis.url, '--grader', judge]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      new RegExp(`not serving grader "j": its model endpoint http://127.0.0.1:${port}/v1 is unreachable from here \\(127.0.0.1:${port}: connect ECONNREFUSED`),
+    );
+  });
+
   it('it serves what it can, advertises what it refused, and the code samples wait for a capable worker', async () => {
     const w = await startWorker(redis.url, ['--grader', files.code!, '--grader', files.cheap!, '--heartbeat-ms', '200'], noSandbox);
     expect(w.events.find((e) => e.event === 'refused')).toMatchObject({ grader: 'code' });
@@ -69,6 +89,11 @@ describe('workers take only jobs they can grade', () => {
     expect(rec.refused[0].reason).toMatch(/sandbox/);
     const s = await serve(['--queue', redis.url, '--grader', files.code!, '--grader', files.cheap!, '--deadline-ms', '2500']);
     try {
+      // before any result, jobs are sized from the graders' capabilities: a pure grader's hold the
+      // most samples, a code grader's one (about 50 ms of grading each)
+      const h = (await (await fetch(s.url + '/healthz')).json()) as any;
+      expect(h.executor.graders.cheap.batch).toBe(512);
+      expect(h.executor.graders.code.batch).toBe(1);
       const cheap = await postJSON(s.url + '/v1/score', { grader: 'cheap', samples: [{ item: {}, sample: { output_text: 'x' } }] });
       expect(cheap.json.results[0]).toMatchObject({ valid: true, score: 1 });
       const code = await postJSON(s.url + '/v1/score', {

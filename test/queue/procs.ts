@@ -4,15 +4,15 @@
 // (lines printed, processes exiting), never by sleeping.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 /** Fails with a clear message when redis-server is not installed (scripts/setup.sh installs it). */
-export function requireRedis(): void {
+function requireRedis(): void {
   const r = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (r.error || r.status !== 0)
     throw new Error('redis-server is not installed: the queue tests need it (run scripts/setup.sh, or apt-get install redis-server)');
@@ -89,7 +89,7 @@ export async function startRedis(): Promise<RedisProc> {
   return proc;
 }
 
-export interface WorkerEvent {
+interface WorkerEvent {
   event: string;
   worker: string;
   queue?: string;
@@ -216,4 +216,52 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/**
+ * A TCP proxy on loopback in front of a port: a worker that talks to Redis through it can be cut
+ * off (every connection destroyed, new ones refused) and reconnected, like a network partition.
+ */
+export class CutProxy {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+  private cutOff = false;
+  port = 0;
+  constructor(private readonly target: number) {}
+
+  async start(): Promise<this> {
+    this.server = createServer((client) => {
+      if (this.cutOff) {
+        client.destroy();
+        return;
+      }
+      const upstream = connect(this.target, '127.0.0.1');
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => {});
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as { port: number }).port;
+    return this;
+  }
+
+  cut(): void {
+    this.cutOff = true;
+    for (const s of this.sockets) s.destroy();
+  }
+
+  restore(): void {
+    this.cutOff = false;
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
 }

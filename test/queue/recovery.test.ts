@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../helpers/openai-test-server.js';
 import { serve, type ServeProcess } from '../server/serve-process.js';
-import { graderFiles, postJSON, startRedis, startWorker, type RedisProc, type WorkerProc } from './procs.js';
+import { CutProxy, graderFiles, postJSON, startRedis, startWorker, type RedisProc, type WorkerProc } from './procs.js';
 
 /** Holds the next `n` judge requests until released; answers every other one at once. */
 class Gate {
@@ -93,6 +93,7 @@ beforeAll(async () => {
   };
   files = graderFiles({
     judge,
+    judge2: { ...judge, name: 'judge2', input: [{ role: 'user', content: 'Rate this: {{sample.output_text}}' }] },
     cheap: { type: 'string_check', name: 'cheap', input: '{{sample.output_text}}', reference: '{{item.label}}', operation: 'eq' },
     orphan: { type: 'string_check', name: 'orphan', input: '{{sample.output_text}}', reference: 'no worker loads this', operation: 'eq' },
   });
@@ -167,6 +168,45 @@ describe('workers dying, freezing and stopping', () => {
       redisClient.disconnect();
     }
     expect(frozen.events.some((e) => e.event === 'completed' && e.job === job)).toBe(false);
+  });
+
+  it('a worker cut off from Redis mid-job: another takes the job over; back on the network, its copy is refused and it serves again', async () => {
+    const proxy = await new CutProxy(redis.port).start();
+    const cut = await startWorker(`redis://127.0.0.1:${proxy.port}`, ['--grader', files.judge2!, ...FAST]);
+    workers.add(cut);
+    const s2 = await server(['--grader', files.judge2!, '--deadline-ms', '60000', '--queue-batch', '3']);
+    try {
+      const held = gate.hold(3);
+      const reply = postJSON(s2.url + '/v1/score', { samples: samples(3) });
+      await held;
+      const { job } = await cut.waitFor((e) => e.event === 'active', 'the job on the worker to be cut off');
+      proxy.cut();
+      // a second worker, on the network, finds the job stalled once the cut worker's lock runs out
+      const other = await worker('judge2');
+      await other.waitFor((e) => e.event === 'completed' && e.job === job, 'the job taken over');
+      const r = await reply;
+      expect(r.json.results.map((x: { id: string }) => x.id)).toEqual(['q0', 'q1', 'q2']);
+      for (const x of r.json.results) expect(x).toMatchObject({ valid: true, score: 7 });
+      proxy.restore();
+      gate.release();
+      await cut.waitFor(
+        (e) => (e.event === 'lock_lost' || e.event === 'error') && (e.job === job || (e.message ?? '').includes(job!)),
+        'the cut worker refused',
+      );
+      expect(cut.events.some((e) => e.event === 'completed' && e.job === job)).toBe(false);
+      // reconnected, it takes jobs again
+      await other.kill('SIGTERM');
+      workers.delete(other);
+      const again = await postJSON(s2.url + '/v1/score', { samples: samples(1) });
+      expect(again.json.results[0]).toMatchObject({ valid: true, score: 7 });
+      await cut.waitFor((e) => e.event === 'completed' && e.job !== job, 'the reconnected worker completing a job');
+    } finally {
+      await s2.stop();
+      servers.delete(s2);
+      await cut.kill();
+      workers.delete(cut);
+      await proxy.close();
+    }
   });
 
   it('SIGTERM lets a worker finish its active job, then it exits 0', async () => {
