@@ -257,7 +257,7 @@ describe('workers dying, freezing and stopping', () => {
 
 describe('no worker, a full queue, Redis down', () => {
   it('a grader no worker serves: 429 with Retry-After past the queue depth, timeout results naming the cause', async () => {
-    const s = await server(['--grader', files.orphan!, '--queue-max-depth', '10', '--max-batch', '10', '--deadline-ms', '3000']);
+    const s = await server(['--grader', files.orphan!, '--queue-max-depth', '10', '--max-batch', '10', '--deadline-ms', '6000']);
     const first = postJSON(s.url + '/v1/score', { samples: Array.from({ length: 8 }, () => ({ item: {}, sample: { output_text: 'x' } })) });
     // wait until the server holds the 8 samples in the queue (a condition, not a delay)
     for (let i = 0; i < 1000; i++) {
@@ -286,7 +286,7 @@ describe('no worker, a full queue, Redis down', () => {
 
   it('Redis down past the deadline: timeout results saying so, no hang; back up: graded again', async () => {
     const w = await worker('cheap');
-    const s = await server(['--grader', files.cheap!, '--deadline-ms', '4000']);
+    const s = await server(['--grader', files.cheap!, '--deadline-ms', '8000']);
     const body = {
       samples: [
         { item: { label: 'y' }, sample: { output_text: 'y' } },
