@@ -164,5 +164,14 @@ describe('every endpoint through the queue equals in-process', () => {
     expect(h.executor.kind).toBe('redis_queue');
     expect(h.executor.redis_ok).toBe(true);
     expect(h.executor.graders.main.workers).toBe(2);
+    const m = await (await fetch(queued.url + '/metrics')).text();
+    expect(m).toMatch(/^arbiter_redis_up 1$/m);
+    expect(m).toMatch(/^arbiter_redis_workers\{grader="main"\} 2$/m);
+    expect(m).toMatch(/^arbiter_redis_workers_total 2$/m);
+    expect(m).toMatch(/^arbiter_redis_waiting_samples 0$/m);
+    expect(Number(/^arbiter_redis_job_duration_seconds_count\{grader="main"\} (\d+)$/m.exec(m)?.[1])).toBeGreaterThan(0);
+    expect(m).toMatch(/^arbiter_redis_queue_jobs\{queue="g-[0-9a-f]{24}",state="completed"\} \d+$/m);
+    // the workers' grades are recorded by the server like its own
+    expect(Number(/^arbiter_grades_total\{grader="main",type="multi",valid="true"\} (\d+)$/m.exec(m)?.[1])).toBeGreaterThan(300);
   });
 });
