@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up arbiter on a fresh Debian machine: system packages (bubblewrap for the code sandbox,
-# python3 and g++ for the languages it runs, chromium for the eval-report render test), npm
+# python3 and g++ for the languages it runs, chromium for the eval-report render test, redis-server
+# for the queue that scales grading out to worker processes, and its tests), npm
 # dependencies, and the build. Idempotent: a second
 # run installs nothing and only rebuilds.
 set -euo pipefail
@@ -11,6 +12,7 @@ command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 [ -x /usr/bin/chromium ] || need+=(chromium)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
     echo "setup: missing system packages: ${need[*]} (run as root or install them)" >&2; exit 1; fi

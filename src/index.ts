@@ -1,10 +1,5 @@
 // The library API: load and validate graders, grade one sample, grade a stream or a file.
 import './graders/index.js';
-import type { Grader, GraderContext } from './core/grader.js';
-import { GradeFailure, type Result } from './core/result.js';
-import { normalizeRecord, type GradeInput } from './core/sample.js';
-import { Services } from './core/services.js';
-import { orderedMap } from './core/ordered.js';
 
 export { ERROR_KINDS, GradeFailure, invalidResult, isErrorKind } from './core/result.js';
 export type { ErrorKind, GradeError, Outcome, Result, ResultMetadata } from './core/result.js';
@@ -31,33 +26,7 @@ export { DEFAULT_MAX_JSON_DEPTH, ID_JSON, findTooDeep, parseJsonBounded, scanJso
 export type { ScoreFileOptions } from './io/score-file.js';
 export type { Summary } from './io/summary.js';
 
-let defaultServices: Services | undefined;
-
-/**
- * Grades one sample. `input` may be `{item, sample}` or the shorthand `{item, output_text}`.
- * Never throws for bad samples: problems come back as `valid: false` results.
- */
-export async function grade(grader: Grader, input: GradeInput | Record<string, unknown>, ctx?: Partial<GraderContext>): Promise<Result> {
-  let gi: GradeInput;
-  try {
-    gi = normalizeRecord(input);
-  } catch (e) {
-    const kind = e instanceof GradeFailure ? e.kind : 'bad_input';
-    return { score: null, valid: false, error: { kind, message: (e as Error).message }, metadata: { grader: grader.name, type: grader.type, duration_ms: 0 } };
-  }
-  const services = ctx?.services ?? (defaultServices ??= new Services());
-  return grader.grade(gi, { ...ctx, services });
-}
-
-/** Grades an (async) iterable of inputs with bounded concurrency, yielding results in input order. */
-export async function* gradeStream(
-  grader: Grader,
-  inputs: AsyncIterable<GradeInput | Record<string, unknown>> | Iterable<GradeInput | Record<string, unknown>>,
-  opts: { concurrency?: number; services?: Services } = {},
-): AsyncGenerator<Result> {
-  const ctx = opts.services ? { services: opts.services } : {};
-  yield* orderedMap(inputs, (x) => grade(grader, x, ctx), opts.concurrency ?? 64);
-}
+export { grade, gradeStream } from './core/grade.js';
 // the HTTP server is its own entry point (`arbiter/server`), so that importing the library loads no HTTP stack
 export { verifyMath, extractAnswer, parseMathAnswer } from './graders/math/index.js';
 export type { MathOptions, MathVerdict } from './graders/math/index.js';

@@ -9,7 +9,7 @@ import { orderedMap } from '../core/ordered.js';
 import type { Grader } from '../core/grader.js';
 import type { Result } from '../core/result.js';
 import type { Services } from '../core/services.js';
-import { grade } from '../index.js';
+import { grade } from '../core/grade.js';
 import { readLines } from '../io/jsonl-reader.js';
 import { JsonlWriter } from '../io/jsonl-writer.js';
 import { readDoneIds } from '../io/resume.js';

@@ -34,7 +34,7 @@ export interface ArbiterServer {
   listen(opts?: ListenOptions): Promise<string>;
   /**
    * Stops accepting connections, lets in-flight requests finish (each is bounded by the request
-   * deadline), then closes the graders' services. Safe to call twice.
+   * deadline), then closes the executor and the graders' services. Safe to call twice.
    */
   close(): Promise<void>;
 }
@@ -50,7 +50,8 @@ export function createServer(options: ServerOptions): ArbiterServer {
   const services = options.services ?? new Services();
   const admission = new Admission(opts.concurrency, opts.maxQueue);
   const metrics = new ServerMetrics(admission, opts.monitorWindow);
-  const ctx: ServerContext = { graders: new GraderSet(graderMap, opts.defaultGrader), opts, metrics, admission, services, closing: false };
+  const executor = options.executor?.({ graders: graderMap, services, deadlineMs: opts.deadlineMs, registry: metrics.registry, maxBatch: opts.maxBatch });
+  const ctx: ServerContext = { graders: new GraderSet(graderMap, opts.defaultGrader), opts, metrics, admission, services, executor, closing: false };
 
   const logger = options.logger === true ? { level: 'info' } : typeof options.logger === 'string' ? { level: options.logger } : false;
   const app = Fastify({
@@ -151,8 +152,12 @@ export function createServer(options: ServerOptions): ArbiterServer {
     close() {
       closed ??= (async () => {
         ctx.closing = true;
-        await app.close();
-        if (ownServices) await services.close();
+        try {
+          await app.close();
+        } finally {
+          await executor?.close();
+          if (ownServices) await services.close();
+        }
       })();
       return closed;
     },

@@ -3,7 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Services } from '../core/services.js';
 import type { Admission } from './admission.js';
-import { RequestScope } from './grade-runner.js';
+import { RequestScope, type Executor } from './grade-runner.js';
 import type { GraderSet } from './grader-set.js';
 import { HttpError } from './http-error.js';
 import type { ServerMetrics } from './metrics.js';
@@ -15,6 +15,8 @@ export interface ServerContext {
   metrics: ServerMetrics;
   admission: Admission;
   services: Services;
+  /** Grades served graders' samples elsewhere (the Redis queue); absent = in this process. */
+  executor?: Executor;
   /** True once shutdown began (healthz reports it). */
   closing: boolean;
 }
@@ -28,7 +30,7 @@ declare module 'fastify' {
 
 /** Opens the request's grading scope; the app's close listener cancels it on disconnect. */
 export function openScope(ctx: ServerContext, request: FastifyRequest): RequestScope {
-  const scope = new RequestScope({ admission: ctx.admission, services: ctx.services, metrics: ctx.metrics, deadlineMs: ctx.opts.deadlineMs });
+  const scope = new RequestScope({ admission: ctx.admission, services: ctx.services, metrics: ctx.metrics, deadlineMs: ctx.opts.deadlineMs, executor: ctx.executor });
   request.arbiterScope = scope;
   return scope;
 }

@@ -1,8 +1,10 @@
 // The one path from a request to the core: every endpoint grades through `RequestScope.grade`, which
-// takes a queue slot, calls `grader.grade(input, {services, signal})` and records metrics. The
-// scope aborts at the request deadline or when the client goes away; a sample still queued or
-// grading then gets an invalid `timeout` result, so the response is never held hostage.
+// takes a queue slot, calls `grader.grade(input, {services, signal})` (or hands the sample to an
+// `Executor`, such as the Redis queue's, that grades it elsewhere) and records metrics. The scope
+// aborts at the request deadline or when the client goes away; a sample still queued or grading
+// then gets an invalid `timeout` result, so the response is never held hostage.
 import { setMaxListeners } from 'node:events';
+import type { Registry } from 'prom-client';
 import type { Grader, GraderContext } from '../core/grader.js';
 import { GradeFailure, invalidResult, type Result } from '../core/result.js';
 import { normalizeRecord, type GradeInput } from '../core/sample.js';
@@ -10,11 +12,53 @@ import type { Services } from '../core/services.js';
 import type { Admission, Cancellable } from './admission.js';
 import type { ServerMetrics } from './metrics.js';
 
+/** What an executor sees of the request a sample belongs to. */
+export interface ExecutorRequest {
+  /** The request's deadline, epoch milliseconds. */
+  readonly deadlineAt: number;
+  /** Runs once when the request is aborted (deadline passed, client gone). */
+  onAbort(cb: (reason: unknown) => void): void;
+}
+
+/**
+ * Where the samples of served graders are graded when not in this process (the default): e.g. the
+ * Redis queue (src/queue), which hands them to worker processes. The scope still owns admission,
+ * deadlines, ordering and metrics, so every endpoint behaves the same whatever the executor.
+ */
+export interface Executor {
+  /** Grades one sample; never rejects. The scope answers `timeout` itself at the deadline. */
+  grade(g: Grader, input: GradeInput, ctx: GraderContext, req: ExecutorRequest): Promise<Result>;
+  /** Extra admission for `n` samples (throws QueueFullError), after the local queue's. */
+  admit?(n: number): void;
+  /** Why samples of `g` may be late (appended to their timeout messages), if known. */
+  timeoutDetail?(g: Grader): string | undefined;
+  /** State for /healthz. */
+  health?(): Record<string, unknown>;
+  /** Called once after the last request finished. */
+  close(): Promise<void>;
+}
+
+/** What an executor factory gets from the server it is built for. */
+export interface ExecutorEnv {
+  /** The served graders by name (inline graders are not among them: they are graded in-process). */
+  graders: ReadonlyMap<string, Grader>;
+  services: Services;
+  deadlineMs: number;
+  /** The server's metrics registry, for the executor's own metrics. */
+  registry: Registry;
+  /** The most samples one request may carry. */
+  maxBatch: number;
+}
+
+export type ExecutorFactory = (env: ExecutorEnv) => Executor;
+
 export interface RunnerDeps {
   admission: Admission;
   services: Services;
   metrics: ServerMetrics;
   deadlineMs: number;
+  /** Grades elsewhere; absent = in this process. */
+  executor?: Executor;
 }
 
 /**
@@ -22,8 +66,9 @@ export interface RunnerDeps {
  * AbortSignal handed to graders as `ctx.signal` is only created if a grader reads it, which keeps
  * the per-request cost low for the many graders that never do.
  */
-export class RequestScope implements Cancellable {
+export class RequestScope implements Cancellable, ExecutorRequest {
   private readonly deps: RunnerDeps;
+  readonly deadlineAt: number;
   private readonly timer: NodeJS.Timeout;
   private ac?: AbortController;
   private reason?: GradeFailure;
@@ -33,6 +78,7 @@ export class RequestScope implements Cancellable {
 
   constructor(deps: RunnerDeps) {
     this.deps = deps;
+    this.deadlineAt = Date.now() + deps.deadlineMs;
     this.timer = setTimeout(() => {
       this.abort(new GradeFailure('timeout', `the request deadline of ${deps.deadlineMs} ms passed before this sample was graded`));
     }, deps.deadlineMs);
@@ -83,6 +129,7 @@ export class RequestScope implements Cancellable {
   /** Reserves queue room for `n` samples (throws QueueFullError); call before grading them. */
   admit(n: number): void {
     this.deps.admission.admit(n);
+    this.deps.executor?.admit?.(n);
   }
 
   /**
@@ -122,7 +169,8 @@ export class RequestScope implements Cancellable {
       if (ok) {
         // The slot is held until the grader really settles, even past the deadline: in-flight
         // counts stay honest and a grader that ignores its signal cannot pile up without bound.
-        const p = g.grade(input, ctx);
+        const ex = this.deps.executor;
+        const p = ex ? ex.grade(g, input, ctx, this) : g.grade(input, ctx);
         r = await new Promise<Result>((resolve) => {
           p.then(
             (res) => {
@@ -144,7 +192,8 @@ export class RequestScope implements Cancellable {
 
   private failed(g: Grader, reason: unknown): Result {
     const f = toFailure(reason);
-    return invalidResult(f.kind, f.message, { grader: g.name, type: g.type });
+    const detail = f.kind === 'timeout' ? this.deps.executor?.timeoutDetail?.(g) : undefined;
+    return invalidResult(f.kind, detail ? `${f.message} (${detail})` : f.message, { grader: g.name, type: g.type });
   }
 }
 

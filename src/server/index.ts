@@ -14,3 +14,5 @@ export { responseOutput } from './formats/nemo-gym.js';
 export { OPENAI_GRADER_PATHS } from './formats/openai.js';
 export { DEFAULT_MAX_QUEUE, REWARD_FORMATS } from './options.js';
 export type { RewardFormat } from './options.js';
+export type { Executor, ExecutorEnv, ExecutorFactory, ExecutorRequest } from './grade-runner.js';
+export { QueueFullError } from './admission.js';

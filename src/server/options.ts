@@ -1,9 +1,11 @@
 // Server options with their defaults: network, protection limits (bodies, deadlines, queue,
 // connections and their timeouts, the inline-grader policy), the OpenRLHF adapter settings, and the
-// maxima of the SandboxFusion endpoint (off unless asked for).
+// maxima of the SandboxFusion endpoint (off unless asked for), and an executor that grades elsewhere
+// (the Redis queue).
 import type { Grader } from '../core/grader.js';
 import { DEFAULT_MAX_JSON_DEPTH } from '../core/json.js';
 import type { Services } from '../core/services.js';
+import type { ExecutorFactory } from './grade-runner.js';
 import { parseUrlPrefix, type UrlPrefix } from './inline-policy.js';
 
 /** End-of-sequence / padding tokens stripped from OpenRLHF queries (common chat templates). */
@@ -88,6 +90,11 @@ export interface ServerOptions {
    * maxima themselves (a request's limits are clamped to them).
    */
   sandboxApi?: boolean | Partial<SandboxApiLimits>;
+  /**
+   * Grades the served graders' samples elsewhere, e.g. `queueExecutor({url})` from the Redis queue
+   * (docs/queue.md); built once with the server, closed after its last request. Default: in-process.
+   */
+  executor?: ExecutorFactory;
 }
 
 /** Operator maxima of the SandboxFusion endpoint: a request's own limits are clamped to these. */

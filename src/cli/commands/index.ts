@@ -9,5 +9,6 @@ import * as types from './types.js';
 import * as validate from './validate.js';
 import * as advantages from './advantages.js';
 import * as monitor from './monitor.js';
+import * as worker from './worker.js';
 
-export const commands: { register(program: Command): void }[] = [score, validate, types, serve, advantages, monitor, evaluate, report, search];
+export const commands: { register(program: Command): void }[] = [score, validate, types, serve, worker, advantages, monitor, evaluate, report, search];

@@ -1,5 +1,6 @@
 // `arbiter serve`: serve rewards over HTTP (OpenAI graders API, OpenRLHF /get_reward, slime
-// /reward, NeMo-Gym /verify, batch /v1/score, /healthz, /metrics) from one or more named graders.
+// /reward, NeMo-Gym /verify, batch /v1/score, /healthz, /metrics) from one or more named graders,
+// grading in-process or, with --queue, through Redis by `arbiter worker` processes.
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_MAX_JSON_DEPTH } from '../../core/json.js';
 import { Services } from '../../core/services.js';
@@ -42,8 +43,12 @@ interface ServeOpts {
   maxConnections: number;
   maxJsonDepth: number;
   deadlineMs: number;
-  concurrency: number;
+  concurrency?: number;
   maxQueue: number;
+  queue?: string;
+  queuePrefix?: string;
+  queueBatch?: number;
+  queueMaxDepth?: number;
   maxBatch?: number;
   fallbackReward: number;
   rewardFormat: RewardFormat;
@@ -77,7 +82,7 @@ export function register(program: Command): void {
     .option('--max-connections <n>', 'open connections at most; further ones are closed on accept', positiveInt, 1024)
     .option('--max-json-depth <n>', 'deepest JSON nesting accepted in a request body (deeper: 400 limit_exceeded)', positiveInt, DEFAULT_MAX_JSON_DEPTH)
     .option('--deadline-ms <ms>', 'per-request deadline; unfinished samples get timeout results', positiveInt, 30_000)
-    .option('-c, --concurrency <n>', 'samples graded at once across all requests', positiveInt, 256)
+    .option('-c, --concurrency <n>', 'samples graded at once across all requests (default 256; with --queue: samples handed to the queue at once, default 8192)', positiveInt)
     .option('--max-queue <n>', 'samples that may wait for a slot before requests get 429', positiveInt, DEFAULT_MAX_QUEUE)
     .option('--max-batch <n>', 'most samples in one request (default: min(4096, concurrency + max-queue))', positiveInt)
     .option('--fallback-reward <x>', 'reward for samples that could not be graded (/get_reward, /reward, /verify, /v1/graders/run)', finite, 0)
@@ -89,6 +94,10 @@ export function register(program: Command): void {
       if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
       return n;
     }, 2048)
+    .option('--queue <url>', 'grade through Redis by `arbiter worker` processes instead of in-process: redis://HOST:PORT[/DB] (docs/queue.md)')
+    .option('--queue-prefix <p>', 'Redis key prefix shared with the workers', 'arbiter')
+    .option('--queue-batch <n>', 'samples per queue job (default: sized per grader to about 50 ms of grading, at most 512)', positiveInt)
+    .option('--queue-max-depth <n>', 'samples waiting in Redis for workers (all servers) before requests get 429 (default 16384)', positiveInt)
     .option('--log-level <level>', 'log to stdout as JSON at this level (fatal, error, warn, info, debug)')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
     .option('--sandbox-api', 'serve the SandboxFusion-compatible POST /run_code and GET /v1/ping: runs request-supplied code in the sandbox (refused with 403 under --unsafe-no-sandbox)')
@@ -112,7 +121,9 @@ Default EOS tokens: ${DEFAULT_EOS_TOKENS.join(' ')}
 
 Examples:
   arbiter serve --grader gsm8k=graders/gsm8k.json --grader math=graders/math.json --port 8000
-  ARBITER_TOKEN=secret arbiter serve --grader g.json --host 0.0.0.0`,
+  ARBITER_TOKEN=secret arbiter serve --grader g.json --host 0.0.0.0
+  arbiter serve --grader g.json --queue redis://10.0.0.5:6379/0   # and on each grading machine:
+  arbiter worker --queue redis://10.0.0.5:6379/0 --grader g.json`,
     )
     .action(async (o: ServeOpts) => {
       try {
@@ -126,6 +137,32 @@ Examples:
         const token = o.token ?? (process.env.ARBITER_TOKEN || undefined);
         const eosTokens = [...(o.defaultEos ? DEFAULT_EOS_TOKENS : []), ...o.eosToken];
         const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox) });
+        let executor: import('../../server/grade-runner.js').ExecutorFactory | undefined;
+        if (o.queue) {
+          const { queueExecutor, checkRedis, parseRedisUrl } = await import('../../queue/index.js');
+          let target: import('../../queue/redis.js').RedisTarget;
+          try {
+            target = parseRedisUrl(o.queue);
+          } catch (e) {
+            process.stderr.write(`arbiter: --queue: ${(e as Error).message}\n`);
+            process.exit(EXIT.USAGE);
+          }
+          try {
+            await checkRedis(target);
+          } catch (e) {
+            process.stderr.write(`arbiter serve: ${(e as Error).message}\n`);
+            process.exit(EXIT.USAGE);
+          }
+          executor = queueExecutor({
+            url: o.queue,
+            ...(o.queuePrefix ? { prefix: o.queuePrefix } : {}),
+            ...(o.queueBatch ? { batch: o.queueBatch } : {}),
+            ...(o.queueMaxDepth ? { maxDepth: o.queueMaxDepth } : {}),
+          });
+        } else if (o.queueBatch || o.queueMaxDepth) {
+          process.stderr.write('arbiter: --queue-batch and --queue-max-depth need --queue\n');
+          process.exit(EXIT.USAGE);
+        }
         let server: ReturnType<typeof createServer>;
         try {
           server = createServer({
@@ -142,7 +179,7 @@ Examples:
             maxConnections: o.maxConnections,
             maxJsonDepth: o.maxJsonDepth,
             deadlineMs: o.deadlineMs,
-            concurrency: o.concurrency,
+            concurrency: o.concurrency ?? (o.queue ? 8192 : 256),
             maxQueue: o.maxQueue,
             ...(o.maxBatch ? { maxBatch: o.maxBatch } : {}),
             fallbackReward: o.fallbackReward,
@@ -160,6 +197,7 @@ Examples:
               : {}),
             services,
             ...(o.logLevel ? { logger: o.logLevel } : {}),
+            ...(executor ? { executor } : {}),
           });
         } catch (e) {
           if (e instanceof RangeError) {
@@ -186,7 +224,8 @@ Examples:
           { graceMs: o.deadlineMs + 5_000 },
         );
         const names = server.graders.names().map((n) => (n === server.graders.defaultName ? `${n} (default)` : n));
-        process.stderr.write(`arbiter serve: listening on ${url} with graders ${names.join(', ')}${token ? ' (token required)' : ''}\n`);
+        const via = o.queue ? ` through the queue at ${o.queue.replace(/\/\/([^@/]*):[^@/]*@/, '//$1:***@')}` : '';
+        process.stderr.write(`arbiter serve: listening on ${url} with graders ${names.join(', ')}${via}${token ? ' (token required)' : ''}\n`);
       } catch (e) {
         die(e);
       }

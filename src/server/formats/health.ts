@@ -13,6 +13,7 @@ export function registerHealth(app: FastifyInstance, ctx: ServerContext): void {
       in_flight: ctx.admission.inFlight,
       queued: ctx.admission.queued,
       uptime_s: Math.round((Date.now() - started) / 1000),
+      ...(ctx.executor?.health ? { executor: ctx.executor.health() } : {}),
     };
   });
 

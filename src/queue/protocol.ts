@@ -1,0 +1,118 @@
+// What travels through Redis between `arbiter serve --queue` and `arbiter worker`: queue names
+// derived from a grader's fingerprint (its canonical config plus the arbiter version, so a worker
+// only ever takes jobs for exactly the grader it loaded), the job payload (a batch of samples),
+// the job's return value (one result per sample, in order), and the checks each side applies to
+// what it reads.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Grader } from '../core/grader.js';
+import { isErrorKind, type Result } from '../core/result.js';
+import type { GradeInput } from '../core/sample.js';
+import { canonicalJson } from '../models/request-key.js';
+
+/** Version of the job and result shapes; both sides refuse any other. */
+export const PROTOCOL = 1;
+
+/** Default key prefix in Redis (BullMQ's `prefix`): keys are `arbiter:<queue>:…`. */
+export const DEFAULT_PREFIX = 'arbiter';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/**
+ * The grader's identity across machines: SHA-256 of its validated config (keys sorted) and the
+ * arbiter version. Two processes agree on it only when they would grade alike.
+ */
+export function fingerprint(g: Grader): string {
+  return createHash('sha256')
+    .update(canonicalJson({ protocol: PROTOCOL, arbiter: VERSION, config: g.config }))
+    .digest('hex');
+}
+
+/** The BullMQ queue of a grader: `g-` and the first 24 hex digits of its fingerprint. */
+export function queueName(fp: string): string {
+  return `g-${fp.slice(0, 24)}`;
+}
+
+/** One job: a batch of samples for one grader, with the deadline of the latest request in it. */
+export interface JobData {
+  v: number;
+  /** The grader's name on the server (for messages only; the queue fixes the grader). */
+  grader: string;
+  fp: string;
+  /** Graded as members of a group (POST /v1/groups): the server runs the group stage. */
+  group: boolean;
+  /** Epoch ms after which no request waits for these results. */
+  deadline_at: number;
+  inputs: GradeInput[];
+}
+
+/** A job's return value. */
+export interface JobResult {
+  v: number;
+  /** The worker that graded it. */
+  worker: string;
+  results: Result[];
+}
+
+const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** Why `d` is not a job this worker can run for the grader with fingerprint `fp`, or undefined. */
+export function checkJobData(d: unknown, fp: string): string | undefined {
+  if (!isObj(d)) return 'the job data is not an object';
+  if (d.v !== PROTOCOL) return `the job has protocol version ${JSON.stringify(d.v)}, this worker speaks ${PROTOCOL} (run the same arbiter version everywhere)`;
+  if (d.fp !== fp) return "the job is for another grader fingerprint than this queue's";
+  if (typeof d.deadline_at !== 'number' || !Number.isFinite(d.deadline_at)) return 'the job has no deadline';
+  if (typeof d.group !== 'boolean') return 'the job has no group flag';
+  if (!Array.isArray(d.inputs) || d.inputs.length === 0) return 'the job has no samples';
+  for (let i = 0; i < d.inputs.length; i++) {
+    const x = d.inputs[i];
+    if (!isObj(x) || !isObj(x.item) || !isObj(x.sample)) return `sample ${i} of the job is not {item, sample}`;
+  }
+  return undefined;
+}
+
+/** Whether `r` has the shape of a core Result: a valid one has a finite score, an invalid one an error kind. */
+function isResult(r: unknown): r is Result {
+  if (!isObj(r) || typeof r.valid !== 'boolean' || !isObj(r.metadata)) return false;
+  const m = r.metadata;
+  if (typeof m.grader !== 'string' || typeof m.type !== 'string' || typeof m.duration_ms !== 'number') return false;
+  if (r.valid) return typeof r.score === 'number' && Number.isFinite(r.score);
+  return r.score === null && isObj(r.error) && isErrorKind(r.error.kind) && typeof r.error.message === 'string';
+}
+
+/**
+ * The results in a job's return value, or why they cannot be used: anything but `n` well-formed
+ * results is refused whole, so a garbled reply never becomes a valid reward.
+ */
+export function readJobResult(x: unknown, n: number): { ok: true; results: Result[]; worker: string } | { ok: false; message: string } {
+  if (!isObj(x)) return { ok: false, message: 'the job returned no result object' };
+  if (x.v !== PROTOCOL) return { ok: false, message: `the job's result has protocol version ${JSON.stringify(x.v)}, expected ${PROTOCOL}` };
+  const rs = x.results;
+  if (!Array.isArray(rs) || rs.length !== n) return { ok: false, message: `the job returned ${Array.isArray(rs) ? rs.length : 'no'} results for ${n} samples` };
+  for (let i = 0; i < n; i++) if (!isResult(rs[i])) return { ok: false, message: `result ${i} of the job is not a well-formed result` };
+  return { ok: true, results: rs as Result[], worker: typeof x.worker === 'string' ? x.worker : '?' };
+}
+
+/** Redis key of a worker's heartbeat record. */
+export function workerKey(prefix: string, id: string): string {
+  return `${prefix}:workers:${id}`;
+}
+
+/** What a worker advertises (its heartbeat record, JSON, expiring unless renewed). */
+export interface WorkerRecord {
+  id: string;
+  host: string;
+  pid: number;
+  started_at: number;
+  /** Jobs it runs at once per queue. */
+  jobs: number;
+  /** The graders it takes jobs for. */
+  graders: { name: string; queue: string; capabilities: string[] }[];
+  /** Graders it loaded but does not serve, and why (no sandbox here, endpoint unreachable). */
+  refused: { name: string; queue: string; reason: string }[];
+  /** `ok`, or why code graders cannot run here. */
+  sandbox: string;
+  active: number;
+  completed: number;
+  samples: number;
+}
