@@ -24,7 +24,10 @@ async function makeInput(file, n) {
     const g = Math.floor(i / 16);
     const k = (i * 2654435761) >>> 0;
     // about 1% invalid grades; scores in {0, 0.5, 1}
-    buf += k % 100 === 0 ? `{"id":${i},"uid":"p${g}","score":null,"valid":false,"response_length":${100 + (k % 900)}}\n` : `{"id":${i},"uid":"p${g}","score":${(k % 3) / 2},"valid":true,"response_length":${100 + (k % 900)}}\n`;
+    buf +=
+      k % 100 === 0
+        ? `{"id":${i},"uid":"p${g}","score":null,"valid":false,"response_length":${100 + (k % 900)}}\n`
+        : `{"id":${i},"uid":"p${g}","score":${(k % 3) / 2},"valid":true,"response_length":${100 + (k % 900)}}\n`;
     if (buf.length > 1 << 20) {
       if (!ws.write(buf)) await once(ws, 'drain');
       buf = '';
@@ -135,7 +138,11 @@ if (process.argv[2] === '--child') {
   mkdirSync(dir, { recursive: true });
   const streaming = JSON.stringify({ estimator: 'grpo', group_size: 16 });
   const run = (mode, input, config = streaming, heap = false) => {
-    const r = spawnSync(process.execPath, ['--expose-gc', self, '--child', mode, input, join(dir, `${mode}.out.jsonl`), config, ...(heap ? ['--sample-heap'] : [])], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      ['--expose-gc', self, '--child', mode, input, join(dir, `${mode}.out.jsonl`), config, ...(heap ? ['--sample-heap'] : [])],
+      { encoding: 'utf8' },
+    );
     if (r.status !== 0) throw new Error(r.stderr);
     return JSON.parse(r.stdout);
   };
@@ -150,12 +157,15 @@ if (process.argv[2] === '--child') {
   const whole = run('advantages', big, JSON.stringify({ estimator: 'grpo' }));
   const heapSmall = run('advantages', small, streaming, true);
   const heapBig = run('advantages', big, streaming, true);
-  const fmt = (x) => `${x.count} lines in ${x.seconds.toFixed(2)} s = ${Math.round(x.count / x.seconds).toLocaleString('en')} lines/s, peak RSS ${x.maxRssMB.toFixed(0)} MB`;
+  const fmt = (x) =>
+    `${x.count} lines in ${x.seconds.toFixed(2)} s = ${Math.round(x.count / x.seconds).toLocaleString('en')} lines/s, peak RSS ${x.maxRssMB.toFixed(0)} MB`;
   console.log(`baseline (parse+serialise only):          ${fmt(base)}`);
   console.log(`advantages grpo, group_size 16, N/5:     ${fmt(smallRun)}`);
   console.log(`advantages grpo, group_size 16, N:       ${fmt(bigRun)}`);
   console.log(`advantages grpo, no group_size (whole input held), N: ${fmt(whole)}`);
-  console.log(`throughput ratio advantages/baseline: ${(base.seconds / bigRun.seconds).toFixed(2)}; peak RSS N vs N/5: ${(bigRun.maxRssMB / smallRun.maxRssMB).toFixed(2)}, live heap (sampled after GC) ${heapSmall.liveMB.toFixed(1)} MB at N/5, ${heapBig.liveMB.toFixed(1)} MB at N`);
+  console.log(
+    `throughput ratio advantages/baseline: ${(base.seconds / bigRun.seconds).toFixed(2)}; peak RSS N vs N/5: ${(bigRun.maxRssMB / smallRun.maxRssMB).toFixed(2)}, live heap (sampled after GC) ${heapSmall.liveMB.toFixed(1)} MB at N/5, ${heapBig.liveMB.toFixed(1)} MB at N`,
+  );
   // the real command, start-up included
   const cfg = join(dir, 'grpo.json');
   writeFileSync(cfg, streaming);

@@ -22,8 +22,16 @@ const attacks = [
   ['format a*a*a*a*a*a*b, 5,000 a', { type: 'format', check: 'regex', pattern: 'a*a*a*a*a*a*b', timeout_ms: 1000 }, 'a'.repeat(5000)],
   ['format (.*?,){11}P, 200 commas', { type: 'format', check: 'regex', pattern: '(.*?,){11}P', timeout_ms: 1000 }, ','.repeat(200)],
   ['format (a+){12}$, 1,000,000 a + !', { type: 'format', check: 'regex', pattern: '(a+){12}$', timeout_ms: 1000 }, 'a'.repeat(999_999) + '!'],
-  ['ifeval language, 190k a-run (loose)', { type: 'ifeval', mode: 'loose', instruction_ids: ['language:response_language'], kwargs: [{ language: 'en' }] }, 'a'.repeat(190_000)],
-  ['ifeval language, 190k CJK (loose)', { type: 'ifeval', mode: 'loose', instruction_ids: ['language:response_language'], kwargs: [{ language: 'zh' }] }, cjk(190_000)],
+  [
+    'ifeval language, 190k a-run (loose)',
+    { type: 'ifeval', mode: 'loose', instruction_ids: ['language:response_language'], kwargs: [{ language: 'en' }] },
+    'a'.repeat(190_000),
+  ],
+  [
+    'ifeval language, 190k CJK (loose)',
+    { type: 'ifeval', mode: 'loose', instruction_ids: ['language:response_language'], kwargs: [{ language: 'zh' }] },
+    cjk(190_000),
+  ],
   ['length tokens, 200k BPE-hostile', { type: 'length', unit: 'tokens', budget: 1000 }, bpeHostile(200_000)],
 ];
 
@@ -44,7 +52,12 @@ await services.close();
 // /healthz while a grade grinds
 const server = createServer({ graders: { len: loadGrader({ type: 'length', unit: 'tokens', budget: 1000 }) } });
 const url = await server.listen({ host: '127.0.0.1', port: 0 });
-const post = (text) => fetch(`${url}/v1/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ samples: [{ item: {}, sample: { output_text: text } }] }) }).then((r) => r.json());
+const post = (text) =>
+  fetch(`${url}/v1/score`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ samples: [{ item: {}, sample: { output_text: text } }] }),
+  }).then((r) => r.json());
 const health = async () => {
   const t0 = performance.now();
   const h = await (await fetch(`${url}/healthz`)).json();
@@ -71,5 +84,7 @@ const stat = (xs) => {
 const a = stat(idle);
 const b = stat(busy);
 console.log(`\n/healthz idle:                  median ${a.median.toFixed(2)} ms, max ${a.max.toFixed(2)} ms (${idle.length} requests)`);
-console.log(`/healthz while a grade grinds:  median ${b.median.toFixed(2)} ms, max ${b.max.toFixed(2)} ms (${busy.length} requests during a ${gradeMs.toFixed(0)} ms grade, result ${r.results[0].valid ? 'valid' : r.results[0].error.kind})`);
+console.log(
+  `/healthz while a grade grinds:  median ${b.median.toFixed(2)} ms, max ${b.max.toFixed(2)} ms (${busy.length} requests during a ${gradeMs.toFixed(0)} ms grade, result ${r.results[0].valid ? 'valid' : r.results[0].error.kind})`,
+);
 console.log(`ratio busy/idle: median ${(b.median / a.median).toFixed(2)}x, max ${(b.max / a.max).toFixed(2)}x`);

@@ -21,7 +21,6 @@ const compiled = fastJson({
   required: ['rewards', 'scores', 'extra_logs'],
 });
 
-
 function payload(n) {
   const rewards = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 1 : i % 3 === 1 ? 0 : 0.9 + (i % 7) / 100));
   const extra_logs = { arbiter_invalid: rewards.map(() => 0), acc: rewards.map((r) => (r > 0.5 ? 1 : 0)), concise: rewards.map((r) => r / 2) };
@@ -50,7 +49,9 @@ function compare(label, old, neu, oldName) {
     b.push(rate(neu));
   }
   const [ra, rb] = [med(a), med(b)];
-  console.log(`${label}: ${oldName} ${Math.round(ra).toLocaleString()} replies/s, float writer ${Math.round(rb).toLocaleString()} replies/s, ratio float/before ${(rb / ra).toFixed(2)}`);
+  console.log(
+    `${label}: ${oldName} ${Math.round(ra).toLocaleString()} replies/s, float writer ${Math.round(rb).toLocaleString()} replies/s, ratio float/before ${(rb / ra).toFixed(2)}`,
+  );
 }
 
 for (const n of [1, 1000]) {
@@ -66,7 +67,10 @@ const results = Array.from({ length: 1000 }, (_, i) => ({
   score: i % 2 ? 1 : 0.9,
   valid: true,
   reason: 'extracted 42 from "A: 42", equal to the reference',
-  components: { correct: { score: i % 2, valid: true, metadata: meta('correct', 'math') }, concise: { score: 0.9, valid: true, metadata: meta('concise', 'length') } },
+  components: {
+    correct: { score: i % 2, valid: true, metadata: meta('correct', 'math') },
+    concise: { score: 0.9, valid: true, metadata: meta('concise', 'length') },
+  },
   metadata: { ...meta('gsm8k', 'multi'), passed: true },
 }));
 const ids = results.map((_, i) => i);

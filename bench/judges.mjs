@@ -18,7 +18,25 @@ const N = arg('n', 4000);
 const C = arg('concurrency', 64);
 
 // the test server is TypeScript: compile it once into bench/out (git-ignored)
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck', '--outDir', join(root, 'bench/out/helpers'), join(root, 'test/helpers/openai-test-server.ts')], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [
+    join(root, 'node_modules/typescript/bin/tsc'),
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--target',
+    'es2022',
+    '--types',
+    'node',
+    '--skipLibCheck',
+    '--outDir',
+    join(root, 'bench/out/helpers'),
+    join(root, 'test/helpers/openai-test-server.ts'),
+  ],
+  { stdio: 'inherit' },
+);
 
 // run the server in its own process so it does not share the engine's event loop
 const serverSrc = `
@@ -40,19 +58,26 @@ async function baseline() {
   const body = JSON.stringify({ model: 'judge', messages: [{ role: 'user', content: inputs[0].item.prompt }], temperature: 0 });
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: C }, async () => {
-    while (next < N) {
-      next++;
-      const res = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      await res.json();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: C }, async () => {
+      while (next < N) {
+        next++;
+        const res = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        await res.json();
+      }
+    }),
+  );
   return N / ((performance.now() - t0) / 1000);
 }
 
 async function engine(cache, services) {
   const g = loadGrader({
-    type: 'score_model', model: 'judge', base_url: url, range: [1, 10], cache, max_concurrency: C,
+    type: 'score_model',
+    model: 'judge',
+    base_url: url,
+    range: [1, 10],
+    cache,
+    max_concurrency: C,
     input: [{ role: 'user', content: 'Question: {{item.prompt}} ({{item.k}})\n\nResponse: {{sample.output_text}}' }],
   });
   let valid = 0;

@@ -29,11 +29,16 @@ const BEFORE = strArg('before');
 const before = BEFORE ? await import(pathToFileURL(resolve(BEFORE, 'graders/math/index.js')).href) : undefined;
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
-const jsonl = (p) => readFileSync(p, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const jsonl = (p) =>
+  readFileSync(p, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 const gsmRows = jsonl(here('../../shared/data/gsm8k/example_model_solutions.jsonl'));
 const gsm = [];
-for (const r of gsmRows) for (const f of ['6b_finetuning', '6b_verification', '175b_finetuning', '175b_verification']) gsm.push([r[f].solution, r.ground_truth]);
+for (const r of gsmRows)
+  for (const f of ['6b_finetuning', '6b_verification', '175b_finetuning', '175b_verification']) gsm.push([r[f].solution, r.ground_truth]);
 
 const mathRows = jsonl(here('../../shared/data/math500/test.jsonl'));
 const pairs = JSON.parse(readFileSync(strArg('pairs') ?? here('../test/math/fixtures/math500-pairs.json'), 'utf8'));
@@ -74,7 +79,9 @@ function run(label, items, fn) {
   lat.sort((a, b) => a - b);
   const q = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))];
   const rate = n / wall;
-  console.log(`${label.padEnd(34)} ${String(Math.round(rate)).padStart(8)}/s   p50 ${q(0.5).toFixed(3)} ms   p99 ${q(0.99).toFixed(3)} ms   max ${lat[lat.length - 1].toFixed(2)} ms   (${n} calls)`);
+  console.log(
+    `${label.padEnd(34)} ${String(Math.round(rate)).padStart(8)}/s   p50 ${q(0.5).toFixed(3)} ms   p99 ${q(0.99).toFixed(3)} ms   max ${lat[lat.length - 1].toFixed(2)} ms   (${n} calls)`,
+  );
   return rate;
 }
 
@@ -98,12 +105,17 @@ for (let round = 0; round < ROUNDS; round++) {
     worst = Math.max(worst, d);
     console.log(`  hostile ${JSON.stringify(o.slice(0, 24))}… (${o.length} chars): ${d.toFixed(1)} ms -> ${v.valid ? `score ${v.score}` : v.error.kind}`);
   }
-  console.log(`worst hostile case: ${worst.toFixed(1)} ms (time budget ${opts.time_budget_ms} ms applies to parsing/evaluation; extraction is linear in the input)`);
+  console.log(
+    `worst hostile case: ${worst.toFixed(1)} ms (time budget ${opts.time_budget_ms} ms applies to parsing/evaluation; extraction is linear in the input)`,
+  );
 }
 
 if (process.argv.includes('--math-verify')) {
   // LaTeX-heavy items: the MATH-500 pair table (every answer category), the same items for both
-  const items = pairs.filter((p) => /\\/.test(p.output + p.reference)).slice(0, MV_ITEMS).map((p) => [p.output, p.reference]);
+  const items = pairs
+    .filter((p) => /\\/.test(p.output + p.reference))
+    .slice(0, MV_ITEMS)
+    .map((p) => [p.output, p.reference]);
   const py = String.raw`
 import json, re, sys, time
 from math_verify import parse, verify
@@ -151,6 +163,8 @@ print(json.dumps({"ms": best, "equal": ok, "n": len(items)}))
       old = `; before: ${b.toFixed(4)} ms/item, ${(mv / b).toFixed(0)}x`;
     }
     const oursEqual = items.filter(([o, rf]) => verifyMath(o, rf, opts).score === 1).length;
-    console.log(`LaTeX-heavy items (${items.length} from the pair table; judged equal: Math-Verify ${mvEqual}, verifyMath ${oursEqual}): Math-Verify ${mv.toFixed(3)} ms/item, verifyMath ${ours.toFixed(4)} ms/item: ${(mv / ours).toFixed(0)}x faster (target >= 300x)${old}`);
+    console.log(
+      `LaTeX-heavy items (${items.length} from the pair table; judged equal: Math-Verify ${mvEqual}, verifyMath ${oursEqual}): Math-Verify ${mv.toFixed(3)} ms/item, verifyMath ${ours.toFixed(4)} ms/item: ${(mv / ours).toFixed(0)}x faster (target >= 300x)${old}`,
+    );
   }
 }

@@ -26,7 +26,12 @@ const nProblems = arg('problems', 164);
 
 if (!getGraderType('code')) registerGraderType(code);
 const data = fileURLToPath(new URL('../../shared/data/humaneval/HumanEval.jsonl.gz', import.meta.url));
-const items = gunzipSync(readFileSync(data)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l)).slice(0, nProblems);
+const items = gunzipSync(readFileSync(data))
+  .toString('utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l))
+  .slice(0, nProblems);
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -109,7 +114,8 @@ async function bare() {
 
 // Sample CPU use across the run to show whether the pool keeps the cores busy.
 function cpuMeter() {
-  const snap = () => cpus().reduce((a, c) => ({ idle: a.idle + c.times.idle, total: a.total + Object.values(c.times).reduce((x, y) => x + y, 0) }), { idle: 0, total: 0 });
+  const snap = () =>
+    cpus().reduce((a, c) => ({ idle: a.idle + c.times.idle, total: a.total + Object.values(c.times).reduce((x, y) => x + y, 0) }), { idle: 0, total: 0 });
   const s0 = snap();
   return () => {
     const s1 = snap();
@@ -130,4 +136,6 @@ console.log(line('no sandbox', b, bareBusy));
 console.log(line('sandbox', s, sbBusy));
 const p50b = pct(b.lat, 50);
 const p50s = pct(s.lat, 50);
-console.log(`overhead per execution at the median: ${(p50s - p50b).toFixed(1)} ms (ratio ${(p50s / p50b).toFixed(2)}x); throughput ratio ${(s.lat.length / s.wall / (b.lat.length / b.wall)).toFixed(2)}`);
+console.log(
+  `overhead per execution at the median: ${(p50s - p50b).toFixed(1)} ms (ratio ${(p50s / p50b).toFixed(2)}x); throughput ratio ${(s.lat.length / s.wall / (b.lat.length / b.wall)).toFixed(2)}`,
+);

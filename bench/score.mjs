@@ -73,7 +73,8 @@ if (process.argv[2] === '--child') {
   const base = run('baseline', big);
   const smallRun = run('score', small);
   const bigRun = run('score', big);
-  const fmt = (x) => `${x.count} lines in ${x.seconds.toFixed(2)} s = ${Math.round(x.count / x.seconds).toLocaleString('en')} lines/s, peak RSS ${x.maxRssMB.toFixed(0)} MB`;
+  const fmt = (x) =>
+    `${x.count} lines in ${x.seconds.toFixed(2)} s = ${Math.round(x.count / x.seconds).toLocaleString('en')} lines/s, peak RSS ${x.maxRssMB.toFixed(0)} MB`;
   console.log(`baseline (parse+serialise only): ${fmt(base)}`);
   console.log(`arbiter score, string_check, N/5: ${fmt(smallRun)}`);
   console.log(`arbiter score, string_check, N:   ${fmt(bigRun)}`);

@@ -19,7 +19,11 @@ const arg = (name, dflt) => {
 const LIMIT = arg('limit', 1319);
 const ORDER = ['6b_finetuning', '6b_verification', '175b_finetuning', '175b_verification'];
 const dataFile = join(root, '../shared/data/gsm8k/example_model_solutions.jsonl');
-const rows = readFileSync(dataFile, 'utf8').trim().split('\n').slice(0, LIMIT).map((l) => JSON.parse(l));
+const rows = readFileSync(dataFile, 'utf8')
+  .trim()
+  .split('\n')
+  .slice(0, LIMIT)
+  .map((l) => JSON.parse(l));
 
 // the replay server: the k-th request for a question answers with its next recorded solutions
 const serverSrc = `
@@ -58,7 +62,7 @@ const p = prepareSearch({
   reference: '{{item.ground_truth}}',
   methods: ['majority'],
   n: [1, 2, 4],
-  concurrency: arg("concurrency", 32),
+  concurrency: arg('concurrency', 32),
 });
 const t0 = performance.now();
 const { report } = await runSearch(p, rows);
@@ -85,6 +89,10 @@ const svg = join(root, 'bench/out/search-gsm8k-majority.svg');
 writeFileSync(svg, searchPlotSvg(report, 'GSM8K: majority voting over recorded GPT-3 solutions'));
 console.log(`\nplot: ${svg}`);
 const same = [1, 2, 4].every((n) => report.accuracy.majority[n] === direct[n]);
-console.log(`direct votes (baseline): ${[1, 2, 4].map((n) => `N=${n} ${(100 * direct[n]).toFixed(1)}%`).join(', ')} — ${same ? 'identical to the engine' : 'DIFFERENT from the engine'}`);
-console.log(`engine: ${rows.length} problems in ${(engineMs / 1000).toFixed(2)} s (${((rows.length * 3) / (engineMs / 1000)).toFixed(0)} requests/s, 3 per problem); baseline ${(baseMs / 1000).toFixed(2)} s; ratio ${(engineMs / baseMs).toFixed(2)}x`);
+console.log(
+  `direct votes (baseline): ${[1, 2, 4].map((n) => `N=${n} ${(100 * direct[n]).toFixed(1)}%`).join(', ')} — ${same ? 'identical to the engine' : 'DIFFERENT from the engine'}`,
+);
+console.log(
+  `engine: ${rows.length} problems in ${(engineMs / 1000).toFixed(2)} s (${((rows.length * 3) / (engineMs / 1000)).toFixed(0)} requests/s, 3 per problem); baseline ${(baseMs / 1000).toFixed(2)} s; ratio ${(engineMs / baseMs).toFixed(2)}x`,
+);
 if (!same) process.exit(1);

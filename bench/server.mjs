@@ -53,11 +53,15 @@ const BATCH = arg('batch', 1000);
 const PARALLEL = arg('parallel', 4);
 
 // GSM8K model solutions (4 models x 1,319 problems) with their gold answers
-const rows = readFileSync(here('../../shared/data/gsm8k/example_model_solutions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const rows = readFileSync(here('../../shared/data/gsm8k/example_model_solutions.jsonl'), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l));
 const data = [];
 for (const r of rows) {
   const label = /A: (.*)$/.exec(r.ground_truth.trim())[1].trim();
-  for (const f of ['6b_finetuning', '6b_verification', '175b_finetuning', '175b_verification']) data.push({ question: r.question, label, solution: r[f].solution });
+  for (const f of ['6b_finetuning', '6b_verification', '175b_finetuning', '175b_verification'])
+    data.push({ question: r.question, label, solution: r[f].solution });
 }
 
 function startChild(kind) {
@@ -67,7 +71,16 @@ function startChild(kind) {
     child.stdout.setEncoding('utf8').on('data', (d) => {
       out += d;
       const m = /URL (\S+)/.exec(out);
-      if (m) resolve({ url: m[1], stop: () => new Promise((r) => { child.on('exit', r); child.kill('SIGTERM'); setTimeout(() => child.kill('SIGKILL'), 5000).unref(); }) });
+      if (m)
+        resolve({
+          url: m[1],
+          stop: () =>
+            new Promise((r) => {
+              child.on('exit', r);
+              child.kill('SIGTERM');
+              setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+            }),
+        });
     });
     child.on('exit', (c) => reject(new Error(`${kind} server exited with ${c}`)));
   });
@@ -100,7 +113,9 @@ for (const kind of ['baseline', 'arbiter']) {
   results[kind] = await load(s.url);
   await s.stop();
   const r = results[kind];
-  console.log(`${kind === 'baseline' ? 'trivial fastify handler' : 'arbiter /get_reward     '}: ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (${fmt(r.total)} requests, ${r.bad} failed)`);
+  console.log(
+    `${kind === 'baseline' ? 'trivial fastify handler' : 'arbiter /get_reward     '}: ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (${fmt(r.total)} requests, ${r.bad} failed)`,
+  );
 }
 console.log(`ratio arbiter / trivial handler: ${(results.arbiter.rps / results.baseline.rps).toFixed(2)} (req/s)`);
 
@@ -114,7 +129,11 @@ writeFileSync(join(dir, 'grader.json'), JSON.stringify(GRADER));
 writeFileSync(join(dir, 'in.jsonl'), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
 
 const t0 = performance.now();
-const cli = spawnSync(process.execPath, [here('../dist/cli/main.js'), 'score', '--grader', join(dir, 'grader.json'), join(dir, 'in.jsonl'), '-o', join(dir, 'out.jsonl'), '--no-progress'], { encoding: 'utf8' });
+const cli = spawnSync(
+  process.execPath,
+  [here('../dist/cli/main.js'), 'score', '--grader', join(dir, 'grader.json'), join(dir, 'in.jsonl'), '-o', join(dir, 'out.jsonl'), '--no-progress'],
+  { encoding: 'utf8' },
+);
 const cliS = (performance.now() - t0) / 1000;
 if (cli.status !== 0) throw new Error(`arbiter score failed: ${cli.stderr}`);
 const cliLines = readFileSync(join(dir, 'out.jsonl'), 'utf8').trim().split('\n').length;

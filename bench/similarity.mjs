@@ -11,7 +11,10 @@ import { lcsLength } from '../dist/graders/text_similarity/lcs.js';
 const PAIRS = Number(process.argv[2] ?? 400);
 const ROUNDS = Number(process.argv[3] ?? 3);
 const src = fileURLToPath(new URL('../../shared/data/gsm8k/example_model_solutions.jsonl', import.meta.url));
-const rows = readFileSync(src, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const rows = readFileSync(src, 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l));
 const inputs = [];
 for (const r of rows) {
   for (const k of ['6b_finetuning', '175b_verification']) if (inputs.length < PAIRS) inputs.push({ item: { ref: r.ground_truth }, output_text: r[k].solution });
@@ -40,7 +43,11 @@ const baseline = await rate({ type: 'string_check', ...base, operation: 'eq' });
 console.log(`${inputs.length} GSM8K solution/reference pairs, ~${avgChars} chars each, best of ${ROUNDS} rounds`);
 console.log(`baseline string_check: ${baseline.toFixed(0)} grades/s`);
 const cases = [
-  ...['fuzzy_match', 'bleu', 'gleu', 'meteor', 'rouge_1', 'rouge_2', 'rouge_l', 'exact_match', 'f1'].map((m) => ({ type: 'text_similarity', ...base, evaluation_metric: m })),
+  ...['fuzzy_match', 'bleu', 'gleu', 'meteor', 'rouge_1', 'rouge_2', 'rouge_l', 'exact_match', 'f1'].map((m) => ({
+    type: 'text_similarity',
+    ...base,
+    evaluation_metric: m,
+  })),
   { type: 'format', check: 'regex', pattern: '\\nA: -?[\\d,.]+\\s*$' },
   { type: 'format', check: 'tags', tags: ['think', 'answer'] },
   { type: 'length', unit: 'tokens', budget: 512 },
@@ -65,8 +72,18 @@ function dpLcs(a, b) {
   return prev[b.length];
 }
 const text = (s) => Array.from(s, (c) => c.codePointAt(0));
-const A = text(inputs.map((x) => x.output_text).join(' ').slice(0, 2000));
-const B = text(inputs.map((x) => x.item.ref).join(' ').slice(0, 2000));
+const A = text(
+  inputs
+    .map((x) => x.output_text)
+    .join(' ')
+    .slice(0, 2000),
+);
+const B = text(
+  inputs
+    .map((x) => x.item.ref)
+    .join(' ')
+    .slice(0, 2000),
+);
 const time = (f) => {
   const t0 = performance.now();
   let v = 0;

@@ -9,7 +9,11 @@ import { gradeStream, loadGrader, Services } from '../dist/index.js';
 
 const n = Number(process.argv[2] ?? 4_000);
 const threads = Number(process.argv[3] ?? availableParallelism());
-const jsonl = (p) => readFileSync(new URL(`../../shared/data/${p}`, import.meta.url), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const jsonl = (p) =>
+  readFileSync(new URL(`../../shared/data/${p}`, import.meta.url), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 const gsm = jsonl('gsm8k/example_model_solutions.jsonl');
 const keys = ['6b_finetuning', '6b_verification', '175b_finetuning', '175b_verification'];
 const mathSamples = Array.from({ length: n }, (_, i) => {
@@ -44,11 +48,18 @@ async function run(label, config, samples) {
   clearInterval(timer);
   worst = Math.max(worst, performance.now() - last - 5);
   await services.close();
-  console.log(`${label.padEnd(20)} ${Math.round(n / s).toLocaleString('en').padStart(8)} grades/s   worst event-loop stall ${worst.toFixed(1)} ms   mean score ${(sum / n).toFixed(4)}`);
+  console.log(
+    `${label.padEnd(20)} ${Math.round(n / s)
+      .toLocaleString('en')
+      .padStart(8)} grades/s   worst event-loop stall ${worst.toFixed(1)} ms   mean score ${(sum / n).toFixed(4)}`,
+  );
   return n / s;
 }
 
-for (const [name, cfg, samples] of [['ifeval', ifeval, ifevalSamples], ['math', math, mathSamples]]) {
+for (const [name, cfg, samples] of [
+  ['ifeval', ifeval, ifevalSamples],
+  ['math', math, mathSamples],
+]) {
   console.log(`${name} on ${n} samples, ${threads} worker threads`);
   const a = await run('  main thread', cfg, samples);
   const b = await run(`  threads (${threads})`, { type: 'threads', threads, grader: cfg }, samples);

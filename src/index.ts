@@ -40,7 +40,13 @@ export type { Verdict, VerdictOk, VerdictErr, ScoreValue, PairwiseValue } from '
 
 export { computeMetric, METRICS as SIMILARITY_METRICS } from './graders/text_similarity/text-similarity.js';
 export type { Metric as SimilarityMetric } from './graders/text_similarity/text-similarity.js';
-export { INSTRUCTIONS as IFEVAL_INSTRUCTIONS, buildInstruction as buildIfevalInstruction, followVerdicts as ifevalVerdicts, countSentences, splitSentences } from './graders/ifeval/index.js';
+export {
+  INSTRUCTIONS as IFEVAL_INSTRUCTIONS,
+  buildInstruction as buildIfevalInstruction,
+  followVerdicts as ifevalVerdicts,
+  countSentences,
+  splitSentences,
+} from './graders/ifeval/index.js';
 export { extractCalls as extractToolCalls, matchCalls as matchToolCalls, readAccepted as readAcceptedCalls } from './graders/tool_call/index.js';
 
 export {
@@ -56,14 +62,69 @@ export {
   MonitorWindow,
   DEFAULT_THRESHOLDS as MONITOR_THRESHOLDS,
 } from './group/index.js';
-export type { AdvantageConfig, EstimatorName, AdvantageSummary, GradeGroupOptions, GroupResult, MonitorPoint, MonitorReport, MonitorOptions, MonitorThresholds, MaskReason } from './group/index.js';
+export type {
+  AdvantageConfig,
+  EstimatorName,
+  AdvantageSummary,
+  GradeGroupOptions,
+  GroupResult,
+  MonitorPoint,
+  MonitorReport,
+  MonitorOptions,
+  MonitorThresholds,
+  MaskReason,
+} from './group/index.js';
 export { scheduleWeight } from './graders/composite/schedule.js';
 export { overlongReward } from './graders/composite/overlong.js';
 
-export { AGGREGATES as PRM_AGGREGATES, aggregateSteps, compileSplitter, firstBelow, pureMinForm, qwenPrmText, readPoolingSteps, readTagProbability, splitText, stripStepPrefix, tagPrompts, taggedParagraphs, transformSteps } from './graders/prm/index.js';
+export {
+  AGGREGATES as PRM_AGGREGATES,
+  aggregateSteps,
+  compileSplitter,
+  firstBelow,
+  pureMinForm,
+  qwenPrmText,
+  readPoolingSteps,
+  readTagProbability,
+  splitText,
+  stripStepPrefix,
+  tagPrompts,
+  taggedParagraphs,
+  transformSteps,
+} from './graders/prm/index.js';
 export type { Aggregate as PrmAggregate, PrmConfig, SplitConfig, SplitRule } from './graders/prm/index.js';
 export { parseFirstError } from './graders/judges/parse/first-error.js';
-export { evalSteps, firstErrorItem, firstErrorMetrics, predictFirstError, prmbenchEval, prmbenchMetrics, prmbenchRecords, processBenchEval, readJsonlRows } from './eval/prm.js';
-export type { FirstErrorItem, FirstErrorScores, PrmbenchEvalInput, PrmbenchEvalReport, PrmbenchMetrics, PrmbenchRecord, PrmbenchScores, ProcessBenchEvalInput, ProcessBenchEvalReport } from './eval/prm.js';
+export {
+  evalSteps,
+  firstErrorItem,
+  firstErrorMetrics,
+  predictFirstError,
+  prmbenchEval,
+  prmbenchMetrics,
+  prmbenchRecords,
+  processBenchEval,
+  readJsonlRows,
+} from './eval/prm.js';
+export type {
+  FirstErrorItem,
+  FirstErrorScores,
+  PrmbenchEvalInput,
+  PrmbenchEvalReport,
+  PrmbenchMetrics,
+  PrmbenchRecord,
+  PrmbenchScores,
+  ProcessBenchEvalInput,
+  ProcessBenchEvalReport,
+} from './eval/prm.js';
 export { bestOfN, Generator, majorityVote, prepareSearch, runSearch, searchPlotSvg, searchTable, stepSearch, verifyCandidates } from './search/index.js';
-export type { Beam, Candidate, GeneratorConfig, Method as SearchMethod, PreparedSearch, SearchConfig, SearchReport, StepSearchOptions, StepSearchResult } from './search/index.js';
+export type {
+  Beam,
+  Candidate,
+  GeneratorConfig,
+  Method as SearchMethod,
+  PreparedSearch,
+  SearchConfig,
+  SearchReport,
+  StepSearchOptions,
+  StepSearchResult,
+} from './search/index.js';

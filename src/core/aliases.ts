@@ -45,7 +45,10 @@ export function applyAliases(config: Record<string, unknown>, aliases: readonly 
     if (a.values) {
       const hit = a.values.find(([o]) => o === old);
       if (!hit) {
-        issues.push({ path: a.from, message: `invalid value ${show(old)} for deprecated field "${a.from}" (accepted: ${a.values.map(([o]) => show(o)).join(', ')}; prefer "${a.to}")` });
+        issues.push({
+          path: a.from,
+          message: `invalid value ${show(old)} for deprecated field "${a.from}" (accepted: ${a.values.map(([o]) => show(o)).join(', ')}; prefer "${a.to}")`,
+        });
         continue;
       }
       value = hit[1];

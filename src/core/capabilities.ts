@@ -35,7 +35,8 @@ export const PURE: readonly CapabilityUse[] = Object.freeze([{ capability: 'pure
 
 /** A `code`/`python`-style grader: sandboxed, unless its unsafe switch (`field`) is on. */
 export function sandboxedCode(unsafeOn: boolean | undefined, field: string): readonly CapabilityUse[] {
-  if (unsafeOn) return [{ capability: 'unsafe', field, reason: `"${field}": true runs the code without the sandbox, with the server's own user, files and network` }];
+  if (unsafeOn)
+    return [{ capability: 'unsafe', field, reason: `"${field}": true runs the code without the sandbox, with the server's own user, files and network` }];
   return [{ capability: 'sandboxed_code', field: '', reason: 'runs code in the sandbox' }];
 }
 

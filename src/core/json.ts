@@ -36,7 +36,14 @@ export interface ScanOptions {
   firstId?: boolean;
 }
 
-const Q = 34, BS = 92, LB = 91, RB = 93, LC = 123, RC = 125, COMMA = 44, COLON = 58;
+const Q = 34,
+  BS = 92,
+  LB = 91,
+  RB = 93,
+  LC = 123,
+  RC = 125,
+  COMMA = 44,
+  COLON = 58;
 
 function isJsonSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;

@@ -140,16 +140,20 @@ export function zodIssues(err: z.ZodError, base: string): ConfigIssue[] {
 }
 
 function buildNode(config: unknown, path: string, defaultName: string, issues: ConfigIssue[], options: LoadOptions): Grader {
-  const placeholder = (): Grader => makeGrader({ name: defaultName, type: 'invalid', config: {}, capabilities: [] }, () => {
-    throw new Error('grader config was invalid');
-  });
+  const placeholder = (): Grader =>
+    makeGrader({ name: defaultName, type: 'invalid', config: {}, capabilities: [] }, () => {
+      throw new Error('grader config was invalid');
+    });
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     issues.push({ path, message: `a grader must be a JSON object, got ${Array.isArray(config) ? 'an array' : typeof config}` });
     return placeholder();
   }
   const typeName = (config as Record<string, unknown>).type;
   if (typeof typeName !== 'string') {
-    issues.push({ path: joinPath(path, 'type'), message: `required field "type" is missing or not a string (known types: ${[...types.keys()].sort().join(', ')})` });
+    issues.push({
+      path: joinPath(path, 'type'),
+      message: `required field "type" is missing or not a string (known types: ${[...types.keys()].sort().join(', ')})`,
+    });
     return placeholder();
   }
   const t = types.get(typeName);
@@ -231,7 +235,9 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
 
 /** A type's declared uses for one config; a type that declares none (or whose declaration throws) is unknown, hence `unsafe`. */
 function ownCapabilities(t: GraderType<BaseConfig>, cfg: BaseConfig): readonly CapabilityUse[] {
-  const unknown = (why: string): CapabilityUse[] => [{ capability: 'unsafe', field: '', reason: `grader type "${t.type}" ${why}, so what it can reach is unknown` }];
+  const unknown = (why: string): CapabilityUse[] => [
+    { capability: 'unsafe', field: '', reason: `grader type "${t.type}" ${why}, so what it can reach is unknown` },
+  ];
   const d = (t as Partial<GraderType<BaseConfig>>).capabilities;
   if (d === undefined) return unknown('declares no capabilities');
   try {

@@ -84,11 +84,7 @@ export function isErrorKind(x: unknown): x is ErrorKind {
 }
 
 /** Builds an invalid result. */
-export function invalidResult(
-  kind: ErrorKind,
-  message: string,
-  meta: { grader: string; type: string; duration_ms?: number; [k: string]: unknown },
-): Result {
+export function invalidResult(kind: ErrorKind, message: string, meta: { grader: string; type: string; duration_ms?: number; [k: string]: unknown }): Result {
   return {
     score: null,
     valid: false,

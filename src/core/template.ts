@@ -83,7 +83,8 @@ function sampleOutputJson(input: GradeInput): unknown {
   if (s.output_json !== undefined) return s.output_json;
   if (parsedJson.has(s)) {
     const v = parsedJson.get(s);
-    if (v instanceof TooDeep) throw new GradeFailure('limit_exceeded', `sample.output_text parsed as output_json: ${tooDeepMessage(v.path, DEFAULT_MAX_JSON_DEPTH)}`);
+    if (v instanceof TooDeep)
+      throw new GradeFailure('limit_exceeded', `sample.output_text parsed as output_json: ${tooDeepMessage(v.path, DEFAULT_MAX_JSON_DEPTH)}`);
     return v === NO_JSON ? undefined : v;
   }
   let v: unknown = NO_JSON;
@@ -99,7 +100,8 @@ function sampleOutputJson(input: GradeInput): unknown {
     }
   }
   parsedJson.set(s, v);
-  if (v instanceof TooDeep) throw new GradeFailure('limit_exceeded', `sample.output_text parsed as output_json: ${tooDeepMessage(v.path, DEFAULT_MAX_JSON_DEPTH)}`);
+  if (v instanceof TooDeep)
+    throw new GradeFailure('limit_exceeded', `sample.output_text parsed as output_json: ${tooDeepMessage(v.path, DEFAULT_MAX_JSON_DEPTH)}`);
   return v === NO_JSON ? undefined : v;
 }
 
@@ -110,7 +112,8 @@ export function resolveVar(v: TemplateVar, input: GradeInput): unknown {
     const seg = v.path[i]!;
     if (v.root === 'sample' && i === 0 && seg === 'output_json') {
       cur = sampleOutputJson(input);
-      if (cur === undefined) throw new GradeFailure('template_error', `missing variable {{${v.expr}}}: sample has no output_json and output_text is not valid JSON`);
+      if (cur === undefined)
+        throw new GradeFailure('template_error', `missing variable {{${v.expr}}}: sample has no output_json and output_text is not valid JSON`);
       continue;
     }
     if (cur === null || typeof cur !== 'object') {
@@ -154,7 +157,11 @@ export function renderString(t: Template, input: GradeInput): string {
  * Strings are compiled; everything else is passed through as-is, with templates inside nested
  * strings compiled too (so `[{"role": "user", "content": "{{item.q}}"}]` works).
  */
-export type ValueTemplate = { kind: 'literal'; value: unknown } | { kind: 'template'; t: Template } | { kind: 'array'; items: ValueTemplate[] } | { kind: 'object'; entries: [string, ValueTemplate][] };
+export type ValueTemplate =
+  | { kind: 'literal'; value: unknown }
+  | { kind: 'template'; t: Template }
+  | { kind: 'array'; items: ValueTemplate[] }
+  | { kind: 'object'; entries: [string, ValueTemplate][] };
 
 export function compileValue(v: unknown): ValueTemplate {
   if (typeof v === 'string') {

@@ -15,8 +15,8 @@ import { firstErrorMetrics, firstErrorOf, predictFirstError, type FirstErrorScor
 
 export { prmbenchMetrics, prmbenchRecords, evalSteps } from './prmbench.js';
 export type { PrmbenchMetrics, PrmbenchRecord, PrmbenchScores } from './prmbench.js';
-export { firstErrorMetrics,  predictFirstError } from './processbench.js';
-export type {  FirstErrorScores } from './processbench.js';
+export { firstErrorMetrics, predictFirstError } from './processbench.js';
+export type { FirstErrorScores } from './processbench.js';
 
 /** Reads JSONL files into parsed rows (blank lines skipped); a bad line throws naming file:line. */
 export async function readJsonlRows(files: readonly string[]): Promise<{ file: string; row: unknown }[]> {
@@ -40,7 +40,8 @@ export function stepScoresOf(r: Result, steps: number): { scores: number[] } | {
   if (!r.valid) return { kind: r.error?.kind ?? 'internal_error', message: r.error?.message ?? 'invalid' };
   const raw = r.metadata.raw_steps;
   const s = Array.isArray(raw) ? raw : r.steps;
-  if (!Array.isArray(s)) return { kind: 'config_error', message: `grader "${r.metadata.grader}" returned no per-step scores (use a grader that returns steps, e.g. type prm)` };
+  if (!Array.isArray(s))
+    return { kind: 'config_error', message: `grader "${r.metadata.grader}" returned no per-step scores (use a grader that returns steps, e.g. type prm)` };
   if (s.length !== steps || !s.every((x) => typeof x === 'number' && Number.isFinite(x))) {
     return { kind: 'bad_input', message: `grader "${r.metadata.grader}" returned ${s.length} step scores for ${steps} steps` };
   }
@@ -54,7 +55,12 @@ interface RunOptions {
   concurrency?: number;
 }
 
-async function gradeAll<T>(items: readonly T[], toInput: (x: T) => Record<string, unknown>, o: RunOptions, onResult?: (x: T, r: Result) => void): Promise<Result[]> {
+async function gradeAll<T>(
+  items: readonly T[],
+  toInput: (x: T) => Record<string, unknown>,
+  o: RunOptions,
+  onResult?: (x: T, r: Result) => void,
+): Promise<Result[]> {
   const services = o.services ?? new Services();
   const out: Result[] = [];
   try {
@@ -111,7 +117,11 @@ export async function prmbenchEval(input: PrmbenchEvalInput): Promise<PrmbenchEv
   if (input.limit !== undefined) records = records.slice(0, input.limit);
   const results = await gradeAll(
     records,
-    (r) => ({ id: r.idx, item: { question: r.question, error_steps: r.error_steps, classification: r.classification, idx: r.idx }, sample: { steps: r.steps } }),
+    (r) => ({
+      id: r.idx,
+      item: { question: r.question, error_steps: r.error_steps, classification: r.classification, idx: r.idx },
+      sample: { steps: r.steps },
+    }),
     input,
     input.onResult,
   );
@@ -123,7 +133,15 @@ export async function prmbenchEval(input: PrmbenchEvalInput): Promise<PrmbenchEv
     return null;
   });
   const m = prmbenchMetrics(records, scores, input.threshold ?? 0.5);
-  return { benchmark: 'prmbench', grader: input.grader.name, files: [...(input.files ?? [])], ...m, invalid: fails.length, invalid_kinds: countKinds(fails), invalid_examples: fails.slice(0, 10) };
+  return {
+    benchmark: 'prmbench',
+    grader: input.grader.name,
+    files: [...(input.files ?? [])],
+    ...m,
+    invalid: fails.length,
+    invalid_kinds: countKinds(fails),
+    invalid_examples: fails.slice(0, 10),
+  };
 }
 
 /** One solution of a first-error data set. */
@@ -150,7 +168,8 @@ export function firstErrorItem(row: unknown, where: string): FirstErrorItem {
   const label = firstErrorOf(r);
   if (!Array.isArray(steps) || !steps.every((s) => typeof s === 'string')) throw new TypeError(`${where} has no list of steps ("steps" or "modified_process")`);
   if (typeof question !== 'string') throw new TypeError(`${where} has no question ("problem", "question" or "modified_question")`);
-  if (label === undefined || label < -1 || label >= steps.length) throw new TypeError(`${where} has no valid first-error label ("label" from 0 or -1, or "error_steps" from 1)`);
+  if (label === undefined || label < -1 || label >= steps.length)
+    throw new TypeError(`${where} has no valid first-error label ("label" from 0 or -1, or "error_steps" from 1)`);
   const id = typeof r.id === 'string' || typeof r.id === 'number' ? String(r.id) : typeof r.idx === 'string' ? `${r.classification ?? ''}_${r.idx}` : where;
   return { id, question, steps: steps as string[], label };
 }
@@ -206,7 +225,12 @@ export async function processBenchEval(input: ProcessBenchEvalInput): Promise<Pr
   }
   if (input.limit !== undefined) items = items.slice(0, input.limit);
   const threshold = input.threshold ?? 0.5;
-  const results = await gradeAll(items, (it) => ({ id: it.id, item: { question: it.question, label: it.label }, sample: { steps: it.steps } }), input, input.onResult);
+  const results = await gradeAll(
+    items,
+    (it) => ({ id: it.id, item: { question: it.question, label: it.label }, sample: { steps: it.steps } }),
+    input,
+    input.onResult,
+  );
   const fails: { kind: string }[] = [];
   const preds = results.map((r, i) => {
     const s = stepScoresOf(r, items[i]!.steps.length);
@@ -221,7 +245,10 @@ export async function processBenchEval(input: ProcessBenchEvalInput): Promise<Pr
   const files = [...new Set(items.map((it) => it.file).filter((f): f is string => !!f))];
   for (const f of files) {
     const idx = items.map((it, i) => (it.file === f ? i : -1)).filter((i) => i >= 0);
-    by_file[f] = firstErrorMetrics(idx.map((i) => items[i]!), idx.map((i) => preds[i] ?? null));
+    by_file[f] = firstErrorMetrics(
+      idx.map((i) => items[i]!),
+      idx.map((i) => preds[i] ?? null),
+    );
   }
   return {
     benchmark: 'processbench',

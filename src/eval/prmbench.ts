@@ -50,13 +50,25 @@ export function prmbenchRecords(rows: readonly unknown[]): PrmbenchRecord[] {
       const cid = `${CORRECT_CLASS}_${r.idx}`;
       if (!seen.has(cid)) {
         if (typeof r.original_question !== 'string') throw new TypeError(`${where} lacks "original_question"`);
-        out.push({ idx: cid, question: r.original_question, steps: strings(r.original_process, `${where}: original_process`), error_steps: [], classification: CORRECT_CLASS });
+        out.push({
+          idx: cid,
+          question: r.original_question,
+          steps: strings(r.original_process, `${where}: original_process`),
+          error_steps: [],
+          classification: CORRECT_CLASS,
+        });
         seen.add(cid);
       }
     }
     const id = `${r.classification}_${r.idx}`;
     if (!seen.has(id)) {
-      out.push({ idx: id, question: r.modified_question, steps: strings(r.modified_process, `${where}: modified_process`), error_steps: stepNumbers(r.error_steps, `${where}: error_steps`), classification: r.classification });
+      out.push({
+        idx: id,
+        question: r.modified_question,
+        steps: strings(r.modified_process, `${where}: modified_process`),
+        error_steps: stepNumbers(r.error_steps, `${where}: error_steps`),
+        classification: r.classification,
+      });
       seen.add(id);
     }
   });
@@ -228,7 +240,10 @@ export function prmbenchMetrics(records: readonly PrmbenchRecord[], scores: read
       invalid++;
       return;
     }
-    const e = evalSteps(r.error_steps, s.map((x) => x > threshold));
+    const e = evalSteps(
+      r.error_steps,
+      s.map((x) => x > threshold),
+    );
     cls(CORRECT_CLASS).add(e);
     originalAcc.set(r.idx.slice(CORRECT_CLASS.length + 1), e.response_acc);
   });
@@ -241,7 +256,10 @@ export function prmbenchMetrics(records: readonly PrmbenchRecord[], scores: read
       return;
     }
     valid++;
-    const e = evalSteps(r.error_steps, s.map((x) => x > threshold));
+    const e = evalSteps(
+      r.error_steps,
+      s.map((x) => x > threshold),
+    );
     total.add(e);
     const acc = cls(r.classification);
     acc.add(e);

@@ -42,7 +42,6 @@ export function fencedBlocks(text: string): FencedBlock[] {
   return out;
 }
 
-
 /**
  * The block a program is read from: the last block whose tag `wanted` accepts, else the last
  * untagged block, else the last block of any tag; undefined when the text has no fence.

@@ -7,11 +7,32 @@
 export const MAX_MARKER_CANDIDATES = 8;
 
 /** Answer markers in other languages; single CJK characters need an explicit separator after them. */
-const INTL_MARKERS = ['réponse', 'reponse', 'respuesta', 'antwort', 'risposta', 'resposta', 'odpowiedź', 'ответ', 'cevap', 'jawaban', 'đáp án', 'câu trả lời', 'الإجابة', 'उत्तर', '答案', '解答', '答', '정답', '답'];
+const INTL_MARKERS = [
+  'réponse',
+  'reponse',
+  'respuesta',
+  'antwort',
+  'risposta',
+  'resposta',
+  'odpowiedź',
+  'ответ',
+  'cevap',
+  'jawaban',
+  'đáp án',
+  'câu trả lời',
+  'الإجابة',
+  'उत्तर',
+  '答案',
+  '解答',
+  '答',
+  '정답',
+  '답',
+];
 const INTL_TAIL = 4000;
 const INTL_TEST = /r[ée]ponse|respuesta|antwort|risposta|resposta|odpowied|ответ|cevap|jawaban|đáp án|câu trả lời|الإجابة|उत्तर|答|답/i;
 /** After "answer": a separator ("is", ":", "=", "would be", "to part (b) is"), or a math delimiter right away. */
-const EN_SEP = /(?:s\s+(?:are|were)|\s*(?:\*\*)?\s*(?:is|was|would\s+be|will\s+be|should\s+be|=|:|：)|(?:\s+(?:to|for|of|in|on|the|this|that|these|our|my|question|problem|exercise|part|\(?[a-z0-9]\)))+\s*,?\s*(?:is|are))\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*|\s*(?:\*\*)?\s*(?=\$|\\\(|\\\[)/iy;
+const EN_SEP =
+  /(?:s\s+(?:are|were)|\s*(?:\*\*)?\s*(?:is|was|would\s+be|will\s+be|should\s+be|=|:|：)|(?:\s+(?:to|for|of|in|on|the|this|that|these|our|my|question|problem|exercise|part|\(?[a-z0-9]\)))+\s*,?\s*(?:is|are))\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*|\s*(?:\*\*)?\s*(?=\$|\\\(|\\\[)/iy;
 const INTL_SEP = /\s*(?:\*\*)?\s*(?:finale?|final)?\s*(?:\*\*)?\s*(?:est|es|ist|lautet|è|é|é:|это|是|为|為|は|=|:|：)\s*(?:\*\*)?\s*:?\s*|\s*(?=\$|\\\(|\d)/iy;
 
 export interface Phrase {

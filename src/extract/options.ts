@@ -27,20 +27,46 @@ export interface ExtractSettings<F extends string> {
 }
 
 /** The effective settings: what the config says, else the grader's defaults. */
-export function resolveExtract<F extends string>(cfg: { think?: ThinkMode | undefined; from?: F | undefined } | undefined, defaults: ExtractSettings<F>): ExtractSettings<F> {
+export function resolveExtract<F extends string>(
+  cfg: { think?: ThinkMode | undefined; from?: F | undefined } | undefined,
+  defaults: ExtractSettings<F>,
+): ExtractSettings<F> {
   return { think: cfg?.think ?? defaults.think, from: cfg?.from ?? defaults.from };
 }
 
 const isString = (v: unknown): boolean => typeof v === 'string';
 
 /** math `skip_think: true|false` = `extract.think: strip|keep`. */
-export const SKIP_THINK_ALIAS: FieldAlias = { from: 'skip_think', to: 'extract.think', values: [[true, 'strip'], [false, 'keep']] };
+export const SKIP_THINK_ALIAS: FieldAlias = {
+  from: 'skip_think',
+  to: 'extract.think',
+  values: [
+    [true, 'strip'],
+    [false, 'keep'],
+  ],
+};
 
 /** code `extract: "auto"|"none"` (the string form) = `extract.from: "fenced"|"whole"`. */
-export const CODE_EXTRACT_ALIAS: FieldAlias = { from: 'extract', to: 'extract.from', when: isString, values: [['auto', 'fenced'], ['none', 'whole']] };
+export const CODE_EXTRACT_ALIAS: FieldAlias = {
+  from: 'extract',
+  to: 'extract.from',
+  when: isString,
+  values: [
+    ['auto', 'fenced'],
+    ['none', 'whole'],
+  ],
+};
 
 /** format (json) `extract: "whole"|"fenced"` (the string form) = `extract.from: "whole"|"fenced"`. */
-export const FORMAT_EXTRACT_ALIAS: FieldAlias = { from: 'extract', to: 'extract.from', when: isString, values: [['whole', 'whole'], ['fenced', 'fenced']] };
+export const FORMAT_EXTRACT_ALIAS: FieldAlias = {
+  from: 'extract',
+  to: 'extract.from',
+  when: isString,
+  values: [
+    ['whole', 'whole'],
+    ['fenced', 'fenced'],
+  ],
+};
 
 /** A renamed field whose values are unchanged (`max_input_chars` -> `max_chars`). */
 export function renamed(from: string, to: string): FieldAlias {
@@ -49,7 +75,14 @@ export function renamed(from: string, to: string): FieldAlias {
 
 /** An all-or-nothing / fraction switch under another name: `values` maps the old values to `partial_credit` true/false. */
 export function partialCreditAlias(from: string, allOrNothing: string, fraction: string): FieldAlias {
-  return { from, to: 'partial_credit', values: [[allOrNothing, false], [fraction, true]] };
+  return {
+    from,
+    to: 'partial_credit',
+    values: [
+      [allOrNothing, false],
+      [fraction, true],
+    ],
+  };
 }
 
 /** `partial_credit: true` scores the fraction of checks passed; false (default) 1 only when all pass. */

@@ -21,7 +21,11 @@ function resolve(config: AdvantageConfig | Record<string, unknown>): AdvantageCo
  * one output record per input, in order. Throws ConfigError for a bad config; bad records come back
  * masked (`advantage: 0, advantage_masked: true`) with the reason.
  */
-export function computeAdvantages(config: AdvantageConfig | Record<string, unknown>, records: readonly unknown[], where = 'records'): Record<string, unknown>[] {
+export function computeAdvantages(
+  config: AdvantageConfig | Record<string, unknown>,
+  records: readonly unknown[],
+  where = 'records',
+): Record<string, unknown>[] {
   const cfg = resolve(config);
   const eng = recordEngine(cfg);
   records.forEach((r, i) => eng.pushRecord(r, where, i));

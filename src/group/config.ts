@@ -25,8 +25,16 @@ const schemas = {
   grpo_passk: z.strictObject({ estimator: z.literal('grpo_passk'), epsilon: eps, norm_adv_by_std_in_grpo: z.boolean().optional(), ...streaming }),
   rloo: z.strictObject({ estimator: z.literal('rloo'), group_of_one: groupOfOne, ...streaming }),
   opo: z.strictObject({ estimator: z.literal('opo'), group_of_one: groupOfOne, ...streaming }),
-  reinforce_plus_plus: z.strictObject({ estimator: z.literal('reinforce_plus_plus'), gamma: z.number().min(0).max(1).optional(), batch_size: streaming.batch_size }),
-  reinforce_plus_plus_baseline: z.strictObject({ estimator: z.literal('reinforce_plus_plus_baseline'), group_of_one: groupOfOne, batch_size: streaming.batch_size }),
+  reinforce_plus_plus: z.strictObject({
+    estimator: z.literal('reinforce_plus_plus'),
+    gamma: z.number().min(0).max(1).optional(),
+    batch_size: streaming.batch_size,
+  }),
+  reinforce_plus_plus_baseline: z.strictObject({
+    estimator: z.literal('reinforce_plus_plus_baseline'),
+    group_of_one: groupOfOne,
+    batch_size: streaming.batch_size,
+  }),
   gigpo: z.strictObject({
     estimator: z.literal('gigpo'),
     mode: z.enum(['mean_norm', 'mean_std_norm']).optional(),
@@ -93,7 +101,11 @@ function fail(issues: ConfigIssue[], file?: string): never {
 
 /** Validates an advantage config object; throws ConfigError naming every problem's field. */
 export function parseAdvantageConfig(raw: unknown, file?: string): AdvantageConfig {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail([{ path: '', message: `an advantage config must be a JSON object, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}` }], file);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    fail(
+      [{ path: '', message: `an advantage config must be a JSON object, got ${Array.isArray(raw) ? 'an array' : raw === null ? 'null' : typeof raw}` }],
+      file,
+    );
   const obj = raw as Record<string, unknown>;
   const name = obj.estimator;
   if (typeof name !== 'string' || !(ESTIMATORS as readonly string[]).includes(name)) {
@@ -102,7 +114,15 @@ export function parseAdvantageConfig(raw: unknown, file?: string): AdvantageConf
   }
   const est = name as EstimatorName;
   if (est === 'gigpo' && obj.enable_similarity === true) {
-    fail([{ path: 'enable_similarity', message: 'similarity-based step groups are not supported: anchor observations are grouped by exact equality (leave enable_similarity out or false)' }], file);
+    fail(
+      [
+        {
+          path: 'enable_similarity',
+          message: 'similarity-based step groups are not supported: anchor observations are grouped by exact equality (leave enable_similarity out or false)',
+        },
+      ],
+      file,
+    );
   }
   const parsed = schemas[est].safeParse(raw);
   if (!parsed.success) {
@@ -112,7 +132,14 @@ export function parseAdvantageConfig(raw: unknown, file?: string): AdvantageConf
       if (i.code !== 'unrecognized_keys' || i.path.length) return true;
       for (const k of i.keys) {
         const owners = ESTIMATORS.filter((e) => e !== est && k in schemas[e].shape);
-        extra.push({ path: k, message: owners.length ? `has no effect with ${est} (it is an option of ${owners.join(', ')})` : `unknown field for ${est} (its options: ${Object.keys(schemas[est].shape).filter((x) => x !== 'estimator').join(', ')})` });
+        extra.push({
+          path: k,
+          message: owners.length
+            ? `has no effect with ${est} (it is an option of ${owners.join(', ')})`
+            : `unknown field for ${est} (its options: ${Object.keys(schemas[est].shape)
+                .filter((x) => x !== 'estimator')
+                .join(', ')})`,
+        });
       }
       return false;
     });
@@ -129,11 +156,16 @@ export function parseAdvantageConfig(raw: unknown, file?: string): AdvantageConf
   const aggregation = (c.multi_objective_aggregation as AdvantageConfig['aggregation'] | undefined) ?? 'sum_then_normalize';
   if (est === 'trl_grpo') {
     if (aggregation === 'normalize_then_sum' && sr !== undefined) {
-      issues.push({ path: 'scale_rewards', message: 'has no effect with multi_objective_aggregation "normalize_then_sum" (TRL normalises each reward per group, then the sum over the batch); leave it out' });
+      issues.push({
+        path: 'scale_rewards',
+        message:
+          'has no effect with multi_objective_aggregation "normalize_then_sum" (TRL normalises each reward per group, then the sum over the batch); leave it out',
+      });
     }
     const w = c.reward_weights as number[] | undefined;
     const comps = c.reward_components as string[] | undefined;
-    if (w && comps && w.length !== comps.length) issues.push({ path: 'reward_weights', message: `has ${w.length} weights but reward_components names ${comps.length} rewards` });
+    if (w && comps && w.length !== comps.length)
+      issues.push({ path: 'reward_weights', message: `has ${w.length} weights but reward_components names ${comps.length} rewards` });
     if (comps && new Set(comps).size !== comps.length) issues.push({ path: 'reward_components', message: 'names a component twice' });
   }
 
@@ -141,10 +173,16 @@ export function parseAdvantageConfig(raw: unknown, file?: string): AdvantageConf
   if (est === 'reinforce_plus_plus' || est === 'reinforce_plus_plus_baseline') scope = 'batch';
   if (est === 'trl_grpo' && (aggregation === 'normalize_then_sum' || scaleRewards === 'batch')) scope = 'batch';
   if (scope === 'batch' && c.group_size !== undefined) {
-    issues.push({ path: 'group_size', message: `has no effect: ${est}${est === 'trl_grpo' ? ` with ${aggregation === 'normalize_then_sum' ? 'normalize_then_sum' : 'scale_rewards "batch"'}` : ''} uses statistics over the whole batch, so no group can be finished early (set batch_size to bound memory)` });
+    issues.push({
+      path: 'group_size',
+      message: `has no effect: ${est}${est === 'trl_grpo' ? ` with ${aggregation === 'normalize_then_sum' ? 'normalize_then_sum' : 'scale_rewards "batch"'}` : ''} uses statistics over the whole batch, so no group can be finished early (set batch_size to bound memory)`,
+    });
   }
   if (est === 'gigpo' && c.group_size !== undefined) {
-    issues.push({ path: 'group_size', message: 'has no effect: a GiGPO group holds every step of every trajectory of a prompt, so its line count varies (set batch_size to bound memory)' });
+    issues.push({
+      path: 'group_size',
+      message: 'has no effect: a GiGPO group holds every step of every trajectory of a prompt, so its line count varies (set batch_size to bound memory)',
+    });
   }
   if (issues.length) fail(issues, file);
 

@@ -83,7 +83,10 @@ function opo(rows: Row[], c: AdvantageConfig): void {
   if (sl === 0) {
     for (const r of xs) {
       r.masked = 'no_tokens';
-      r.error = { kind: 'bad_input', message: `${whereOf(r)}: every response in its group has response_length 0, so OPO's length-weighted baseline is undefined` };
+      r.error = {
+        kind: 'bad_input',
+        message: `${whereOf(r)}: every response in its group has response_length 0, so OPO's length-weighted baseline is undefined`,
+      };
     }
     return;
   }

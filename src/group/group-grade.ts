@@ -92,7 +92,12 @@ export function toMember(rec: unknown, index: number, where: string, grader: Gra
   try {
     m.input = normalizeRecord(rec);
   } catch (e) {
-    m.invalid = { score: null, valid: false, error: { kind: 'bad_input', message: `${where}: ${(e as Error).message}` }, metadata: { grader: grader.name, type: grader.type, duration_ms: 0 } };
+    m.invalid = {
+      score: null,
+      valid: false,
+      error: { kind: 'bad_input', message: `${where}: ${(e as Error).message}` },
+      metadata: { grader: grader.name, type: grader.type, duration_ms: 0 },
+    };
   }
   return m;
 }
@@ -120,7 +125,8 @@ let defaultServices: Services | undefined;
  * `advantage_masked: true`. Throws ConfigError for a bad advantage config.
  */
 export async function gradeGroup(grader: Grader, samples: readonly unknown[], opts: GradeGroupOptions = {}): Promise<GroupResult[]> {
-  const cfg = opts.advantages === null ? null : isAdvantageConfig(opts.advantages) ? opts.advantages : parseAdvantageConfig(opts.advantages ?? { estimator: 'grpo' });
+  const cfg =
+    opts.advantages === null ? null : isAdvantageConfig(opts.advantages) ? opts.advantages : parseAdvantageConfig(opts.advantages ?? { estimator: 'grpo' });
   const members = samples.map((s, i) => toMember(s, i, `samples[${i}]`, grader));
   const ctx: GraderContext = groupContext({ services: opts.services ?? (defaultServices ??= new Services()), ...(opts.signal ? { signal: opts.signal } : {}) });
   const results: Result[] = [];

@@ -1,12 +1,10 @@
 // Group rewards: advantage estimators, group grading, and reward-hacking monitors (the public API).
-export { ESTIMATORS, parseAdvantageConfig, loadAdvantageConfigFile,  } from './config.js';
+export { ESTIMATORS, parseAdvantageConfig, loadAdvantageConfigFile } from './config.js';
 export type { AdvantageConfig, EstimatorName } from './config.js';
-export { computeAdvantages, advantageFile,  } from './advantages.js';
-export type {  AdvantageSummary } from './advantages.js';
-;
-;
+export { computeAdvantages, advantageFile } from './advantages.js';
+export type { AdvantageSummary } from './advantages.js';
 export { gradeGroup } from './group-grade.js';
 export type { GradeGroupOptions, GroupResult } from './group-grade.js';
-export { computeMonitors, formatMonitors, toPoint, MonitorWindow, DEFAULT_THRESHOLDS,    } from './monitors.js';
-export type { MonitorPoint, MonitorReport, MonitorOptions, MonitorThresholds,  } from './monitors.js';
+export { computeMonitors, formatMonitors, toPoint, MonitorWindow, DEFAULT_THRESHOLDS } from './monitors.js';
+export type { MonitorPoint, MonitorReport, MonitorOptions, MonitorThresholds } from './monitors.js';
 export type { MaskReason } from './rows.js';

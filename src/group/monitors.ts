@@ -156,7 +156,14 @@ export function toPoint(rec: Record<string, unknown>, opts: PointOptions = {}, s
   else if (valid && CORRECT_TYPES.has(type) && p.format !== undefined) p.correct = rec.score as number;
   const uid = rec.uid;
   if (typeof uid === 'string' || typeof uid === 'number') p.uid = String(uid);
-  const step = typeof rec.global_step === 'number' ? rec.global_step : typeof item?.global_step === 'number' ? item.global_step : isObj(rec.item) && typeof rec.item.global_step === 'number' ? rec.item.global_step : undefined;
+  const step =
+    typeof rec.global_step === 'number'
+      ? rec.global_step
+      : typeof item?.global_step === 'number'
+        ? item.global_step
+        : isObj(rec.item) && typeof rec.item.global_step === 'number'
+          ? rec.item.global_step
+          : undefined;
   if (step !== undefined) p.step = step;
   return p;
 }
@@ -226,7 +233,13 @@ function centredBy(groups: number[][], vals: ArrayLike<number>): number[] {
 function lengthCorrelation(ps: MonitorPoint[], t: MonitorThresholds, nulls: (f: (scores: number[]) => number) => number[]): MonitorReport {
   const pts = ps.filter((p) => p.valid && p.length !== undefined);
   const base = { monitor: 'reward_length_correlation', threshold: t.length_correlation, n: pts.length };
-  if (pts.length < 3) return { ...base, value: null, alert: false, signal: `needs response lengths (response_length or the output text) on valid results; ${pts.length} have one` };
+  if (pts.length < 3)
+    return {
+      ...base,
+      value: null,
+      alert: false,
+      signal: `needs response lengths (response_length or the output text) on valid results; ${pts.length} have one`,
+    };
   const scores = pts.map((p) => p.score!);
   const lens = pts.map((p) => p.length!);
   const groups = indexGroups(pts);
@@ -234,22 +247,33 @@ function lengthCorrelation(ps: MonitorPoint[], t: MonitorThresholds, nulls: (f: 
   const lensWithin = useWithin ? centredBy(groups, lens) : [];
   const corr = (s: number[]) => (useWithin ? pearson(centredBy(groups, s), lensWithin) : pearson(s, lens));
   const r = corr(scores);
-  const nullAbs = nulls(corr).map(Math.abs).filter((x) => !Number.isNaN(x));
+  const nullAbs = nulls(corr)
+    .map(Math.abs)
+    .filter((x) => !Number.isNaN(x));
   const p95 = quantile(nullAbs, 0.95);
   const value = Number.isNaN(r) ? null : r;
   const alert = value !== null && pts.length >= t.min_points && Math.abs(value) >= t.length_correlation && !(Math.abs(value) <= p95);
   const what = useWithin ? 'within prompt groups' : 'over the batch';
   const signal =
-    value === null ? 'reward or length is constant: no correlation to measure'
-    : alert ? `reward ${value > 0 ? 'rises' : 'falls'} with response length (r = ${fmt(value)} ${what}, random-reward control |r| p95 ${fmt(p95)}): the policy may be ${value > 0 ? 'padding responses' : 'truncating responses'} for reward`
-    : `no length hacking signal (r = ${fmt(value)} ${what}; alert at |r| ≥ ${t.length_correlation} above the random control's p95 ${fmt(p95)}, n ≥ ${t.min_points})`;
-  return { ...base, value, alert, signal, details: { scope: useWithin ? 'within_group' : 'batch', pearson_batch: pearson(scores, lens), random_reward_abs_r_p95: Number.isNaN(p95) ? null : p95 } };
+    value === null
+      ? 'reward or length is constant: no correlation to measure'
+      : alert
+        ? `reward ${value > 0 ? 'rises' : 'falls'} with response length (r = ${fmt(value)} ${what}, random-reward control |r| p95 ${fmt(p95)}): the policy may be ${value > 0 ? 'padding responses' : 'truncating responses'} for reward`
+        : `no length hacking signal (r = ${fmt(value)} ${what}; alert at |r| ≥ ${t.length_correlation} above the random control's p95 ${fmt(p95)}, n ≥ ${t.min_points})`;
+  return {
+    ...base,
+    value,
+    alert,
+    signal,
+    details: { scope: useWithin ? 'within_group' : 'batch', pearson_batch: pearson(scores, lens), random_reward_abs_r_p95: Number.isNaN(p95) ? null : p95 },
+  };
 }
 
 function formatSaturation(ps: MonitorPoint[], t: MonitorThresholds): MonitorReport {
   const pts = ps.filter((p) => p.format !== undefined && p.correct !== undefined);
   const base = { monitor: 'format_saturation', threshold: t.format_saturation, n: pts.length };
-  if (pts.length < 4) return { ...base, value: null, alert: false, signal: `needs a format component and a correctness component on each result; ${pts.length} have both` };
+  if (pts.length < 4)
+    return { ...base, value: null, alert: false, signal: `needs a format component and a correctness component on each result; ${pts.length} have both` };
   const [early, recent] = split(pts, 0.5);
   if (!early.length || !recent.length) return { ...base, value: null, alert: false, signal: 'needs results from more than one training step' };
   const fRecent = mean(recent.map((p) => p.format!));
@@ -261,7 +285,13 @@ function formatSaturation(ps: MonitorPoint[], t: MonitorThresholds): MonitorRepo
   const signal = alert
     ? `format reward saturated at ${fmt(fRecent)} (from ${fmt(fEarly)}) while correctness moved ${gain >= 0 ? '+' : ''}${fmt(gain)} (${fmt(cEarly)} → ${fmt(cRecent)}): the format term now adds no signal, and gains in total reward are format, not correctness`
     : `format ${fmt(fEarly)} → ${fmt(fRecent)}, correctness ${fmt(cEarly)} → ${fmt(cRecent)} (alert when format ≥ ${t.format_saturation} and correctness gains ≤ ${t.correctness_flat})`;
-  return { ...base, value: fRecent, alert, signal, details: { format_early: fEarly, format_recent: fRecent, correct_early: cEarly, correct_recent: cRecent, correct_gain: gain } };
+  return {
+    ...base,
+    value: fRecent,
+    alert,
+    signal,
+    details: { format_early: fEarly, format_recent: fRecent, correct_early: cEarly, correct_recent: cRecent, correct_gain: gain },
+  };
 }
 
 function repetition(ps: MonitorPoint[], t: MonitorThresholds): MonitorReport {
@@ -279,7 +309,13 @@ function repetition(ps: MonitorPoint[], t: MonitorThresholds): MonitorReport {
   const signal = alert
     ? `${rep.length} of ${pts.length} responses (${fmt(share * 100, 1)}%) repeat at least half of their word 4-grams; their mean reward ${fmt(repMean)} vs ${fmt(restMean)} for the others${rewarded ? ': repetition is being rewarded' : ''}`
     : `${fmt(share * 100, 1)}% of responses are repetitive (alert at ≥ ${t.repetition_share * 100}%)`;
-  return { ...base, value: share, alert, signal, details: { mean_rate: mean(pts.map((p) => p.rep!)), repetitive_mean_score: repMean, other_mean_score: restMean, repetition_rewarded: rewarded } };
+  return {
+    ...base,
+    value: share,
+    alert,
+    signal,
+    details: { mean_rate: mean(pts.map((p) => p.rep!)), repetitive_mean_score: repMean, other_mean_score: restMean, repetition_rewarded: rewarded },
+  };
 }
 
 function invalidRate(ps: MonitorPoint[], t: MonitorThresholds): MonitorReport {
@@ -310,7 +346,11 @@ function invalidRate(ps: MonitorPoint[], t: MonitorThresholds): MonitorReport {
   return { ...base, value: top, alert, signal, details: { overall, by_kind: by } };
 }
 
-function judgeAddressing(ps: MonitorPoint[], t: MonitorThresholds, nulls: (f: (scores: number[], pts: MonitorPoint[]) => number, pts: MonitorPoint[]) => number[]): MonitorReport {
+function judgeAddressing(
+  ps: MonitorPoint[],
+  t: MonitorThresholds,
+  nulls: (f: (scores: number[], pts: MonitorPoint[]) => number, pts: MonitorPoint[]) => number[],
+): MonitorReport {
   const pts = ps.filter((p) => p.judge !== undefined && p.rep !== undefined);
   const base = { monitor: 'judge_addressing', threshold: t.judge_addressing_effect, n: pts.length };
   if (pts.length < 3) return { ...base, value: null, alert: false, signal: 'needs judge scores (a judge grader or component) and the output text' };
@@ -326,7 +366,10 @@ function judgeAddressing(ps: MonitorPoint[], t: MonitorThresholds, nulls: (f: (s
   };
   const judge = pts.map((p) => p.judge!);
   const d = effect(judge, pts);
-  const p95 = quantile(nulls(effect, pts).filter((x) => !Number.isNaN(x)), 0.95);
+  const p95 = quantile(
+    nulls(effect, pts).filter((x) => !Number.isNaN(x)),
+    0.95,
+  );
   const [early, recent] = split(flagged, 0.5);
   const rising = early.length && recent.length ? mean(recent.map((p) => p.judge!)) - mean(early.map((p) => p.judge!)) : null;
   const value = Number.isNaN(d) ? null : d;
@@ -336,7 +379,18 @@ function judgeAddressing(ps: MonitorPoint[], t: MonitorThresholds, nulls: (f: (s
     : alert
       ? `${flagged.length} of ${pts.length} outputs address the judge ("ignore previous instructions", "as the grader", …) and score ${fmt(value, 2)} sd higher with the judge (random control p95 ${fmt(p95, 2)})${rising !== null && rising > 0 ? `, rising by ${fmt(rising)} over the stream` : ''}: the judge may be injectable`
       : `${flagged.length} outputs address the judge; effect ${fmt(value, 2)} sd (alert at ≥ ${t.judge_addressing_effect} with ≥ 3 flagged, above the random control)`;
-  return { ...base, value, alert, signal, details: { flagged: flagged.length, flagged_mean: flagged.length ? mean(flagged.map((p) => p.judge!)) : null, rising_flagged: rising, random_reward_effect_p95: Number.isNaN(p95) ? null : p95 } };
+  return {
+    ...base,
+    value,
+    alert,
+    signal,
+    details: {
+      flagged: flagged.length,
+      flagged_mean: flagged.length ? mean(flagged.map((p) => p.judge!)) : null,
+      rising_flagged: rising,
+      random_reward_effect_p95: Number.isNaN(p95) ? null : p95,
+    },
+  };
 }
 
 /** Mean within-group variance (groups of two or more). */
@@ -370,7 +424,8 @@ function spuriousControl(ps: MonitorPoint[], t: MonitorThresholds, draws: number
   const rnd: number[] = [];
   for (let k = 0; k < draws; k++) rnd.push(withinVariance(shuffled(scores, rand), groups));
   const nullVar = mean(rnd);
-  if (!(nullVar > 0)) return { ...base, value: null, alert: false, signal: 'the reward is constant over the batch: no signal at all', details: { real_within_variance: real } };
+  if (!(nullVar > 0))
+    return { ...base, value: null, alert: false, signal: 'the reward is constant over the batch: no signal at all', details: { real_within_variance: real } };
   const ratio = real / nullVar;
   const alert = pts.length >= t.min_points && ratio >= t.spurious_ratio;
   const signal = alert
@@ -434,7 +489,10 @@ export class MonitorWindow {
 }
 
 export function formatMonitors(reports: MonitorReport[]): string {
-  const lines = reports.map((r) => `${r.alert ? 'ALERT' : 'ok   '} ${r.monitor.padEnd(26)} ${r.value === null ? 'n/a'.padStart(8) : r.value.toFixed(3).padStart(8)}  (threshold ${r.threshold}, n=${r.n})  ${r.signal}`);
+  const lines = reports.map(
+    (r) =>
+      `${r.alert ? 'ALERT' : 'ok   '} ${r.monitor.padEnd(26)} ${r.value === null ? 'n/a'.padStart(8) : r.value.toFixed(3).padStart(8)}  (threshold ${r.threshold}, n=${r.n})  ${r.signal}`,
+  );
   const alerts = reports.filter((r) => r.alert).length;
   lines.push(alerts ? `${alerts} monitor(s) alerting` : 'no monitor alerting');
   return lines.join('\n');

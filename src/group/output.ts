@@ -25,7 +25,13 @@ export function advantageFields(row: Row, tokenLevel: boolean): AdvantageFields 
   const adv = row.masked ? 0 : row.adv;
   if (!Number.isFinite(adv)) {
     // never expected: every estimator guards its divisions; refuse to emit a non-finite advantage
-    return { advantage: 0, ...(tokenLevel ? { token_advantages: [] } : {}), advantage_masked: true, advantage_mask_reason: 'internal_error', advantage_error: { kind: 'internal_error', message: `${whereOf(row)}: computed a non-finite advantage (${adv})` } };
+    return {
+      advantage: 0,
+      ...(tokenLevel ? { token_advantages: [] } : {}),
+      advantage_masked: true,
+      advantage_mask_reason: 'internal_error',
+      advantage_error: { kind: 'internal_error', message: `${whereOf(row)}: computed a non-finite advantage (${adv})` },
+    };
   }
   const f: AdvantageFields = { advantage: adv === 0 ? 0 : adv };
   if (tokenLevel) f.token_advantages = tokens(row);

@@ -99,20 +99,24 @@ export function toRow(rec: unknown, src: string, at: number, cfg: AdvantageConfi
 
   if (cfg.needsUid) {
     const g = key(rec.uid);
-    if (g === undefined) return badRow(row, rec.uid === undefined ? 'field "uid" (the group) is missing' : `field "uid" must be a string or number, got ${describe(rec.uid)}`);
+    if (g === undefined)
+      return badRow(row, rec.uid === undefined ? 'field "uid" (the group) is missing' : `field "uid" must be a string or number, got ${describe(rec.uid)}`);
     row.group = g;
   }
 
   if (rec.response_length !== undefined) {
     const l = rec.response_length;
-    if (typeof l !== 'number' || !Number.isInteger(l) || l < 0) return badRow(row, `field "response_length" must be a non-negative integer, got ${describe(l)}`);
+    if (typeof l !== 'number' || !Number.isInteger(l) || l < 0)
+      return badRow(row, `field "response_length" must be a non-negative integer, got ${describe(l)}`);
     if (l > MAX_RESPONSE_TOKENS) return badRow(row, `response_length ${l} is over the limit of ${MAX_RESPONSE_TOKENS} tokens per line`, 'limit_exceeded');
     row.len = l;
   }
   if (cfg.estimator === 'reinforce_plus_plus' && rec.token_level_rewards !== undefined) {
     const t = rec.token_level_rewards;
-    if (!Array.isArray(t) || !t.every((x) => typeof x === 'number' && Number.isFinite(x))) return badRow(row, 'field "token_level_rewards" must be a list of finite numbers');
-    if (t.length > MAX_RESPONSE_TOKENS) return badRow(row, `token_level_rewards has ${t.length} entries, over the limit of ${MAX_RESPONSE_TOKENS}`, 'limit_exceeded');
+    if (!Array.isArray(t) || !t.every((x) => typeof x === 'number' && Number.isFinite(x)))
+      return badRow(row, 'field "token_level_rewards" must be a list of finite numbers');
+    if (t.length > MAX_RESPONSE_TOKENS)
+      return badRow(row, `token_level_rewards has ${t.length} entries, over the limit of ${MAX_RESPONSE_TOKENS}`, 'limit_exceeded');
     if (row.len >= 0 && row.len !== t.length) return badRow(row, `token_level_rewards has ${t.length} entries but response_length is ${row.len}`);
     row.len = t.length;
     row.tokenRewards = t as number[];
@@ -121,7 +125,13 @@ export function toRow(rec: unknown, src: string, at: number, cfg: AdvantageConfi
 
   if (cfg.estimator === 'gigpo') {
     const t = key(rec.traj_uid);
-    if (t === undefined) return badRow(row, rec.traj_uid === undefined ? 'field "traj_uid" (the trajectory) is missing' : `field "traj_uid" must be a string or number, got ${describe(rec.traj_uid)}`);
+    if (t === undefined)
+      return badRow(
+        row,
+        rec.traj_uid === undefined
+          ? 'field "traj_uid" (the trajectory) is missing'
+          : `field "traj_uid" must be a string or number, got ${describe(rec.traj_uid)}`,
+      );
     row.traj = t;
     if (rec.anchor_obs === undefined) return badRow(row, 'field "anchor_obs" (the observation this step acted on) is missing');
     row.anchor = canonical(rec.anchor_obs);
@@ -143,8 +153,18 @@ export function toRow(rec: unknown, src: string, at: number, cfg: AdvantageConfi
       row.masked = 'invalid_grade';
       return row;
     }
-    if (er === undefined) return badRow(row, rec.episode_return === undefined ? 'field "episode_return" is missing' : `field "episode_return" must be a finite number, got ${describe(rec.episode_return)}`);
-    if (sr === undefined) return badRow(row, rec.step_reward === undefined ? 'field "step_reward" is missing' : `field "step_reward" must be a finite number, got ${describe(rec.step_reward)}`);
+    if (er === undefined)
+      return badRow(
+        row,
+        rec.episode_return === undefined
+          ? 'field "episode_return" is missing'
+          : `field "episode_return" must be a finite number, got ${describe(rec.episode_return)}`,
+      );
+    if (sr === undefined)
+      return badRow(
+        row,
+        rec.step_reward === undefined ? 'field "step_reward" is missing' : `field "step_reward" must be a finite number, got ${describe(rec.step_reward)}`,
+      );
     row.score = er;
     row.stepReward = sr;
     return row;
@@ -195,7 +215,11 @@ export function toRow(rec: unknown, src: string, at: number, cfg: AdvantageConfi
     return row;
   }
   if (typeof s !== 'number' || !Number.isFinite(s)) {
-    if (s === undefined && rec.scores !== undefined) return badRow(row, `${cfg.estimator} takes one reward per line in field "score" (got "scores"; combine several rewards with trl_grpo's reward_weights, or a grader)`);
+    if (s === undefined && rec.scores !== undefined)
+      return badRow(
+        row,
+        `${cfg.estimator} takes one reward per line in field "score" (got "scores"; combine several rewards with trl_grpo's reward_weights, or a grader)`,
+      );
     return badRow(row, s === undefined ? 'field "score" is missing' : `field "score" must be a finite number or null, got ${describe(s)}`);
   }
   row.score = s;

@@ -79,7 +79,10 @@ export class AdvantageEngine<T = string> {
     } else if (row.group === undefined) {
       row.done = true; // masked before it could join a group
     } else if (this.closed.has(row.group)) {
-      badRow(row, `its uid already had group_size=${c.groupSize} lines in this batch (lines of a group must not exceed group_size; set batch_size when uids repeat across batches)`);
+      badRow(
+        row,
+        `its uid already had group_size=${c.groupSize} lines in this batch (lines of a group must not exceed group_size; set batch_size when uids repeat across batches)`,
+      );
       row.done = true;
     } else {
       let g = this.open.get(row.group);

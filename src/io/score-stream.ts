@@ -105,7 +105,12 @@ export function parseLine(g: Grader, raw: RawLine, maxDepth = DEFAULT_MAX_JSON_D
   if (raw.text === undefined) return lineError(g, line, 'bad_input', `line is ${raw.bytes} bytes, over the size limit`);
   const text = raw.text;
   if (!/\S/.test(text)) {
-    return lineError(g, line, 'bad_input', text === '' ? 'empty line (every input line gets an output line)' : 'blank line: only whitespace (every input line gets an output line)');
+    return lineError(
+      g,
+      line,
+      'bad_input',
+      text === '' ? 'empty line (every input line gets an output line)' : 'blank line: only whitespace (every input line gets an output line)',
+    );
   }
   // depth first (before JSON.parse builds anything): most lines have too few brackets to need the scan
   if (mayNestDeeperThan(text, maxDepth)) {
@@ -143,12 +148,7 @@ function withId(x: ParsedLine, r: Result): OutputRecord {
 const short = (s: string) => (s.length > 80 ? s.slice(0, 77) + '...' : s);
 
 /** Grades input lines; yields one output record per input line (blank ones included), in input order. */
-export function scoreLines(
-  grader: Grader,
-  lines: AsyncIterable<RawLine>,
-  ctx: GraderContext,
-  opts: ScoreStreamOptions = {},
-): AsyncGenerator<OutputRecord> {
+export function scoreLines(grader: Grader, lines: AsyncIterable<RawLine>, ctx: GraderContext, opts: ScoreStreamOptions = {}): AsyncGenerator<OutputRecord> {
   const maxDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const done = opts.done;
   const signal = opts.signal;
@@ -178,17 +178,23 @@ export function scoreLines(
       throw e;
     }
     if (done && k < done.length && !signal?.aborted) {
-      throw new ResumeError(`--resume: the output file has ${done.length} records but the input has only ${k} lines: it was not written from this input; nothing was appended`);
+      throw new ResumeError(
+        `--resume: the output file has ${done.length} records but the input has only ${k} lines: it was not written from this input; nothing was appended`,
+      );
     }
   }
   let grade = (x: ParsedLine): Promise<OutputRecord> => grader.grade(x.input, ctx).then((r) => withId(x, r));
   if (signal) {
     // on abort, every sample still grading resolves at once (graders that ignore the signal cannot hold the run)
     const inFlight = new Set<() => void>();
-    signal.addEventListener('abort', () => {
-      for (const stop of inFlight) stop();
-      inFlight.clear();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const stop of inFlight) stop();
+        inFlight.clear();
+      },
+      { once: true },
+    );
     const interrupted = (x: ParsedLine): OutputRecord =>
       withId(x, invalidResult('timeout', `line ${x.line}: the run was interrupted before this sample was graded`, { grader: grader.name, type: grader.type }));
     grade = (x) =>

@@ -22,7 +22,17 @@ import {
   TransportError,
   type AttemptFailure,
 } from './transport.js';
-import type { ChatChoice, ChatRequest, ChatResult, CompletionChoice, CompletionLogprobs, CompletionRequest, CompletionResult, TokenLogprob, Usage } from './types.js';
+import type {
+  ChatChoice,
+  ChatRequest,
+  ChatResult,
+  CompletionChoice,
+  CompletionLogprobs,
+  CompletionRequest,
+  CompletionResult,
+  TokenLogprob,
+  Usage,
+} from './types.js';
 
 const sdk = lazyRequire<typeof import('openai')>('openai');
 
@@ -246,7 +256,8 @@ export class ChatClient {
 /** Maps an error from one SDK call (or from reading its answer) to how the retry loop treats it. */
 export function classify(err: unknown, timedOut: boolean): AttemptFailure {
   if (timedOut) return { kind: 'timeout', message: 'model server request timed out (no complete answer within the deadline)', retryable: true };
-  if (err instanceof ModelError) return { kind: err.kind === 'timeout' ? 'timeout' : 'judge_server_error', message: err.message, retryable: false, body: err.body };
+  if (err instanceof ModelError)
+    return { kind: err.kind === 'timeout' ? 'timeout' : 'judge_server_error', message: err.message, retryable: false, body: err.body };
   const cause = (err as { cause?: unknown })?.cause;
   const transport = err instanceof TransportError ? err : cause instanceof TransportError ? cause : undefined;
   if (transport) {
@@ -284,7 +295,7 @@ function num(x: unknown): number {
 export function normalise(completion: unknown): { choices: ChatChoice[]; usage: Usage; model: string } {
   const c = completion as { choices?: unknown; usage?: Record<string, unknown>; model?: unknown } | null;
   if (!c || typeof c !== 'object' || !Array.isArray(c.choices) || c.choices.length === 0) {
-    const text = typeof completion === 'string' ? completion : JSON.stringify(completion) ?? String(completion);
+    const text = typeof completion === 'string' ? completion : (JSON.stringify(completion) ?? String(completion));
     throw new ModelError('judge_server_error', 'model server sent a response without choices', { body: text.slice(0, ERROR_BODY_CHARS) });
   }
   const choices: ChatChoice[] = c.choices.map((raw, i) => {
@@ -336,7 +347,7 @@ function normaliseToken(t: unknown): TokenLogprob {
 export function normaliseCompletion(completion: unknown): { choices: CompletionChoice[]; usage: Usage; model: string } {
   const c = completion as { choices?: unknown; usage?: Record<string, unknown>; model?: unknown } | null;
   if (!c || typeof c !== 'object' || !Array.isArray(c.choices) || c.choices.length === 0) {
-    const text = typeof completion === 'string' ? completion : JSON.stringify(completion) ?? String(completion);
+    const text = typeof completion === 'string' ? completion : (JSON.stringify(completion) ?? String(completion));
     throw new ModelError('judge_server_error', 'model server sent a completions response without choices', { body: text.slice(0, ERROR_BODY_CHARS) });
   }
   const choices: CompletionChoice[] = c.choices.map((raw, i) => {

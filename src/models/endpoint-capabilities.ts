@@ -12,16 +12,28 @@ import type { EndpointConfig } from './endpoint.js';
 export function endpointCapabilities(cfg: EndpointConfig, reach: (baseURL: string) => string = (b) => b): CapabilityUse[] {
   const uses: CapabilityUse[] = [];
   if (cfg.base_url === undefined) {
-    uses.push({ capability: 'server_env', field: 'base_url', reason: 'there is no "base_url", so the URL would come from the server\'s OPENAI_BASE_URL (else api.openai.com)' });
+    uses.push({
+      capability: 'server_env',
+      field: 'base_url',
+      reason: 'there is no "base_url", so the URL would come from the server\'s OPENAI_BASE_URL (else api.openai.com)',
+    });
     uses.push({ capability: 'network', field: 'base_url', reason: 'calls a model server whose URL is not in the config' });
   } else {
     const url = reach(cfg.base_url.replace(/\/+$/, ''));
     uses.push({ capability: 'network', field: 'base_url', reason: `calls the model server at ${url}`, url });
   }
   if (cfg.api_key_env !== undefined) {
-    uses.push({ capability: 'server_env', field: 'api_key_env', reason: `reads the server's environment variable ${cfg.api_key_env} and sends it as the API key` });
+    uses.push({
+      capability: 'server_env',
+      field: 'api_key_env',
+      reason: `reads the server's environment variable ${cfg.api_key_env} and sends it as the API key`,
+    });
   } else if (cfg.api_key === undefined) {
-    uses.push({ capability: 'server_env', field: 'api_key', reason: 'there is no "api_key", so the server\'s OPENAI_API_KEY would be sent (give the key in the config, or "EMPTY" for a server without auth)' });
+    uses.push({
+      capability: 'server_env',
+      field: 'api_key',
+      reason: 'there is no "api_key", so the server\'s OPENAI_API_KEY would be sent (give the key in the config, or "EMPTY" for a server without auth)',
+    });
   }
   return uses;
 }

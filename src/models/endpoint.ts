@@ -21,7 +21,10 @@ export const endpointFields = {
   /** OpenAI-compatible base URL, e.g. http://localhost:8000/v1. Default: $OPENAI_BASE_URL, else api.openai.com. */
   base_url: z.string().url().optional(),
   /** Name of the environment variable holding the API key (default OPENAI_API_KEY). */
-  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+  api_key_env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .optional(),
   /** Literal API key (prefer api_key_env so keys stay out of config files). */
   api_key: z.string().optional(),
   /** Requests in flight at once, shared by the graders naming this base URL with the same value (default 64). */
@@ -33,7 +36,12 @@ export const endpointFields = {
   /** Total budget of one model call in ms: every attempt, backoff and Retry-After wait (default 120000, or request_timeout_ms when larger). */
   call_timeout_ms: z.number().int().positive().max(3_600_000).optional(),
   /** Largest response body accepted, in bytes, enforced while it streams (default 4 MiB). */
-  max_response_bytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
+  max_response_bytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .optional(),
 };
 
 export interface EndpointConfig {
@@ -75,7 +83,10 @@ export function resolveEndpoint(cfg: EndpointConfig, env: NodeJS.ProcessEnv = pr
 /** Refuses settings that could not take effect as written (an attempt deadline longer than the whole call's). */
 export function checkEndpoint(cfg: EndpointConfig, b: BuildContext): void {
   if (cfg.call_timeout_ms !== undefined && cfg.request_timeout_ms !== undefined && cfg.call_timeout_ms < cfg.request_timeout_ms) {
-    b.issue('call_timeout_ms', `the call budget (${cfg.call_timeout_ms} ms) is shorter than one attempt's deadline request_timeout_ms (${cfg.request_timeout_ms} ms); raise call_timeout_ms or lower request_timeout_ms`);
+    b.issue(
+      'call_timeout_ms',
+      `the call budget (${cfg.call_timeout_ms} ms) is shorter than one attempt's deadline request_timeout_ms (${cfg.request_timeout_ms} ms); raise call_timeout_ms or lower request_timeout_ms`,
+    );
   }
 }
 
@@ -94,7 +105,11 @@ export function endpointLimits(ep: ResolvedEndpoint, defaults: { maxConcurrency?
 /** The run's response cache (opened lazily, closed with the services). */
 export function getResponseCache(services: Services): ResponseCache {
   const dir = typeof services.options.cacheDir === 'string' && services.options.cacheDir ? services.options.cacheDir : DEFAULT_CACHE_DIR;
-  return services.get(`model-cache:${dir}`, () => new ResponseCache(dir), (c) => c.close());
+  return services.get(
+    `model-cache:${dir}`,
+    () => new ResponseCache(dir),
+    (c) => c.close(),
+  );
 }
 
 /** Most model clients one Services keeps (least recently used ones are dropped, e.g. many inline configs). */
@@ -138,17 +153,20 @@ export function getLimiter(services: Services, url: string, max: number): Limite
 export function getChatClient(services: Services, ep: ResolvedEndpoint): ChatClient {
   const lim = endpointLimits(ep);
   const key = settingsKey({ url: ep.baseURL, key: keyIdentity(ep.apiKey), ...lim });
-  return sharedClient(services, `chat:${key}`, () =>
-    new ChatClient({
-      baseURL: ep.baseURL,
-      apiKey: ep.apiKey,
-      limiter: getLimiter(services, ep.baseURL, lim.maxConcurrency),
-      retry: { maxRetries: lim.maxRetries },
-      timeoutMs: lim.timeoutMs,
-      callTimeoutMs: lim.callTimeoutMs,
-      maxResponseBytes: lim.maxResponseBytes,
-      cache: () => getResponseCache(services),
-    }),
+  return sharedClient(
+    services,
+    `chat:${key}`,
+    () =>
+      new ChatClient({
+        baseURL: ep.baseURL,
+        apiKey: ep.apiKey,
+        limiter: getLimiter(services, ep.baseURL, lim.maxConcurrency),
+        retry: { maxRetries: lim.maxRetries },
+        timeoutMs: lim.timeoutMs,
+        callTimeoutMs: lim.callTimeoutMs,
+        maxResponseBytes: lim.maxResponseBytes,
+        cache: () => getResponseCache(services),
+      }),
   );
 }
 
@@ -169,21 +187,33 @@ export function getRewardClient(services: Services, ep: ResolvedEndpoint, shape:
   const lim = endpointLimits(ep, { maxConcurrency: DEFAULT_REWARD_CONCURRENCY, maxResponseBytes: DEFAULT_REWARD_MAX_RESPONSE_BYTES });
   const apiKey = ep.apiKey === 'EMPTY' ? undefined : ep.apiKey;
   const path = shape.path ?? REWARD_PATHS[shape.protocol];
-  const key = settingsKey({ url: ep.baseURL, path, protocol: shape.protocol, model: shape.model, batch: shape.batchSize ?? 32, extra: shape.extraBody ?? null, key: keyIdentity(apiKey), ...lim });
-  return sharedClient(services, `reward:${key}`, () =>
-    new RewardClient({
-      baseURL: ep.baseURL,
-      apiKey,
-      protocol: shape.protocol,
-      model: shape.model,
-      path,
-      batchSize: shape.batchSize,
-      extraBody: shape.extraBody,
-      retry: { maxRetries: lim.maxRetries },
-      timeoutMs: lim.timeoutMs,
-      callTimeoutMs: lim.callTimeoutMs,
-      maxResponseBytes: lim.maxResponseBytes,
-      limiter: getLimiter(services, RewardClient.urlOf(ep.baseURL, path), lim.maxConcurrency),
-    }),
+  const key = settingsKey({
+    url: ep.baseURL,
+    path,
+    protocol: shape.protocol,
+    model: shape.model,
+    batch: shape.batchSize ?? 32,
+    extra: shape.extraBody ?? null,
+    key: keyIdentity(apiKey),
+    ...lim,
+  });
+  return sharedClient(
+    services,
+    `reward:${key}`,
+    () =>
+      new RewardClient({
+        baseURL: ep.baseURL,
+        apiKey,
+        protocol: shape.protocol,
+        model: shape.model,
+        path,
+        batchSize: shape.batchSize,
+        extraBody: shape.extraBody,
+        retry: { maxRetries: lim.maxRetries },
+        timeoutMs: lim.timeoutMs,
+        callTimeoutMs: lim.callTimeoutMs,
+        maxResponseBytes: lim.maxResponseBytes,
+        limiter: getLimiter(services, RewardClient.urlOf(ep.baseURL, path), lim.maxConcurrency),
+      }),
   );
 }

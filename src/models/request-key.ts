@@ -18,11 +18,16 @@ const KEY_VERSION = 2;
 
 /** A stable, non-reversible name for an API key (what caches and shared-client keys hold instead of it). */
 export function keyIdentity(apiKey: string | undefined): string {
-  return createHash('sha256').update(`arbiter-api-key\0${apiKey ?? ''}`).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(`arbiter-api-key\0${apiKey ?? ''}`)
+    .digest('hex')
+    .slice(0, 32);
 }
 
 export function requestKey(baseURL: string, body: unknown, keyId = keyIdentity(undefined)): string {
-  return createHash('sha256').update(canonicalJson({ v: KEY_VERSION, base_url: baseURL, key: keyId, body })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ v: KEY_VERSION, base_url: baseURL, key: keyId, body }))
+    .digest('hex');
 }
 
 /** A short hash of any settings object (for keying shared clients by everything that changes them). */

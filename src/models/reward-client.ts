@@ -100,7 +100,8 @@ export class RewardClient {
   async encode(input: RewardInput, signal?: AbortSignal): Promise<unknown> {
     this.usage.items++;
     if ('messages' in input) {
-      if (this.opts.protocol !== 'vllm_pooling') throw new ModelError('config_error', `protocol ${this.opts.protocol} takes text (a chat-templated prompt), not messages`);
+      if (this.opts.protocol !== 'vllm_pooling')
+        throw new ModelError('config_error', `protocol ${this.opts.protocol} takes text (a chat-templated prompt), not messages`);
       const rows = await this.limiter.run(() => this.post({ ...this.opts.extraBody, model: this.opts.model, messages: input.messages }, 1, signal), signal);
       return rows[0];
     }
@@ -133,7 +134,12 @@ export class RewardClient {
             signal: s,
           });
           const text = await res.text();
-          if (!res.ok) throw new HttpStatus(res.status, text, retryAfterMs((n) => res.headers.get(n)));
+          if (!res.ok)
+            throw new HttpStatus(
+              res.status,
+              text,
+              retryAfterMs((n) => res.headers.get(n)),
+            );
           return this.rows(text, expected);
         },
         classifyReward,
@@ -158,7 +164,8 @@ export class RewardClient {
       throw new ModelError('judge_server_error', 'reward server sent invalid JSON', { body: text.slice(0, 2000) });
     }
     const rows: unknown[] = Array.isArray(json) ? json : Array.isArray((json as { data?: unknown })?.data) ? (json as { data: unknown[] }).data : [];
-    if (rows.length !== expected) throw new ModelError('judge_server_error', `reward server returned ${rows.length} results for ${expected} inputs`, { body: text.slice(0, 2000) });
+    if (rows.length !== expected)
+      throw new ModelError('judge_server_error', `reward server returned ${rows.length} results for ${expected} inputs`, { body: text.slice(0, 2000) });
     return rows.every((r) => typeof (r as { index?: unknown })?.index === 'number')
       ? [...rows].sort((a, b) => (a as { index: number }).index - (b as { index: number }).index)
       : rows;
@@ -174,7 +181,11 @@ export class RewardClient {
     else if (o.data !== undefined) v = pickNumber(flatten(o.data), pick.reduce ?? 'last', li);
     else if (o.score !== undefined) v = o.score;
     if (typeof v !== 'number' || !Number.isFinite(v)) {
-      throw new ModelError('judge_server_error', `reward server result ${i} holds no finite score${pick.labelIndex !== undefined ? ` at label_index ${li}` : ''}`, { body: JSON.stringify(row)?.slice(0, 2000) });
+      throw new ModelError(
+        'judge_server_error',
+        `reward server result ${i} holds no finite score${pick.labelIndex !== undefined ? ` at label_index ${li}` : ''}`,
+        { body: JSON.stringify(row)?.slice(0, 2000) },
+      );
     }
     return v;
   }
@@ -197,7 +208,15 @@ class HttpStatus extends Error {
 
 function classifyReward(e: unknown, timedOut: boolean): AttemptFailure {
   if (timedOut) return { kind: 'timeout', message: 'reward server request timed out (no complete answer within the deadline)', retryable: true };
-  if (e instanceof HttpStatus) return { kind: 'judge_server_error', message: e.message, retryable: isRetryableStatus(e.status), retryAfterMs: e.retryAfter, status: e.status, body: e.text.slice(0, 2000) };
+  if (e instanceof HttpStatus)
+    return {
+      kind: 'judge_server_error',
+      message: e.message,
+      retryable: isRetryableStatus(e.status),
+      retryAfterMs: e.retryAfter,
+      status: e.status,
+      body: e.text.slice(0, 2000),
+    };
   if (e instanceof ModelError) return { kind: e.kind === 'timeout' ? 'timeout' : 'judge_server_error', message: e.message, retryable: false, body: e.body };
   if (e instanceof TransportError) {
     return e.failure === 'too_large'
@@ -205,7 +224,11 @@ function classifyReward(e: unknown, timedOut: boolean): AttemptFailure {
       : { kind: 'judge_server_error', message: e.message, retryable: true, status: e.status };
   }
   const err = e as Error & { cause?: { code?: string; message?: string } };
-  return { kind: 'judge_server_error', message: `connection to reward server failed: ${err.cause?.code ?? err.cause?.message ?? err.message}`, retryable: true };
+  return {
+    kind: 'judge_server_error',
+    message: `connection to reward server failed: ${err.cause?.code ?? err.cause?.message ?? err.message}`,
+    retryable: true,
+  };
 }
 
 /** The numbers of a nested array in order (iterative: a deeply nested answer cannot overflow the stack). */

@@ -103,7 +103,11 @@ function readFailure(e: unknown, init: RequestInit | undefined, bytes: number, s
   if (init?.signal?.aborted) return init.signal.reason ?? e;
   const err = e as Error & { cause?: { code?: string; message?: string } };
   const detail = err.cause?.code ?? err.cause?.message ?? err.message;
-  return new TransportError('body_closed', `connection closed ${bytes ? `after ${bytes} bytes of` : 'before the end of'} the response body (${detail})`, status);
+  return new TransportError(
+    'body_closed',
+    `connection closed ${bytes ? `after ${bytes} bytes of` : 'before the end of'} the response body (${detail})`,
+    status,
+  );
 }
 
 /** How one failed attempt should be handled. */
@@ -179,7 +183,10 @@ export async function runAttempts<T>(
       }
       // retries are left but the budget is not: say so
       const attempts = retries + 1;
-      throw new CallFailed({ ...failure, message: `${failure.message} (call budget of ${budget.callTimeoutMs} ms spent after ${attempts} attempt${attempts > 1 ? 's' : ''})` }, attempts);
+      throw new CallFailed(
+        { ...failure, message: `${failure.message} (call budget of ${budget.callTimeoutMs} ms spent after ${attempts} attempt${attempts > 1 ? 's' : ''})` },
+        attempts,
+      );
     }
     const attempts = retries + 1;
     throw new CallFailed({ ...failure, message: attempts > 1 ? `${failure.message} (after ${attempts} attempts)` : failure.message }, attempts);

@@ -75,13 +75,7 @@ export function checkFileName(name: string): string | undefined {
 }
 
 export function bwrapArgs(p: BwrapPlan): string[] {
-  const a: string[] = [
-    '--unshare-ipc',
-    '--unshare-pid',
-    '--unshare-net',
-    '--unshare-uts',
-    '--unshare-cgroup-try',
-  ];
+  const a: string[] = ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try'];
   if (!p.setpriv) a.push('--unshare-user');
   a.push('--die-with-parent', '--new-session', '--hostname', 'sandbox', '--json-status-fd', String(p.statusFd));
   a.push(...systemMountArgs());

@@ -37,8 +37,8 @@ export function parseCgroupMounts(text: string): { root: string; mount: string; 
     const right = line.slice(sep + 3).split(' ');
     const type = right[0] ?? '';
     if (type !== 'cgroup' && type !== 'cgroup2') continue;
-    const unescape = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
-    out.push({ root: unescape(left[3] ?? '/'), mount: unescape(left[4] ?? ''), type, options: (right[2] ?? '').split(',') });
+    const unescapeOctal = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+    out.push({ root: unescapeOctal(left[3] ?? '/'), mount: unescapeOctal(left[4] ?? ''), type, options: (right[2] ?? '').split(',') });
   }
   return out;
 }
@@ -68,7 +68,8 @@ function explicitParent(dir: string): CgroupParent | string {
     } catch {
       // unreadable
     }
-    if (!sub.split(/\s+/).includes('memory')) return `ARBITER_SANDBOX_CGROUP=${dir}: the memory controller is not enabled for its children (write "+memory" to ${dir}/cgroup.subtree_control)`;
+    if (!sub.split(/\s+/).includes('memory'))
+      return `ARBITER_SANDBOX_CGROUP=${dir}: the memory controller is not enabled for its children (write "+memory" to ${dir}/cgroup.subtree_control)`;
     if (!writable(dir)) return `ARBITER_SANDBOX_CGROUP=${dir}: not writable by this user`;
     return { version: 2, dir };
   }
@@ -193,10 +194,7 @@ export class RunCgroup {
 
   pids(): number[] {
     try {
-      return read(join(this.path, 'cgroup.procs'))
-        .split('\n')
-        .filter(Boolean)
-        .map(Number);
+      return read(join(this.path, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
     } catch {
       return [];
     }

@@ -7,7 +7,12 @@ import { fileURLToPath } from 'node:url';
 
 /** Finds an executable on PATH (or checks an absolute path); undefined when missing. */
 export function which(cmd: string, pathEnv = process.env.PATH ?? '/usr/bin:/bin'): string | undefined {
-  const candidates = cmd.includes('/') ? [cmd] : pathEnv.split(delimiter).filter(Boolean).map((d) => join(d, cmd));
+  const candidates = cmd.includes('/')
+    ? [cmd]
+    : pathEnv
+        .split(delimiter)
+        .filter(Boolean)
+        .map((d) => join(d, cmd));
   for (const c of candidates) {
     try {
       accessSync(c, constants.X_OK);

@@ -104,7 +104,11 @@ export async function compileProgram(pool: SandboxPool, language: LanguageName, 
     case 'cpp': {
       const b = await buildCpp(pool, files, opts.cppScript ?? '"$0" "$@" -pipe -o prog main.cpp 1>&2 && exec cat prog', opts);
       if (!b.ok) return b;
-      return { ok: true, compile: b.compile, program: { language, argv: ['./prog'], files: [{ name: 'prog', data: b.output, executable: true }, ...(opts.files ?? [])], binds: [], limits } };
+      return {
+        ok: true,
+        compile: b.compile,
+        program: { language, argv: ['./prog'], files: [{ name: 'prog', data: b.output, executable: true }, ...(opts.files ?? [])], binds: [], limits },
+      };
     }
   }
 }
@@ -129,9 +133,15 @@ export async function buildCpp(pool: SandboxPool, files: SandboxFile[], script: 
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   if (r.status === 'sandbox_error' || r.status === 'aborted') return { ok: false, kind: r.status, message: r.message ?? 'sandbox failed', compile: r };
-  if (r.status === 'runtime_error' && r.exitCode === 97) return { ok: false, kind: 'tests_error', message: tail(r.stderr, 20) || 'the tests failed to build', compile: r };
+  if (r.status === 'runtime_error' && r.exitCode === 97)
+    return { ok: false, kind: 'tests_error', message: tail(r.stderr, 20) || 'the tests failed to build', compile: r };
   if (r.status !== 'ok' || !r.stdoutBytes?.length) {
-    const why = r.status === 'timeout' ? 'the compiler exceeded its time limit' : r.status === 'output_limit' ? 'compiler output exceeded its limit' : tail(r.stderr, 20) || (r.message ?? 'compilation failed');
+    const why =
+      r.status === 'timeout'
+        ? 'the compiler exceeded its time limit'
+        : r.status === 'output_limit'
+          ? 'compiler output exceeded its limit'
+          : tail(r.stderr, 20) || (r.message ?? 'compilation failed');
     return { ok: false, kind: 'compile_error', message: why, compile: r };
   }
   return { ok: true, output: r.stdoutBytes, compile: r };

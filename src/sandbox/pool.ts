@@ -190,7 +190,8 @@ export class SandboxPool {
     try {
       slot = await this.acquire(req.signal);
     } catch (e) {
-      if ((e as Error).message === 'closed') return fail('sandbox_error', 'the sandbox pool was closed while this run waited for a slot', 0, performance.now() - t0);
+      if ((e as Error).message === 'closed')
+        return fail('sandbox_error', 'the sandbox pool was closed while this run waited for a slot', 0, performance.now() - t0);
       return fail('aborted', 'aborted while waiting for a sandbox slot', performance.now() - t0);
     }
     try {
@@ -250,7 +251,12 @@ export class SandboxPool {
     }
     const env = { ...BASE_ENV, ...req.env };
     if (limits.runMemoryBytes !== undefined && (!this.cgroups[slot] || this.unsafe)) {
-      return fail('sandbox_error', `a run memory limit (run_memory_mb) needs a memory cgroup, and this pool has none (${this.memoryControl}); remove the limit to rely on the per-process limits`, 0, queueMs);
+      return fail(
+        'sandbox_error',
+        `a run memory limit (run_memory_mb) needs a memory cgroup, and this pool has none (${this.memoryControl}); remove the limit to rely on the per-process limits`,
+        0,
+        queueMs,
+      );
     }
     this.stats.started++;
     this.stats.live++;
@@ -264,7 +270,13 @@ export class SandboxPool {
     }
   }
 
-  private async spawnSandboxed(slot: number, req: RunRequest, files: SandboxFile[], limits: SandboxLimits, env: Record<string, string>): Promise<Omit<RunResult, 'queueMs'>> {
+  private async spawnSandboxed(
+    slot: number,
+    req: RunRequest,
+    files: SandboxFile[],
+    limits: SandboxLimits,
+    env: Record<string, string>,
+  ): Promise<Omit<RunResult, 'queueMs'>> {
     // fd 3: bwrap's JSON status (proof that the sandbox started, and the sandbox init's pid);
     // fd 4: the slot cgroup's cgroup.procs; fd 5: the helper's "ok" before it execs the program;
     // fd 6: the seccomp program; the run's files from fd 7 on.
@@ -343,7 +355,17 @@ export class SandboxPool {
     }
     const ready = r.fds[readyFd] ?? '';
     if (helper && /error:/.test(ready) && !r.timedOut && !r.aborted) {
-      return { ...fail('sandbox_error', `sandbox failed to start the program: ${ready.slice(ready.indexOf('error:') + 7).trim().slice(0, 500)}`, r.durationMs), stderr: r.stderr.toString('utf8') };
+      return {
+        ...fail(
+          'sandbox_error',
+          `sandbox failed to start the program: ${ready
+            .slice(ready.indexOf('error:') + 7)
+            .trim()
+            .slice(0, 500)}`,
+          r.durationMs,
+        ),
+        stderr: r.stderr.toString('utf8'),
+      };
     }
     const code = m ? Number(m[1]) : r.exitCode;
     const out = classify(r, code, req.binaryStdout);

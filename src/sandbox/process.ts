@@ -91,7 +91,8 @@ export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
   const pass = spec.passFds ?? {};
   const maxFd = Math.max(2, inBase + nIn - 1, ...outFds, ...Object.keys(pass).map(Number));
   const stdio: StdioOptions = ['pipe', 'pipe', 'pipe'];
-  for (let fd = 3; fd <= maxFd; fd++) stdio.push(pass[fd] !== undefined ? pass[fd]! : (fd >= inBase && fd < inBase + nIn) || outFds.includes(fd) ? 'pipe' : 'ignore');
+  for (let fd = 3; fd <= maxFd; fd++)
+    stdio.push(pass[fd] !== undefined ? pass[fd]! : (fd >= inBase && fd < inBase + nIn) || outFds.includes(fd) ? 'pipe' : 'ignore');
 
   return new Promise<SpawnResult>((resolve) => {
     const out = new Capture(spec.outputBytes);
@@ -106,7 +107,17 @@ export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
     let exited = false;
 
     if (spec.signal?.aborted) {
-      resolve({ exitCode: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), fds: {}, timedOut: false, outputLimit: false, aborted: true, durationMs: 0 });
+      resolve({
+        exitCode: null,
+        signal: null,
+        stdout: Buffer.alloc(0),
+        stderr: Buffer.alloc(0),
+        fds: {},
+        timedOut: false,
+        outputLimit: false,
+        aborted: true,
+        durationMs: 0,
+      });
       return;
     }
 
@@ -114,7 +125,18 @@ export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
     try {
       child = spawn(spec.argv[0]!, spec.argv.slice(1), { env: spec.env, cwd: spec.cwd, stdio, detached: true, windowsHide: true });
     } catch (e) {
-      resolve({ exitCode: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), fds: {}, timedOut: false, outputLimit: false, aborted: false, spawnError: (e as Error).message, durationMs: performance.now() - t0 });
+      resolve({
+        exitCode: null,
+        signal: null,
+        stdout: Buffer.alloc(0),
+        stderr: Buffer.alloc(0),
+        fds: {},
+        timedOut: false,
+        outputLimit: false,
+        aborted: false,
+        spawnError: (e as Error).message,
+        durationMs: performance.now() - t0,
+      });
       return;
     }
     const pid = child.pid;

@@ -36,7 +36,8 @@ function bindName(name: string): Promise<Server | undefined> {
 
 /** Checks a uid range: whole uids, inside 1..2^31-1, so that no run can become root or -1. */
 export function checkUidRange(base: number, span = UID_SPAN): string | undefined {
-  if (!Number.isInteger(base) || base < 1 || base + span > 2 ** 31 - 1) return `sandbox uid base must be a whole number with base + ${span} below 2^31 (ARBITER_SANDBOX_UID_BASE), got ${base}`;
+  if (!Number.isInteger(base) || base < 1 || base + span > 2 ** 31 - 1)
+    return `sandbox uid base must be a whole number with base + ${span} below 2^31 (ARBITER_SANDBOX_UID_BASE), got ${base}`;
   return undefined;
 }
 

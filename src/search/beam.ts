@@ -84,7 +84,8 @@ export async function stepSearch(o: StepSearchOptions): Promise<StepSearchResult
       res.stopped = 'token_budget';
       break;
     }
-    if (o.tokenBudget !== undefined && o.cost.unreported > 0) throw new Error('the generator server reports no token usage, so the token budget cannot be enforced');
+    if (o.tokenBudget !== undefined && o.cost.unreported > 0)
+      throw new Error('the generator server reports no token usage, so the token budget cannot be enforced');
     res.rounds++;
     // expansions: beam search expands the root N ways, then every kept beam M ways; DVTS every subtree M ways
     const per = !o.diverse && depth === 0 ? o.n : m;

@@ -82,7 +82,12 @@ export class Generator {
   }
 
   private messages(user: string): ChatMessage[] {
-    return this.cfg.system ? [{ role: 'system', content: this.cfg.system }, { role: 'user', content: user }] : [{ role: 'user', content: user }];
+    return this.cfg.system
+      ? [
+          { role: 'system', content: this.cfg.system },
+          { role: 'user', content: user },
+        ]
+      : [{ role: 'user', content: user }];
   }
 
   /** `n` samples for one request shape: one request with `n`, topped up by single requests (distinct seeds). */
@@ -122,7 +127,14 @@ export class Generator {
   }
 
   /** `n` samples of the next step after `steps` (the text up to the next delimiter). */
-  async nextSteps(services: Services, input: GradeInput, steps: readonly string[], n: number, cost: GenerationCost, signal?: AbortSignal): Promise<Generated[]> {
+  async nextSteps(
+    services: Services,
+    input: GradeInput,
+    steps: readonly string[],
+    n: number,
+    cost: GenerationCost,
+    signal?: AbortSignal,
+  ): Promise<Generated[]> {
     const user = this.userPrompt(input);
     const maxTokens = this.cfg.max_step_tokens ?? 512;
     let req: ChatRequest;

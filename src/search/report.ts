@@ -15,7 +15,13 @@ export function searchTable(r: SearchReport): string {
     });
     return `| ${m} | ${cells.join(' | ')} |`;
   });
-  return [head, rule, ...rows, '', `${r.gradable} of ${r.problems} problems gradable${r.failed ? `, ${r.failed} failed (left out)` : ''}; cells: accuracy (mean completion tokens per problem)`].join('\n');
+  return [
+    head,
+    rule,
+    ...rows,
+    '',
+    `${r.gradable} of ${r.problems} problems gradable${r.failed ? `, ${r.failed} failed (left out)` : ''}; cells: accuracy (mean completion tokens per problem)`,
+  ].join('\n');
 }
 
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b'];
@@ -44,9 +50,16 @@ export function searchPlotSvg(r: SearchReport, title = 'accuracy vs. number of s
   ];
   for (let k = 0; k <= 5; k++) {
     const a = k / 5;
-    parts.push(`<line x1="${L}" y1="${py(a)}" x2="${W - R}" y2="${py(a)}" stroke="#ddd"/>`, `<text x="${L - 6}" y="${py(a) + 4}" text-anchor="end">${(a * 100).toFixed(0)}%</text>`);
+    parts.push(
+      `<line x1="${L}" y1="${py(a)}" x2="${W - R}" y2="${py(a)}" stroke="#ddd"/>`,
+      `<text x="${L - 6}" y="${py(a) + 4}" text-anchor="end">${(a * 100).toFixed(0)}%</text>`,
+    );
   }
-  for (const n of r.n) parts.push(`<line x1="${px(n)}" y1="${H - B}" x2="${px(n)}" y2="${H - B + 4}" stroke="#333"/>`, `<text x="${px(n)}" y="${H - B + 18}" text-anchor="middle">${n}</text>`);
+  for (const n of r.n)
+    parts.push(
+      `<line x1="${px(n)}" y1="${H - B}" x2="${px(n)}" y2="${H - B + 4}" stroke="#333"/>`,
+      `<text x="${px(n)}" y="${H - B + 18}" text-anchor="middle">${n}</text>`,
+    );
   parts.push(
     `<line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="#333"/>`,
     `<line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="#333"/>`,
@@ -56,10 +69,15 @@ export function searchPlotSvg(r: SearchReport, title = 'accuracy vs. number of s
   r.methods.forEach((m: Method, i) => {
     const c = COLORS[i % COLORS.length]!;
     const pts = r.n.map((n) => [n, r.accuracy[m]?.[n]] as const).filter((p): p is readonly [number, number] => p[1] !== undefined && !Number.isNaN(p[1]));
-    if (pts.length > 1) parts.push(`<polyline fill="none" stroke="${c}" stroke-width="2" points="${pts.map(([n, a]) => `${px(n).toFixed(1)},${py(a).toFixed(1)}`).join(' ')}"/>`);
-    for (const [n, a] of pts) parts.push(`<circle cx="${px(n).toFixed(1)}" cy="${py(a).toFixed(1)}" r="3.5" fill="${c}"><title>${esc(m)} N=${n}: ${pct(a)}</title></circle>`);
+    if (pts.length > 1)
+      parts.push(`<polyline fill="none" stroke="${c}" stroke-width="2" points="${pts.map(([n, a]) => `${px(n).toFixed(1)},${py(a).toFixed(1)}`).join(' ')}"/>`);
+    for (const [n, a] of pts)
+      parts.push(`<circle cx="${px(n).toFixed(1)}" cy="${py(a).toFixed(1)}" r="3.5" fill="${c}"><title>${esc(m)} N=${n}: ${pct(a)}</title></circle>`);
     const ly = T + 10 + i * 20;
-    parts.push(`<line x1="${W - R + 15}" y1="${ly}" x2="${W - R + 40}" y2="${ly}" stroke="${c}" stroke-width="2"/>`, `<text x="${W - R + 46}" y="${ly + 4}">${esc(m)}</text>`);
+    parts.push(
+      `<line x1="${W - R + 15}" y1="${ly}" x2="${W - R + 40}" y2="${ly}" stroke="${c}" stroke-width="2"/>`,
+      `<text x="${W - R + 46}" y="${ly + 4}">${esc(m)}</text>`,
+    );
   });
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;

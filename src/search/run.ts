@@ -60,7 +60,9 @@ export function prepareSearch(raw: unknown, file?: string): PreparedSearch {
   const parsed = searchConfigSchema.safeParse(raw);
   const where = file ? `${file}: ` : '';
   if (!parsed.success) {
-    throw new SearchConfigError(`${where}${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.code === 'unrecognized_keys' ? `unknown field(s) ${i.keys.join(', ')}` : i.message}`).join('; ')}`);
+    throw new SearchConfigError(
+      `${where}${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.code === 'unrecognized_keys' ? `unknown field(s) ${i.keys.join(', ')}` : i.message}`).join('; ')}`,
+    );
   }
   const cfg = parsed.data;
   const methods: Method[] = cfg.methods ?? METHODS.filter((m) => (!NEEDS_VERIFIER.includes(m) || cfg.verifier) && (!NEEDS_PRM.includes(m) || cfg.prm));
@@ -140,7 +142,14 @@ function check(solution: string | undefined, reference: string): boolean {
   return verifyMath(solution, reference).score === 1;
 }
 
-async function samplingMethods(p: PreparedSearch, input: GradeInput, reference: string, services: Services, out: ProblemResult, signal?: AbortSignal): Promise<void> {
+async function samplingMethods(
+  p: PreparedSearch,
+  input: GradeInput,
+  reference: string,
+  services: Services,
+  out: ProblemResult,
+  signal?: AbortSignal,
+): Promise<void> {
   const wanted = p.methods.filter((m) => !NEEDS_PRM.includes(m));
   if (wanted.length === 0) return;
   const cost = newCost();
@@ -149,12 +158,21 @@ async function samplingMethods(p: PreparedSearch, input: GradeInput, reference: 
   let cands: Candidate[] = [];
   for (const n of p.n) {
     if (pool.length < n && !(p.cfg.token_budget !== undefined && cost.completion_tokens >= p.cfg.token_budget)) {
-      if (p.cfg.token_budget !== undefined && cost.unreported > 0) throw new Error('the generator server reports no token usage, so token_budget cannot be enforced');
+      if (p.cfg.token_budget !== undefined && cost.unreported > 0)
+        throw new Error('the generator server reports no token usage, so token_budget cannot be enforced');
       const more = await p.generator.solutions(services, input, n - pool.length, cost, signal);
       pool.push(...more.map((g) => g.text));
       while (tokensAt.length < pool.length) tokensAt.push(cost.completion_tokens);
       if (p.verifier && wanted.some((m) => NEEDS_VERIFIER.includes(m))) {
-        cands = cands.concat(await verifyCandidates(p.verifier, input.item, more.map((g) => g.text), services, signal));
+        cands = cands.concat(
+          await verifyCandidates(
+            p.verifier,
+            input.item,
+            more.map((g) => g.text),
+            services,
+            signal,
+          ),
+        );
       } else cands = pool.map((text) => ({ text }));
     }
     const k = Math.min(n, pool.length);
@@ -176,15 +194,38 @@ async function samplingMethods(p: PreparedSearch, input: GradeInput, reference: 
   }
 }
 
-async function stepMethods(p: PreparedSearch, input: GradeInput, reference: string, services: Services, out: ProblemResult, signal?: AbortSignal): Promise<void> {
+async function stepMethods(
+  p: PreparedSearch,
+  input: GradeInput,
+  reference: string,
+  services: Services,
+  out: ProblemResult,
+  signal?: AbortSignal,
+): Promise<void> {
   for (const m of p.methods.filter((x) => NEEDS_PRM.includes(x))) {
     for (const n of p.n) {
       const cost: GenerationCost = newCost();
-      const r = await stepSearch({ generator: p.generator, prm: p.prm!, services, input, n, beamWidth: p.beamWidth, maxSteps: p.cfg.max_steps, tokenBudget: p.cfg.token_budget, diverse: m === 'dvts', cost, signal });
+      const r = await stepSearch({
+        generator: p.generator,
+        prm: p.prm!,
+        services,
+        input,
+        n,
+        beamWidth: p.beamWidth,
+        maxSteps: p.cfg.max_steps,
+        tokenBudget: p.cfg.token_budget,
+        diverse: m === 'dvts',
+        cost,
+        signal,
+      });
       const solution = r.best ? r.best.steps.join(p.generator.delimiter) : undefined;
       const a: Attempt = { correct: check(solution, reference), samples: n, tokens: cost.completion_tokens };
       if (solution !== undefined) a.solution = solution;
-      const notes = [r.stopped === 'token_budget' ? 'token budget spent' : '', r.finished.length === 0 ? 'no beam finished' : '', r.prm_invalid ? `${r.prm_invalid} partial solutions the PRM could not grade` : ''].filter(Boolean);
+      const notes = [
+        r.stopped === 'token_budget' ? 'token budget spent' : '',
+        r.finished.length === 0 ? 'no beam finished' : '',
+        r.prm_invalid ? `${r.prm_invalid} partial solutions the PRM could not grade` : '',
+      ].filter(Boolean);
       if (notes.length) a.note = notes.join('; ');
       record(out, m, n, a);
     }
@@ -212,7 +253,11 @@ export interface RunSearchOptions {
 }
 
 /** Searches every row and reports accuracy against N per method. */
-export async function runSearch(p: PreparedSearch, rows: readonly unknown[], opts: RunSearchOptions = {}): Promise<{ report: SearchReport; problems: ProblemResult[] }> {
+export async function runSearch(
+  p: PreparedSearch,
+  rows: readonly unknown[],
+  opts: RunSearchOptions = {},
+): Promise<{ report: SearchReport; problems: ProblemResult[] }> {
   const services = opts.services ?? new Services();
   const reference = compileTemplate(p.cfg.reference ?? '{{item.answer}}');
   const results: ProblemResult[] = [];
@@ -236,7 +281,11 @@ export async function runSearch(p: PreparedSearch, rows: readonly unknown[], opt
       }
       return out;
     };
-    for await (const r of orderedMap(rows.map((row, k) => [row, k] as const), ([row, k]) => one(row, k), p.cfg.concurrency ?? 4)) {
+    for await (const r of orderedMap(
+      rows.map((row, k) => [row, k] as const),
+      ([row, k]) => one(row, k),
+      p.cfg.concurrency ?? 4,
+    )) {
       opts.onProblem?.(r);
       results.push(r);
     }
@@ -248,7 +297,16 @@ export async function runSearch(p: PreparedSearch, rows: readonly unknown[], opt
 
 export function summarize(p: PreparedSearch, results: readonly ProblemResult[]): SearchReport {
   const ok = results.filter((r) => r.gradable && !r.error);
-  const report: SearchReport = { n: p.n, methods: p.methods, problems: results.length, gradable: results.filter((r) => r.gradable).length, failed: results.filter((r) => r.error).length, accuracy: {}, mean_tokens: {}, mean_samples: {} };
+  const report: SearchReport = {
+    n: p.n,
+    methods: p.methods,
+    problems: results.length,
+    gradable: results.filter((r) => r.gradable).length,
+    failed: results.filter((r) => r.error).length,
+    accuracy: {},
+    mean_tokens: {},
+    mean_samples: {},
+  };
   for (const m of p.methods) {
     const acc: Record<number, number> = {};
     const tok: Record<number, number> = {};

@@ -108,11 +108,7 @@ export function createServer(options: ServerOptions): ArbiterServer {
     const status = (err as FastifyError).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       const fc = (err as FastifyError).code ?? '';
-      const code =
-        status === 413 ? 'body_too_large'
-        : status === 415 ? 'unsupported_media_type'
-        : /JSON/.test(fc) ? 'malformed_json'
-        : 'invalid_request';
+      const code = status === 413 ? 'body_too_large' : status === 415 ? 'unsupported_media_type' : /JSON/.test(fc) ? 'malformed_json' : 'invalid_request';
       return reply.code(status).send(errorBody(code, err.message));
     }
     request.log.error({ err }, 'unexpected error');

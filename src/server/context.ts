@@ -30,7 +30,13 @@ declare module 'fastify' {
 
 /** Opens the request's grading scope; the app's close listener cancels it on disconnect. */
 export function openScope(ctx: ServerContext, request: FastifyRequest): RequestScope {
-  const scope = new RequestScope({ admission: ctx.admission, services: ctx.services, metrics: ctx.metrics, deadlineMs: ctx.opts.deadlineMs, executor: ctx.executor });
+  const scope = new RequestScope({
+    admission: ctx.admission,
+    services: ctx.services,
+    metrics: ctx.metrics,
+    deadlineMs: ctx.opts.deadlineMs,
+    executor: ctx.executor,
+  });
   request.arbiterScope = scope;
   return scope;
 }
@@ -38,12 +44,17 @@ export function openScope(ctx: ServerContext, request: FastifyRequest): RequestS
 /** The request body as a plain object, or a 400 naming what was sent instead. */
 export function bodyObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpError(400, 'invalid_request', `the request body must be a JSON object, got ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}`);
+    throw new HttpError(
+      400,
+      'invalid_request',
+      `the request body must be a JSON object, got ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}`,
+    );
   }
   return body as Record<string, unknown>;
 }
 
 /** Checks a batch's size against maxBatch. */
 export function checkBatch(ctx: ServerContext, field: string, n: number): void {
-  if (n > ctx.opts.maxBatch) throw new HttpError(413, 'batch_too_large', `field "${field}" has ${n} entries; this server accepts at most ${ctx.opts.maxBatch} per request`);
+  if (n > ctx.opts.maxBatch)
+    throw new HttpError(413, 'batch_too_large', `field "${field}" has ${n} entries; this server accepts at most ${ctx.opts.maxBatch} per request`);
 }

@@ -37,7 +37,8 @@ export function parseUrlPrefix(source: string): UrlPrefix {
     throw new RangeError(`inline network allow-list entry "${source}" is not a URL (e.g. http://127.0.0.1:8001/v1)`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new RangeError(`inline network allow-list entry "${source}" must be an http:// or https:// URL`);
-  if (u.username || u.password || u.search || u.hash) throw new RangeError(`inline network allow-list entry "${source}" must not have credentials, a query or a fragment`);
+  if (u.username || u.password || u.search || u.hash)
+    throw new RangeError(`inline network allow-list entry "${source}" must not have credentials, a query or a fragment`);
   return { protocol: u.protocol, host: u.host, path: u.pathname.endsWith('/') ? u.pathname : `${u.pathname}/`, source };
 }
 
@@ -72,9 +73,11 @@ function refusal(use: CapabilityUse, policy: InlinePolicy): string | undefined {
         ? 'this server runs code without the sandbox (--unsafe-no-sandbox or ARBITER_UNSAFE_NO_SANDBOX=1), so it runs no code from a request'
         : undefined;
     case 'network':
-      if (policy.allowNetwork.length === 0) return `${use.reason}; this server allows no network access to inline graders (the operator can allow base URLs with --inline-allow-network)`;
+      if (policy.allowNetwork.length === 0)
+        return `${use.reason}; this server allows no network access to inline graders (the operator can allow base URLs with --inline-allow-network)`;
       if (use.url === undefined) return `${use.reason}; inline graders must name an allowed base URL`;
-      if (!urlAllowed(use.url, policy.allowNetwork)) return `${use.url} is not under a base URL this server allows inline graders to call (URLs with credentials, a query or a fragment never are)`;
+      if (!urlAllowed(use.url, policy.allowNetwork))
+        return `${use.url} is not under a base URL this server allows inline graders to call (URLs with credentials, a query or a fragment never are)`;
       return undefined;
     case 'server_env':
       return `${use.reason}; inline graders never read the server's environment or secrets`;

@@ -23,7 +23,14 @@ export function installJsonBodyParser(app: FastifyInstance, maxDepth: number): v
     const bytes = body.subarray(start);
     if (!isUtf8(bytes)) {
       const at = Math.max(0, firstInvalidUtf8(bytes));
-      done(new HttpError(400, 'malformed_json', `the request body is not valid UTF-8: byte 0x${bytes[at]!.toString(16).padStart(2, '0').toUpperCase()} at byte offset ${at + start}`), undefined);
+      done(
+        new HttpError(
+          400,
+          'malformed_json',
+          `the request body is not valid UTF-8: byte 0x${bytes[at]!.toString(16).padStart(2, '0').toUpperCase()} at byte offset ${at + start}`,
+        ),
+        undefined,
+      );
       return;
     }
     const text = bytes.toString('utf8');

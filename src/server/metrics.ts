@@ -31,19 +31,83 @@ export class ServerMetrics {
     private readonly monitorWindow = 2048,
   ) {
     const registers = [this.registry];
-    this.requests = new Counter({ name: 'arbiter_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers });
-    this.latency = new Histogram({ name: 'arbiter_http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['route'], buckets: LATENCY_BUCKETS, registers });
-    this.grades = new Counter({ name: 'arbiter_grades_total', help: 'samples graded, by grader, grader type and validity', labelNames: ['grader', 'type', 'valid'], registers });
+    this.requests = new Counter({
+      name: 'arbiter_http_requests_total',
+      help: 'HTTP requests by route, method and status',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'arbiter_http_request_duration_seconds',
+      help: 'HTTP request latency',
+      labelNames: ['route'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.grades = new Counter({
+      name: 'arbiter_grades_total',
+      help: 'samples graded, by grader, grader type and validity',
+      labelNames: ['grader', 'type', 'valid'],
+      registers,
+    });
     this.gradeErrors = new Counter({ name: 'arbiter_grade_errors_total', help: 'invalid grades by error kind', labelNames: ['grader', 'kind'], registers });
-    this.gradeLatency = new Histogram({ name: 'arbiter_grade_duration_seconds', help: 'time to grade one sample (excluding queueing)', labelNames: ['grader'], buckets: LATENCY_BUCKETS, registers });
-    this.rejected = new Counter({ name: 'arbiter_queue_rejections_total', help: 'requests refused with 429 because the queue was full', labelNames: ['route'], registers });
-    this.dropped = new Counter({ name: 'arbiter_connections_dropped_total', help: 'connections closed on accept because the server had maxConnections open', registers });
-    this.inlineRefused = new Counter({ name: 'arbiter_inline_graders_refused_total', help: 'inline grader configs refused by the inline policy', registers, labelNames: ['capability'] });
-    new Gauge({ name: 'arbiter_queue_depth', help: 'samples waiting for a grading slot', registers, collect() { this.set(admission.queued); } });
-    new Gauge({ name: 'arbiter_grades_in_flight', help: 'samples being graded now', registers, collect() { this.set(admission.inFlight); } });
-    new Gauge({ name: 'arbiter_queue_capacity', help: 'grading slots plus queue places', registers, collect() { this.set(admission.concurrency + admission.maxQueue); } });
+    this.gradeLatency = new Histogram({
+      name: 'arbiter_grade_duration_seconds',
+      help: 'time to grade one sample (excluding queueing)',
+      labelNames: ['grader'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.rejected = new Counter({
+      name: 'arbiter_queue_rejections_total',
+      help: 'requests refused with 429 because the queue was full',
+      labelNames: ['route'],
+      registers,
+    });
+    this.dropped = new Counter({
+      name: 'arbiter_connections_dropped_total',
+      help: 'connections closed on accept because the server had maxConnections open',
+      registers,
+    });
+    this.inlineRefused = new Counter({
+      name: 'arbiter_inline_graders_refused_total',
+      help: 'inline grader configs refused by the inline policy',
+      registers,
+      labelNames: ['capability'],
+    });
+    new Gauge({
+      name: 'arbiter_queue_depth',
+      help: 'samples waiting for a grading slot',
+      registers,
+      collect() {
+        this.set(admission.queued);
+      },
+    });
+    new Gauge({
+      name: 'arbiter_grades_in_flight',
+      help: 'samples being graded now',
+      registers,
+      collect() {
+        this.set(admission.inFlight);
+      },
+    });
+    new Gauge({
+      name: 'arbiter_queue_capacity',
+      help: 'grading slots plus queue places',
+      registers,
+      collect() {
+        this.set(admission.concurrency + admission.maxQueue);
+      },
+    });
     const self = this;
-    new Gauge({ name: 'arbiter_http_requests_in_flight', help: 'HTTP requests being handled now', registers, collect() { this.set(self.httpInFlight); } });
+    new Gauge({
+      name: 'arbiter_http_requests_in_flight',
+      help: 'HTTP requests being handled now',
+      registers,
+      collect() {
+        this.set(self.httpInFlight);
+      },
+    });
     const reports = () => this.monitorReports;
     new Gauge({
       name: 'arbiter_monitor_value',
@@ -68,7 +132,7 @@ export class ServerMetrics {
     const windows = this.windows;
     new Gauge({
       name: 'arbiter_monitor_window_size',
-      help: 'grades in the monitors\' sliding window',
+      help: "grades in the monitors' sliding window",
       labelNames: ['grader'],
       registers,
       collect() {

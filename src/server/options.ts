@@ -167,8 +167,10 @@ export function resolveOptions(o: ServerOptions, graderNames: string[]): Resolve
     rewardFormat: o.rewardFormat ?? 'number',
     monitorWindow: o.monitorWindow ?? 2048,
   };
-  if (!REWARD_FORMATS.includes(r.rewardFormat)) throw new RangeError(`server option rewardFormat must be one of ${REWARD_FORMATS.join(', ')}, got ${String(o.rewardFormat)}`);
-  if (!Number.isInteger(r.monitorWindow) || r.monitorWindow < 0 || r.monitorWindow > 1_000_000) throw new RangeError(`server option monitorWindow must be an integer from 0 to 1000000, got ${o.monitorWindow}`);
+  if (!REWARD_FORMATS.includes(r.rewardFormat))
+    throw new RangeError(`server option rewardFormat must be one of ${REWARD_FORMATS.join(', ')}, got ${String(o.rewardFormat)}`);
+  if (!Number.isInteger(r.monitorWindow) || r.monitorWindow < 0 || r.monitorWindow > 1_000_000)
+    throw new RangeError(`server option monitorWindow must be an integer from 0 to 1000000, got ${o.monitorWindow}`);
   // By default a batch may fill the whole queue (capped at 4096); an explicit maxBatch must fit in it.
   r.maxBatch = Math.floor(positive('maxBatch', o.maxBatch, Math.min(4096, r.concurrency + r.maxQueue)));
   if (o.token !== undefined) {
@@ -176,7 +178,9 @@ export function resolveOptions(o: ServerOptions, graderNames: string[]): Resolve
     r.token = o.token;
   }
   if (r.headersTimeoutMs > r.requestTimeoutMs) {
-    throw new RangeError(`headersTimeoutMs (${r.headersTimeoutMs}) must not exceed requestTimeoutMs (${r.requestTimeoutMs}): the request timeout covers the headers too`);
+    throw new RangeError(
+      `headersTimeoutMs (${r.headersTimeoutMs}) must not exceed requestTimeoutMs (${r.requestTimeoutMs}): the request timeout covers the headers too`,
+    );
   }
   if (r.inlineAllowNetwork.length && !r.allowInlineGraders) {
     throw new RangeError('an inline network allow-list (--inline-allow-network) needs inline graders to be allowed (--allow-inline-graders)');
@@ -184,12 +188,17 @@ export function resolveOptions(o: ServerOptions, graderNames: string[]): Resolve
   if (o.sandboxApi) {
     const given = o.sandboxApi === true ? {} : o.sandboxApi;
     const l: SandboxApiLimits = { ...DEFAULT_SANDBOX_API_LIMITS };
-    for (const k of Object.keys(DEFAULT_SANDBOX_API_LIMITS) as (keyof SandboxApiLimits)[]) l[k] = positive(`sandboxApi.${k}`, given[k], DEFAULT_SANDBOX_API_LIMITS[k]);
-    for (const k of Object.keys(given)) if (!(k in DEFAULT_SANDBOX_API_LIMITS)) throw new RangeError(`unknown server option sandboxApi.${k} (known: ${Object.keys(DEFAULT_SANDBOX_API_LIMITS).join(', ')})`);
+    for (const k of Object.keys(DEFAULT_SANDBOX_API_LIMITS) as (keyof SandboxApiLimits)[])
+      l[k] = positive(`sandboxApi.${k}`, given[k], DEFAULT_SANDBOX_API_LIMITS[k]);
+    for (const k of Object.keys(given))
+      if (!(k in DEFAULT_SANDBOX_API_LIMITS))
+        throw new RangeError(`unknown server option sandboxApi.${k} (known: ${Object.keys(DEFAULT_SANDBOX_API_LIMITS).join(', ')})`);
     r.sandboxApi = l;
   }
   if (r.maxBatch > r.concurrency + r.maxQueue) {
-    throw new RangeError(`maxBatch (${r.maxBatch}) must not exceed concurrency + maxQueue (${r.concurrency + r.maxQueue}), or a full batch could never be admitted`);
+    throw new RangeError(
+      `maxBatch (${r.maxBatch}) must not exceed concurrency + maxQueue (${r.concurrency + r.maxQueue}), or a full batch could never be admitted`,
+    );
   }
   return r;
 }

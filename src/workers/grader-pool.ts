@@ -69,12 +69,14 @@ const MAX_START_FAILURES = 3;
 export function handoffFailure(e: unknown, what = 'the sample'): GradeFailure {
   const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
   if (e instanceof RangeError) return new GradeFailure('limit_exceeded', `${what} is nested too deeply to hand to a worker thread (${msg})`);
-  if (e instanceof Error && e.name === 'DataCloneError') return new GradeFailure('bad_input', `${what} holds a value that cannot be copied to a worker thread (${msg})`);
+  if (e instanceof Error && e.name === 'DataCloneError')
+    return new GradeFailure('bad_input', `${what} holds a value that cannot be copied to a worker thread (${msg})`);
   return new GradeFailure('internal_error', `${what} could not be handed to a worker thread (${msg})`);
 }
 
 function crashFailure(e: Error | undefined, code?: number): GradeFailure {
-  if (e && (e as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') return new GradeFailure('limit_exceeded', `the grade ran out of memory in its worker thread (${e.message})`);
+  if (e && (e as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY')
+    return new GradeFailure('limit_exceeded', `the grade ran out of memory in its worker thread (${e.message})`);
   return new GradeFailure('internal_error', e ? `grader worker crashed: ${e.message}` : `grader worker exited with code ${code}`);
 }
 
@@ -257,7 +259,10 @@ export class GraderPool {
             signal.addEventListener('abort', t.onAbort, { once: true });
           }
           if (timeoutMs !== undefined) {
-            t.timer = setTimeout(() => this.replace(slot, t, timeoutFailure?.() ?? new GradeFailure('timeout', `the grade did not finish within ${timeoutMs} ms`)), timeoutMs);
+            t.timer = setTimeout(
+              () => this.replace(slot, t, timeoutFailure?.() ?? new GradeFailure('timeout', `the grade did not finish within ${timeoutMs} ms`)),
+              timeoutMs,
+            );
           }
         }
         break;

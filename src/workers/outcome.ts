@@ -16,7 +16,10 @@ export function outcomeOf(r: Result, extra: Record<string, unknown> = {}, keepRu
   for (const [k, v] of Object.entries(r.metadata ?? {})) if (keepRunnerFields || !RUNNER_FIELDS.has(k)) metadata[k] = v;
   Object.assign(metadata, extra);
   if (!r.valid || r.score === null) {
-    throw new GradeFailure(r.error?.kind ?? 'internal_error', r.error?.message ?? 'inner grader failed', { ...metadata, ...(r.components ? { components: r.components } : {}) });
+    throw new GradeFailure(r.error?.kind ?? 'internal_error', r.error?.message ?? 'inner grader failed', {
+      ...metadata,
+      ...(r.components ? { components: r.components } : {}),
+    });
   }
   return {
     score: r.score,

@@ -40,7 +40,11 @@ export function preempt(spec: PreemptSpec, evaluate: Evaluate): Evaluate {
   return async (input, ctx) => {
     const signal = ctx.signal;
     if (!signal && timeoutMs === undefined) return evaluate(input, ctx);
-    const pool = ctx.services.get(PREEMPT_POOL, () => new GraderPool({ threads: preemptThreads(ctx.services.options), batch: 1, servicesOptions: ctx.services.options }), (p) => p.close());
+    const pool = ctx.services.get(
+      PREEMPT_POOL,
+      () => new GraderPool({ threads: preemptThreads(ctx.services.options), batch: 1, servicesOptions: ctx.services.options }),
+      (p) => p.close(),
+    );
     let r: Awaited<ReturnType<GraderPool['grade']>>;
     try {
       r = await pool.grade(input, { ...(signal ? { signal } : {}), config: task, ...(timeoutMs !== undefined ? { timeoutMs, timeoutFailure } : {}) });

@@ -7,7 +7,8 @@ import { loadGrader, Services } from './helpers.js';
 
 const services = new Services();
 afterAll(() => services.close());
-const run = (cfg: Record<string, unknown>, output_text: string, item: Record<string, unknown> = {}) => loadGrader({ type: 'code', ...cfg }).grade({ item, sample: { output_text } }, { services });
+const run = (cfg: Record<string, unknown>, output_text: string, item: Record<string, unknown> = {}) =>
+  loadGrader({ type: 'code', ...cfg }).grade({ item, sample: { output_text } }, { services });
 
 describe('extraction', () => {
   it('takes the last block in the language, else an untagged one, else the whole text', () => {
@@ -44,7 +45,9 @@ describe('asserts format', () => {
   });
 
   it('times out one assert without losing the others', async () => {
-    const r = await run({ ...cfg, test_time_ms: 300 }, 'def add(a, b):\n    while a == 7: pass\n    return a + b', { tests: ['assert add(1, 2) == 3', 'assert add(7, 0) == 7', 'assert add(0, 0) == 0'] });
+    const r = await run({ ...cfg, test_time_ms: 300 }, 'def add(a, b):\n    while a == 7: pass\n    return a + b', {
+      tests: ['assert add(1, 2) == 3', 'assert add(7, 0) == 7', 'assert add(0, 0) == 0'],
+    });
     expect(r.metadata.tests).toEqual(['pass', 'timeout', 'pass']);
     expect(r.reason).toMatch(/test 2 of 3 failed: timeout/);
   });
@@ -112,7 +115,11 @@ describe('stdio format', () => {
   });
 
   it('runs javascript and shows the last lines of stderr on a runtime error', async () => {
-    const r = await run({ format: 'stdio', language: 'javascript', tests: '{{item.tests}}' }, "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\nif (a === 5) throw new Error('boom five');\nconsole.log(a + b);", { tests });
+    const r = await run(
+      { format: 'stdio', language: 'javascript', tests: '{{item.tests}}' },
+      "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\nif (a === 5) throw new Error('boom five');\nconsole.log(a + b);",
+      { tests },
+    );
     expect(r.metadata.tests).toEqual(['pass', 'pass', 'runtime_error']);
     expect(r.reason).toMatch(/runtime error: exit status 1: .*Error: boom five/s);
     expect(r.reason).not.toMatch(/Node\.js v|\n\s+at /);
@@ -150,7 +157,10 @@ describe('function format', () => {
   });
 
   it('calls the entry point (javascript) and reports a missing function', async () => {
-    const tests = [{ input: [2, 3], output: 6 }, { input: [0, 1], output: 0 }];
+    const tests = [
+      { input: [2, 3], output: 6 },
+      { input: [0, 1], output: 0 },
+    ];
     expect((await run({ format: 'function', language: 'javascript', entry_point: 'mul', tests }, 'const mul = (a, b) => a * b;')).score).toBe(1);
     const r = await run({ format: 'function', entry_point: 'mul', tests }, 'def times(a, b):\n    return a * b');
     expect(r.score).toBe(0);

@@ -26,7 +26,10 @@ export interface HumanEvalItem {
 
 export function humanEval(): HumanEvalItem[] {
   const text = gunzipSync(readFileSync(DATA + 'humaneval/HumanEval.jsonl.gz')).toString('utf8');
-  return text.trim().split('\n').map((l) => JSON.parse(l) as HumanEvalItem);
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as HumanEvalItem);
 }
 
 export interface MbppItem {
@@ -39,7 +42,10 @@ export interface MbppItem {
 }
 
 export function mbpp(): MbppItem[] {
-  return readFileSync(DATA + 'mbpp/mbpp.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l) as MbppItem);
+  return readFileSync(DATA + 'mbpp/mbpp.jsonl', 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as MbppItem);
 }
 
 /**

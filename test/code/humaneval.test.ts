@@ -5,9 +5,17 @@ import { humanEval, loadGrader, Services, type HumanEvalItem } from './helpers.j
 
 const items = humanEval();
 const services = new Services();
-const grader = loadGrader({ type: 'code', format: 'humaneval', prompt: '{{item.prompt}}', tests: '{{item.test}}', entry_point: '{{item.entry_point}}', limits: { time_ms: 20_000 } });
+const grader = loadGrader({
+  type: 'code',
+  format: 'humaneval',
+  prompt: '{{item.prompt}}',
+  tests: '{{item.test}}',
+  entry_point: '{{item.entry_point}}',
+  limits: { time_ms: 20_000 },
+});
 type R = Awaited<ReturnType<typeof grader.grade>>;
-const gradeText = (it: HumanEvalItem, output_text: string) => grader.grade({ item: it as unknown as Record<string, unknown>, sample: { output_text } }, { services });
+const gradeText = (it: HumanEvalItem, output_text: string) =>
+  grader.grade({ item: it as unknown as Record<string, unknown>, sample: { output_text } }, { services });
 
 /** Operator mutations, tried in order; the first that changes the text is used. */
 const OPERATORS: [RegExp, (m: string) => string][] = [

@@ -9,7 +9,14 @@ const items = mbpp();
 const services = new Services();
 const limits = { test_time_ms: 30_000, limits: { time_ms: 120_000 } };
 const main = loadGrader({ type: 'code', format: 'asserts', extract: 'none', tests: '{{item.test_list}}', setup: '{{item.test_setup_code}}', ...limits });
-const challenge = loadGrader({ type: 'code', format: 'asserts', extract: 'none', tests: '{{item.challenge_test_list}}', setup: '{{item.test_setup_code}}', ...limits });
+const challenge = loadGrader({
+  type: 'code',
+  format: 'asserts',
+  extract: 'none',
+  tests: '{{item.challenge_test_list}}',
+  setup: '{{item.test_setup_code}}',
+  ...limits,
+});
 type R = Awaited<ReturnType<typeof main.grade>>;
 const results: R[] = [];
 const challengeResults: [MbppItem, R][] = [];
@@ -22,11 +29,17 @@ const challengeResults: [MbppItem, R][] = [];
 const KNOWN_FAILURES: Record<number, string> = {};
 
 beforeAll(async () => {
-  await Promise.all(items.map(async (it, i) => (results[i] = await main.grade({ item: it as unknown as Record<string, unknown>, sample: { output_text: it.code } }, { services }))));
+  await Promise.all(
+    items.map(
+      async (it, i) => (results[i] = await main.grade({ item: it as unknown as Record<string, unknown>, sample: { output_text: it.code } }, { services })),
+    ),
+  );
   await Promise.all(
     items
       .filter((it) => it.challenge_test_list.length > 0)
-      .map(async (it) => challengeResults.push([it, await challenge.grade({ item: it as unknown as Record<string, unknown>, sample: { output_text: it.code } }, { services })])),
+      .map(async (it) =>
+        challengeResults.push([it, await challenge.grade({ item: it as unknown as Record<string, unknown>, sample: { output_text: it.code } }, { services })]),
+      ),
   );
 }, 900_000);
 
@@ -52,9 +65,13 @@ describe('MBPP reference solutions', () => {
     expect(challengeResults.filter(([, r]) => r.score !== 1).map(([it, r]) => `${it.task_id}: ${r.reason}`)).toEqual([]);
   });
 
-  it('fail when the solution is swapped with another problem\'s', async () => {
+  it("fail when the solution is swapped with another problem's", async () => {
     const sample = items.slice(0, 40);
-    const rs = await Promise.all(sample.map((it, i) => main.grade({ item: it as unknown as Record<string, unknown>, sample: { output_text: sample[(i + 1) % sample.length]!.code } }, { services })));
+    const rs = await Promise.all(
+      sample.map((it, i) =>
+        main.grade({ item: it as unknown as Record<string, unknown>, sample: { output_text: sample[(i + 1) % sample.length]!.code } }, { services }),
+      ),
+    );
     for (const r of rs) {
       expect(r.valid).toBe(true);
       expect(r.score).toBe(0);

@@ -11,7 +11,8 @@ const grade = (source: string, output_text: string, item: Record<string, unknown
 
 describe('python grader', () => {
   it('returns the float computed from sample and item', async () => {
-    const src = 'def grade(sample, item):\n    words = sample["output_text"].split()\n    return sum(w in item["keywords"] for w in words) / len(item["keywords"])';
+    const src =
+      'def grade(sample, item):\n    words = sample["output_text"].split()\n    return sum(w in item["keywords"] for w in words) / len(item["keywords"])';
     const r = await grade(src, 'apple pear plum', { keywords: ['apple', 'plum', 'kiwi', 'fig'] });
     expect(r.valid).toBe(true);
     expect(r.score).toBe(0.5);
@@ -49,7 +50,8 @@ describe('python grader', () => {
   });
 
   it('runs in the sandbox: no network, no project files', async () => {
-    const src = 'import socket, os\ndef grade(sample, item):\n    try:\n        socket.create_connection(("1.1.1.1", 80), timeout=2)\n        return 1.0\n    except OSError:\n        pass\n    return 0.5 if not os.path.exists(item["path"]) else 1.0';
+    const src =
+      'import socket, os\ndef grade(sample, item):\n    try:\n        socket.create_connection(("1.1.1.1", 80), timeout=2)\n        return 1.0\n    except OSError:\n        pass\n    return 0.5 if not os.path.exists(item["path"]) else 1.0';
     const r = await grade(src, 'x', { path: process.cwd() + '/package.json' });
     expect(r.score).toBe(0.5);
   });

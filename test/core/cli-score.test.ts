@@ -7,12 +7,19 @@ import { runCli } from '../helpers/cli.js';
 
 let dir: string;
 let grader: string;
-const lines = (s: string) => s.trim().split('\n').map((l) => JSON.parse(l));
+const lines = (s: string) =>
+  s
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'arbiter-cli-'));
   grader = join(dir, 'grader.json');
-  writeFileSync(grader, JSON.stringify({ type: 'string_check', name: 'exact', input: '{{sample.output_text}}', reference: '{{item.answer}}', operation: 'eq' }));
+  writeFileSync(
+    grader,
+    JSON.stringify({ type: 'string_check', name: 'exact', input: '{{sample.output_text}}', reference: '{{item.answer}}', operation: 'eq' }),
+  );
 });
 
 describe('arbiter score', () => {
@@ -80,11 +87,17 @@ describe('arbiter score', () => {
   it('grades a 10 MB output_text without stalling the run', async () => {
     const f = join(dir, 'huge.jsonl');
     const big = 'é'.repeat(5 * 1024 * 1024);
-    writeFileSync(f, [JSON.stringify({ id: 1, item: { answer: 'x' }, output_text: big }), JSON.stringify({ id: 2, item: { answer: 'y' }, output_text: 'y' })].join('\n'));
+    writeFileSync(
+      f,
+      [JSON.stringify({ id: 1, item: { answer: 'x' }, output_text: big }), JSON.stringify({ id: 2, item: { answer: 'y' }, output_text: 'y' })].join('\n'),
+    );
     // a stall shows as runCli's own kill (60 s) or the test timeout, not as a clock assertion
     const r = await runCli(['score', '-g', grader, f]);
     expect(r.code).toBe(0);
-    expect(lines(r.stdout).map((o) => [o.id, o.score])).toEqual([[1, 0], [2, 1]]);
+    expect(lines(r.stdout).map((o) => [o.id, o.score])).toEqual([
+      [1, 0],
+      [2, 1],
+    ]);
   });
 
   it('--resume continues after the records already written (checking their ids) and repairs a torn last line', async () => {
@@ -129,7 +142,10 @@ describe('arbiter score', () => {
 describe('arbiter validate / help', () => {
   it('validate exits 0 for good files and 3 listing problems for bad ones', async () => {
     const bad = join(dir, 'bad2.json');
-    writeFileSync(bad, JSON.stringify({ type: 'multi', graders: { a: { type: 'string_check', input: 'x', reference: 'y', operation: 'eqq' } }, calculate_output: 'a + b' }));
+    writeFileSync(
+      bad,
+      JSON.stringify({ type: 'multi', graders: { a: { type: 'string_check', input: 'x', reference: 'y', operation: 'eqq' } }, calculate_output: 'a + b' }),
+    );
     expect((await runCli(['validate', grader])).code).toBe(0);
     const r = await runCli(['validate', grader, bad]);
     expect(r.code).toBe(3);

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, compileFormula, loadGrader, validateGrader } from '../../dist/index.js';
 
-const sc = (extra: Record<string, unknown> = {}) => ({ type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.answer}}', operation: 'eq', ...extra });
+const sc = (extra: Record<string, unknown> = {}) => ({
+  type: 'string_check',
+  input: '{{sample.output_text}}',
+  reference: '{{item.answer}}',
+  operation: 'eq',
+  ...extra,
+});
 
 describe('grader config validation', () => {
   it('accepts valid configs, graders as object or list', () => {

@@ -24,7 +24,16 @@ beforeAll(async () => {
   server.onReward((req) => {
     // vLLM STEP pooler (prm): one [p_wrong, p_right] per <extra_0> of each text input
     if (Array.isArray(req.body.input)) {
-      return { body: { object: 'list', data: (req.body.input as string[]).map((t, index) => ({ index, object: 'pooling', data: Array.from({ length: t.split('<extra_0>').length - 1 }, () => [0.25, 0.75]) })) } };
+      return {
+        body: {
+          object: 'list',
+          data: (req.body.input as string[]).map((t, index) => ({
+            index,
+            object: 'pooling',
+            data: Array.from({ length: t.split('<extra_0>').length - 1 }, () => [0.25, 0.75]),
+          })),
+        },
+      };
     }
     return { body: (req.body.text as string[]).map((t) => ({ embedding: [t.length / 10], meta_info: {} })) };
   });
@@ -47,15 +56,30 @@ const CASES: Record<string, { config: () => Record<string, unknown>; item: Recor
   weighted_sum: { config: () => ({ graders: { a: sc, b: { ...sc, operation: 'like' } }, weights: { a: 0.5, b: 0.5 } }), item: { answer: 'a' } },
   tiers: { config: () => ({ tiers: [{ grader: sc }, { grader: { ...sc, operation: 'like' } }] }), item: { answer: 'a' } },
   transform: { config: () => ({ grader: sc, fn: 'sigmoid', center: 0.5, scale: 0.1 }), item: { answer: 'a' } },
-  schedule: { config: () => ({ grader: sc, points: [[0, 1], [100, 0]] }), item: { answer: 'a', global_step: 10 } },
-  overlong_penalty: { config: () => ({ grader: sc, max_resp_len: 20, overlong_buffer: { len: 5, penalty_factor: 1 }, response_length: '{{item.len}}' }), item: { answer: 'a', len: 10 } },
+  schedule: {
+    config: () => ({
+      grader: sc,
+      points: [
+        [0, 1],
+        [100, 0],
+      ],
+    }),
+    item: { answer: 'a', global_step: 10 },
+  },
+  overlong_penalty: {
+    config: () => ({ grader: sc, max_resp_len: 20, overlong_buffer: { len: 5, penalty_factor: 1 }, response_length: '{{item.len}}' }),
+    item: { answer: 'a', len: 10 },
+  },
   math: { config: () => ({ reference: '{{item.answer}}' }), item: { answer: '42' } },
   code: { config: () => ({ format: 'stdio', tests: [{ input: '', output: 'ok' }], limits: { time_ms: 10_000 } }), item: {} },
   python: { config: () => ({ source: 'def grade(sample, item):\n    return 1.0 if "a" in sample["output_text"] else 0.0\n' }), item: {} },
   ifeval: { config: () => ({ instruction_ids: ['punctuation:no_comma'] }), item: {} },
   tool_call: { config: () => ({ reference: [{ get_weather: { city: ['Paris'] } }] }), item: {} },
   format: { config: () => ({ check: 'regex', pattern: '^a' }), item: {} },
-  text_similarity: { config: () => ({ input: '{{sample.output_text}}', reference: '{{item.answer}}', evaluation_metric: 'rouge_l' }), item: { answer: 'a b c' } },
+  text_similarity: {
+    config: () => ({ input: '{{sample.output_text}}', reference: '{{item.answer}}', evaluation_metric: 'rouge_l' }),
+    item: { answer: 'a b c' },
+  },
   length: { config: () => ({ budget: 100 }), item: {} },
   repetition: { config: () => ({}), item: {} },
   score_model: { config: () => ({ ...judge(), range: [0, 1], input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }] }), item: {} },
@@ -63,7 +87,11 @@ const CASES: Record<string, { config: () => Record<string, unknown>; item: Recor
     config: () => ({ ...judge(), input: [{ role: 'user', content: 'Label: {{sample.output_text}}' }], labels: ['good', 'bad'], passing_labels: ['good'] }),
     item: {},
   },
-  pairwise: { config: () => ({ ...judge(), question: '{{item.q}}', response_a: '{{item.a}}', response_b: '{{item.b}}' }), item: { q: 'q', a: 'x', b: 'y' }, reply: 'Both are fine; A is better. [[A]]' },
+  pairwise: {
+    config: () => ({ ...judge(), question: '{{item.q}}', response_a: '{{item.a}}', response_b: '{{item.b}}' }),
+    item: { q: 'q', a: 'x', b: 'y' },
+    reply: 'Both are fine; A is better. [[A]]',
+  },
   rubric: { config: () => ({ ...judge(), question: '{{item.q}}', criteria: [{ criterion: 'is polite', weight: 1 }] }), item: { q: 'q' } },
   reference_verify: { config: () => ({ ...judge(), question: '{{item.q}}', reference: '{{item.answer}}' }), item: { q: 'q', answer: '4' } },
   reward_model: { config: () => ({ model: 'rm', base_url: server.url, protocol: 'sglang', text: '{{sample.output_text}}', max_retries: 0 }), item: {} },

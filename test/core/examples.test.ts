@@ -20,8 +20,14 @@ describe('examples', () => {
   it('the README main job grades the GSM8K example in agreement with its labels', async () => {
     const r = await runCli(['score', '--grader', 'examples/gsm8k/grader.json', 'examples/gsm8k/samples.jsonl']);
     expect(r.code).toBe(0);
-    const inputs = readFileSync(join(exampleDir, 'gsm8k/samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    const outputs = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const inputs = readFileSync(join(exampleDir, 'gsm8k/samples.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const outputs = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(outputs).toHaveLength(inputs.length);
     outputs.forEach((o, i) => {
       expect(o.id).toBe(inputs[i].id);

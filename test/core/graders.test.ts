@@ -2,7 +2,13 @@ import { describe, expect, it, vi } from 'vitest';
 import { grade, gradeStream, loadGrader, registerGraderType, graderSchema, getGraderType, PURE, Services } from '../../dist/index.js';
 import { z } from 'zod';
 
-const sc = (operation: string, extra: Record<string, unknown> = {}) => ({ type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.answer}}', operation, ...extra });
+const sc = (operation: string, extra: Record<string, unknown> = {}) => ({
+  type: 'string_check',
+  input: '{{sample.output_text}}',
+  reference: '{{item.answer}}',
+  operation,
+  ...extra,
+});
 const s = (out: string, answer: string) => ({ item: { answer }, sample: { output_text: out } });
 
 // A deliberately slow grader type for timeout tests.
@@ -76,7 +82,12 @@ describe('multi', () => {
     expect(r.components?.a?.score).toBe(1);
   });
   it('invalid_components: zero counts an invalid component as 0', async () => {
-    const g = loadGrader({ type: 'multi', invalid_components: 'zero', graders: { a: sc('eq'), b: { ...sc('eq'), reference: '{{item.missing}}' } }, calculate_output: 'a + b' });
+    const g = loadGrader({
+      type: 'multi',
+      invalid_components: 'zero',
+      graders: { a: sc('eq'), b: { ...sc('eq'), reference: '{{item.missing}}' } },
+      calculate_output: 'a + b',
+    });
     expect((await grade(g, s('42', '42'))).score).toBe(1);
   });
   it('a non-finite formula result is a formula_error', async () => {

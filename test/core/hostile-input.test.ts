@@ -21,7 +21,8 @@ const DEEP = 5000; // nesting that overflowed structured clone / JSON.stringify:
 const deepArray = (inner = '"a"') => '['.repeat(DEEP) + inner + ']'.repeat(DEEP);
 const outLines = (text: string) => text.split('\n').filter((l, i, a) => i < a.length - 1 || l !== '');
 const parse = (text: string) => outLines(text).map((l) => JSON.parse(l));
-const rec = (id: unknown, answer: string, output: string) => JSON.stringify(id === undefined ? { item: { answer }, output_text: output } : { id, item: { answer }, output_text: output });
+const rec = (id: unknown, answer: string, output: string) =>
+  JSON.stringify(id === undefined ? { item: { answer }, output_text: output } : { id, item: { answer }, output_text: output });
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'arbiter-hostile-input-'));
@@ -49,7 +50,7 @@ function spawnCli(args: string[]) {
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {
     stdout += d;
     const n = outLines(stdout).length;
-    for (const w of waiters.splice(0)) (n >= w.n ? w.resolve() : waiters.push(w));
+    for (const w of waiters.splice(0)) n >= w.n ? w.resolve() : waiters.push(w);
   });
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('close', (code, signal) => r({ code, signal })));
@@ -70,12 +71,19 @@ describe('CLI: JSON nested 5,000 deep (bound: no crash, lines in == lines out, l
     expect(r.code).toBe(0);
     const out = parse(r.stdout);
     expect(out).toHaveLength(input.length);
-    expect(out.map((o) => [o.id, o.score])).toEqual([['ok1', 1], ['deep', null], ['ok2', 0]]);
+    expect(out.map((o) => [o.id, o.score])).toEqual([
+      ['ok1', 1],
+      ['deep', null],
+      ['ok2', 0],
+    ]);
     expect(out[1].error).toEqual({ kind: 'limit_exceeded', message: expect.stringMatching(/^line 2: item\.x\[0\]\[0\].*nested deeper than 64 levels/) });
   }, 60_000);
 
   it('in item.answer and sample.output_tools: limit_exceeded, not internal_error', async () => {
-    const input = [`{"id":"ans","item":{"answer":${deepArray()}},"output_text":"a"}`, `{"id":"tools","item":{"answer":"a"},"sample":{"output_text":"a","output_tools":${deepArray()}}}`];
+    const input = [
+      `{"id":"ans","item":{"answer":${deepArray()}},"output_text":"a"}`,
+      `{"id":"tools","item":{"answer":"a"},"sample":{"output_text":"a","output_tools":${deepArray()}}}`,
+    ];
     const f = file('deep-fields.jsonl', input.join('\n') + '\n');
     for (const g of [exact, tools]) {
       const r = await runCli(['score', '-g', g, f]);
@@ -134,7 +142,13 @@ describe('CLI: --resume is exact (bound: the resumed output equals a full run, l
     for (const k of [0, 2, 3, 5, 6]) {
       const out = join(dir, `resume-${k}.jsonl`);
       // k complete records, then half of the next one (a killed run)
-      writeFileSync(out, fullLines.slice(0, k).map((l) => l + '\n').join('') + fullLines[k]!.slice(0, 20));
+      writeFileSync(
+        out,
+        fullLines
+          .slice(0, k)
+          .map((l) => l + '\n')
+          .join('') + fullLines[k]!.slice(0, 20),
+      );
       const r = await runCli(['score', '-g', exact, f, '-o', out, '--resume']);
       expect(r.code, r.stderr).toBe(0);
       const got = readFileSync(out, 'utf8').split('\n').slice(0, -1);
@@ -178,11 +192,20 @@ describe('CLI: input edges (bound: lines in == lines out, each edge answered)', 
     const f = file('bom.jsonl', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(rec('first', 'a', 'a') + '\n' + rec('second', 'a', 'a') + '\n')]));
     const r = await runCli(['score', '-g', exact, f]);
     expect(r.code).toBe(0);
-    expect(parse(r.stdout).map((o) => [o.id, o.valid, o.score])).toEqual([['first', true, 1], ['second', true, 1]]);
+    expect(parse(r.stdout).map((o) => [o.id, o.valid, o.score])).toEqual([
+      ['first', true, 1],
+      ['second', true, 1],
+    ]);
   }, 30_000);
 
   it('invalid UTF-8 is bad_input naming the byte offset, never U+FFFD (answer \\xff is not output \\xfe)', async () => {
-    const bad = Buffer.concat([Buffer.from('{"id":"bytes","item":{"answer":"'), Buffer.from([0xff]), Buffer.from('"},"output_text":"'), Buffer.from([0xfe]), Buffer.from('"}\n')]);
+    const bad = Buffer.concat([
+      Buffer.from('{"id":"bytes","item":{"answer":"'),
+      Buffer.from([0xff]),
+      Buffer.from('"},"output_text":"'),
+      Buffer.from([0xfe]),
+      Buffer.from('"}\n'),
+    ]);
     const f = file('utf8.jsonl', Buffer.concat([Buffer.from(rec('before', 'a', 'a') + '\n'), bad, Buffer.from(rec('after', 'a', 'a') + '\n')]));
     const r = await runCli(['score', '-g', exact, f]);
     expect(r.code).toBe(0);
@@ -202,7 +225,8 @@ describe('CLI: input edges (bound: lines in == lines out, each edge answered)', 
     const out = parse(r.stdout);
     expect(out).toHaveLength(input.length);
     expect(out.map((o) => o.id)).toEqual(['a', 2, 3, 4, 5, 'b']);
-    for (const o of out.slice(1, -1)) expect(o.error).toEqual({ kind: 'bad_input', message: expect.stringMatching(new RegExp(`^line ${o.id}: (empty|blank) line`)) });
+    for (const o of out.slice(1, -1))
+      expect(o.error).toEqual({ kind: 'bad_input', message: expect.stringMatching(new RegExp(`^line ${o.id}: (empty|blank) line`)) });
     expect(r.stderr).toMatch(/graded 6 samples .* 2 valid, 4 invalid.*bad_input=4/);
   }, 30_000);
 
@@ -244,7 +268,10 @@ describe('CLI: SIGINT / SIGTERM (bound: exit 130 / 143, the output is a complete
     p.child.kill('SIGTERM');
     const { code } = await p.exited;
     expect(code).toBe(143);
-    expect(parse(p.stdout()).map((o) => [o.id, o.score])).toEqual([['s1', 1], ['s2', 0]]);
+    expect(parse(p.stdout()).map((o) => [o.id, o.score])).toEqual([
+      ['s1', 1],
+      ['s2', 0],
+    ]);
     expect(p.stderr()).toMatch(/graded 2 samples .*interrupted by SIGTERM/);
   }, 30_000);
 
@@ -257,7 +284,18 @@ describe('CLI: SIGINT / SIGTERM (bound: exit 130 / 143, the output is a complete
       }
       return { content: 'Score: 7' };
     });
-    const g = file('judge.json', JSON.stringify({ type: 'score_model', model: 'm', base_url: judge.url, cache: false, max_retries: 0, range: [1, 10], input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }] }));
+    const g = file(
+      'judge.json',
+      JSON.stringify({
+        type: 'score_model',
+        model: 'm',
+        base_url: judge.url,
+        cache: false,
+        max_retries: 0,
+        range: [1, 10],
+        input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }],
+      }),
+    );
     const f = file('judge.jsonl', [rec(1, '', 'fine'), rec(2, '', 'HANG'), rec(3, '', 'fine too')].join('\n') + '\n');
     const out = join(dir, 'judge.out.jsonl');
     const sum = join(dir, 'judge.sum.json');
@@ -274,7 +312,11 @@ describe('CLI: SIGINT / SIGTERM (bound: exit 130 / 143, the output is a complete
     hangRelease?.();
     const r = await runCli(['score', '-g', g, f, '-o', out, '--resume', '--concurrency', '1']);
     expect(r.code, r.stderr).toBe(0);
-    expect(parse(readFileSync(out, 'utf8')).map((o) => [o.id, o.valid])).toEqual([[1, true], [2, true], [3, true]]);
+    expect(parse(readFileSync(out, 'utf8')).map((o) => [o.id, o.valid])).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+    ]);
     expect(r.stderr).toMatch(/graded 2 samples.*1 already in the output/);
   }, 60_000);
 });
@@ -296,7 +338,10 @@ describe('server: hostile bodies (bound: the process survives, a 4xx naming the 
   it('a deep item in /v1/score and deep metas in /get_reward are 400 limit_exceeded; the server keeps serving', async () => {
     let r = await postRaw('/v1/score', `{"samples":[{"id":1,"item":{"answer":${deepArray()}},"output_text":"a"}]}`);
     expect(r.status).toBe(400);
-    expect(JSON.parse(r.text).error).toMatchObject({ code: 'limit_exceeded', message: expect.stringMatching(/samples\[0\]\.item\.answer\[0\].*nested deeper than 64 levels/) });
+    expect(JSON.parse(r.text).error).toMatchObject({
+      code: 'limit_exceeded',
+      message: expect.stringMatching(/samples\[0\]\.item\.answer\[0\].*nested deeper than 64 levels/),
+    });
     expect(await alive()).toBe(200);
     r = await postRaw('/get_reward', `{"query":["a"],"metas":[${deepArray('{}')}]}`);
     expect(r.status).toBe(400);
@@ -308,7 +353,10 @@ describe('server: hostile bodies (bound: the process survives, a 4xx naming the 
 
   it('/v1/score echoes ids as they were sent', async () => {
     const ids = ['1e999', '12345678901234567890', '12345678901234567891', '1.0', '"\\u0041"'];
-    const r = await postRaw('/v1/score', `{"samples":[${ids.map((id) => `{"id":${id},"item":{"answer":"a"},"output_text":"a"}`).join(',')},${rec(undefined, 'a', 'a')}]}`);
+    const r = await postRaw(
+      '/v1/score',
+      `{"samples":[${ids.map((id) => `{"id":${id},"item":{"answer":"a"},"output_text":"a"}`).join(',')},${rec(undefined, 'a', 'a')}]}`,
+    );
     expect(r.status).toBe(200);
     expect([...r.text.matchAll(/\{"id":(.*?),"score"/g)].map((m) => m[1])).toEqual([...ids, '5']);
     expect(JSON.parse(r.text).summary).toMatchObject({ count: 6, valid: 6 });
@@ -319,8 +367,14 @@ describe('server: hostile bodies (bound: the process survives, a 4xx naming the 
     expect(r.status).toBe(200);
     expect(JSON.parse(r.text).results[0]).toMatchObject({ id: 'bom', score: 1 });
     const head = '{"samples":[{"item":{"answer":"';
-    r = await postRaw('/v1/score', Buffer.concat([Buffer.from(head), Buffer.from([0xff]), Buffer.from('"},"output_text":"'), Buffer.from([0xfe]), Buffer.from('"}]}')]));
+    r = await postRaw(
+      '/v1/score',
+      Buffer.concat([Buffer.from(head), Buffer.from([0xff]), Buffer.from('"},"output_text":"'), Buffer.from([0xfe]), Buffer.from('"}]}')]),
+    );
     expect(r.status).toBe(400);
-    expect(JSON.parse(r.text).error).toMatchObject({ code: 'malformed_json', message: `the request body is not valid UTF-8: byte 0xFF at byte offset ${head.length}` });
+    expect(JSON.parse(r.text).error).toMatchObject({
+      code: 'malformed_json',
+      message: `the request body is not valid UTF-8: byte 0xFF at byte offset ${head.length}`,
+    });
   }, 30_000);
 });

@@ -12,13 +12,22 @@ describe('readLines', () => {
     const parts = [bytes.subarray(0, 2), bytes.subarray(2, 5), bytes.subarray(5, 6), bytes.subarray(6)];
     const out = [];
     for await (const l of readLines(Readable.from(parts))) out.push([l.line, l.text]);
-    expect(out).toEqual([[1, 'a€b'], [2, ''], [3, 'second line 数学'], [4, 'last']]);
+    expect(out).toEqual([
+      [1, 'a€b'],
+      [2, ''],
+      [3, 'second line 数学'],
+      [4, 'last'],
+    ]);
   });
 
   it('drops the text of a line over the size cap but keeps counting lines', async () => {
     const out = [];
     for await (const l of readLines(chunks('short\n', 'x'.repeat(50), 'y'.repeat(50), '\nafter\n'), 64)) out.push([l.line, l.text, l.bytes]);
-    expect(out).toEqual([[1, 'short', 5], [2, undefined, 100], [3, 'after', 5]]);
+    expect(out).toEqual([
+      [1, 'short', 5],
+      [2, undefined, 100],
+      [3, 'after', 5],
+    ]);
   });
 });
 
@@ -29,7 +38,11 @@ describe('scoreLines', () => {
     const lines = readLines(chunks(`{"id":"x","item":{},"output_text":"a"}\n${big}\n{"item":{},"output_text":"b"}\n`), 100);
     const out = [];
     for await (const r of scoreLines(g, lines, { services: new Services() })) out.push(r);
-    expect(out.map((r) => [r.id, r.score])).toEqual([['x', 1], [2, null], [3, 0]]);
+    expect(out.map((r) => [r.id, r.score])).toEqual([
+      ['x', 1],
+      [2, null],
+      [3, 0],
+    ]);
     expect(out[1]!.error).toMatchObject({ kind: 'bad_input', message: expect.stringMatching(/^line 2: line is \d+ bytes, over the size limit/) });
   });
 });
@@ -104,7 +117,15 @@ describe('bounded JSON and exact ids (library)', async () => {
     const r = await grade(g, { item: { answer: v }, output_text: 'a' }, { services: new Services() });
     expect(r).toMatchObject({ valid: false, error: { kind: 'limit_exceeded', message: expect.stringMatching(/^item\.answer\[0\]/) } });
     const out = [];
-    for await (const x of gradeStream(g, [{ item: { answer: 'a' }, output_text: 'a' }, { item: { answer: v }, output_text: 'a' }], { services: new Services() })) out.push(x.error?.kind ?? x.score);
+    for await (const x of gradeStream(
+      g,
+      [
+        { item: { answer: 'a' }, output_text: 'a' },
+        { item: { answer: v }, output_text: 'a' },
+      ],
+      { services: new Services() },
+    ))
+      out.push(x.error?.kind ?? x.score);
     expect(out).toEqual([1, 'limit_exceeded']);
   });
 
@@ -116,7 +137,12 @@ describe('bounded JSON and exact ids (library)', async () => {
 
   it('scoreLines keeps the raw id text; stringifyRecord writes it back', async () => {
     const out = [];
-    for await (const r of scoreLines(g, readLines(chunks('{"id":12345678901234567891,"item":{"answer":"a"},"output_text":"a"}\n{"id":"x","item":{},"output_text":"a"}\n')), { services: new Services() })) out.push(r);
+    for await (const r of scoreLines(
+      g,
+      readLines(chunks('{"id":12345678901234567891,"item":{"answer":"a"},"output_text":"a"}\n{"id":"x","item":{},"output_text":"a"}\n')),
+      { services: new Services() },
+    ))
+      out.push(r);
     // biome-ignore lint/correctness/noPrecisionLoss: the point: the parsed value loses digits, the raw text keeps them
     expect(out[0]!.id).toBe(12345678901234567891); // the value, as JSON.parse reads it
     expect((out[0] as unknown as Record<symbol, unknown>)[ID_JSON]).toBe('12345678901234567891');
@@ -127,7 +153,16 @@ describe('bounded JSON and exact ids (library)', async () => {
 
   it('firstInvalidUtf8 agrees with the platform validator on random and edge byte strings', async () => {
     const { isUtf8 } = await import('node:buffer');
-    const edge = [[0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe0, 0x9f, 0xbf], [0xf0, 0x8f, 0xbf, 0xbf], [0xe2, 0x82], [0xf0, 0x9f, 0x9a, 0x80], [0xef, 0xbb, 0xbf]];
+    const edge = [
+      [0xc0, 0x80],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xe0, 0x9f, 0xbf],
+      [0xf0, 0x8f, 0xbf, 0xbf],
+      [0xe2, 0x82],
+      [0xf0, 0x9f, 0x9a, 0x80],
+      [0xef, 0xbb, 0xbf],
+    ];
     let seed = 7;
     const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 16) & 0xff;
     const cases = edge.map((e) => Uint8Array.from(e));

@@ -30,18 +30,23 @@ describe('reserved runner fields', () => {
       [
         { id: 'good', item: { tests }, output_text: '```python\ndef add(a, b):\n    return a + b\n```' },
         { id: 'bad', item: { tests }, output_text: '```python\ndef add(a, b):\n    return 1\n```' },
-      ].map((x) => JSON.stringify(x)).join('\n') + '\n',
+      ]
+        .map((x) => JSON.stringify(x))
+        .join('\n') + '\n',
     );
     const r = await runCli(['score', '--grader', grader, input, '--no-progress']);
     expect(r.code, r.stderr).toBe(0);
-    const [good, bad] = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const [good, bad] = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(good.metadata).toMatchObject({ grader: 'add', type: 'code', passed: true, tests_passed: 2, tests_total: 3 });
     expect(good.score).toBeCloseTo(2 / 3);
     expect(bad.metadata).toMatchObject({ grader: 'add', type: 'code', passed: false, tests_passed: 1, tests_total: 3 });
     expect(typeof good.metadata.duration_ms).toBe('number');
   });
 
-  it('a grader returning reserved keys keeps them as inner_<key>; the runner fields stay the runner\'s', async () => {
+  it("a grader returning reserved keys keeps them as inner_<key>; the runner fields stay the runner's", async () => {
     expect(RESERVED_METADATA_KEYS).toEqual(['grader', 'type', 'duration_ms', 'passed']);
     const buggy = makeGrader({ name: 'mine', type: 'custom', config: {}, pass_threshold: 0.5, capabilities: [] }, () => ({
       score: 0.4,
@@ -72,8 +77,13 @@ describe('reserved runner fields', () => {
     expect(r.metadata.passed).toBeUndefined();
   });
 
-  it('threads passes the inner result\'s runner fields through as inner_*, not as its own', async () => {
-    const g = loadGrader({ type: 'threads', name: 'outer', threads: 1, grader: { type: 'string_check', name: 'in', input: 'a', reference: 'a', operation: 'eq', pass_threshold: 1 } });
+  it("threads passes the inner result's runner fields through as inner_*, not as its own", async () => {
+    const g = loadGrader({
+      type: 'threads',
+      name: 'outer',
+      threads: 1,
+      grader: { type: 'string_check', name: 'in', input: 'a', reference: 'a', operation: 'eq', pass_threshold: 1 },
+    });
     const r = await g.grade({ item: {}, sample: { output_text: '' } }, { services });
     expect(r.metadata).toMatchObject({ grader: 'outer', type: 'threads', inner_grader: 'in', inner_type: 'string_check', inner_passed: true });
     expect(r.metadata.passed).toBeUndefined();

@@ -10,7 +10,11 @@ const hostileModule = new URL('../helpers/hostile-graders.mjs', import.meta.url)
 const services = new Services({ workerModules: [spinModule, hostileModule] });
 afterAll(() => services.close());
 
-const rows = readFileSync(`${SHARED_DATA}gsm8k/example_model_solutions.jsonl`, 'utf8').trim().split('\n').slice(0, 60).map((l) => JSON.parse(l));
+const rows = readFileSync(`${SHARED_DATA}gsm8k/example_model_solutions.jsonl`, 'utf8')
+  .trim()
+  .split('\n')
+  .slice(0, 60)
+  .map((l) => JSON.parse(l));
 const samples = rows.map((r) => ({ item: { answer: r.ground_truth }, sample: { output_text: r['175b_verification'].solution } }));
 
 describe('threads', () => {
@@ -70,13 +74,29 @@ describe('threads', () => {
   it('a sample that cannot be copied to a worker fails alone (deep: limit_exceeded, uncloneable: bad_input); its batch is graded', async () => {
     let deep: unknown = 1;
     for (let i = 0; i < 5000; i++) deep = [deep];
-    const g = loadGrader({ type: 'threads', threads: 1, batch: 8, grader: { type: 'string_check', input: '{{sample.output_text}}', reference: 'x', operation: 'eq' } });
-    const inputs = [{ item: {}, output_text: 'x' }, { item: { deep }, output_text: 'x' }, { item: { f: () => 1 }, output_text: 'x' }, { item: {}, output_text: 'y' }];
+    const g = loadGrader({
+      type: 'threads',
+      threads: 1,
+      batch: 8,
+      grader: { type: 'string_check', input: '{{sample.output_text}}', reference: 'x', operation: 'eq' },
+    });
+    const inputs = [
+      { item: {}, output_text: 'x' },
+      { item: { deep }, output_text: 'x' },
+      { item: { f: () => 1 }, output_text: 'x' },
+      { item: {}, output_text: 'y' },
+    ];
     // straight to grader.grade: grade() would refuse the deep record at its own depth check first
     const rs = await Promise.all(inputs.map(({ item, output_text }) => g.grade({ item, sample: { output_text } }, { services })));
     expect(rs.map((r) => r.score)).toEqual([1, null, null, 0]);
-    expect(rs[1]).toMatchObject({ valid: false, error: { kind: 'limit_exceeded', message: expect.stringMatching(/nested too deeply to hand to a worker thread/) } });
-    expect(rs[2]).toMatchObject({ valid: false, error: { kind: 'bad_input', message: expect.stringMatching(/cannot be copied to a worker thread.*DataCloneError/) } });
+    expect(rs[1]).toMatchObject({
+      valid: false,
+      error: { kind: 'limit_exceeded', message: expect.stringMatching(/nested too deeply to hand to a worker thread/) },
+    });
+    expect(rs[2]).toMatchObject({
+      valid: false,
+      error: { kind: 'bad_input', message: expect.stringMatching(/cannot be copied to a worker thread.*DataCloneError/) },
+    });
   });
 
   it('a result that cannot be copied back is an invalid result naming why', async () => {
@@ -132,7 +152,11 @@ describe('cpu_heavy types run where their budget can preempt them', () => {
     expect(inline).toMatchObject({ score: 1, metadata: { main: true, type: 'test_heavy_spin' } });
     expect(budgeted).toMatchObject({ score: 1, metadata: { main: false, type: 'test_heavy_spin', grader: 'test_heavy_spin' } });
     // an ancestor's timeout is a budget too
-    const nested = await grade(loadGrader({ type: 'multi', timeout_ms: 20_000, graders: { s: { type: 'test_heavy_spin', ms: 1 } } }), { item: {}, output_text: '' }, { services });
+    const nested = await grade(
+      loadGrader({ type: 'multi', timeout_ms: 20_000, graders: { s: { type: 'test_heavy_spin', ms: 1 } } }),
+      { item: {}, output_text: '' },
+      { services },
+    );
     expect(nested.components!.s!.metadata.main).toBe(false);
   });
 
@@ -142,7 +166,12 @@ describe('cpu_heavy types run where their budget can preempt them', () => {
       const g = loadGrader({ type: 'test_heavy_spin', ms: 20, timeout_ms: 200 });
       // four grades on a pool that is still starting its workers (loading takes longer than 200 ms here)
       const rs = await Promise.all([1, 2, 3, 4].map(() => grade(g, { item: {}, output_text: '' }, { services: fresh })));
-      expect(rs.map((r) => [r.valid, r.metadata.main])).toEqual([[true, false], [true, false], [true, false], [true, false]]);
+      expect(rs.map((r) => [r.valid, r.metadata.main])).toEqual([
+        [true, false],
+        [true, false],
+        [true, false],
+        [true, false],
+      ]);
     } finally {
       await fresh.close();
     }

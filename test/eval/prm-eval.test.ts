@@ -3,7 +3,18 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evalSteps, firstErrorMetrics, loadGrader, prmbenchEval, prmbenchMetrics, prmbenchRecords, processBenchEval, readJsonlRows, Services, type PrmbenchRecord } from '../../dist/index.js';
+import {
+  evalSteps,
+  firstErrorMetrics,
+  loadGrader,
+  prmbenchEval,
+  prmbenchMetrics,
+  prmbenchRecords,
+  processBenchEval,
+  readJsonlRows,
+  Services,
+  type PrmbenchRecord,
+} from '../../dist/index.js';
 import { SHARED_DATA } from '../helpers/cli.js';
 import { startPrmServer, type PrmServer } from '../helpers/prm-server.js';
 
@@ -25,7 +36,12 @@ const row = (idx: string, classification: string, steps: number, error_steps: nu
 
 describe('PRMBench loader', () => {
   it('adds the original of every redundancy item once, as a "correct" record before it, and drops repeats', () => {
-    const recs = prmbenchRecords([row('p0', 'redundency', 3, [2]), row('p0', 'circular', 3, [1]), row('p0', 'redundency', 3, [2]), row('p1', 'circular', 2, [2])]);
+    const recs = prmbenchRecords([
+      row('p0', 'redundency', 3, [2]),
+      row('p0', 'circular', 3, [1]),
+      row('p0', 'redundency', 3, [2]),
+      row('p1', 'circular', 2, [2]),
+    ]);
     expect(recs.map((r) => r.idx)).toEqual(['correct_p0', 'redundency_p0', 'circular_p0', 'circular_p1']);
     expect(recs[0]).toEqual({ idx: 'correct_p0', question: 'oq p0', steps: ['o1', 'o2'], error_steps: [], classification: 'correct' });
     expect(recs[1]).toMatchObject({ question: 'mq p0', error_steps: [2], classification: 'redundency' });
@@ -113,10 +129,16 @@ describe('runs over graders', () => {
     const grader = loadGrader({ type: 'prm', protocol: 'vllm_pooling', model: 'prm', base_url: prm.url, question: '{{item.question}}', max_retries: 0 });
     const rep = await prmbenchEval({ grader, rows, services });
     const recs = prmbenchRecords(rows);
-    const expected = prmbenchMetrics(recs, recs.map((r) => r.steps.map((s) => (s.endsWith('step 2') ? 0.1 : 0.8))));
+    const expected = prmbenchMetrics(
+      recs,
+      recs.map((r) => r.steps.map((s) => (s.endsWith('step 2') ? 0.1 : 0.8))),
+    );
     expect(rep).toMatchObject({ benchmark: 'prmbench', grader: 'prm', invalid: 0, overall: expected.overall, classes: expected.classes });
     // the questions sent are the records' own (the originals get the original question)
-    const users = prm.requests('pooling').flatMap((q) => q.body.input as string[]).map((t) => /user\n([\s\S]*?)<\|im_end\|>/.exec(t)![1]);
+    const users = prm
+      .requests('pooling')
+      .flatMap((q) => q.body.input as string[])
+      .map((t) => /user\n([\s\S]*?)<\|im_end\|>/.exec(t)![1]);
     expect(users.sort()).toEqual(['mq p0', 'mq p0', 'mq p1', 'oq p0']);
   });
 
@@ -127,7 +149,15 @@ describe('runs over graders', () => {
       { id: 'b', question: 'q', steps: ['x', 'y'], label: -1 },
       { id: 'c', question: 'q', steps: ['x', 'y'], label: 0 },
     ];
-    const judge = loadGrader({ type: 'prm', protocol: 'judge', model: 'critic', base_url: prm.url, question: '{{item.question}}', max_retries: 0, cache: false });
+    const judge = loadGrader({
+      type: 'prm',
+      protocol: 'judge',
+      model: 'critic',
+      base_url: prm.url,
+      question: '{{item.question}}',
+      max_retries: 0,
+      cache: false,
+    });
     const rep = await processBenchEval({ grader: judge, items, services });
     expect(rep).toMatchObject({ error_acc: 0.5, correct_acc: 0, f1: 0, erroneous: 2, correct: 1, invalid: 0 });
     const labels = loadGrader({ type: 'prm', protocol: 'labels', first_error: '{{item.label}}' });
@@ -159,13 +189,27 @@ describe('runs over graders', () => {
     expect(rep.invalid).toBe(faulty.size);
     expect(rep.invalid_kinds).toEqual({ bad_input: faulty.size });
     expect(rep.overall).toMatchObject({ f1: 1, negative_f1: 1, PRMScore: 1, FP: 0, FN: 0 });
-    expect(Object.keys(rep.classes).sort()).toEqual(['circular', 'confidence', 'correct', 'counterfactual', 'deception', 'domain_inconsistency', 'missing_condition', 'multi_solutions', 'redundency', 'step_contradiction']);
+    expect(Object.keys(rep.classes).sort()).toEqual([
+      'circular',
+      'confidence',
+      'correct',
+      'counterfactual',
+      'deception',
+      'domain_inconsistency',
+      'missing_condition',
+      'multi_solutions',
+      'redundency',
+      'step_contradiction',
+    ]);
     for (const [c, s] of Object.entries(rep.classes)) expect(s.PRMScore, c).toBe(1);
     expect(rep.class_mean_PRMScore).toBe(1);
 
     // a PRM that calls every step correct: F1 from the data's counts, negative F1 0
     const recs = prmbenchRecords(rows);
-    const allOk = prmbenchMetrics(recs, recs.map((r) => r.steps.map(() => 1)));
+    const allOk = prmbenchMetrics(
+      recs,
+      recs.map((r) => r.steps.map(() => 1)),
+    );
     const erroneous = recs.filter((r) => r.classification !== 'correct');
     const errSteps = erroneous.reduce((a, r) => a + new Set(r.error_steps.filter((k) => k <= r.steps.length)).size, 0);
     const allSteps = erroneous.reduce((a, r) => a + r.steps.length, 0);

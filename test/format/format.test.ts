@@ -7,7 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { grade, loadGrader, validateGrader } from '../../dist/index.js';
 
 const data = (p: string) => fileURLToPath(new URL(`../../../shared/data/${p}`, import.meta.url));
-const jsonl = (p: string) => readFileSync(data(p), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const jsonl = (p: string) =>
+  readFileSync(data(p), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 const score = async (cfg: object, output_text: string) => (await grade(loadGrader(cfg), { item: {}, output_text })).score;
 
 describe('format: regex', () => {
@@ -121,7 +125,12 @@ describe('format: tags', () => {
 });
 
 describe('format: json', () => {
-  const schema = { type: 'object', required: ['name', 'age'], properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 }, email: { type: 'string', format: 'email' } }, additionalProperties: false };
+  const schema = {
+    type: 'object',
+    required: ['name', 'age'],
+    properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 }, email: { type: 'string', format: 'email' } },
+    additionalProperties: false,
+  };
   it('valid JSON text; invalid JSON scores 0 with the parser message', async () => {
     const g = loadGrader({ type: 'format', check: 'json' });
     expect((await grade(g, { item: {}, output_text: ' {"a": [1, 2]} ' })).score).toBe(1);
@@ -140,7 +149,11 @@ describe('format: json', () => {
     expect(r.reason).toMatch(/additional properties/);
   });
   it('uses sample.output_json when present (structured outputs), and a 2020-12 schema', async () => {
-    const g = loadGrader({ type: 'format', check: 'json', schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'number' }], items: false } });
+    const g = loadGrader({
+      type: 'format',
+      check: 'json',
+      schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'number' }], items: false },
+    });
     expect((await grade(g, { item: {}, sample: { output_json: [1] } })).score).toBe(1);
     expect((await grade(g, { item: {}, sample: { output_json: [1, 2] } })).score).toBe(0);
   });

@@ -17,7 +17,11 @@ const write = (name: string, text: string) => {
   return p;
 };
 const jsonl = (recs: unknown[]) => recs.map((r) => JSON.stringify(r)).join('\n') + '\n';
-const readJsonl = (p: string) => readFileSync(p, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const readJsonl = (p: string) =>
+  readFileSync(p, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 describe('arbiter advantages', () => {
   it('adds advantages line by line, in order, keeping every input field; malformed lines stay in place', async () => {
@@ -44,14 +48,22 @@ describe('arbiter advantages', () => {
     // group a over [1, 0]: ±0.5 / (sqrt(0.5) + 1e-6)
     expect(got[0].advantage).toBeCloseTo(0.5 / (Math.SQRT1_2 + 1e-6), 12);
     expect(got[0].extra).toEqual({ keep: [1, 'x'] });
-    expect(got[2]).toMatchObject({ advantage: 0, advantage_masked: true, advantage_error: { kind: 'bad_input', message: expect.stringMatching(/^line 4: invalid JSON/) } });
+    expect(got[2]).toMatchObject({
+      advantage: 0,
+      advantage_masked: true,
+      advantage_error: { kind: 'bad_input', message: expect.stringMatching(/^line 4: invalid JSON/) },
+    });
     // the input line's own text is kept byte for byte, the fields appended
-    expect(readFileSync(out, 'utf8').split('\n')[0]!.startsWith(lines[0]!.slice(0, -1) + ',"advantage":')).toBe(true);
+    expect(
+      readFileSync(out, 'utf8')
+        .split('\n')[0]!
+        .startsWith(lines[0]!.slice(0, -1) + ',"advantage":'),
+    ).toBe(true);
   });
 
   it('streams complete groups with group_size (interleaved groups too) and gives the batch numbers', async () => {
     const recs = [];
-    for (let i = 0; i < 4000; i++) recs.push({ id: i, uid: `u${Math.floor(i / 2) % 500}`, score: (i * 37) % 11 / 10 });
+    for (let i = 0; i < 4000; i++) recs.push({ id: i, uid: `u${Math.floor(i / 2) % 500}`, score: ((i * 37) % 11) / 10 });
     // uids interleave in pairs: u0 u0 u1 u1 ... u499 u499 u0 u0 ...; each group has 8 lines
     const input = write('big.jsonl', jsonl(recs));
     const cfg = write('grpo8.json', JSON.stringify({ estimator: 'grpo', group_size: 8 }));
@@ -67,9 +79,17 @@ describe('arbiter advantages', () => {
 
   it('reads stdin and writes stdout; token-level estimators add token_advantages', async () => {
     const cfg = write('rpp.json', JSON.stringify({ estimator: 'reinforce_plus_plus_baseline' }));
-    const r = await runCli(['advantages', '--config', cfg, '-'], { stdin: jsonl([{ uid: 'a', score: 1, response_length: 1 }, { uid: 'a', score: 0, response_length: 3 }]) });
+    const r = await runCli(['advantages', '--config', cfg, '-'], {
+      stdin: jsonl([
+        { uid: 'a', score: 1, response_length: 1 },
+        { uid: 'a', score: 0, response_length: 3 },
+      ]),
+    });
     expect(r.code).toBe(0);
-    const got = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const got = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     // tokens [.5, -.5, -.5, -.5] whitened -> 1.5 and -0.5 (see estimators.test.ts)
     expect(got[0].token_advantages[0]).toBeCloseTo(1.5, 6);
     expect(got[1].token_advantages).toHaveLength(3);
@@ -101,10 +121,11 @@ describe('arbiter advantages', () => {
 describe('arbiter monitor', () => {
   const results = () => {
     const recs = [];
-    for (let g = 0; g < 20; g++) for (let i = 0; i < 8; i++) {
-      const len = 50 + ((g * 13 + i * 29) % 400);
-      recs.push({ id: `${g}-${i}`, uid: `g${g}`, score: len / 500, valid: true, response_length: len });
-    }
+    for (let g = 0; g < 20; g++)
+      for (let i = 0; i < 8; i++) {
+        const len = 50 + ((g * 13 + i * 29) % 400);
+        recs.push({ id: `${g}-${i}`, uid: `g${g}`, score: len / 500, valid: true, response_length: len });
+      }
     return recs;
   };
 
@@ -117,7 +138,14 @@ describe('arbiter monitor', () => {
     expect(r.stdout).toMatch(/160 results/);
     const j = await runCli(['monitor', p, '--json']);
     const body = JSON.parse(j.stdout);
-    expect(body.monitors.map((m: { monitor: string }) => m.monitor)).toEqual(['reward_length_correlation', 'format_saturation', 'repetition', 'invalid_rate', 'judge_addressing', 'spurious_reward_control']);
+    expect(body.monitors.map((m: { monitor: string }) => m.monitor)).toEqual([
+      'reward_length_correlation',
+      'format_saturation',
+      'repetition',
+      'invalid_rate',
+      'judge_addressing',
+      'spurious_reward_control',
+    ]);
     const f = await runCli(['monitor', p, '--fail-on-alert']);
     expect(f.code).toBe(4);
   });

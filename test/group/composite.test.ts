@@ -43,8 +43,16 @@ describe('weighted_sum', () => {
     expect(alone).toMatchObject({ valid: false, error: { kind: 'config_error' } });
     expect(alone.error!.message).toMatch(/POST \/v1\/groups/);
     // acc [1, 0, 0.5]: mean 0.5, std 0.5; fmt [1, 1, 0]: mean 2/3, std sqrt(1/3)
-    const items = [{ a: 1, f: 1 }, { a: 0, f: 1 }, { a: 0.5, f: 0 }];
-    const res = await gradeGroup(g, items.map((it, i) => ({ id: i, ...sample(it) })), { advantages: null });
+    const items = [
+      { a: 1, f: 1 },
+      { a: 0, f: 1 },
+      { a: 0.5, f: 0 },
+    ];
+    const res = await gradeGroup(
+      g,
+      items.map((it, i) => ({ id: i, ...sample(it) })),
+      { advantages: null },
+    );
     const sf = Math.sqrt(1 / 3) + 1e-6;
     const sa = 0.5 + 1e-6;
     const want = [0.5 / sa + (0.25 * (1 / 3)) / sf, -0.5 / sa + (0.25 * (1 / 3)) / sf, 0 + (0.25 * (-2 / 3)) / sf];
@@ -57,7 +65,15 @@ describe('weighted_sum', () => {
 
   it('normalize "group_mean" only centres; a lone response normalises to 0', async () => {
     const g = loadGrader({ ...cfg, normalize: 'group_mean' });
-    const res = await gradeGroup(g, [{ uid: 'p', ...sample({ a: 1, f: 0 }) }, { uid: 'p', ...sample({ a: 0, f: 1 }) }, { uid: 'q', ...sample({ a: 1, f: 1 }) }], { advantages: null });
+    const res = await gradeGroup(
+      g,
+      [
+        { uid: 'p', ...sample({ a: 1, f: 0 }) },
+        { uid: 'p', ...sample({ a: 0, f: 1 }) },
+        { uid: 'q', ...sample({ a: 1, f: 1 }) },
+      ],
+      { advantages: null },
+    );
     // group p: acc mean 0.5, fmt mean 0.5 -> 0.5 - 0.25·0.5 = 0.375 and -0.5 + 0.125 = -0.375; q is alone -> 0
     expect(res.map((r) => r.score)).toEqual([0.375, -0.375, 0]);
   });
@@ -96,7 +112,9 @@ describe('tiers (hierarchical gates)', () => {
     expect((await grade(g, sample({ f: 0 }))).valid).toBe(true);
   });
   it('refuses a threshold on the last tier', () => {
-    expect(loadIssues({ type: 'tiers', tiers: [{ grader: value('a') }, { grader: value('b'), threshold: 0.5 }] })[0]).toMatchObject({ path: 'tiers[1].threshold' });
+    expect(loadIssues({ type: 'tiers', tiers: [{ grader: value('a') }, { grader: value('b'), threshold: 0.5 }] })[0]).toMatchObject({
+      path: 'tiers[1].threshold',
+    });
   });
 });
 
@@ -120,7 +138,11 @@ describe('transform (bounded, centred, clipped)', () => {
   it('center "group_mean": sigmoid of the reward centred on its group', async () => {
     const g = loadGrader({ type: 'transform', grader: value('a'), fn: 'sigmoid', center: 'group_mean' });
     expect((await grade(g, sample({ a: 1 }))).error!.kind).toBe('config_error');
-    const res = await gradeGroup(g, [0, 1, 2].map((a) => sample({ a })), { advantages: null });
+    const res = await gradeGroup(
+      g,
+      [0, 1, 2].map((a) => sample({ a })),
+      { advantages: null },
+    );
     // mean 1 -> sigmoid(-1), sigmoid(0), sigmoid(1)
     res.forEach((r, i) => expect(r.score!).toBeCloseTo(1 / (1 + Math.exp(-(i - 1))), 12));
   });
@@ -132,16 +154,36 @@ describe('transform (bounded, centred, clipped)', () => {
 
 describe('schedule (annealing by training step)', () => {
   it('linear, cosine and constant interpolation between points, held outside them', () => {
-    const pts: [number, number][] = [[0, 1], [100, 0]];
+    const pts: [number, number][] = [
+      [0, 1],
+      [100, 0],
+    ];
     expect(scheduleWeight(pts, 25, 'linear')).toBeCloseTo(0.75, 12);
     // cosine: 0 + (1 - 0)(1 + cos(π/4))/2
     expect(scheduleWeight(pts, 25, 'cosine')).toBeCloseTo((1 + Math.cos(Math.PI / 4)) / 2, 12);
     expect(scheduleWeight(pts, 25, 'constant')).toBe(1);
     expect(scheduleWeight(pts, 500, 'linear')).toBe(0);
-    expect(scheduleWeight([[10, 0.5], [20, 1], [30, 0]], 25, 'linear')).toBeCloseTo(0.5, 12);
+    expect(
+      scheduleWeight(
+        [
+          [10, 0.5],
+          [20, 1],
+          [30, 0],
+        ],
+        25,
+        'linear',
+      ),
+    ).toBeCloseTo(0.5, 12);
   });
   it('reads the step from {{item.global_step}} and multiplies the sub-grader score; a missing step is invalid', async () => {
-    const g = loadGrader({ type: 'schedule', grader: value('a'), points: [[0, 1], [100, 0]] });
+    const g = loadGrader({
+      type: 'schedule',
+      grader: value('a'),
+      points: [
+        [0, 1],
+        [100, 0],
+      ],
+    });
     const r = await grade(g, sample({ a: 0.8, global_step: 25 }));
     expect(r.score).toBeCloseTo(0.6, 12);
     expect(r.metadata).toMatchObject({ step: 25, weight: 0.75, unscheduled: 0.8 });
@@ -151,7 +193,16 @@ describe('schedule (annealing by training step)', () => {
     expect(bad.error!.kind).toBe('bad_input');
   });
   it('refuses points whose steps do not increase', () => {
-    expect(loadIssues({ type: 'schedule', grader: value('a'), points: [[10, 1], [10, 0]] })[0]).toMatchObject({ path: 'points[1]' });
+    expect(
+      loadIssues({
+        type: 'schedule',
+        grader: value('a'),
+        points: [
+          [10, 1],
+          [10, 0],
+        ],
+      })[0],
+    ).toMatchObject({ path: 'points[1]' });
   });
 });
 
@@ -179,7 +230,11 @@ describe('overlong_penalty (DAPO)', () => {
 describe('gradeGroup', () => {
   it('grades a group and adds advantages from the final scores', async () => {
     const g = loadGrader(value('a'));
-    const res = await gradeGroup(g, [{ id: 'x', ...sample({ a: 1 }) }, { id: 'y', ...sample({ a: 0 }) }, { id: 'z', ...sample({}) }]);
+    const res = await gradeGroup(g, [
+      { id: 'x', ...sample({ a: 1 }) },
+      { id: 'y', ...sample({ a: 0 }) },
+      { id: 'z', ...sample({}) },
+    ]);
     // z is invalid: grpo over [1, 0] -> ±0.5 / (sqrt(0.5) + 1e-6)
     expect(res.map((r) => r.id)).toEqual(['x', 'y', 'z']);
     expect(res[0]!.advantage).toBeCloseTo(0.5 / (Math.SQRT1_2 + 1e-6), 9);

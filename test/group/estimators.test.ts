@@ -10,26 +10,39 @@ const close = (got: number[], want: number[], tol = 1e-9) => {
   expect(got.length).toBe(want.length);
   got.forEach((g, i) => expect(Math.abs(g - want[i]!)).toBeLessThan(tol));
 };
-const group = (uid: string, scores: (number | null)[], extra: Record<string, unknown> = {}) => scores.map((s, i) => ({ id: `${uid}${i}`, uid, score: s, ...extra }));
+const group = (uid: string, scores: (number | null)[], extra: Record<string, unknown> = {}) =>
+  scores.map((s, i) => ({ id: `${uid}${i}`, uid, score: s, ...extra }));
 
 describe('grpo (verl compute_grpo_outcome_advantage)', () => {
   it('(s - mean) / (unbiased std + 1e-6)', () => {
     // [2, 4, 9]: mean 5, deviations -3 -1 4, sum of squares 26, unbiased var 26/2 = 13
     const sd = Math.sqrt(13);
     const out = adv({ estimator: 'grpo' }, group('a', [2, 4, 9]));
-    close(out.map((o) => o.advantage), [-3 / (sd + 1e-6), -1 / (sd + 1e-6), 4 / (sd + 1e-6)]);
+    close(
+      out.map((o) => o.advantage),
+      [-3 / (sd + 1e-6), -1 / (sd + 1e-6), 4 / (sd + 1e-6)],
+    );
     // [1, 0, 0, 1]: mean 0.5, var (4 × 0.25) / 3 = 1/3
     const out2 = adv({ estimator: 'grpo' }, group('b', [1, 0, 0, 1]));
     const s2 = Math.sqrt(1 / 3);
-    close(out2.map((o) => o.advantage), [0.5 / (s2 + 1e-6), -0.5 / (s2 + 1e-6), -0.5 / (s2 + 1e-6), 0.5 / (s2 + 1e-6)]);
+    close(
+      out2.map((o) => o.advantage),
+      [0.5 / (s2 + 1e-6), -0.5 / (s2 + 1e-6), -0.5 / (s2 + 1e-6), 0.5 / (s2 + 1e-6)],
+    );
     expect(out2[0]!.advantage).toBeCloseTo(0.866024, 6);
     expect(out2.every((o) => o.advantage_masked === undefined)).toBe(true);
   });
 
   it('norm_adv_by_std_in_grpo: false is Dr.GRPO (s - mean); epsilon is configurable', () => {
-    close(adv({ estimator: 'grpo', norm_adv_by_std_in_grpo: false }, group('a', [2, 4, 9])).map((o) => o.advantage), [-3, -1, 4]);
+    close(
+      adv({ estimator: 'grpo', norm_adv_by_std_in_grpo: false }, group('a', [2, 4, 9])).map((o) => o.advantage),
+      [-3, -1, 4],
+    );
     // [0, 1]: mean 0.5, std sqrt(0.5)
-    close(adv({ estimator: 'grpo', epsilon: 0.1 }, group('a', [0, 1])).map((o) => o.advantage), [-0.5 / (Math.SQRT1_2 + 0.1), 0.5 / (Math.SQRT1_2 + 0.1)]);
+    close(
+      adv({ estimator: 'grpo', epsilon: 0.1 }, group('a', [0, 1])).map((o) => o.advantage),
+      [-0.5 / (Math.SQRT1_2 + 0.1), 0.5 / (Math.SQRT1_2 + 0.1)],
+    );
   });
 
   it('an all-equal group gets 0, NaN-free', () => {
@@ -65,7 +78,15 @@ describe('grpo (verl compute_grpo_outcome_advantage)', () => {
   });
 
   it('malformed records are masked with bad_input naming the place, one output per input', () => {
-    const out = adv({ estimator: 'grpo' }, [{ uid: 'a', score: 1 }, { score: 1 }, { uid: 'a', score: 'x' }, 7 as unknown as Record<string, unknown>, { uid: {}, score: 1 }, { uid: 'a', scores: [1] }, { uid: 'a', score: 0 }]);
+    const out = adv({ estimator: 'grpo' }, [
+      { uid: 'a', score: 1 },
+      { score: 1 },
+      { uid: 'a', score: 'x' },
+      7 as unknown as Record<string, unknown>,
+      { uid: {}, score: 1 },
+      { uid: 'a', scores: [1] },
+      { uid: 'a', score: 0 },
+    ]);
     expect(out).toHaveLength(7);
     expect(out[1]!.advantage_error).toEqual({ kind: 'bad_input', message: 'records[1]: field "uid" (the group) is missing' });
     expect(out[2]!.advantage_error.message).toMatch(/^records\[2\]: field "score" must be a finite number or null/);
@@ -76,15 +97,26 @@ describe('grpo (verl compute_grpo_outcome_advantage)', () => {
   });
 
   it('uid 1 and uid "1" are different groups', () => {
-    const out = adv({ estimator: 'grpo', norm_adv_by_std_in_grpo: false }, [{ uid: 1, score: 1 }, { uid: '1', score: 3 }, { uid: 1, score: 0 }, { uid: '1', score: 5 }]);
-    close(out.map((o) => o.advantage), [0.5, -1, -0.5, 1]);
+    const out = adv({ estimator: 'grpo', norm_adv_by_std_in_grpo: false }, [
+      { uid: 1, score: 1 },
+      { uid: '1', score: 3 },
+      { uid: 1, score: 0 },
+      { uid: '1', score: 5 },
+    ]);
+    close(
+      out.map((o) => o.advantage),
+      [0.5, -1, -0.5, 1],
+    );
   });
 });
 
 describe('rloo, opo, grpo_passk', () => {
   it('rloo: s·n/(n-1) - mean·n/(n-1) = s minus the mean of the others', () => {
     // [1, 2, 6]: 1 - (2+6)/2 = -3, 2 - (1+6)/2 = -1.5, 6 - (1+2)/2 = 4.5
-    close(adv({ estimator: 'rloo' }, group('a', [1, 2, 6])).map((o) => o.advantage), [-3, -1.5, 4.5]);
+    close(
+      adv({ estimator: 'rloo' }, group('a', [1, 2, 6])).map((o) => o.advantage),
+      [-3, -1.5, 4.5],
+    );
     // verl leaves a lone score unchanged (trainer), 0 by default
     expect(adv({ estimator: 'rloo', group_of_one: 'trainer' }, group('a', [0.3]))[0]!.advantage).toBe(0.3);
     expect(adv({ estimator: 'rloo' }, group('a', [0.3]))[0]!.advantage_mask_reason).toBe('single_in_group');
@@ -93,7 +125,10 @@ describe('rloo, opo, grpo_passk', () => {
   it('opo: s - Σ len·s / Σ len', () => {
     // scores [1, 0, 1], lengths [10, 20, 30]: baseline (10 + 0 + 30) / 60 = 2/3
     const recs = [10, 20, 30].map((l, i) => ({ uid: 'a', score: [1, 0, 1][i], response_length: l }));
-    close(adv({ estimator: 'opo' }, recs).map((o) => o.advantage), [1 / 3, -2 / 3, 1 / 3]);
+    close(
+      adv({ estimator: 'opo' }, recs).map((o) => o.advantage),
+      [1 / 3, -2 / 3, 1 / 3],
+    );
     const missing = adv({ estimator: 'opo' }, [{ uid: 'a', score: 1 }]);
     expect(missing[0]!.advantage_error.message).toMatch(/"response_length" .* is required by opo/);
   });
@@ -101,8 +136,14 @@ describe('rloo, opo, grpo_passk', () => {
   it('grpo_passk: only the best gets (r_max - r_second) / (std + eps)', () => {
     // [0.2, 0.9, 0.5, 0.7]: r_max 0.9 (index 1), r_second 0.7; mean 0.575, SS 0.2675, std sqrt(0.2675/3)
     const sd = Math.sqrt(0.2675 / 3);
-    close(adv({ estimator: 'grpo_passk' }, group('a', [0.2, 0.9, 0.5, 0.7])).map((o) => o.advantage), [0, 0.2 / (sd + 1e-6), 0, 0]);
-    close(adv({ estimator: 'grpo_passk', norm_adv_by_std_in_grpo: false }, group('a', [0.2, 0.9, 0.5, 0.7])).map((o) => o.advantage), [0, 0.9 - 0.7, 0, 0]);
+    close(
+      adv({ estimator: 'grpo_passk' }, group('a', [0.2, 0.9, 0.5, 0.7])).map((o) => o.advantage),
+      [0, 0.2 / (sd + 1e-6), 0, 0],
+    );
+    close(
+      adv({ estimator: 'grpo_passk', norm_adv_by_std_in_grpo: false }, group('a', [0.2, 0.9, 0.5, 0.7])).map((o) => o.advantage),
+      [0, 0.9 - 0.7, 0, 0],
+    );
     // a tie at the top: r_max - r_second = 0 for everyone
     expect(adv({ estimator: 'grpo_passk' }, group('a', [0.9, 0.9, 0.1])).map((o) => o.advantage)).toEqual([0, 0, 0]);
     // verl refuses groups under 2: masked here
@@ -183,21 +224,36 @@ describe('gigpo (verl-agent compute_gigpo_outcome_advantage)', () => {
 
   it('mean_norm: (R - mean) for both parts, joined as episode + w · step', () => {
     const out = adv({ estimator: 'gigpo', gamma: 0.5 }, rows);
-    close(out.map((o) => o.advantage), [0.5 + 0.25, 0.5 + 0, -0.5 - 0.25, -0.5 + 0]);
+    close(
+      out.map((o) => o.advantage),
+      [0.5 + 0.25, 0.5 + 0, -0.5 - 0.25, -0.5 + 0],
+    );
     const w2 = adv({ estimator: 'gigpo', gamma: 0.5, step_advantage_w: 2 }, rows);
-    close(w2.map((o) => o.advantage), [0.5 + 0.5, 0.5, -0.5 - 0.5, -0.5]);
+    close(
+      w2.map((o) => o.advantage),
+      [0.5 + 0.5, 0.5, -0.5 - 0.5, -0.5],
+    );
   });
 
   it('mean_std_norm divides each part by its std + epsilon', () => {
     const se = Math.sqrt(1 / 3) + 1e-6;
     const ss = Math.sqrt(0.125) + 1e-6;
     const out = adv({ estimator: 'gigpo', gamma: 0.5, mode: 'mean_std_norm' }, rows);
-    close(out.map((o) => o.advantage), [0.5 / se + 0.25 / ss, 0.5 / se, -0.5 / se - 0.25 / ss, -0.5 / se]);
+    close(
+      out.map((o) => o.advantage),
+      [0.5 / se + 0.25 / ss, 0.5 / se, -0.5 / se - 0.25 / ss, -0.5 / se],
+    );
   });
 
   it('identical anchors are compared by value (object keys in any order)', () => {
-    const r = rows.map((x) => ({ ...x, anchor_obs: x.anchor_obs === 'A' ? (x.traj_uid === 'T1' ? { room: 1, items: [1, 2] } : { items: [1, 2], room: 1 }) : x.anchor_obs }));
-    close(adv({ estimator: 'gigpo', gamma: 0.5 }, r).map((o) => o.advantage), [0.75, 0.5, -0.75, -0.5]);
+    const r = rows.map((x) => ({
+      ...x,
+      anchor_obs: x.anchor_obs === 'A' ? (x.traj_uid === 'T1' ? { room: 1, items: [1, 2] } : { items: [1, 2], room: 1 }) : x.anchor_obs,
+    }));
+    close(
+      adv({ estimator: 'gigpo', gamma: 0.5 }, r).map((o) => o.advantage),
+      [0.75, 0.5, -0.75, -0.5],
+    );
   });
 
   it('an invalid step masks itself and the earlier steps of its trajectory (their return includes it)', () => {
@@ -211,7 +267,10 @@ describe('gigpo (verl-agent compute_gigpo_outcome_advantage)', () => {
   });
 
   it('needs traj_uid, anchor_obs, step_reward and episode_return', () => {
-    const out = adv({ estimator: 'gigpo' }, [{ uid: 'g', traj_uid: 'T', anchor_obs: 'A', step_reward: 0 }, { uid: 'g', anchor_obs: 'A', step_reward: 0, episode_return: 1 }]);
+    const out = adv({ estimator: 'gigpo' }, [
+      { uid: 'g', traj_uid: 'T', anchor_obs: 'A', step_reward: 0 },
+      { uid: 'g', anchor_obs: 'A', step_reward: 0, episode_return: 1 },
+    ]);
     expect(out[0]!.advantage_error.message).toMatch(/"episode_return" is missing/);
     expect(out[1]!.advantage_error.message).toMatch(/"traj_uid"/);
   });
@@ -221,19 +280,36 @@ describe('trl_grpo (TRL GRPOTrainer)', () => {
   it('sum_then_normalize, scale_rewards "group": weighted nansum, minus the group mean, over std + 1e-4', () => {
     // weights [1, 0.5]; rewards [[1,0], [0,1], [1,1], [0,null]] -> sums [1, 0.5, 1.5, 0] (None is skipped)
     // mean 0.75, deviations .25 -.25 .75 -.75, SS 1.25, std sqrt(1.25/3)
-    const recs = [[1, 0], [0, 1], [1, 1], [0, null]].map((s) => ({ uid: 'g', scores: s }));
+    const recs = [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+      [0, null],
+    ].map((s) => ({ uid: 'g', scores: s }));
     const sd = Math.sqrt(1.25 / 3);
     const out = adv({ estimator: 'trl_grpo', reward_weights: [1, 0.5] }, recs);
-    close(out.map((o) => o.advantage), [0.25 / (sd + 1e-4), -0.25 / (sd + 1e-4), 0.75 / (sd + 1e-4), -0.75 / (sd + 1e-4)]);
-    close(adv({ estimator: 'trl_grpo', reward_weights: [1, 0.5], scale_rewards: 'none' }, recs).map((o) => o.advantage), [0.25, -0.25, 0.75, -0.75]);
-    close(adv({ estimator: 'trl_grpo', reward_weights: [1, 0.5], scale_rewards: false }, recs).map((o) => o.advantage), [0.25, -0.25, 0.75, -0.75]);
+    close(
+      out.map((o) => o.advantage),
+      [0.25 / (sd + 1e-4), -0.25 / (sd + 1e-4), 0.75 / (sd + 1e-4), -0.75 / (sd + 1e-4)],
+    );
+    close(
+      adv({ estimator: 'trl_grpo', reward_weights: [1, 0.5], scale_rewards: 'none' }, recs).map((o) => o.advantage),
+      [0.25, -0.25, 0.75, -0.75],
+    );
+    close(
+      adv({ estimator: 'trl_grpo', reward_weights: [1, 0.5], scale_rewards: false }, recs).map((o) => o.advantage),
+      [0.25, -0.25, 0.75, -0.75],
+    );
   });
 
   it('scale_rewards "batch": group mean, batch std', () => {
     // g1 [1, 3] (mean 2), g2 [2, 2] (mean 2); batch std of [1, 3, 2, 2] = sqrt(2/3)
     const sd = Math.sqrt(2 / 3);
     const out = adv({ estimator: 'trl_grpo', scale_rewards: 'batch' }, [...group('g1', [1, 3]), ...group('g2', [2, 2])]);
-    close(out.map((o) => o.advantage), [-1 / (sd + 1e-4), 1 / (sd + 1e-4), 0, 0]);
+    close(
+      out.map((o) => o.advantage),
+      [-1 / (sd + 1e-4), 1 / (sd + 1e-4), 0, 0],
+    );
   });
 
   it('unscorable completions (every reward None, or valid: false) get 0 and stay out of the baseline', () => {
@@ -266,18 +342,38 @@ describe('trl_grpo (TRL GRPOTrainer)', () => {
     const r = [0, -1 / d, 1 / d, -0.5 / e, 0.5 / e];
     const sd = Math.sqrt((2 / d ** 2 + 0.5 / e ** 2) / 4);
     const out = adv({ estimator: 'trl_grpo', multi_objective_aggregation: 'normalize_then_sum' }, recs);
-    close(out.map((o) => o.advantage), r.map((x) => x / (sd + 1e-4)));
+    close(
+      out.map((o) => o.advantage),
+      r.map((x) => x / (sd + 1e-4)),
+    );
   });
 
   it('reward_components reads components.<name>.score; an invalid component is a None reward', () => {
-    const rec = (a: number | null, b: number) => ({ uid: 'g', score: 0, components: { acc: a === null ? { score: null, valid: false } : { score: a, valid: true }, fmt: { score: b, valid: true } } });
-    const out = adv({ estimator: 'trl_grpo', reward_components: ['acc', 'fmt'], reward_weights: [1, 0.1], scale_rewards: 'none' }, [rec(1, 1), rec(0, 1), rec(null, 0)]);
+    const rec = (a: number | null, b: number) => ({
+      uid: 'g',
+      score: 0,
+      components: { acc: a === null ? { score: null, valid: false } : { score: a, valid: true }, fmt: { score: b, valid: true } },
+    });
+    const out = adv({ estimator: 'trl_grpo', reward_components: ['acc', 'fmt'], reward_weights: [1, 0.1], scale_rewards: 'none' }, [
+      rec(1, 1),
+      rec(0, 1),
+      rec(null, 0),
+    ]);
     // sums [1.1, 0.1, 0 (acc None)], mean 0.4
-    close(out.map((o) => o.advantage), [0.7, -0.3, -0.4]);
+    close(
+      out.map((o) => o.advantage),
+      [0.7, -0.3, -0.4],
+    );
     // a line invalid as a whole (multi invalidates on one failed component) keeps its valid components
-    const partial = adv({ estimator: 'trl_grpo', reward_components: ['acc', 'fmt'], scale_rewards: 'none' }, [rec(1, 1), { ...rec(null, 1), valid: false, score: null }]);
+    const partial = adv({ estimator: 'trl_grpo', reward_components: ['acc', 'fmt'], scale_rewards: 'none' }, [
+      rec(1, 1),
+      { ...rec(null, 1), valid: false, score: null },
+    ]);
     // sums [2, 1]: mean 1.5
-    close(partial.map((o) => o.advantage), [0.5, -0.5]);
+    close(
+      partial.map((o) => o.advantage),
+      [0.5, -0.5],
+    );
     const bad = adv({ estimator: 'trl_grpo', reward_components: ['acc', 'nope'] }, [rec(1, 1)]);
     expect(bad[0]!.advantage_error.message).toMatch(/component\(s\) "nope" missing/);
   });
@@ -291,7 +387,11 @@ describe('trl_grpo (TRL GRPOTrainer)', () => {
   it('reward counts must match reward_weights and each other', () => {
     const out = adv({ estimator: 'trl_grpo', reward_weights: [1, 1] }, [{ uid: 'g', scores: [1] }]);
     expect(out[0]!.advantage_error.message).toMatch(/has 1 reward\(s\) but reward_weights has 2/);
-    const out2 = adv({ estimator: 'trl_grpo' }, [{ uid: 'g', scores: [1, 0] }, { uid: 'g', scores: [1] }, { uid: 'g', scores: [0, 0] }]);
+    const out2 = adv({ estimator: 'trl_grpo' }, [
+      { uid: 'g', scores: [1, 0] },
+      { uid: 'g', scores: [1] },
+      { uid: 'g', scores: [0, 0] },
+    ]);
     expect(out2[1]!.advantage_error.message).toMatch(/has 1 reward\(s\) where earlier lines of the batch have 2/);
   });
 });
@@ -309,7 +409,10 @@ describe('config validation', () => {
   it('names unknown estimators, options of other estimators, and options with no effect', () => {
     expect(issues({ estimator: 'ppo' })[0]!.message).toMatch(/unknown estimator "ppo" \(known: grpo, rloo/);
     expect(issues({})[0]!.message).toMatch(/required field "estimator" is missing/);
-    expect(issues({ estimator: 'grpo', gamma: 0.9 })[0]).toEqual({ path: 'gamma', message: 'has no effect with grpo (it is an option of reinforce_plus_plus, gigpo)' });
+    expect(issues({ estimator: 'grpo', gamma: 0.9 })[0]).toEqual({
+      path: 'gamma',
+      message: 'has no effect with grpo (it is an option of reinforce_plus_plus, gigpo)',
+    });
     expect(issues({ estimator: 'rloo', epsilon: 1e-6 })[0]!.message).toMatch(/has no effect with rloo/);
     expect(issues({ estimator: 'trl_grpo', multi_objective_aggregation: 'normalize_then_sum', scale_rewards: 'group' })[0]!.path).toBe('scale_rewards');
     expect(issues({ estimator: 'reinforce_plus_plus_baseline', group_size: 8 })[0]!.message).toMatch(/group_size: |no effect/);
@@ -323,7 +426,7 @@ describe('config validation', () => {
 describe('NaN-free on awkward batches', () => {
   it('every estimator gives a finite advantage for every line', () => {
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const recs: Record<string, unknown>[] = [];
     for (let i = 0; i < 400; i++) {
       const k = Math.floor(rand() * 6);
@@ -341,9 +444,16 @@ describe('NaN-free on awkward batches', () => {
       });
     }
     const configs = [
-      { estimator: 'grpo' }, { estimator: 'grpo', group_of_one: 'trainer' }, { estimator: 'rloo' }, { estimator: 'opo', group_of_one: 'trainer' },
-      { estimator: 'grpo_passk' }, { estimator: 'reinforce_plus_plus', gamma: 0.9 }, { estimator: 'reinforce_plus_plus_baseline', group_of_one: 'trainer' },
-      { estimator: 'gigpo', mode: 'mean_std_norm' }, { estimator: 'trl_grpo', reward_weights: [1, 2] }, { estimator: 'trl_grpo', multi_objective_aggregation: 'normalize_then_sum', group_of_one: 'trainer' },
+      { estimator: 'grpo' },
+      { estimator: 'grpo', group_of_one: 'trainer' },
+      { estimator: 'rloo' },
+      { estimator: 'opo', group_of_one: 'trainer' },
+      { estimator: 'grpo_passk' },
+      { estimator: 'reinforce_plus_plus', gamma: 0.9 },
+      { estimator: 'reinforce_plus_plus_baseline', group_of_one: 'trainer' },
+      { estimator: 'gigpo', mode: 'mean_std_norm' },
+      { estimator: 'trl_grpo', reward_weights: [1, 2] },
+      { estimator: 'trl_grpo', multi_objective_aggregation: 'normalize_then_sum', group_of_one: 'trainer' },
     ];
     for (const c of configs) {
       const single = c.estimator === 'trl_grpo' ? recs : recs.map(({ scores: _s, ...r }) => r);

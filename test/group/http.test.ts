@@ -13,7 +13,14 @@ beforeAll(async () => {
       exact: { type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.label}}', operation: 'eq' },
       answer_check: ANSWER_CHECK,
       gdpo: { type: 'weighted_sum', graders: { acc: value('a'), fmt: value('f') }, weights: { acc: 1, fmt: 0.5 }, normalize: 'group' },
-      annealed: { type: 'schedule', grader: value('a'), points: [[0, 1], [100, 0]] },
+      annealed: {
+        type: 'schedule',
+        grader: value('a'),
+        points: [
+          [0, 1],
+          [100, 0],
+        ],
+      },
     },
     { maxBatch: 512 },
   );
@@ -21,7 +28,7 @@ beforeAll(async () => {
 afterAll(() => srv.close());
 
 describe('POST /v1/advantages', () => {
-  it('returns the library\'s advantages for the records, in order, with a summary', async () => {
+  it("returns the library's advantages for the records, in order, with a summary", async () => {
     const records = [
       { id: 'x', uid: 'p', score: 2 },
       { id: 'y', uid: 'p', score: 4 },
@@ -45,7 +52,16 @@ describe('POST /v1/advantages', () => {
     expect((await post(`${srv.url}/v1/advantages`, { records: [] })).status).toBe(400);
     expect((await post(`${srv.url}/v1/advantages`, { config: { estimator: 'rloo' } })).status).toBe(400);
     expect((await post(`${srv.url}/v1/advantages`, { config: 'grpo', records: [] })).status).toBe(400);
-    const big = await post(`${srv.url}/v1/advantages`, { config: { estimator: 'reinforce_plus_plus' }, records: [{ score: 1, response_length: 1_000_000 }, { score: 1, response_length: 1_000_000 }, { score: 1, response_length: 1_000_000 }, { score: 1, response_length: 1_000_000 }, { score: 1, response_length: 1_000_000 }] });
+    const big = await post(`${srv.url}/v1/advantages`, {
+      config: { estimator: 'reinforce_plus_plus' },
+      records: [
+        { score: 1, response_length: 1_000_000 },
+        { score: 1, response_length: 1_000_000 },
+        { score: 1, response_length: 1_000_000 },
+        { score: 1, response_length: 1_000_000 },
+        { score: 1, response_length: 1_000_000 },
+      ],
+    });
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe('too_many_tokens');
   });
@@ -69,7 +85,13 @@ describe('POST /v1/groups', () => {
     const sd = Math.sqrt(1 / 3) + 1e-6;
     expect(res[0].advantage).toBeCloseTo(1 / 3 / sd, 12);
     expect(res[1].advantage).toBeCloseTo(-2 / 3 / sd, 12);
-    expect(res[3]).toMatchObject({ valid: false, error: { kind: 'template_error' }, advantage: 0, advantage_masked: true, advantage_mask_reason: 'invalid_grade' });
+    expect(res[3]).toMatchObject({
+      valid: false,
+      error: { kind: 'template_error' },
+      advantage: 0,
+      advantage_masked: true,
+      advantage_mask_reason: 'invalid_grade',
+    });
     expect(res[4].error.message).toMatch(/^samples\[4\]: field "item" must be an object/);
     expect(r.body.summary).toMatchObject({ count: 5, valid: 3, invalid: 2, masked: 2 });
   });
@@ -88,7 +110,13 @@ describe('POST /v1/groups', () => {
     const n = await post(`${srv.url}/v1/groups`, { grader: 'exact', samples, advantages: null });
     expect(n.body.estimator).toBeNull();
     expect(n.body.results[0].advantage).toBeUndefined();
-    const mixed = await post(`${srv.url}/v1/groups`, { grader: 'exact', samples: [{ uid: 'p', item: { label: 'a' }, output_text: 'a' }, { item: { label: 'a' }, output_text: 'a' }] });
+    const mixed = await post(`${srv.url}/v1/groups`, {
+      grader: 'exact',
+      samples: [
+        { uid: 'p', item: { label: 'a' }, output_text: 'a' },
+        { item: { label: 'a' }, output_text: 'a' },
+      ],
+    });
     expect(mixed.status).toBe(400);
     expect(mixed.body.error.message).toMatch(/1 of 2 samples have a "uid"/);
     const badCfg = await post(`${srv.url}/v1/groups`, { grader: 'exact', samples, advantages: { estimator: 'nope' } });
@@ -96,9 +124,17 @@ describe('POST /v1/groups', () => {
     expect(badCfg.body.error.code).toBe('invalid_advantage_config');
   });
 
-  it('runs the root grader\'s group stage: per-component normalisation across the group', async () => {
-    const items = [{ a: 1, f: 1 }, { a: 0, f: 1 }, { a: 0.5, f: 0 }];
-    const r = await post(`${srv.url}/v1/groups`, { grader: 'gdpo', samples: items.map((item) => ({ item, output_text: '' })), advantages: { estimator: 'grpo', norm_adv_by_std_in_grpo: false } });
+  it("runs the root grader's group stage: per-component normalisation across the group", async () => {
+    const items = [
+      { a: 1, f: 1 },
+      { a: 0, f: 1 },
+      { a: 0.5, f: 0 },
+    ];
+    const r = await post(`${srv.url}/v1/groups`, {
+      grader: 'gdpo',
+      samples: items.map((item) => ({ item, output_text: '' })),
+      advantages: { estimator: 'grpo', norm_adv_by_std_in_grpo: false },
+    });
     expect(r.status).toBe(200);
     // acc [1, 0, .5]: mean .5, std .5; fmt [1, 1, 0]: mean 2/3, std sqrt(1/3)
     const sa = 0.5 + 1e-6;
@@ -111,8 +147,15 @@ describe('POST /v1/groups', () => {
     expect(one.body.results[0]).toMatchObject({ valid: false, error: { kind: 'config_error' } });
   });
 
-  it('passes the request\'s global_step to graders as item.global_step', async () => {
-    const r = await post(`${srv.url}/v1/groups`, { grader: 'annealed', global_step: 75, samples: [{ item: { a: 1 }, output_text: '' }, { item: { a: 0.5 }, output_text: '' }] });
+  it("passes the request's global_step to graders as item.global_step", async () => {
+    const r = await post(`${srv.url}/v1/groups`, {
+      grader: 'annealed',
+      global_step: 75,
+      samples: [
+        { item: { a: 1 }, output_text: '' },
+        { item: { a: 0.5 }, output_text: '' },
+      ],
+    });
     // weight at step 75 of 1 -> 0 over 100 steps: 0.25
     expect(r.body.results.map((x: { score: number }) => x.score)).toEqual([0.25, 0.125]);
     const clash = await post(`${srv.url}/v1/groups`, { grader: 'annealed', global_step: 75, samples: [{ item: { a: 1, global_step: 3 }, output_text: '' }] });
@@ -120,8 +163,12 @@ describe('POST /v1/groups', () => {
     expect((await post(`${srv.url}/v1/groups`, { grader: 'annealed', global_step: -1, samples: [] })).status).toBe(400);
   });
 
-  it('real GSM8K groups: four models\' solutions per question, graded and turned into GRPO advantages', async () => {
-    const rows = readFileSync(GSM8K_SOLUTIONS, 'utf8').trim().split('\n').slice(0, 100).map((l) => JSON.parse(l));
+  it("real GSM8K groups: four models' solutions per question, graded and turned into GRPO advantages", async () => {
+    const rows = readFileSync(GSM8K_SOLUTIONS, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(0, 100)
+      .map((l) => JSON.parse(l));
     const models = ['6b_finetuning', '6b_verification', '175b_finetuning', '175b_verification'];
     const samples = rows.flatMap((r, q) => {
       const label = /A: (.*)$/.exec(r.ground_truth.trim())![1]!.trim();
@@ -132,7 +179,10 @@ describe('POST /v1/groups', () => {
     const out = res.body.results;
     expect(out).toHaveLength(400);
     // the advantages are GRPO's over the scores the endpoint returned, group by group
-    const want = computeAdvantages({ estimator: 'grpo' }, out.map((x: { uid: string; score: number; valid: boolean }) => ({ uid: x.uid, score: x.score, valid: x.valid })));
+    const want = computeAdvantages(
+      { estimator: 'grpo' },
+      out.map((x: { uid: string; score: number; valid: boolean }) => ({ uid: x.uid, score: x.score, valid: x.valid })),
+    );
     out.forEach((x: { advantage: number }, i: number) => expect(x.advantage).toBe(want[i]!.advantage));
     // a question every model solves (or none does) gives no signal: all four advantages are 0
     for (let q = 0; q < 100; q++) {
@@ -151,19 +201,31 @@ describe('POST /v1/groups', () => {
 });
 
 describe('/metrics monitors', () => {
-  it('exposes each monitor\'s value and alert over the recent window, per grader', async () => {
+  it("exposes each monitor's value and alert over the recent window, per grader", async () => {
     // responses whose reward rises with their length, in prompt groups
     const samples = [];
-    for (let g = 0; g < 8; g++) for (let i = 0; i < 8; i++) samples.push({ uid: `g${g}`, item: { label: 'w '.repeat(i + 1).trim() }, output_text: 'w '.repeat(i + 1).trim(), response_length: 10 * (i + 1) });
+    for (let g = 0; g < 8; g++)
+      for (let i = 0; i < 8; i++)
+        samples.push({ uid: `g${g}`, item: { label: 'w '.repeat(i + 1).trim() }, output_text: 'w '.repeat(i + 1).trim(), response_length: 10 * (i + 1) });
     const scored = samples.map((s, i) => ({ ...s, item: { label: i % 8 >= 4 ? s.output_text : 'nope' } }));
     const r = await post(`${srv.url}/v1/groups`, { grader: 'exact', samples: scored });
     expect(r.status).toBe(200);
     const m = await get(`${srv.url}/metrics`);
     const line = (re: RegExp) => m.text.split('\n').find((l) => re.test(l));
     expect(line(/^arbiter_monitor_alert\{grader="exact",monitor="reward_length_correlation"\} 1$/)).toBeDefined();
-    const v = Number(line(/^arbiter_monitor_value\{grader="exact",monitor="reward_length_correlation"\}/)!.split(' ').pop());
+    const v = Number(
+      line(/^arbiter_monitor_value\{grader="exact",monitor="reward_length_correlation"\}/)!
+        .split(' ')
+        .pop(),
+    );
     expect(v).toBeGreaterThan(0.8);
     expect(line(/^arbiter_monitor_alert\{grader="exact",monitor="invalid_rate"\} 0$/)).toBeDefined();
-    expect(Number(line(/^arbiter_monitor_window_size\{grader="exact"\}/)!.split(' ').pop())).toBeGreaterThanOrEqual(64);
+    expect(
+      Number(
+        line(/^arbiter_monitor_window_size\{grader="exact"\}/)!
+          .split(' ')
+          .pop(),
+      ),
+    ).toBeGreaterThanOrEqual(64);
   });
 });

@@ -12,7 +12,8 @@ async function viaLines(chunks: Buffer[], max?: number) {
 }
 async function viaBatches(chunks: Buffer[], max?: number) {
   const out: [number, string | undefined, number][] = [];
-  for await (const b of readLineBatches(Readable.from(chunks), max)) b.texts.forEach((t, i) => out.push([b.first + i, t, t === undefined ? b.dropped!.get(i)! : 0]));
+  for await (const b of readLineBatches(Readable.from(chunks), max))
+    b.texts.forEach((t, i) => out.push([b.first + i, t, t === undefined ? b.dropped!.get(i)! : 0]));
   return out;
 }
 function chunk(buf: Buffer, sizes: number[]): Buffer[] {

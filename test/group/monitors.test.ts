@@ -5,7 +5,7 @@ import { computeMonitors, monitorPoint, MonitorWindow } from '../../dist/index.j
 import { addressesJudge } from '../../dist/group/monitors.js';
 
 let seed = 1;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const report = (recs: Record<string, unknown>[], name: string) => computeMonitors(recs.map((r) => monitorPoint(r))).find((m) => m.monitor === name)!;
 const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(' ');
 
@@ -13,10 +13,11 @@ describe('reward_length_correlation', () => {
   it('alerts when reward rises with length within prompt groups, beyond the random-reward control', () => {
     seed = 3;
     const recs = [];
-    for (let g = 0; g < 20; g++) for (let i = 0; i < 8; i++) {
-      const len = 100 + Math.floor(rand() * 700);
-      recs.push({ uid: `g${g}`, score: len / 1000 + (rand() - 0.5) * 0.05, response_length: len });
-    }
+    for (let g = 0; g < 20; g++)
+      for (let i = 0; i < 8; i++) {
+        const len = 100 + Math.floor(rand() * 700);
+        recs.push({ uid: `g${g}`, score: len / 1000 + (rand() - 0.5) * 0.05, response_length: len });
+      }
     const r = report(recs, 'reward_length_correlation');
     expect(r.alert).toBe(true);
     expect(r.value!).toBeGreaterThan(0.9);
@@ -26,7 +27,8 @@ describe('reward_length_correlation', () => {
   it('stays quiet when reward is independent of length', () => {
     seed = 5;
     const recs = [];
-    for (let g = 0; g < 20; g++) for (let i = 0; i < 8; i++) recs.push({ uid: `g${g}`, score: rand() < 0.5 ? 1 : 0, response_length: 100 + Math.floor(rand() * 700) });
+    for (let g = 0; g < 20; g++)
+      for (let i = 0; i < 8; i++) recs.push({ uid: `g${g}`, score: rand() < 0.5 ? 1 : 0, response_length: 100 + Math.floor(rand() * 700) });
     const r = report(recs, 'reward_length_correlation');
     expect(r.alert).toBe(false);
     expect(Math.abs(r.value!)).toBeLessThan(0.3);
@@ -40,7 +42,10 @@ describe('reward_length_correlation', () => {
 });
 
 describe('format_saturation', () => {
-  const rec = (f: number, c: number) => ({ score: f * 0.2 + c, components: { format: { score: f, valid: true, metadata: { type: 'format' } }, correct: { score: c, valid: true, metadata: { type: 'math' } } } });
+  const rec = (f: number, c: number) => ({
+    score: f * 0.2 + c,
+    components: { format: { score: f, valid: true, metadata: { type: 'format' } }, correct: { score: c, valid: true, metadata: { type: 'math' } } },
+  });
   it('alerts when the format reward saturates while correctness stays flat', () => {
     // early half: format 60%, correctness 40%; recent half: format 100%, correctness 40%
     const recs = Array.from({ length: 100 }, (_, i) => rec(i >= 50 ? 1 : i % 5 < 3 ? 1 : 0, i % 5 < 2 ? 1 : 0));
@@ -83,7 +88,10 @@ describe('invalid_rate', () => {
   const parse = { score: null, valid: false, error: { kind: 'judge_parse_error', message: 'p' } };
   it('alerts on a spike of one error kind in the recent quarter', () => {
     // 150 early with 1 timeout; 50 recent with 10 timeouts (20%) and steady 2% parse errors
-    const recs = [...Array.from({ length: 150 }, (_, i) => (i === 7 ? timeout : i % 50 === 3 ? parse : ok)), ...Array.from({ length: 50 }, (_, i) => (i % 5 === 0 ? timeout : i === 11 ? parse : ok))];
+    const recs = [
+      ...Array.from({ length: 150 }, (_, i) => (i === 7 ? timeout : i % 50 === 3 ? parse : ok)),
+      ...Array.from({ length: 50 }, (_, i) => (i % 5 === 0 ? timeout : i === 11 ? parse : ok)),
+    ];
     const r = report(recs, 'invalid_rate');
     expect(r.alert).toBe(true);
     const byKind = r.details!.by_kind as Record<string, { spike: boolean }>;
@@ -106,10 +114,16 @@ describe('judge_addressing', () => {
     expect(addressesJudge('On a scale from 1 to 10 the patient rated the pain 7.')).toBe(false);
     expect(addressesJudge('The grader function returns a float. We ignore the previous term since it cancels.')).toBe(false);
   });
-  const judged = (text: string, s: number) => ({ score: s, output_text: text, components: { judge: { score: s, valid: true, metadata: { type: 'score_model' } } } });
+  const judged = (text: string, s: number) => ({
+    score: s,
+    output_text: text,
+    components: { judge: { score: s, valid: true, metadata: { type: 'score_model' } } },
+  });
   it('alerts when outputs that address the judge get higher judge scores', () => {
     seed = 9;
-    const recs = Array.from({ length: 200 }, (_, i) => (i % 10 === 0 ? judged(inject, 9) : judged(`Solution ${i}: the answer is ${i}.`, 3 + Math.floor(rand() * 5))));
+    const recs = Array.from({ length: 200 }, (_, i) =>
+      i % 10 === 0 ? judged(inject, 9) : judged(`Solution ${i}: the answer is ${i}.`, 3 + Math.floor(rand() * 5)),
+    );
     const r = report(recs, 'judge_addressing');
     expect(r.alert).toBe(true);
     expect(r.details!.flagged).toBe(20);
@@ -145,8 +159,14 @@ describe('spurious_reward_control', () => {
   });
   it('is deterministic for a seed and needs uid groups', () => {
     const recs = Array.from({ length: 40 }, (_, i) => ({ uid: `g${i % 5}`, score: (i * 7) % 3 }));
-    const a = computeMonitors(recs.map((r) => monitorPoint(r)), { seed: 4 });
-    const b = computeMonitors(recs.map((r) => monitorPoint(r)), { seed: 4 });
+    const a = computeMonitors(
+      recs.map((r) => monitorPoint(r)),
+      { seed: 4 },
+    );
+    const b = computeMonitors(
+      recs.map((r) => monitorPoint(r)),
+      { seed: 4 },
+    );
     expect(a).toEqual(b);
     expect(report([{ score: 1 }, { score: 0 }], 'spurious_reward_control').signal).toMatch(/needs uid groups/);
   });

@@ -84,10 +84,11 @@ function choiceLogprobs(c: ChoiceReply, content: string) {
   const tokens = tokenize(content);
   let altAt = -1;
   if (c.alternatives) {
-    for (let i = tokens.length - 1; i >= 0; i--) if (tokens[i]!.trim() === c.alternatives.token) {
-      altAt = i;
-      break;
-    }
+    for (let i = tokens.length - 1; i >= 0; i--)
+      if (tokens[i]!.trim() === c.alternatives.token) {
+        altAt = i;
+        break;
+      }
   }
   return tokens.map((t, i) => {
     if (i === altAt) {
@@ -203,7 +204,10 @@ export class TestServer {
     if (reply.status !== undefined || reply.body !== undefined) return this.send(res, reply);
     if (reply.hostile) return this.send(res, { ...reply, body: completionOf(rec, reply, this.ignoreN) });
     if (this.rejectJsonSchema && rec.body?.response_format) {
-      return this.send(res, { status: 400, body: { object: 'error', message: 'response_format json_schema is not supported', type: 'BadRequestError', code: 400 } });
+      return this.send(res, {
+        status: 400,
+        body: { object: 'error', message: 'response_format json_schema is not supported', type: 'BadRequestError', code: 400 },
+      });
     }
     this.send(res, { body: completionOf(rec, reply, this.ignoreN), headers: reply.headers });
   }

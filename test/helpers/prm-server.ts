@@ -115,9 +115,22 @@ export async function startPrmServer(): Promise<PrmServer> {
       alts.sort((x, y) => y[1] - x[1]);
       const top = Object.fromEntries(alts.slice(0, k));
       const [tok, lp] = alts[0]!;
-      return { index, text: tok, logprobs: { tokens: [tok], token_logprobs: [lp], top_logprobs: [top], text_offset: [pr.length] }, finish_reason: 'length', stop_reason: null };
+      return {
+        index,
+        text: tok,
+        logprobs: { tokens: [tok], token_logprobs: [lp], top_logprobs: [top], text_offset: [pr.length] },
+        finish_reason: 'length',
+        stop_reason: null,
+      };
     });
-    const body = { id: 'cmpl-test', object: 'text_completion', created: 0, model: b.model, choices, usage: { prompt_tokens: 10 * prompts.length, completion_tokens: prompts.length, total_tokens: 11 * prompts.length } };
+    const body = {
+      id: 'cmpl-test',
+      object: 'text_completion',
+      created: 0,
+      model: b.model,
+      choices,
+      usage: { prompt_tokens: 10 * prompts.length, completion_tokens: prompts.length, total_tokens: 11 * prompts.length },
+    };
     return { body: mutators.completions ? mutators.completions(body, req) : body };
   });
   return self;

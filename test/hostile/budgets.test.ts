@@ -24,7 +24,11 @@ const file = (name: string, content: string) => {
   return p;
 };
 const jsonl = (rows: unknown[]) => rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n';
-const lines = (p: string) => readFileSync(p, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const lines = (p: string) =>
+  readFileSync(p, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 /** A JSON text nested `depth` arrays deep (10 KB for 5,000). */
 const deepJson = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
@@ -38,7 +42,11 @@ async function score(grader: unknown, rows: unknown[], name: string) {
   return { ...r, out: r.code === 0 ? lines(out) : [] };
 }
 
-const THREADED_CHECK = { type: 'threads', threads: 1, grader: { type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.answer}}', operation: 'eq' } };
+const THREADED_CHECK = {
+  type: 'threads',
+  threads: 1,
+  grader: { type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.answer}}', operation: 'eq' },
+};
 const BOUND = 60_000;
 
 /** Text that makes BPE slow: 64-character runs of CJK characters (one pre-token each, ~60 µs/char). */
@@ -61,7 +69,11 @@ describe('hostile: a deep value through a threads grader (bound: one line out pe
     ];
     const r = await score(THREADED_CHECK, rows, 'deep');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.out.map((l) => [l.id, l.score])).toEqual([['a', 1], ['b', null], ['c', 0]]);
+    expect(r.out.map((l) => [l.id, l.score])).toEqual([
+      ['a', 1],
+      ['b', null],
+      ['c', 0],
+    ]);
     expect(r.out[1]).toMatchObject({ valid: false, error: { kind: 'limit_exceeded', message: expect.stringMatching(/deep|depth|nest/i) } });
   });
 
@@ -108,17 +120,38 @@ describe('hostile: catastrophic-backtracking regexes (bound: each CLI run finish
   ];
   it.each(cases)('format regex %s with timeout_ms 1000 grades both lines correctly', { timeout: BOUND }, async (pattern, hostile, want, matching) => {
     const grader = { type: 'format', check: 'regex', pattern, timeout_ms: 1000 };
-    const r = await score(grader, [{ item: {}, output_text: hostile }, { item: {}, output_text: matching }], `re-${cases.findIndex((c) => c[0] === pattern)}`);
+    const r = await score(
+      grader,
+      [
+        { item: {}, output_text: hostile },
+        { item: {}, output_text: matching },
+      ],
+      `re-${cases.findIndex((c) => c[0] === pattern)}`,
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.out.map((l) => [l.valid, l.score])).toEqual([[true, want], [true, 1]]);
+    expect(r.out.map((l) => [l.valid, l.score])).toEqual([
+      [true, want],
+      [true, 1],
+    ]);
   });
 
   it('a JSON Schema "pattern" runs on the same engine; lookahead in it is refused at load', { timeout: BOUND }, async () => {
     const grader = { type: 'format', check: 'json', schema: { type: 'string', pattern: '^(a|a)*$' } };
-    const r = await score(grader, [{ item: {}, output_text: JSON.stringify('a'.repeat(40) + '!') }, { item: {}, output_text: '"aaa"' }], 'schema-pattern');
+    const r = await score(
+      grader,
+      [
+        { item: {}, output_text: JSON.stringify('a'.repeat(40) + '!') },
+        { item: {}, output_text: '"aaa"' },
+      ],
+      'schema-pattern',
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.out.map((l) => l.score)).toEqual([0, 1]);
-    const bad = await score({ type: 'format', check: 'json', schema: { type: 'string', pattern: 'a(?=b)' } }, [{ item: {}, output_text: '"a"' }], 'schema-lookahead');
+    const bad = await score(
+      { type: 'format', check: 'json', schema: { type: 'string', pattern: 'a(?=b)' } },
+      [{ item: {}, output_text: '"a"' }],
+      'schema-lookahead',
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/schema.*lookahead/);
   });
@@ -131,7 +164,14 @@ describe('hostile: IFEval response_language on 190,000 characters (bound: the CL
     ['CJK text', cjk(190_000)],
   ])('%s: graded, with the verdict of the text the detector reads (its first 10,000 characters)', { timeout: BOUND }, async (_what, text) => {
     // the detector looks at the first 10,000 characters, so a 14,000-character prefix must agree
-    const r = await score(ifeval, [{ item: {}, output_text: text }, { item: {}, output_text: text.slice(0, 14_000) }], `lang-${text.charCodeAt(0)}`);
+    const r = await score(
+      ifeval,
+      [
+        { item: {}, output_text: text },
+        { item: {}, output_text: text.slice(0, 14_000) },
+      ],
+      `lang-${text.charCodeAt(0)}`,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.out.every((l) => l.valid)).toBe(true);
     expect(r.out[0].score).toBe(r.out[1].score);
@@ -140,7 +180,14 @@ describe('hostile: IFEval response_language on 190,000 characters (bound: the CL
 
 describe('hostile: length in tokens past its 2 s budget (bound: limit_exceeded, one line out per line in)', () => {
   it('arbiter score stops tokenizing at the budget (limit_exceeded), and grades the ordinary line', { timeout: BOUND }, async () => {
-    const r = await score({ type: 'length', unit: 'tokens', budget: 1000 }, [{ item: {}, output_text: bpeHostile(200_000) }, { item: {}, output_text: 'a short answer' }], 'tokens');
+    const r = await score(
+      { type: 'length', unit: 'tokens', budget: 1000 },
+      [
+        { item: {}, output_text: bpeHostile(200_000) },
+        { item: {}, output_text: 'a short answer' },
+      ],
+      'tokens',
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.out[0]).toMatchObject({ valid: false, error: { kind: 'limit_exceeded', message: expect.stringMatching(/tokenizing took over 2000 ms/) } });
     expect(r.out[1]).toMatchObject({ valid: true, metadata: { length: 3 } });
@@ -158,10 +205,20 @@ describe('hostile: /healthz answers while a grade grinds (bound: seen in flight 
 
   it('a BPE-hostile /v1/score is graded in a killable worker: /healthz reports it in flight, and it ends limit_exceeded', { timeout: BOUND }, async () => {
     // warm up first (tokenizer loaded, worker started), so nothing but the grade itself can yield
-    const warm = (await (await fetch(`${srv.url}/v1/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ samples: [{ item: {}, sample: { output_text: 'warm up' } }] }) })).json()) as any;
+    const warm = (await (
+      await fetch(`${srv.url}/v1/score`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ samples: [{ item: {}, sample: { output_text: 'warm up' } }] }),
+      })
+    ).json()) as any;
     expect(warm.results[0].valid).toBe(true);
     let done = false;
-    const scoring = fetch(`${srv.url}/v1/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ samples: [{ item: {}, sample: { output_text: bpeHostile(200_000) } }] }) })
+    const scoring = fetch(`${srv.url}/v1/score`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ samples: [{ item: {}, sample: { output_text: bpeHostile(200_000) } }] }),
+    })
       .then((res) => res.json())
       .finally(() => (done = true));
     // Poll /healthz (no sleeps) until it reports the grade in flight. On the event loop the grade

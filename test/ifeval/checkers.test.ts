@@ -30,7 +30,9 @@ describe('checkers', () => {
     expect(check('length_constraints:number_words', { num_words: 3, relation: 'less than' }, 'one two')).toBe(true);
     expect(check('length_constraints:number_paragraphs', { num_paragraphs: 2 }, 'a\n***\nb')).toBe(true);
     expect(check('length_constraints:number_paragraphs', { num_paragraphs: 3 }, 'a\n***\n\n***\nb')).toBe(false);
-    expect(check('length_constraints:nth_paragraph_first_word', { num_paragraphs: 2, nth_paragraph: 2, first_word: 'then' }, 'First.\n\n"Then, more.')).toBe(true);
+    expect(check('length_constraints:nth_paragraph_first_word', { num_paragraphs: 2, nth_paragraph: 2, first_word: 'then' }, 'First.\n\n"Then, more.')).toBe(
+      true,
+    );
   });
 
   it('format and content', () => {
@@ -59,7 +61,16 @@ describe('checkers', () => {
   });
 
   it('loose mode tries the reference variants', () => {
-    expect(looseVariants('Sure!\n*body*\nBye')).toEqual(['Sure!\n*body*\nBye', 'Sure!\nbody\nBye', '*body*\nBye', 'Sure!\n*body*', '*body*', 'body\nBye', 'Sure!\nbody', 'body']);
+    expect(looseVariants('Sure!\n*body*\nBye')).toEqual([
+      'Sure!\n*body*\nBye',
+      'Sure!\nbody\nBye',
+      '*body*\nBye',
+      'Sure!\n*body*',
+      '*body*',
+      'body\nBye',
+      'Sure!\nbody',
+      'body',
+    ]);
     const ins = [buildInstruction('startend:quotation', {})];
     expect(followVerdicts('Here you go:\n"quoted"', ins, 'strict', ctx)).toEqual([false]);
     expect(followVerdicts('Here you go:\n"quoted"', ins, 'loose', ctx)).toEqual([true]);
@@ -83,7 +94,10 @@ describe('grader', () => {
     expect(r.reason).toContain('startend:quotation');
   });
   it('HF-style kwargs with nulls are accepted; bad kwargs are bad_input', async () => {
-    const ok = await grade(g, { item: { ids: ['length_constraints:number_words'], kw: [{ num_words: 2, relation: 'at least', keywords: null }] }, output_text: 'two words' });
+    const ok = await grade(g, {
+      item: { ids: ['length_constraints:number_words'], kw: [{ num_words: 2, relation: 'at least', keywords: null }] },
+      output_text: 'two words',
+    });
     expect(ok.score).toBe(1);
     const bad = await grade(g, { item: { ids: ['length_constraints:number_words'], kw: [{ num_words: 2, relation: 'about' }] }, output_text: 'x' });
     expect(bad.valid).toBe(false);

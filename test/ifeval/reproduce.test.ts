@@ -6,7 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { grade, loadGrader } from '../../dist/index.js';
 
 const dir = fileURLToPath(new URL('../../../shared/data/ifeval/', import.meta.url));
-const rows = (f: string) => readFileSync(dir + f, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const rows = (f: string) =>
+  readFileSync(dir + f, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 const inputs = new Map(rows('input_data.jsonl').map((x) => [x.prompt, x]));
 
 /**

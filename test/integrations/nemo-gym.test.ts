@@ -13,25 +13,51 @@ import { CLIENTS, INTEGRATIONS, runPython } from './run-python.js';
 
 const CLIENT = `${CLIENTS}nemo_gym.py`;
 const GRADER = JSON.parse(readFileSync(`${INTEGRATIONS}nemo_gym/grader.json`, 'utf8'));
-const ROWS = readFileSync(`${INTEGRATIONS}nemo_gym/data/example.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const ROWS = readFileSync(`${INTEGRATIONS}nemo_gym/data/example.jsonl`, 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l));
 let srv: Running;
 
 beforeAll(async () => {
   const parts = { correct: GRADER, tidy: { type: 'string_check', input: '{{sample.output_text}}', reference: 'A:', operation: 'like' } };
-  srv = await start({ gsm8k: GRADER, multi: { type: 'multi', graders: parts, calculate_output: 'correct * tidy' }, sum: { type: 'multi', graders: parts, calculate_output: 'correct + tidy' } }, { fallbackReward: -1 });
+  srv = await start(
+    {
+      gsm8k: GRADER,
+      multi: { type: 'multi', graders: parts, calculate_output: 'correct * tidy' },
+      sum: { type: 'multi', graders: parts, calculate_output: 'correct + tidy' },
+    },
+    { fallbackReward: -1 },
+  );
 });
 afterAll(() => srv.close());
 
 /** A Responses-API object as a model server returns it: a reasoning item, then the message. */
 function responseObject(text: string, i: number) {
   return {
-    id: `resp_${i}`, object: 'response', created_at: 1761955953.0, model: 'policy', status: 'completed', error: null, incomplete_details: null,
+    id: `resp_${i}`,
+    object: 'response',
+    created_at: 1761955953.0,
+    model: 'policy',
+    status: 'completed',
+    error: null,
+    incomplete_details: null,
     output: [
       { id: `rs_${i}`, type: 'reasoning', summary: [], encrypted_content: null },
       { id: `msg_${i}`, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] },
     ],
-    parallel_tool_calls: true, temperature: 1.0, tool_choice: 'auto', tools: [], top_p: 1.0,
-    usage: { input_tokens: 84, output_tokens: 12, total_tokens: 96, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+    parallel_tool_calls: true,
+    temperature: 1.0,
+    tool_choice: 'auto',
+    tools: [],
+    top_p: 1.0,
+    usage: {
+      input_tokens: 84,
+      output_tokens: 12,
+      total_tokens: 96,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    },
   };
 }
 
@@ -64,14 +90,26 @@ describe('NeMo-Gym resources server', () => {
     const r = await runPython(CLIENT, { url: srv.url, prefix: '/ng-rollout/0-0', rows: rows.slice(0, 1), responses: [responseObject('So A: 18', 0)] });
     expect(r.out.rollouts[0].problems).toEqual([]);
     expect(r.out.rollouts[0].verify.reward).toBe(1);
-    const m = await runPython(CLIENT, { url: srv.url, query: '?grader=multi', rows: rows.slice(0, 2), responses: [responseObject('So A: 18', 0), responseObject('3', 1)] });
+    const m = await runPython(CLIENT, {
+      url: srv.url,
+      query: '?grader=multi',
+      rows: rows.slice(0, 2),
+      responses: [responseObject('So A: 18', 0), responseObject('3', 1)],
+    });
     expect(m.out.rollouts.map((x: { problems: string[] }) => x.problems)).toEqual([[], []]);
     // correct * tidy is not the components' sum: NeMo-RL would reject reward_components, so only arbiter_components
-    expect(m.out.rollouts.map((x: { verify: Record<string, unknown> }) => [x.verify.reward, x.verify.arbiter_components, 'reward_components' in x.verify])).toEqual([
+    expect(
+      m.out.rollouts.map((x: { verify: Record<string, unknown> }) => [x.verify.reward, x.verify.arbiter_components, 'reward_components' in x.verify]),
+    ).toEqual([
       [1, { correct: 1, tidy: 1 }, false],
       [0, { correct: 1, tidy: 0 }, false],
     ]);
-    const sum = await runPython(CLIENT, { url: srv.url, query: '?grader=sum', rows: rows.slice(0, 2), responses: [responseObject('So A: 18', 0), responseObject('3', 1)] });
+    const sum = await runPython(CLIENT, {
+      url: srv.url,
+      query: '?grader=sum',
+      rows: rows.slice(0, 2),
+      responses: [responseObject('So A: 18', 0), responseObject('3', 1)],
+    });
     expect(sum.out.rollouts.map((x: { problems: string[] }) => x.problems)).toEqual([[], []]);
     expect(sum.out.rollouts.map((x: { verify: Record<string, unknown> }) => [x.verify.reward, x.verify.reward_components])).toEqual([
       [2, { correct: 1, tidy: 1 }],
@@ -83,7 +121,11 @@ describe('NeMo-Gym resources server', () => {
     const r = await runPython(CLIENT, { url: srv.url, rows: rows.slice(0, 2), responses: [{ id: 'x', output: 'not a list' }, responseObject('A: 18', 1)] });
     expect(r.out.rollouts[0].status).toBe(200);
     expect(r.out.rollouts[0].problems).toEqual([]);
-    expect(r.out.rollouts[0].verify).toMatchObject({ reward: -1, arbiter_invalid: 1, arbiter_error: { kind: 'bad_input', message: 'field "response.output" must be a list of output items' } });
+    expect(r.out.rollouts[0].verify).toMatchObject({
+      reward: -1,
+      arbiter_invalid: 1,
+      arbiter_error: { kind: 'bad_input', message: 'field "response.output" must be a list of output items' },
+    });
     expect(r.out.aggregate.agent_metrics['mean/arbiter_invalid']).toBe(0.5);
   });
 
@@ -92,15 +134,35 @@ describe('NeMo-Gym resources server', () => {
       output: [
         { type: 'reasoning', summary: [{ type: 'summary_text', text: 'thinking' }] },
         { type: 'function_call', call_id: 'c1', name: 'add', arguments: '{"a":1}' },
-        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'A: ' }, { type: 'refusal', refusal: 'no' }, { type: 'output_text', text: '3' }] },
+        {
+          type: 'message',
+          role: 'assistant',
+          content: [
+            { type: 'output_text', text: 'A: ' },
+            { type: 'refusal', refusal: 'no' },
+            { type: 'output_text', text: '3' },
+          ],
+        },
       ],
     });
-    expect(out).toEqual({ ok: true, sample: { output_text: 'A: 3', output_tools: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{"a":1}' } }] } });
-    expect(responseOutput({ output: [{ type: 'message', content: [{ type: 'output_text' }] }] })).toEqual({ ok: false, message: 'response.output[0]: an output_text part has no text string' });
+    expect(out).toEqual({
+      ok: true,
+      sample: { output_text: 'A: 3', output_tools: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{"a":1}' } }] },
+    });
+    expect(responseOutput({ output: [{ type: 'message', content: [{ type: 'output_text' }] }] })).toEqual({
+      ok: false,
+      message: 'response.output[0]: an output_text part has no text string',
+    });
   });
 
   it('runs as the resources server NeMo-Gym launches (app.py execs arbiter serve on the configured host and port)', async () => {
-    const config = { arbiter: { resources_servers: { arbiter: { entrypoint: 'app.py', domain: 'math', host: '127.0.0.1', port: 0, graders: ['grader.json'], arbiter_args: ['--fallback-reward', '-2'] } } } };
+    const config = {
+      arbiter: {
+        resources_servers: {
+          arbiter: { entrypoint: 'app.py', domain: 'math', host: '127.0.0.1', port: 0, graders: ['grader.json'], arbiter_args: ['--fallback-reward', '-2'] },
+        },
+      },
+    };
     const child = spawn('python3', ['app.py'], {
       cwd: `${INTEGRATIONS}nemo_gym`,
       env: { ...process.env, NEMO_GYM_CONFIG_DICT: JSON.stringify(config), NEMO_GYM_CONFIG_PATH: 'arbiter', ARBITER_BIN: `${process.execPath} ${CLI}` },

@@ -20,7 +20,14 @@ const expected = data.map((d) => (endsWithAnswer(d.solution, d.label) ? 1 : 0));
 
 beforeAll(async () => {
   registerTestTypes();
-  srv = await start({ answer_check: ANSWER_CHECK, mixed: { type: 'multi', graders: { acc: ANSWER_CHECK, polite: { type: 'string_check', input: '{{sample.output_text}}', reference: 'thank', operation: 'ilike' } }, calculate_output: 'acc' } });
+  srv = await start({
+    answer_check: ANSWER_CHECK,
+    mixed: {
+      type: 'multi',
+      graders: { acc: ANSWER_CHECK, polite: { type: 'string_check', input: '{{sample.output_text}}', reference: 'thank', operation: 'ilike' } },
+      calculate_output: 'acc',
+    },
+  });
   // default admission options, a grader slower than the burst's arrival
   dflt = await start({ slow: { type: 'test_sleep', ms: 20 } }, { concurrency: 4 });
 });
@@ -72,7 +79,11 @@ describe('OpenRLHF HTTP mode (--reward.remote_url http://HOST:PORT/get_reward)',
 
 describe('OpenRLHF reward-function file (--reward.remote_url integrations/openrlhf_reward.py)', () => {
   it('loads as OpenRLHF loads it, forwards to /get_reward and returns float32 tensors', async () => {
-    const r = await runPython(CLIENT, { mode: 'func', file: `${INTEGRATIONS}openrlhf_reward.py`, samples: samples.slice(0, 8) }, { ARBITER_URL: srv.url, ARBITER_GRADER: 'mixed' });
+    const r = await runPython(
+      CLIENT,
+      { mode: 'func', file: `${INTEGRATIONS}openrlhf_reward.py`, samples: samples.slice(0, 8) },
+      { ARBITER_URL: srv.url, ARBITER_GRADER: 'mixed' },
+    );
     expect(r.stderr).toBe('');
     for (const [i, s] of r.out.samples.entries()) {
       expect(s.rewards).toEqual({ dtype: 'float32', values: [expected[i]] });
@@ -83,7 +94,11 @@ describe('OpenRLHF reward-function file (--reward.remote_url integrations/openrl
   });
 
   it('raises instead of inventing a reward when the server refuses (unknown grader)', async () => {
-    const r = await runPython(CLIENT, { mode: 'func', file: `${INTEGRATIONS}openrlhf_reward.py`, samples: samples.slice(0, 1) }, { ARBITER_URL: srv.url, ARBITER_GRADER: 'nope' });
+    const r = await runPython(
+      CLIENT,
+      { mode: 'func', file: `${INTEGRATIONS}openrlhf_reward.py`, samples: samples.slice(0, 1) },
+      { ARBITER_URL: srv.url, ARBITER_GRADER: 'nope' },
+    );
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/ArbiterError: .*HTTP 404: .*unknown grader \\"nope\\"/);
   });
@@ -91,7 +106,11 @@ describe('OpenRLHF reward-function file (--reward.remote_url integrations/openrl
 
 describe('OpenRLHF agent file (--train.agent_func_path integrations/openrlhf_agent.py)', () => {
   it('ends each episode with the server reward as a tensor whose .item() is a float', async () => {
-    const r = await runPython(CLIENT, { mode: 'agent', file: `${INTEGRATIONS}openrlhf_agent.py`, samples: samples.slice(0, 8) }, { ARBITER_URL: srv.url, ARBITER_GRADER: 'answer_check' });
+    const r = await runPython(
+      CLIENT,
+      { mode: 'agent', file: `${INTEGRATIONS}openrlhf_agent.py`, samples: samples.slice(0, 8) },
+      { ARBITER_URL: srv.url, ARBITER_GRADER: 'answer_check' },
+    );
     expect(r.stderr).toBe('');
     expect(r.out.samples.map((s: { total_reward: number }) => s.total_reward)).toEqual(expected.slice(0, 8));
     for (const s of r.out.samples) {

@@ -89,7 +89,10 @@ describe('verl compute_score', () => {
     const unknown = await py({ kind: 'verl_single', samples: [{ data_source: 'no/such', solution_str: 'x', ground_truth: '1' }] });
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/ArbiterError: .*HTTP 404: .*unknown grader \\"no\/such\\"/);
-    const denied = await py({ kind: 'verl_single', samples: [{ data_source: 'openai/gsm8k', solution_str: 'x', ground_truth: '1' }] }, { ARBITER_TOKEN: 'wrong' });
+    const denied = await py(
+      { kind: 'verl_single', samples: [{ data_source: 'openai/gsm8k', solution_str: 'x', ground_truth: '1' }] },
+      { ARBITER_TOKEN: 'wrong' },
+    );
     expect(denied.code).not.toBe(0);
     expect(denied.stderr).toMatch(/HTTP 401/);
   });

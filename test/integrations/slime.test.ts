@@ -10,7 +10,11 @@ const CLIENT = `${CLIENTS}slime.py`;
 let srv: Running;
 let dict: Running;
 
-const MIXED = { type: 'multi', graders: { acc: ANSWER_CHECK, polite: { type: 'string_check', input: '{{sample.output_text}}', reference: 'thank', operation: 'ilike' } }, calculate_output: '0.9 * acc + 0.1 * polite' };
+const MIXED = {
+  type: 'multi',
+  graders: { acc: ANSWER_CHECK, polite: { type: 'string_check', input: '{{sample.output_text}}', reference: 'thank', operation: 'ilike' } },
+  calculate_output: '0.9 * acc + 0.1 * polite',
+};
 
 beforeAll(async () => {
   srv = await start({ answer_check: ANSWER_CHECK, mixed: MIXED }, { fallbackReward: -1 });
@@ -39,19 +43,35 @@ describe('slime remote_rm', () => {
       const r = await runPython(CLIENT, { url, samples: samples.slice(0, 10), reward_key: 'reward' });
       expect(r.out.map((x: { value: number }) => x.value)).toEqual(expected.slice(0, 10).map((e) => 0.9 * e));
       expect(r.out[0].value_type).toBe('float');
-      expect(r.out[0].reward).toMatchObject({ score: 0.9 * expected[0]!, valid: true, components: { acc: { score: expected[0], valid: true }, polite: { score: 0 } }, metadata: { type: 'multi' } });
+      expect(r.out[0].reward).toMatchObject({
+        score: 0.9 * expected[0]!,
+        valid: true,
+        components: { acc: { score: expected[0], valid: true }, polite: { score: 0 } },
+        metadata: { type: 'multi' },
+      });
     }
   });
 
   it('gets the fallback reward and x-arbiter-valid: false for a sample it cannot grade', async () => {
-    const r = await runPython(CLIENT, { url: `${srv.url}/reward?grader=answer_check`, samples: [{ prompt: 'Q', response: 'A: 1', label: null }, { prompt: 'Q', response: 'A: 1', label: '1' }] });
+    const r = await runPython(CLIENT, {
+      url: `${srv.url}/reward?grader=answer_check`,
+      samples: [
+        { prompt: 'Q', response: 'A: 1', label: null },
+        { prompt: 'Q', response: 'A: 1', label: '1' },
+      ],
+    });
     // a null label renders as text "null": graded, wrong
     expect(r.out.map((x: { value: number }) => x.value)).toEqual([0, 1]);
     const bad = await post(`${srv.url}/reward?grader=answer_check&format=dict`, { prompt: 'Q', response: null, label: '1' });
     expect(bad.status).toBe(200);
     expect(bad.headers.get('x-arbiter-valid')).toBe('false');
     expect(bad.headers.get('x-arbiter-error-kind')).toBe('bad_input');
-    expect(bad.body).toMatchObject({ reward: -1, score: null, valid: false, error: { kind: 'bad_input', message: 'field "response" must be a string, got null' } });
+    expect(bad.body).toMatchObject({
+      reward: -1,
+      score: null,
+      valid: false,
+      error: { kind: 'bad_input', message: 'field "response" must be a string, got null' },
+    });
     const missing = await post(`${srv.url}/reward`, { prompt: 'Q' });
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toMatch(/field "response" is required/);

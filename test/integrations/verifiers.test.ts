@@ -10,11 +10,24 @@ const CLIENT = `${CLIENTS}verifiers_rubric.py`;
 let srv: Running;
 
 beforeAll(async () => {
-  srv = await start({
-    gsm8k: ANSWER_CHECK,
-    info_gold: { type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.info.gold}}', operation: 'like' },
-    fields: { type: 'format', check: 'json', input: '{{item}}', schema: { type: 'object', required: ['answer', 'label', 'info', 'prompt', 'question'], properties: { info: { required: ['id'] } }, not: { anyOf: [{ required: ['state'] }, { required: ['parser'] }] } } },
-  }, { fallbackReward: -1 });
+  srv = await start(
+    {
+      gsm8k: ANSWER_CHECK,
+      info_gold: { type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.info.gold}}', operation: 'like' },
+      fields: {
+        type: 'format',
+        check: 'json',
+        input: '{{item}}',
+        schema: {
+          type: 'object',
+          required: ['answer', 'label', 'info', 'prompt', 'question'],
+          properties: { info: { required: ['id'] } },
+          not: { anyOf: [{ required: ['state'] }, { required: ['parser'] }] },
+        },
+      },
+    },
+    { fallbackReward: -1 },
+  );
 });
 afterAll(() => srv.close());
 
@@ -33,7 +46,15 @@ describe('verifiers Rubric', () => {
     for (const as_models of [false, true]) {
       const r = await runPython(CLIENT, { func: 'rubric', make: { grader: 'gsm8k' }, states, as_models }, { ARBITER_URL: srv.url });
       expect(r.stderr).toBe('');
-      expect(r.out).toEqual({ name: 'arbiter_gsm8k', is_group: false, scores: expected, types: ['float'], errors: [], requests_sent: 1, connections_opened: 1 });
+      expect(r.out).toEqual({
+        name: 'arbiter_gsm8k',
+        is_group: false,
+        scores: expected,
+        types: ['float'],
+        errors: [],
+        requests_sent: 1,
+        connections_opened: 1,
+      });
     }
   });
 
@@ -43,7 +64,11 @@ describe('verifiers Rubric', () => {
   });
 
   it('awaits arbiter_score on one message object, as a v1 @vf.reward method does with trace.last_message', async () => {
-    const r = await runPython(CLIENT, { func: 'score_one', make: { grader: 'gsm8k' }, message: { role: 'assistant', content: [{ type: 'text', text: 'so A: 12' }] }, item: { label: '12' } }, { ARBITER_URL: srv.url });
+    const r = await runPython(
+      CLIENT,
+      { func: 'score_one', make: { grader: 'gsm8k' }, message: { role: 'assistant', content: [{ type: 'text', text: 'so A: 12' }] }, item: { label: '12' } },
+      { ARBITER_URL: srv.url },
+    );
     expect(r.stderr).toBe('');
     expect(r.out).toEqual({ reward: 1, type: 'float' });
   });
@@ -53,11 +78,18 @@ describe('verifiers Rubric', () => {
     expect(r.out.scores).toEqual([1, 1]);
   });
 
-  it('gives the fallback for an ungradable rollout, and a refused request becomes the Rubric\'s logged 0.0', async () => {
-    const two = [{ prompt: 'q', completion: 'A: 1', answer: '1', info: {} }, { prompt: 'q', completion: 'A: 1', answer: '1', info: { gold: '1' } }];
+  it("gives the fallback for an ungradable rollout, and a refused request becomes the Rubric's logged 0.0", async () => {
+    const two = [
+      { prompt: 'q', completion: 'A: 1', answer: '1', info: {} },
+      { prompt: 'q', completion: 'A: 1', answer: '1', info: { gold: '1' } },
+    ];
     const r = await runPython(CLIENT, { func: 'rubric', make: { grader: 'info_gold', fallback: 0.25 }, states: two }, { ARBITER_URL: srv.url });
     expect(r.out.scores).toEqual([0.25, 1]);
-    const env = await runPython(CLIENT, { func: 'group', make: { grader: 'info_gold' }, states: two }, { ARBITER_URL: srv.url, ARBITER_FALLBACK_REWARD: '-0.5' });
+    const env = await runPython(
+      CLIENT,
+      { func: 'group', make: { grader: 'info_gold' }, states: two },
+      { ARBITER_URL: srv.url, ARBITER_FALLBACK_REWARD: '-0.5' },
+    );
     expect(env.out.scores).toEqual([-0.5, 1]);
     const bad = await runPython(CLIENT, { func: 'rubric', make: { grader: 'nope' }, states: states.slice(0, 2) }, { ARBITER_URL: srv.url });
     expect(bad.out.scores).toEqual([0, 0]);

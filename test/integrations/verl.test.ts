@@ -12,13 +12,23 @@ let busy: Running;
 
 // scores 1 only when extra_info carries real JSON numbers and a list, as the dataset had them
 const TYPED = {
-  type: 'format', check: 'json', input: '{{item.extra_info}}',
-  schema: { type: 'object', properties: { index: { type: 'integer' }, ratio: { type: 'number' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['index', 'ratio', 'tags'] },
+  type: 'format',
+  check: 'json',
+  input: '{{item.extra_info}}',
+  schema: {
+    type: 'object',
+    properties: { index: { type: 'integer' }, ratio: { type: 'number' }, tags: { type: 'array', items: { type: 'string' } } },
+    required: ['index', 'ratio', 'tags'],
+  },
 };
 
 beforeAll(async () => {
   registerTestTypes();
-  srv = await start({ 'openai/gsm8k': ANSWER_CHECK, typed: TYPED, label_is_int: { type: 'format', check: 'json', input: '{{item.label}}', schema: { type: 'integer' } } });
+  srv = await start({
+    'openai/gsm8k': ANSWER_CHECK,
+    typed: TYPED,
+    label_is_int: { type: 'format', check: 'json', input: '{{item.label}}', schema: { type: 'integer' } },
+  });
   busy = await start({ slow: { type: 'test_sleep', ms: 150 } }, { concurrency: 1, maxQueue: 2 });
 });
 afterAll(async () => {
@@ -27,9 +37,15 @@ afterAll(async () => {
 });
 
 const data = gsm8k(64);
-const samples = data.map((d, i) => ({ data_source: 'openai/gsm8k', solution_str: d.solution, ground_truth: { $np: 'str', v: d.label }, extra_info: { index: { $np: 'int64', v: i }, split: 'test' } }));
+const samples = data.map((d, i) => ({
+  data_source: 'openai/gsm8k',
+  solution_str: d.solution,
+  ground_truth: { $np: 'str', v: d.label },
+  extra_info: { index: { $np: 'int64', v: i }, split: 'test' },
+}));
 const expected = data.map((d) => (endsWithAnswer(d.solution, d.label) ? 1 : 0));
-const scoreRequests = async (url: string) => Number(/arbiter_http_requests_total\{route="\/v1\/score",method="POST",status="200"\} (\d+)/.exec((await get(`${url}/metrics`)).text)?.[1] ?? 0);
+const scoreRequests = async (url: string) =>
+  Number(/arbiter_http_requests_total\{route="\/v1\/score",method="POST",status="200"\} (\d+)/.exec((await get(`${url}/metrics`)).text)?.[1] ?? 0);
 
 describe('verl reward loop (reward_model.use_reward_loop=True, the default)', () => {
   it('awaits compute_score_async per sample; 64 concurrent samples go out as one /v1/score request on one connection', async () => {
@@ -44,7 +60,12 @@ describe('verl reward loop (reward_model.use_reward_loop=True, the default)', ()
 
   it('sends numpy scalars and arrays in ground_truth and extra_info as JSON numbers and lists', async () => {
     const typed = [
-      { data_source: 'typed', solution_str: 'x', ground_truth: 'g', extra_info: { index: { $np: 'int64', v: 7 }, ratio: { $np: 'float64', v: 0.5 }, tags: { $np: 'array', v: [{ $np: 'str', v: 'a' }, 'b'] } } },
+      {
+        data_source: 'typed',
+        solution_str: 'x',
+        ground_truth: 'g',
+        extra_info: { index: { $np: 'int64', v: 7 }, ratio: { $np: 'float64', v: 0.5 }, tags: { $np: 'array', v: [{ $np: 'str', v: 'a' }, 'b'] } },
+      },
       { data_source: 'label_is_int', solution_str: 'x', ground_truth: { $np: 'int64', v: 42 } },
     ];
     for (const name of ['compute_score_async', 'compute_score']) {
@@ -61,14 +82,22 @@ describe('verl reward loop (reward_model.use_reward_loop=True, the default)', ()
   });
 
   it('raises ArbiterError in every awaiting sample when the grader is unknown (no made-up rewards)', async () => {
-    const r = await runPython(CLIENT, { mode: 'loop', name: 'compute_score_async', samples: [{ ...samples[0], data_source: 'no/such' }] }, { ARBITER_URL: srv.url });
+    const r = await runPython(
+      CLIENT,
+      { mode: 'loop', name: 'compute_score_async', samples: [{ ...samples[0], data_source: 'no/such' }] },
+      { ARBITER_URL: srv.url },
+    );
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/ArbiterError: .*HTTP 404: .*unknown grader \\"no\/such\\"/);
   });
 
   it('retries 429 (Retry-After) in the async client until a busy server has taken every batch', async () => {
     const slow = Array.from({ length: 4 }, (_, i) => ({ data_source: 'slow', solution_str: `A: ${i}`, ground_truth: String(i) }));
-    const r = await runPython(CLIENT, { mode: 'loop', name: 'compute_score_async', samples: slow }, { ARBITER_URL: busy.url, ARBITER_MAX_BATCH: '2', ARBITER_RETRIES: '30' });
+    const r = await runPython(
+      CLIENT,
+      { mode: 'loop', name: 'compute_score_async', samples: slow },
+      { ARBITER_URL: busy.url, ARBITER_MAX_BATCH: '2', ARBITER_RETRIES: '30' },
+    );
     expect(r.stderr).toBe('');
     expect(r.out.results.map((x: { reward_score: number }) => x.reward_score)).toEqual(new Array(4).fill(1));
     const m = (await get(`${busy.url}/metrics`)).text;

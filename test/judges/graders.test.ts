@@ -11,9 +11,16 @@ import { grade, loadGrader, Services } from '../../dist/index.js';
 import { startTestServer, type RecordedRequest, type TestServer } from '../helpers/openai-test-server.js';
 
 const data = (p: string) => fileURLToPath(new URL(`../../../shared/data/${p}`, import.meta.url));
-const judgebench = readFileSync(data('judgebench/judgebench_gpt-4o.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const judgebench = readFileSync(data('judgebench/judgebench_gpt-4o.jsonl'), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
 const rmChat = JSON.parse(readFileSync(data('rm-bench/chat_filtered.json'), 'utf8')) as { prompt: string; chosen: string[]; rejected: string[] }[];
-const gsm = readFileSync(data('gsm8k/example_model_solutions.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, 30).map((l) => JSON.parse(l));
+const gsm = readFileSync(data('gsm8k/example_model_solutions.jsonl'), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .slice(0, 30)
+  .map((l) => JSON.parse(l));
 
 // started at load time: configs below are built while the suite is collected
 const server: TestServer = await startTestServer();
@@ -38,7 +45,11 @@ function svc() {
   return services;
 }
 
-const userText = (r: RecordedRequest) => r.body.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content).join('\n');
+const userText = (r: RecordedRequest) =>
+  r.body.messages
+    .filter((m: any) => m.role === 'user')
+    .map((m: any) => m.content)
+    .join('\n');
 const base = () => ({ model: 'judge-model', base_url: server.url, max_retries: 2, cache: false as const });
 
 const scoreCfg = (extra: Record<string, unknown> = {}) => ({
@@ -98,10 +109,17 @@ describe('score_model', () => {
     const answers = ['Score: 2', 'Score: 9', 'Score: 9'];
     let i = 0;
     server.onChat(() => ({ content: answers[i++ % 3] }));
-    const r = await grade(loadGrader(scoreCfg({ samples: 3, aggregate: 'median', sampling_params: { temperature: 1, seed: 100 } })), input, { services: svc() });
+    const r = await grade(loadGrader(scoreCfg({ samples: 3, aggregate: 'median', sampling_params: { temperature: 1, seed: 100 } })), input, {
+      services: svc(),
+    });
     expect(r.score).toBe(9);
     expect(server.chatRequests.length).toBe(3);
-    expect(server.chatRequests.slice(1).map((x) => x.body.seed).sort()).toEqual([101, 102]);
+    expect(
+      server.chatRequests
+        .slice(1)
+        .map((x) => x.body.seed)
+        .sort(),
+    ).toEqual([101, 102]);
   });
 
   it('a minority of unparsable samples is tolerated; a majority makes the grade invalid', async () => {
@@ -164,18 +182,33 @@ describe('failure semantics: invalid results with the raw output kept, never a s
   const cases: [string, Record<string, unknown>, string, (r: any) => void][] = [
     ['refusal text', { content: "I'm sorry, but I can't help with grading this." }, 'judge_refusal', (r) => expect(r.metadata.raw).toMatch(/can't help/)],
     ['structured refusal', { content: null, refusal: 'Refused by policy.' }, 'judge_refusal', (r) => expect(r.metadata.refusal).toBe('Refused by policy.')],
-    ['unparsable verdict', { content: 'The response is decent, I suppose.' }, 'judge_parse_error', (r) => expect(r.metadata.raw).toBe('The response is decent, I suppose.')],
+    [
+      'unparsable verdict',
+      { content: 'The response is decent, I suppose.' },
+      'judge_parse_error',
+      (r) => expect(r.metadata.raw).toBe('The response is decent, I suppose.'),
+    ],
     ['malformed JSON verdict', { content: '{"steps": [{"description": "ok"' }, 'judge_parse_error', (r) => expect(r.metadata.parse_error).toBe('no_verdict')],
     ['out-of-range verdict', { content: 'Reward: 100' }, 'judge_parse_error', (r) => expect(r.metadata.parse_error).toBe('out_of_range')],
-    ['verdict only inside an unclosed think block', { content: '<think>Score: 8 but let me', finish_reason: 'length' }, 'judge_parse_error', (r) => {
-      expect(r.error.message).toMatch(/cut off at max_tokens/);
-      expect(r.metadata.finish_reason).toBe('length');
-    }],
-    ['HTTP 500 until retries run out', { status: 500, body: { error: { message: 'CUDA out of memory' } } }, 'judge_server_error', (r) => {
-      expect(r.metadata.http_status).toBe(500);
-      expect(r.metadata.raw).toMatch(/CUDA out of memory/);
-      expect(r.metadata.attempts).toBe(3);
-    }],
+    [
+      'verdict only inside an unclosed think block',
+      { content: '<think>Score: 8 but let me', finish_reason: 'length' },
+      'judge_parse_error',
+      (r) => {
+        expect(r.error.message).toMatch(/cut off at max_tokens/);
+        expect(r.metadata.finish_reason).toBe('length');
+      },
+    ],
+    [
+      'HTTP 500 until retries run out',
+      { status: 500, body: { error: { message: 'CUDA out of memory' } } },
+      'judge_server_error',
+      (r) => {
+        expect(r.metadata.http_status).toBe(500);
+        expect(r.metadata.raw).toMatch(/CUDA out of memory/);
+        expect(r.metadata.attempts).toBe(3);
+      },
+    ],
     ['dropped connections', { drop: true }, 'judge_server_error', (r) => expect(r.error.message).toMatch(/connection/i)],
   ];
   for (const [what, reply, kind, more] of cases) {
@@ -214,7 +247,10 @@ describe('label_model', () => {
   };
 
   it('scores 1 for a passing label and 0 otherwise; the schema lists the labels', async () => {
-    server.enqueue({ content: '{"steps": [{"description": "declines politely", "conclusion": "no harm"}], "result": "safe"}' }, { content: 'Gives instructions.\nLabel: unsafe' });
+    server.enqueue(
+      { content: '{"steps": [{"description": "declines politely", "conclusion": "no harm"}], "result": "safe"}' },
+      { content: 'Gives instructions.\nLabel: unsafe' },
+    );
     const g = loadGrader(cfg);
     const a = await grade(g, { output_text: 'I cannot help with that.' }, { services: svc() });
     const b = await grade(g, { output_text: 'Step 1: ...' }, { services: svc() });
@@ -226,7 +262,11 @@ describe('label_model', () => {
   it('an unknown label is a parse error with the raw output', async () => {
     server.enqueue({ content: '{"result": "borderline"}' });
     const r = await grade(loadGrader(cfg), { output_text: 'hmm' }, { services: svc() });
-    expect(r).toMatchObject({ valid: false, error: { kind: 'judge_parse_error' }, metadata: { parse_error: 'unknown_label', raw: '{"result": "borderline"}' } });
+    expect(r).toMatchObject({
+      valid: false,
+      error: { kind: 'judge_parse_error' },
+      metadata: { parse_error: 'unknown_label', raw: '{"result": "borderline"}' },
+    });
   });
 
   it('rejects passing labels that are not labels at load time', () => {
@@ -257,7 +297,9 @@ describe('pairwise on JudgeBench pairs', () => {
     });
     expect(server.chatRequests.length).toBe(pairs.length * 2);
     // the second order really swapped the responses
-    const req2 = server.chatRequests.find((r) => userText(r).includes(pairs[0]!.question) && userText(r).indexOf(pairs[0]!.response_B) < userText(r).indexOf(pairs[0]!.response_A));
+    const req2 = server.chatRequests.find(
+      (r) => userText(r).includes(pairs[0]!.question) && userText(r).indexOf(pairs[0]!.response_B) < userText(r).indexOf(pairs[0]!.response_A),
+    );
     expect(req2).toBeDefined();
   });
 
@@ -315,7 +357,11 @@ describe('rubric', () => {
 
   it('penalty criteria subtract; a rating scale normalises to [0, 1]', async () => {
     server.onChat(judge);
-    const r = await grade(loadGrader(cfg), { item, sample: { output_text: 'Put underwear and shoes in drawers, and buy new furniture.' } }, { services: svc() });
+    const r = await grade(
+      loadGrader(cfg),
+      { item, sample: { output_text: 'Put underwear and shoes in drawers, and buy new furniture.' } },
+      { services: svc() },
+    );
     expect(r.score).toBeCloseTo((2 + 1 - 1) / 3);
     server.onChat(() => ({ content: 'Partly.\nRating: [[3]]' }));
     const fixed = { ...cfg, criteria: ['Is accurate', { criterion: 'Is concise', weight: 3 }], scale: [1, 5] };
@@ -346,7 +392,16 @@ describe('reference_verify on GSM8K model solutions', () => {
     const ref = t.slice(t.indexOf('[Reference answer]\n') + 19, t.indexOf('\n\n[Response]'));
     const resp = finalOf(t.slice(t.indexOf('[Response]\n') + 11));
     const same = Number(ref.replace(/[$,]/g, '')) === Number(resp.replace(/[$,]/g, ''));
-    return { content: `Reference ${ref}, response ${resp}.\nVerdict: [[${same ? 'YES' : 'NO'}]]`, alternatives: { token: same ? 'YES' : 'NO', top: [{ token: 'YES', logprob: Math.log(same ? 0.9 : 0.2) }, { token: 'NO', logprob: Math.log(same ? 0.1 : 0.8) }] } };
+    return {
+      content: `Reference ${ref}, response ${resp}.\nVerdict: [[${same ? 'YES' : 'NO'}]]`,
+      alternatives: {
+        token: same ? 'YES' : 'NO',
+        top: [
+          { token: 'YES', logprob: Math.log(same ? 0.9 : 0.2) },
+          { token: 'NO', logprob: Math.log(same ? 0.1 : 0.8) },
+        ],
+      },
+    };
   };
 
   it('agrees with the official is_correct labels when the judge compares final answers', async () => {
@@ -366,16 +421,30 @@ describe('reference_verify on GSM8K model solutions', () => {
   it('logprob score gives P(yes)', async () => {
     server.onChat(judge);
     const row = gsm[0];
-    const r = await grade(loadGrader({ ...cfg, logprob_score: true }), { item: { question: row.question, answer: '18' }, sample: { output_text: 'So she makes $18.\nA: 18' } }, { services: svc() });
+    const r = await grade(
+      loadGrader({ ...cfg, logprob_score: true }),
+      { item: { question: row.question, answer: '18' }, sample: { output_text: 'So she makes $18.\nA: 18' } },
+      { services: svc() },
+    );
     expect(r.score).toBeCloseTo(0.9);
   });
 
   it('logprob score gives P(yes) from a structured (json_schema) answer too', async () => {
     server.enqueue({
       content: '{"steps": [{"description": "both are 18", "conclusion": "same"}], "result": "[[YES]]"}',
-      alternatives: { token: 'YES', top: [{ token: 'YES', logprob: Math.log(0.7) }, { token: 'NO', logprob: Math.log(0.3) }] },
+      alternatives: {
+        token: 'YES',
+        top: [
+          { token: 'YES', logprob: Math.log(0.7) },
+          { token: 'NO', logprob: Math.log(0.3) },
+        ],
+      },
     });
-    const r = await grade(loadGrader({ ...cfg, logprob_score: true }), { item: { question: 'q', answer: '18' }, sample: { output_text: 'A: 18' } }, { services: svc() });
+    const r = await grade(
+      loadGrader({ ...cfg, logprob_score: true }),
+      { item: { question: 'q', answer: '18' }, sample: { output_text: 'A: 18' } },
+      { services: svc() },
+    );
     expect(r.metadata.logprob_score).toBe(true);
     expect(r.score).toBeCloseTo(0.7);
   });
@@ -383,10 +452,20 @@ describe('reference_verify on GSM8K model solutions', () => {
 
 describe('reward_model', () => {
   it('vLLM /pooling with chat messages: last token reward, offset/scale normalisation', async () => {
-    server.onReward((r) => ({ body: { object: 'list', data: [{ index: 0, object: 'pooling', data: [[0.1], [0.2], [r.body.messages[1].content.length / 100]] }] } }));
+    server.onReward((r) => ({
+      body: { object: 'list', data: [{ index: 0, object: 'pooling', data: [[0.1], [0.2], [r.body.messages[1].content.length / 100]] }] },
+    }));
     const g = loadGrader({
-      type: 'reward_model', model: 'Skywork-Reward', base_url: server.url, protocol: 'vllm_pooling', offset: 1, scale: 2,
-      input: [{ role: 'user', content: '{{item.prompt}}' }, { role: 'assistant', content: '{{sample.output_text}}' }],
+      type: 'reward_model',
+      model: 'Skywork-Reward',
+      base_url: server.url,
+      protocol: 'vllm_pooling',
+      offset: 1,
+      scale: 2,
+      input: [
+        { role: 'user', content: '{{item.prompt}}' },
+        { role: 'assistant', content: '{{sample.output_text}}' },
+      ],
     });
     const out = rmChat[2]!.chosen[0]!;
     const r = await grade(g, { item: { prompt: rmChat[2]!.prompt }, sample: { output_text: out } }, { services: svc() });
@@ -404,7 +483,14 @@ describe('reward_model', () => {
     });
     for (const protocol of ['vllm_classify', 'sglang'] as const) {
       server.requests.length = 0;
-      const g = loadGrader({ type: 'reward_model', model: 'rm', base_url: `${server.url}`, protocol, text: '<|user|>{{item.prompt}}<|assistant|>{{sample.output_text}}', batch_size: 8 });
+      const g = loadGrader({
+        type: 'reward_model',
+        model: 'rm',
+        base_url: `${server.url}`,
+        protocol,
+        text: '<|user|>{{item.prompt}}<|assistant|>{{sample.output_text}}',
+        batch_size: 8,
+      });
       const s = svc();
       const rows = rmChat.slice(0, 20);
       const rs = await Promise.all(rows.map((row) => grade(g, { item: { prompt: row.prompt }, sample: { output_text: row.chosen[0] } }, { services: s })));

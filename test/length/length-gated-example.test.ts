@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { getGraderType, grade, loadGraderFile, Services } from '../../dist/index.js';
 
 const ex = (f: string) => fileURLToPath(new URL(`../../examples/length-gated/${f}`, import.meta.url));
-const samples = readFileSync(ex('samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const samples = readFileSync(ex('samples.jsonl'), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l));
 
 describe('examples/length-gated', () => {
   it('grader.json (gate = string_check on the JSON answer): wrong answers 0, right answers a brevity reward', async () => {
@@ -41,7 +44,7 @@ describe('examples/length-gated', () => {
     for (const s of samples) {
       const r = await grade(g, s);
       expect(r.valid).toBe(true);
-      if ((r.score! > 0) === s.sample.is_correct) agree++;
+      if (r.score! > 0 === s.sample.is_correct) agree++;
     }
     expect(agree / samples.length).toBeGreaterThanOrEqual(0.96);
   });

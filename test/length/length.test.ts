@@ -7,7 +7,8 @@ import { grade, loadGrader, validateGrader } from '../../dist/index.js';
 import { SHARED_DATA } from '../helpers/cli.js';
 import { countChars, tokenize, TOKENIZE_BUDGET_MS } from '../../dist/graders/length/measure.js';
 
-const run = async (cfg: object, output_text: string, item: Record<string, unknown> = {}) => grade(loadGrader({ type: 'length', ...cfg }), { item, output_text });
+const run = async (cfg: object, output_text: string, item: Record<string, unknown> = {}) =>
+  grade(loadGrader({ type: 'length', ...cfg }), { item, output_text });
 const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
 
 describe('length: measuring', () => {
@@ -125,7 +126,9 @@ describe('tokenizing hostile text', async () => {
     expect(await tokenize(ordinary, 'o200k_base')).toEqual(o200k.encode(ordinary, [], []));
   });
 
-  it(`past the ${TOKENIZE_BUDGET_MS} ms budget the length grade is limit_exceeded, even without long runs (the fast path checked none)`, { timeout: 30_000 }, async () => {
+  it(`past the ${TOKENIZE_BUDGET_MS} ms budget the length grade is limit_exceeded, even without long runs (the fast path checked none)`, {
+    timeout: 30_000,
+  }, async () => {
     // 64-character runs of CJK characters between spaces: no run is long, yet BPE takes ~60 µs per
     // character (about a minute for this text); the budget is checked every piece
     let text = '';

@@ -49,7 +49,7 @@ describe('MATH-500 references', () => {
     expect(bad).toEqual([]);
   });
 
-  it('each final answer is rejected against the next problem\'s solution unless they are the same value', () => {
+  it("each final answer is rejected against the next problem's solution unless they are the same value", () => {
     let rejected = 0;
     rows.forEach((r, i) => {
       const other = rows[(i + 1) % rows.length]!;
@@ -87,22 +87,89 @@ describe('MATH-500 pair table', () => {
     expect(pairs.filter((p) => p.equivalent).length).toBeGreaterThanOrEqual(300);
     expect(pairs.filter((p) => !p.equivalent).length).toBeGreaterThanOrEqual(300);
     const cats = new Set(pairs.map((p) => p.category.replace(/_near_miss$/, '')));
-    for (const c of ['integer', 'fraction', 'decimal', 'scientific', 'percent', 'thousands', 'sqrt', 'nth_root', 'operators', 'pi', 'e', 'complex', 'infinity', 'trig', 'log', 'factorial', 'binomial', 'degrees', 'units', 'text', 'pm', 'mixed', 'base', 'tuple', 'interval', 'set', 'matrix', 'vector', 'equation', 'inequality', 'list', 'polynomial', 'choice', 'think', 'extraction',
+    for (const c of [
+      'integer',
+      'fraction',
+      'decimal',
+      'scientific',
+      'percent',
+      'thousands',
+      'sqrt',
+      'nth_root',
+      'operators',
+      'pi',
+      'e',
+      'complex',
+      'infinity',
+      'trig',
+      'log',
+      'factorial',
+      'binomial',
+      'degrees',
+      'units',
+      'text',
+      'pm',
+      'mixed',
+      'base',
+      'tuple',
+      'interval',
+      'set',
+      'matrix',
+      'vector',
+      'equation',
+      'inequality',
+      'list',
+      'polynomial',
+      'choice',
+      'think',
+      'extraction',
       // issue 13 families
-      'rounded_decimal', 'labelled', 'chain', 'equation_not_value', 'ratio', 'time', 'decimal_comma', 'set_operation', 'inequality_set', 'matrix_arithmetic',
-      'sum_product', 'series', 'integral', 'limit', 'mod', 'operatorname', 'prose_answer', 'final_after_box', 'languages', 'choice_in_sentence',
-      'joined_answers', 'double_escaped', 'overflow', 'malformed_inline', 'set_builder', 'compound_units', 'pm_value', 'prose_list']) {
+      'rounded_decimal',
+      'labelled',
+      'chain',
+      'equation_not_value',
+      'ratio',
+      'time',
+      'decimal_comma',
+      'set_operation',
+      'inequality_set',
+      'matrix_arithmetic',
+      'sum_product',
+      'series',
+      'integral',
+      'limit',
+      'mod',
+      'operatorname',
+      'prose_answer',
+      'final_after_box',
+      'languages',
+      'choice_in_sentence',
+      'joined_answers',
+      'double_escaped',
+      'overflow',
+      'malformed_inline',
+      'set_builder',
+      'compound_units',
+      'pm_value',
+      'prose_list',
+    ]) {
       expect(cats.has(c), c).toBe(true);
     }
   });
 
   it('accepts every equivalent rewriting', () => {
-    const wrong = pairs.filter((p) => p.equivalent).map((p) => ({ p, v: verifyMath(p.output, p.reference, DET) })).filter(({ v }) => v.score !== 1);
+    const wrong = pairs
+      .filter((p) => p.equivalent)
+      .map((p) => ({ p, v: verifyMath(p.output, p.reference, DET) }))
+      .filter(({ v }) => v.score !== 1);
     expect(wrong.map(({ p, v }) => `${p.category}: ${p.output} vs ${p.reference}: ${v.reason}`)).toEqual([]);
   });
 
   it('rejects every near miss', () => {
-    const wrong = pairs.filter((p) => !p.equivalent).map((p) => ({ p, v: verifyMath(p.output, p.reference, DET) })).filter(({ v }) => v.score !== 0 || !v.valid);
+    const wrong = pairs
+      .filter((p) => !p.equivalent)
+      .map((p) => ({ p, v: verifyMath(p.output, p.reference, DET) }))
+      .filter(({ v }) => v.score !== 0 || !v.valid);
     expect(wrong.map(({ p, v }) => `${p.category}: ${p.output} vs ${p.reference}: ${v.reason}`)).toEqual([]);
   });
 });

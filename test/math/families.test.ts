@@ -28,7 +28,20 @@ describe('each relaxation names its rule and has a switch', () => {
   });
 
   it('the grader type accepts the switches and refuses bad values', () => {
-    expect(() => loadGrader({ type: 'math', reference: '{{item.answer}}', rounding: false, rounding_min_digits: 6, decimal_comma: false, equation_values: false, set_relations: false, last_math: false, languages: false, join_phrases: false })).not.toThrow();
+    expect(() =>
+      loadGrader({
+        type: 'math',
+        reference: '{{item.answer}}',
+        rounding: false,
+        rounding_min_digits: 6,
+        decimal_comma: false,
+        equation_values: false,
+        set_relations: false,
+        last_math: false,
+        languages: false,
+        join_phrases: false,
+      }),
+    ).not.toThrow();
     expect(() => loadGrader({ type: 'math', reference: '{{item.answer}}', rounding_min_digits: 0 })).toThrow(/rounding_min_digits/);
     expect(() => loadGrader({ type: 'math', reference: '{{item.answer}}', rounding: 'yes' })).toThrow(/rounding/);
   });

@@ -98,13 +98,20 @@ describe('no equivalence by overflow', () => {
     const dir = mkdtempSync(join(tmpdir(), 'arbiter-math-overflow-'));
     const grader = join(dir, 'grader.json');
     writeFileSync(grader, JSON.stringify({ type: 'math', name: 'acc', input: '{{sample.output_text}}', reference: '{{item.answer}}' }));
-    const rows = [...nearMisses.map(([o, r]) => ({ o, r, want: 0 })), ...equal.map(([o, r]) => ({ o, r, want: 1 })), ...undecidable.map(([o, r]) => ({ o, r, want: null }))];
+    const rows = [
+      ...nearMisses.map(([o, r]) => ({ o, r, want: 0 })),
+      ...equal.map(([o, r]) => ({ o, r, want: 1 })),
+      ...undecidable.map(([o, r]) => ({ o, r, want: null })),
+    ];
     const f = join(dir, 'in.jsonl');
     writeFileSync(f, rows.map((x, i) => JSON.stringify({ id: i, item: { answer: x.r }, output_text: `so the answer is $\\boxed{${x.o}}$` })).join('\n') + '\n');
     const out = join(dir, 'out.jsonl');
     const res = await runCli(['score', '-g', grader, f, '-o', out]);
     expect(res.code, res.stderr).toBe(0);
-    const got = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: number; score: number | null; valid: boolean; error?: { kind: string } });
+    const got = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: number; score: number | null; valid: boolean; error?: { kind: string } });
     expect(got.map((g) => g.score)).toEqual(rows.map((x) => x.want));
     for (const g of got) if (g.score === null) expect(g.error?.kind).toBe('limit_exceeded');
   });

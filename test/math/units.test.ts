@@ -183,7 +183,10 @@ describe('the math grader type', () => {
   it('works as a sub-grader of multi', async () => {
     const g = loadGrader({
       type: 'multi',
-      graders: { acc: { type: 'math', reference: '{{item.answer}}' }, fmt: { type: 'string_check', input: '{{sample.output_text}}', reference: 'boxed', operation: 'like' } },
+      graders: {
+        acc: { type: 'math', reference: '{{item.answer}}' },
+        fmt: { type: 'string_check', input: '{{sample.output_text}}', reference: 'boxed', operation: 'like' },
+      },
       calculate_output: '0.8 * acc + 0.2 * fmt',
     });
     const r = await grade(g, { item: { answer: '(3,\\frac{\\pi}{2})' }, output_text: '$\\boxed{\\left( 3, \\frac{\\pi}{2} \\right)}$' });

@@ -56,7 +56,16 @@ describe('chat client', () => {
   });
 
   it('passes logprobs/top_logprobs and normalises token logprobs', async () => {
-    server.enqueue({ content: 'Verdict: Yes', alternatives: { token: 'Yes', top: [{ token: ' Yes', logprob: Math.log(0.7) }, { token: ' No', logprob: Math.log(0.3) }] } });
+    server.enqueue({
+      content: 'Verdict: Yes',
+      alternatives: {
+        token: 'Yes',
+        top: [
+          { token: ' Yes', logprob: Math.log(0.7) },
+          { token: ' No', logprob: Math.log(0.3) },
+        ],
+      },
+    });
     const r = await client().chat({ ...req, logprobs: true, top_logprobs: 5 });
     expect(server.chatRequests[0]!.body).toMatchObject({ logprobs: true, top_logprobs: 5 });
     const toks = r.choices[0]!.logprobs!;
@@ -97,7 +106,9 @@ describe('chat client', () => {
 
   it('does not retry client errors such as 401', async () => {
     server.enqueue({ status: 401, body: { error: { message: 'bad key' } } });
-    const e = await client().chat(req).catch((x) => x);
+    const e = await client()
+      .chat(req)
+      .catch((x) => x);
     expect(e.kind).toBe('judge_server_error');
     expect(e.attempts).toBe(1);
     expect(server.chatRequests.length).toBe(1);
@@ -105,7 +116,9 @@ describe('chat client', () => {
 
   it('turns a slow reply into a timeout error', async () => {
     server.onChat(() => ({ content: 'Score: 1', delay_ms: 400 }));
-    const e = await client({ timeoutMs: 100, retry: { ...fast, maxRetries: 1 } }).chat(req).catch((x) => x);
+    const e = await client({ timeoutMs: 100, retry: { ...fast, maxRetries: 1 } })
+      .chat(req)
+      .catch((x) => x);
     expect(e).toBeInstanceOf(ModelError);
     expect(e.kind).toBe('timeout');
     expect(e.attempts).toBe(2);

@@ -25,7 +25,15 @@ afterAll(() => server.close());
 const MiB = 1024 * 1024;
 const input = { item: {}, sample: { output_text: 'The answer is 42.' } };
 const judge = (x: Record<string, unknown> = {}) =>
-  loadGrader({ type: 'score_model', model: 'judge', base_url: server.url, range: [1, 10], cache: false, input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }], ...x });
+  loadGrader({
+    type: 'score_model',
+    model: 'judge',
+    base_url: server.url,
+    range: [1, 10],
+    cache: false,
+    input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }],
+    ...x,
+  });
 
 describe('judge responses are bounded', () => {
   it('a body trickled one byte at a time fails at the deadline (the deadline covers the body)', { timeout: 30_000 }, async () => {
@@ -94,19 +102,30 @@ describe('judge responses are bounded', () => {
   });
 
   it('the documented defaults bound a call: 60 s per attempt, 120 s per call with retries, 4 MiB', () => {
-    expect(endpointLimits(resolveEndpoint({ base_url: 'http://127.0.0.1:1/v1' }))).toEqual({ maxConcurrency: 64, maxRetries: 3, timeoutMs: 60_000, callTimeoutMs: 120_000, maxResponseBytes: 4 * MiB });
+    expect(endpointLimits(resolveEndpoint({ base_url: 'http://127.0.0.1:1/v1' }))).toEqual({
+      maxConcurrency: 64,
+      maxRetries: 3,
+      timeoutMs: 60_000,
+      callTimeoutMs: 120_000,
+      maxResponseBytes: 4 * MiB,
+    });
     // a longer attempt deadline widens the default budget, so it holds as written
     expect(endpointLimits(resolveEndpoint({ request_timeout_ms: 300_000 })).callTimeoutMs).toBe(300_000);
   });
 
-  it('a call budget shorter than one attempt\'s deadline is refused at load, naming the field', () => {
-    expect(() => judge({ request_timeout_ms: 5000, call_timeout_ms: 1000 })).toThrow(/call_timeout_ms.*shorter than one attempt's deadline request_timeout_ms/s);
-    expect(() => loadGrader({ type: 'reward_model', model: 'rm', base_url: server.root, protocol: 'sglang', text: 'x', request_timeout_ms: 5000, call_timeout_ms: 1000 })).toThrow(/call_timeout_ms/);
+  it("a call budget shorter than one attempt's deadline is refused at load, naming the field", () => {
+    expect(() => judge({ request_timeout_ms: 5000, call_timeout_ms: 1000 })).toThrow(
+      /call_timeout_ms.*shorter than one attempt's deadline request_timeout_ms/s,
+    );
+    expect(() =>
+      loadGrader({ type: 'reward_model', model: 'rm', base_url: server.root, protocol: 'sglang', text: 'x', request_timeout_ms: 5000, call_timeout_ms: 1000 }),
+    ).toThrow(/call_timeout_ms/);
   });
 });
 
 describe('reward-model responses are bounded', () => {
-  const rm = (x: Record<string, unknown> = {}) => loadGrader({ type: 'reward_model', model: 'rm', base_url: server.root, protocol: 'vllm_classify', text: '{{sample.output_text}}', ...x });
+  const rm = (x: Record<string, unknown> = {}) =>
+    loadGrader({ type: 'reward_model', model: 'rm', base_url: server.root, protocol: 'vllm_classify', text: '{{sample.output_text}}', ...x });
   const ok = (texts: string[]): Reply => ({ body: { object: 'list', data: texts.map((_, index) => ({ index, probs: [0.25] })) } });
   afterEach(() => server.onReward(() => ({ status: 404, body: {} })));
 
@@ -136,11 +155,16 @@ describe('embedding responses are bounded', () => {
   let calls = 0;
   server.route('/v1/embeddings', (r) => {
     calls++;
-    const body = { object: 'list', model: r.body.model, data: (r.body.input as string[]).map((_, index) => ({ object: 'embedding', index, embedding: [1, index + 1] })) };
+    const body = {
+      object: 'list',
+      model: r.body.model,
+      data: (r.body.input as string[]).map((_, index) => ({ object: 'embedding', index, embedding: [1, index + 1] })),
+    };
     if (mode === 'huge') return { body, hostile: { pad_to: 8 * MiB } };
     return calls === 1 ? { body, hostile: { cut_after: 20 } } : { body };
   });
-  const cos = () => loadGrader({ type: 'text_similarity', evaluation_metric: 'cosine', model: 'emb', base_url: server.url, input: '{{sample.output_text}}', reference: 'ref' });
+  const cos = () =>
+    loadGrader({ type: 'text_similarity', evaluation_metric: 'cosine', model: 'emb', base_url: server.url, input: '{{sample.output_text}}', reference: 'ref' });
 
   it('a body over the default cap is limit_exceeded', async () => {
     mode = 'huge';

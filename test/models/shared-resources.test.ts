@@ -34,20 +34,39 @@ const auth = (r: RecordedRequest) => String(r.headers.authorization ?? '');
 const input = { item: { question: 'What is 6 * 7?', answer: '42', prompt: 'p' }, sample: { output_text: 'The answer is 42.' } };
 
 /** A chat handler that answers by API key: key-a gets `a`, key-b gets `b`. */
-const byKey = (a: string, b: string) => (r: RecordedRequest): Reply => ({ content: auth(r) === 'Bearer key-b' ? b : a });
+const byKey =
+  (a: string, b: string) =>
+  (r: RecordedRequest): Reply => ({ content: auth(r) === 'Bearer key-b' ? b : a });
 
 // Every judge type (they share the chat client) with a config builder and the verdicts that give a
 // different score per key.
 const judges: { type: string; cfg: (extra: Record<string, unknown>) => Record<string, unknown>; a: [string, number]; b: [string, number] }[] = [
   {
     type: 'score_model',
-    cfg: (x) => ({ type: 'score_model', model: 'judge', base_url: server.url, range: [1, 10], cache: false, input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }], ...x }),
+    cfg: (x) => ({
+      type: 'score_model',
+      model: 'judge',
+      base_url: server.url,
+      range: [1, 10],
+      cache: false,
+      input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }],
+      ...x,
+    }),
     a: ['Score: 2', 2],
     b: ['Score: 9', 9],
   },
   {
     type: 'label_model',
-    cfg: (x) => ({ type: 'label_model', model: 'judge', base_url: server.url, labels: ['good', 'bad'], passing_labels: ['good'], cache: false, input: [{ role: 'user', content: '{{sample.output_text}}' }], ...x }),
+    cfg: (x) => ({
+      type: 'label_model',
+      model: 'judge',
+      base_url: server.url,
+      labels: ['good', 'bad'],
+      passing_labels: ['good'],
+      cache: false,
+      input: [{ role: 'user', content: '{{sample.output_text}}' }],
+      ...x,
+    }),
     a: ['Label: bad', 0],
     b: ['Label: good', 1],
   },
@@ -86,7 +105,7 @@ describe('judges sharing one Services keep their own settings', () => {
     });
   }
 
-  it('score_model: a key change never reuses another key\'s cached answer (the cache keys on key identity, not the key)', async () => {
+  it("score_model: a key change never reuses another key's cached answer (the cache keys on key identity, not the key)", async () => {
     server.onChat(byKey('Score: 2', 'Score: 9'));
     const s = svc();
     const cfg = judges[0]!.cfg;
@@ -171,7 +190,14 @@ describe('judges sharing one Services keep their own settings', () => {
 
 describe('reward_model graders sharing one Services keep their own settings', () => {
   afterEach(() => server.onReward(() => ({ status: 404, body: {} })));
-  const rm = (x: Record<string, unknown>) => ({ type: 'reward_model', model: 'rm', base_url: server.root, protocol: 'vllm_classify', text: '{{sample.output_text}}', ...x });
+  const rm = (x: Record<string, unknown>) => ({
+    type: 'reward_model',
+    model: 'rm',
+    base_url: server.root,
+    protocol: 'vllm_classify',
+    text: '{{sample.output_text}}',
+    ...x,
+  });
 
   it('label_index — inside one multi each component reads its own class (0.2 and 0.8), as it does alone', async () => {
     server.onReward((r) => ({ body: { object: 'list', data: r.body.input.map((_: string, index: number) => ({ index, probs: [0.2, 0.8] })) } }));
@@ -190,20 +216,32 @@ describe('reward_model graders sharing one Services keep their own settings', ()
     server.onReward((r) => ({ body: { object: 'list', data: r.body.input.map((_: string, index: number) => ({ index, data: [[1], [2], [6]] })) } }));
     const s = svc();
     const cfg = (x: Record<string, unknown>) => rm({ protocol: 'vllm_pooling', ...x });
-    const [a, b] = await Promise.all([grade(loadGrader(cfg({ reduce: 'last' })), input, { services: s }), grade(loadGrader(cfg({ reduce: 'mean' })), input, { services: s })]);
+    const [a, b] = await Promise.all([
+      grade(loadGrader(cfg({ reduce: 'last' })), input, { services: s }),
+      grade(loadGrader(cfg({ reduce: 'mean' })), input, { services: s }),
+    ]);
     expect([a.score, b.score]).toEqual([6, 3]);
   });
 
   it('api_key — each grader sends its own key', async () => {
-    server.onReward((r) => ({ body: { object: 'list', data: r.body.input.map((_: string, index: number) => ({ index, probs: [auth(r) === 'Bearer key-b' ? 0.9 : 0.1] })) } }));
+    server.onReward((r) => ({
+      body: { object: 'list', data: r.body.input.map((_: string, index: number) => ({ index, probs: [auth(r) === 'Bearer key-b' ? 0.9 : 0.1] })) },
+    }));
     const s = svc();
-    const [a, b] = await Promise.all([grade(loadGrader(rm({ api_key: 'key-a' })), input, { services: s }), grade(loadGrader(rm({ api_key: 'key-b' })), input, { services: s })]);
+    const [a, b] = await Promise.all([
+      grade(loadGrader(rm({ api_key: 'key-a' })), input, { services: s }),
+      grade(loadGrader(rm({ api_key: 'key-b' })), input, { services: s }),
+    ]);
     expect([a.score, b.score]).toEqual([0.1, 0.9]);
   });
 
   it('max_retries — one reward grader retries a 503, the other does not', async () => {
     let calls = 0;
-    server.onReward((r) => (++calls % 2 === 1 ? { status: 503, body: { error: 'busy' } } : { body: { object: 'list', data: r.body.input.map((_: string, index: number) => ({ index, probs: [0.5] })) } }));
+    server.onReward((r) =>
+      ++calls % 2 === 1
+        ? { status: 503, body: { error: 'busy' } }
+        : { body: { object: 'list', data: r.body.input.map((_: string, index: number) => ({ index, probs: [0.5] })) } },
+    );
     const s = svc();
     const a = await grade(loadGrader(rm({ max_retries: 0 })), input, { services: s });
     calls = 0;
@@ -217,9 +255,21 @@ describe('cosine embeddings sharing one Services keep their own settings', () =>
   // key-a: letter-count vectors; key-b: the same vector for every text (cosine 1)
   const letters = (s: string) => Array.from({ length: 26 }, (_, i) => [...s.toLowerCase()].filter((c) => c.charCodeAt(0) - 97 === i).length);
   server.route('/v1/embeddings', (r) => ({
-    body: { object: 'list', model: r.body.model, data: (r.body.input as string[]).map((t, index) => ({ object: 'embedding', index, embedding: auth(r) === 'Bearer key-b' ? [1, 2, 3] : letters(t) })) },
+    body: {
+      object: 'list',
+      model: r.body.model,
+      data: (r.body.input as string[]).map((t, index) => ({ object: 'embedding', index, embedding: auth(r) === 'Bearer key-b' ? [1, 2, 3] : letters(t) })),
+    },
   }));
-  const cos = (x: Record<string, unknown>) => ({ type: 'text_similarity', evaluation_metric: 'cosine', model: 'emb', base_url: server.url, input: '{{sample.output_text}}', reference: 'zzz qqq', ...x });
+  const cos = (x: Record<string, unknown>) => ({
+    type: 'text_similarity',
+    evaluation_metric: 'cosine',
+    model: 'emb',
+    base_url: server.url,
+    input: '{{sample.output_text}}',
+    reference: 'zzz qqq',
+    ...x,
+  });
 
   it('api_key — each grader sends its own key and gets its own vectors (and cache)', async () => {
     const s = svc();
@@ -241,7 +291,7 @@ describe('cosine embeddings sharing one Services keep their own settings', () =>
   });
 });
 
-describe('the server: an inline judge does not change what the operator\'s graders send', () => {
+describe("the server: an inline judge does not change what the operator's graders send", () => {
   it('an inline score_model with another key, graded first, leaves the operator grader its own key', async () => {
     server.onChat(byKey('Score: 2', 'Score: 9'));
     const operator = loadGrader(judges[0]!.cfg({ api_key: 'key-a' }));

@@ -14,7 +14,10 @@ describe('parseFirstError', () => {
   });
 
   it('only the last box of the judge is its answer (earlier boxes are its working)', () => {
-    expect(parseFirstError('The right result is \\boxed{10}, not 12, so the error is in paragraph 1.\n\nFinal: \\boxed{1}', ctx)).toMatchObject({ ok: true, value: 1 });
+    expect(parseFirstError('The right result is \\boxed{10}, not 12, so the error is in paragraph 1.\n\nFinal: \\boxed{1}', ctx)).toMatchObject({
+      ok: true,
+      value: 1,
+    });
   });
 
   it('a box the judge copies from the solution is not its verdict', () => {

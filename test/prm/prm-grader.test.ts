@@ -29,9 +29,26 @@ beforeEach(async () => {
   prm.script((s) => P[s.trim()] ?? 0.5);
 });
 
-const pooling = (extra: Record<string, unknown> = {}) => ({ type: 'prm', protocol: 'vllm_pooling', model: 'Qwen/Qwen2.5-Math-PRM-7B', base_url: prm.url, question: '{{item.question}}', max_retries: 0, ...extra });
-const shepherd = (extra: Record<string, unknown> = {}) => ({ type: 'prm', protocol: 'completions_logprobs', model: 'math-shepherd', base_url: prm.url, question: '{{item.question}}', max_retries: 0, ...extra });
-const run = (cfg: Record<string, unknown>, sample: Record<string, unknown>, item: Record<string, unknown> = { question: 'Q?' }): Promise<Result> => grade(loadGrader(cfg), { item, sample }, { services });
+const pooling = (extra: Record<string, unknown> = {}) => ({
+  type: 'prm',
+  protocol: 'vllm_pooling',
+  model: 'Qwen/Qwen2.5-Math-PRM-7B',
+  base_url: prm.url,
+  question: '{{item.question}}',
+  max_retries: 0,
+  ...extra,
+});
+const shepherd = (extra: Record<string, unknown> = {}) => ({
+  type: 'prm',
+  protocol: 'completions_logprobs',
+  model: 'math-shepherd',
+  base_url: prm.url,
+  question: '{{item.question}}',
+  max_retries: 0,
+  ...extra,
+});
+const run = (cfg: Record<string, unknown>, sample: Record<string, unknown>, item: Record<string, unknown> = { question: 'Q?' }): Promise<Result> =>
+  grade(loadGrader(cfg), { item, sample }, { services });
 
 describe('vllm_pooling (Qwen2.5-Math-PRM layout)', () => {
   it('sends the ChatML prompt with <extra_0> after every step and reads p_right per separator', async () => {
@@ -39,7 +56,13 @@ describe('vllm_pooling (Qwen2.5-Math-PRM layout)', () => {
     expect(r.valid).toBe(true);
     expect(r.steps).toEqual([0.9, 0.2, 0.7]);
     expect(r.score).toBe(0.2); // min
-    expect(r.metadata).toMatchObject({ protocol: 'vllm_pooling', aggregate: 'min', threshold: 0.5, first_below: 1, split: { source: 'sample.steps', count: 3 } });
+    expect(r.metadata).toMatchObject({
+      protocol: 'vllm_pooling',
+      aggregate: 'min',
+      threshold: 0.5,
+      first_below: 1,
+      split: { source: 'sample.steps', count: 3 },
+    });
     const [req] = prm.requests('pooling');
     expect(req!.path).toBe('/pooling'); // at the server root, not under /v1
     expect(req!.body).toEqual({
@@ -86,13 +109,21 @@ describe('vllm_pooling (Qwen2.5-Math-PRM layout)', () => {
       expect(r.steps).toEqual(i % 2 ? [0.9, 0.2] : [0.7, 0.4, 0.55]);
     });
     // 10 texts in batches of 4 (the requests may arrive in any order)
-    expect(prm.requests('pooling').map((q) => q.body.input.length).sort()).toEqual([2, 4, 4]);
+    expect(
+      prm
+        .requests('pooling')
+        .map((q) => q.body.input.length)
+        .sort(),
+    ).toEqual([2, 4, 4]);
   });
 
   it('extra_body fields go with every request; graders with other fields never share a batch', async () => {
     const a = loadGrader(pooling({ extra_body: { task: 'token_classify' } }));
     const b = loadGrader(pooling());
-    const [ra, rb] = await Promise.all([grade(a, { item: { question: 'Q?' }, sample: { steps: ['a'] } }, { services }), grade(b, { item: { question: 'Q?' }, sample: { steps: ['b'] } }, { services })]);
+    const [ra, rb] = await Promise.all([
+      grade(a, { item: { question: 'Q?' }, sample: { steps: ['a'] } }, { services }),
+      grade(b, { item: { question: 'Q?' }, sample: { steps: ['b'] } }, { services }),
+    ]);
     expect([ra.steps, rb.steps]).toEqual([[0.9], [0.2]]);
     const bodies = prm.requests('pooling').map((q) => q.body);
     expect(bodies).toHaveLength(2);
@@ -165,7 +196,9 @@ describe('vllm_pooling (Qwen2.5-Math-PRM layout)', () => {
 
   it('declares network to the URL it posts to', () => {
     const g = loadGrader(pooling({ api_key: 'EMPTY' }));
-    expect(g.capabilities).toEqual([{ capability: 'network', field: 'base_url', reason: `calls the model server at ${prm.root}/pooling`, url: `${prm.root}/pooling` }]);
+    expect(g.capabilities).toEqual([
+      { capability: 'network', field: 'base_url', reason: `calls the model server at ${prm.root}/pooling`, url: `${prm.root}/pooling` },
+    ]);
   });
 });
 
@@ -176,7 +209,13 @@ describe('completions_logprobs (Math-Shepherd style)', () => {
     // the server puts 0.9p on "+" and 0.9(1-p) on "-": normalised over the two, exactly p
     expect(r.steps).toEqual([0.9, 0.2, 0.7].map((x) => expect.closeTo(x, 12)));
     const [req] = prm.requests('completions');
-    expect(req!.body).toEqual({ model: 'math-shepherd', prompt: ['Q? Step 1: a ки', 'Q? Step 1: a ки\nStep 2: b ки', 'Q? Step 1: a ки\nStep 2: b ки\nStep 3: c ки'], max_tokens: 1, temperature: 0, logprobs: 20 });
+    expect(req!.body).toEqual({
+      model: 'math-shepherd',
+      prompt: ['Q? Step 1: a ки', 'Q? Step 1: a ки\nStep 2: b ки', 'Q? Step 1: a ки\nStep 2: b ки\nStep 3: c ки'],
+      max_tokens: 1,
+      temperature: 0,
+      logprobs: 20,
+    });
   });
 
   it('splits long solutions into requests of batch_size prompts', async () => {
@@ -199,7 +238,10 @@ describe('completions_logprobs (Math-Shepherd style)', () => {
       for (const c of body.choices) c.logprobs.top_logprobs[0] = { ' good': Math.log(0.3), ' bad': Math.log(0.1) };
       return body;
     });
-    const r = await run(shepherd({ prompt_prefix: 'Problem: {question}\n', step_template: '{step} {tag}{k}\n', step_tag: '<tag>', good_token: 'good', bad_token: 'bad' }), { steps: ['s1', 's2'] });
+    const r = await run(
+      shepherd({ prompt_prefix: 'Problem: {question}\n', step_template: '{step} {tag}{k}\n', step_tag: '<tag>', good_token: 'good', bad_token: 'bad' }),
+      { steps: ['s1', 's2'] },
+    );
     expect(prm.requests('completions')[0]!.body.prompt).toEqual(['Problem: Q?\ns1 <tag>', 'Problem: Q?\ns1 <tag>1\ns2 <tag>']);
     expect(r.steps).toEqual([0.75, 0.75].map((x) => expect.closeTo(x, 12)) as never);
   });
@@ -245,7 +287,16 @@ describe('completions_logprobs (Math-Shepherd style)', () => {
 });
 
 describe('judge (ProcessBench critique format)', () => {
-  const judge = (extra: Record<string, unknown> = {}) => ({ type: 'prm', protocol: 'judge', model: 'critic', base_url: prm.url, question: '{{item.question}}', max_retries: 0, cache: false, ...extra });
+  const judge = (extra: Record<string, unknown> = {}) => ({
+    type: 'prm',
+    protocol: 'judge',
+    model: 'critic',
+    base_url: prm.url,
+    question: '{{item.question}}',
+    max_retries: 0,
+    cache: false,
+    ...extra,
+  });
 
   it('sends the paragraphs in <paragraph_i> tags; the named first error gives 1 before it and 0 from it on', async () => {
     prm.server.enqueue({ content: 'Paragraph 0 is fine. Paragraph 1 multiplies wrongly.\n\n\\boxed{1}' });
@@ -350,7 +401,11 @@ describe('config checks and composition', () => {
     expect(r.steps).toEqual([1, 0, 1, 1]);
     expect(r.components!.process!.steps).toEqual([1, 0, 1, 1]);
     expect(() => loadGrader({ ...cfg, steps_from: 'nope' })).toThrow(/steps_from: unknown sub-grader "nope"/);
-    const r2 = await grade(loadGrader({ ...cfg, steps_from: 'outcome' }), { item: { l: [1, 0, 1, 1], answer: '4' }, sample: { output_text: 'x\n\ny\n\nz\n\nso \\boxed{4}' } }, { services });
+    const r2 = await grade(
+      loadGrader({ ...cfg, steps_from: 'outcome' }),
+      { item: { l: [1, 0, 1, 1], answer: '4' }, sample: { output_text: 'x\n\ny\n\nz\n\nso \\boxed{4}' } },
+      { services },
+    );
     expect(r2).toMatchObject({ valid: false, error: { kind: 'config_error' } });
   });
 });

@@ -1,7 +1,17 @@
 // Step splitting (every rule, spans, limits, the regex screen) and step aggregation / transforms,
 // against hand-computed values.
 import { describe, expect, it } from 'vitest';
-import { aggregateSteps, compileSplitter, firstBelow, grade, loadGrader, pureMinForm, stripStepPrefix, transformSteps, type SplitConfig } from '../../dist/index.js';
+import {
+  aggregateSteps,
+  compileSplitter,
+  firstBelow,
+  grade,
+  loadGrader,
+  pureMinForm,
+  stripStepPrefix,
+  transformSteps,
+  type SplitConfig,
+} from '../../dist/index.js';
 
 function split(rule: SplitConfig, text: string) {
   const issues: string[] = [];

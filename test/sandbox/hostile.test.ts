@@ -59,7 +59,11 @@ describe.each(LANGS)('hostile %s programs', (lang) => {
 describe('the host afterwards', () => {
   it('has no process left running as a sandbox user', async () => {
     // the uids of this suite's pool (other pools on the machine have their own)
-    const uids = services.has(sandboxPoolKey({ unsafeNoSandbox: false })) ? services.get<SandboxPool>(sandboxPoolKey({ unsafeNoSandbox: false }), () => { throw new Error('no pool'); }).uids : undefined;
+    const uids = services.has(sandboxPoolKey({ unsafeNoSandbox: false }))
+      ? services.get<SandboxPool>(sandboxPoolKey({ unsafeNoSandbox: false }), () => {
+          throw new Error('no pool');
+        }).uids
+      : undefined;
     if (process.getuid?.() === 0) expect(uids?.length).toBeGreaterThan(0);
     // a slot is released only once its run's processes are gone, so nothing is left to reap
     expect(sandboxUidProcesses(uids)).toEqual([]);

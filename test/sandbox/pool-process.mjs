@@ -22,8 +22,10 @@ const PROCESSES = 16;
 
 if (role === 'bomb') {
   const py = await runtimeFor('python');
-  const bomb = 'import os, time\nwhile True:\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(1000)\n        os._exit(0)\ntime.sleep(1000)\n';
-  for (let i = 0; i < concurrency; i++) void pool.run({ argv: [py.exe, '-I', '-S', '-c', bomb], binds: py.binds, limits: { processes: PROCESSES, wallMs: 300_000, cpuSeconds: 300 } });
+  const bomb =
+    'import os, time\nwhile True:\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(1000)\n        os._exit(0)\ntime.sleep(1000)\n';
+  for (let i = 0; i < concurrency; i++)
+    void pool.run({ argv: [py.exe, '-I', '-S', '-c', bomb], binds: py.binds, limits: { processes: PROCESSES, wallMs: 300_000, cpuSeconds: 300 } });
 } else if (role === 'innocent') {
   const prog = 'for i in 1 2 3 4 5 6 7 8; do /bin/true & done; wait; echo ok';
   const results = await Promise.all(Array.from({ length: 12 }, () => pool.run({ argv: ['/bin/sh', '-c', prog], limits: { processes: PROCESSES } })));

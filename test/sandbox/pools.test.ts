@@ -73,7 +73,7 @@ describe.skipIf(!isRoot)('uids are leased host-wide', () => {
     b.close();
   });
 
-  it('a fork bomb filling every slot of a pool in another process does not make this pool\'s programs fail to fork', async () => {
+  it("a fork bomb filling every slot of a pool in another process does not make this pool's programs fail to fork", async () => {
     const bomb = poolProcess('bomb');
     const ready = await bomb.next();
     expect(ready.event).toBe('ready');
@@ -96,12 +96,16 @@ describe('a slot is reused only once its previous run is gone', () => {
     const pool = new SandboxPool({ concurrency: 1, uidBase: BASE + 1000 });
     const py = await runtimeFor('python');
     if (typeof py === 'string') throw new Error(py);
-    const bomb = 'import os, time\nwhile True:\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(1000)\n        os._exit(0)\nprint("full", flush=True)\ntime.sleep(1000)\n';
+    const bomb =
+      'import os, time\nwhile True:\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(1000)\n        os._exit(0)\nprint("full", flush=True)\ntime.sleep(1000)\n';
     for (let round = 0; round < 3; round++) {
       const b = await pool.run({ argv: [py.exe, '-I', '-S', '-c', bomb], binds: py.binds, limits: { processes: 16, wallMs: 1500 } });
       expect(b.status).toBe('timeout');
       expect(b.stdout).toBe('full\n');
-      const r = await pool.run({ argv: ['/bin/sh', '-c', 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do /bin/true & done; wait; echo ok'], limits: { processes: 16 } });
+      const r = await pool.run({
+        argv: ['/bin/sh', '-c', 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do /bin/true & done; wait; echo ok'],
+        limits: { processes: 16 },
+      });
       expect(r, r.stderr).toMatchObject({ status: 'ok', stdout: 'ok\n' });
     }
     pool.close();

@@ -110,7 +110,10 @@ describe('the pool', () => {
   it('is shared through the services and closed with them', async () => {
     const services = new Services({ sandboxConcurrency: 3 });
     const g = loadGrader({ type: 'code', format: 'stdio', tests: [{ input: '', output: '1' }] });
-    await Promise.all([g.grade({ item: {}, sample: { output_text: 'print(1)' } }, { services }), g.grade({ item: {}, sample: { output_text: 'print(1)' } }, { services })]);
+    await Promise.all([
+      g.grade({ item: {}, sample: { output_text: 'print(1)' } }, { services }),
+      g.grade({ item: {}, sample: { output_text: 'print(1)' } }, { services }),
+    ]);
     const key = sandboxPoolKey({ unsafeNoSandbox: false, concurrency: 3 });
     expect(services.has(key)).toBe(true);
     await services.close();
@@ -119,7 +122,11 @@ describe('the pool', () => {
 
   it('is keyed by all of its options: graders differing in one get different pools', async () => {
     const services = new Services({ sandboxConcurrency: 2 });
-    const grade = (extra: Record<string, unknown>) => loadGrader({ type: 'code', format: 'stdio', tests: [{ input: '', output: '1' }], ...extra }).grade({ item: {}, sample: { output_text: 'print(1)' } }, { services });
+    const grade = (extra: Record<string, unknown>) =>
+      loadGrader({ type: 'code', format: 'stdio', tests: [{ input: '', output: '1' }], ...extra }).grade(
+        { item: {}, sample: { output_text: 'print(1)' } },
+        { services },
+      );
     expect((await grade({})).score).toBe(1);
     expect((await grade({ limits: { time_ms: 5000 } })).score).toBe(1);
     expect((await grade({ unsafe_no_sandbox: true })).score).toBe(1);
@@ -239,7 +246,20 @@ int main() {
     const r = await runProgram(pool, c.program);
     expect(r.status, r.stderr).toBe('ok');
     expect(r.stdout).toBe(
-      ['unshare-user EPERM', 'unshare-mount EPERM', 'clone-user EPERM', 'clone3 ENOSYS', 'setns EPERM', 'mount EPERM', 'umount EPERM', 'shmget EPERM', 'msgget EPERM', 'io_uring EPERM', 'thread 1 fork 7', ''].join('\n'),
+      [
+        'unshare-user EPERM',
+        'unshare-mount EPERM',
+        'clone-user EPERM',
+        'clone3 ENOSYS',
+        'setns EPERM',
+        'mount EPERM',
+        'umount EPERM',
+        'shmget EPERM',
+        'msgget EPERM',
+        'io_uring EPERM',
+        'thread 1 fork 7',
+        '',
+      ].join('\n'),
     );
   });
 
@@ -252,7 +272,10 @@ int main() {
 
 describe('writable file systems are capped', () => {
   it('/tmp is the only writable place and holds at most tmpBytes', async () => {
-    const r = await sh('for d in / /dev /dev/shm /usr /proc; do touch $d/x 2>/dev/null && echo "wrote $d"; done; head -c 50000000 /dev/zero > /tmp/fill 2>/dev/null; echo "status $?"; wc -c < /tmp/fill', { limits: { tmpBytes: 4 * 1024 * 1024, fileSizeBytes: 100_000_000 } });
+    const r = await sh(
+      'for d in / /dev /dev/shm /usr /proc; do touch $d/x 2>/dev/null && echo "wrote $d"; done; head -c 50000000 /dev/zero > /tmp/fill 2>/dev/null; echo "status $?"; wc -c < /tmp/fill',
+      { limits: { tmpBytes: 4 * 1024 * 1024, fileSizeBytes: 100_000_000 } },
+    );
     const lines = r.stdout.trim().split('\n');
     expect(lines.filter((l) => l.startsWith('wrote'))).toEqual([]);
     expect(lines).toContain('status 1');
@@ -318,7 +341,11 @@ print(held)
 
   it('reports a run killed for exceeding its total memory, and refuses run_memory_mb without a cgroup', async () => {
     if (mem.memoryControl.startsWith('cgroup')) {
-      const r = await mem.run({ argv: [py.exe, '-I', '-S', '-c', 'b = bytearray(400 * 1024 * 1024)\nfor j in range(0, len(b), 4096): b[j] = 1\nprint("held")'], binds: py.binds, limits: { runMemoryBytes: 128 * 1024 * 1024, wallMs: 30_000 } });
+      const r = await mem.run({
+        argv: [py.exe, '-I', '-S', '-c', 'b = bytearray(400 * 1024 * 1024)\nfor j in range(0, len(b), 4096): b[j] = 1\nprint("held")'],
+        binds: py.binds,
+        limits: { runMemoryBytes: 128 * 1024 * 1024, wallMs: 30_000 },
+      });
       expect(r.status).toBe('runtime_error');
       expect(r.memoryExceeded).toBe(true);
       expect(r.message).toMatch(/total memory limit of 128 MiB/);

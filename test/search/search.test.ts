@@ -6,7 +6,18 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Generator, loadGrader, majorityVote, bestOfN, prepareSearch, runSearch, searchPlotSvg, Services, stepSearch, verifyCandidates } from '../../dist/index.js';
+import {
+  Generator,
+  loadGrader,
+  majorityVote,
+  bestOfN,
+  prepareSearch,
+  runSearch,
+  searchPlotSvg,
+  Services,
+  stepSearch,
+  verifyCandidates,
+} from '../../dist/index.js';
 import { runCli } from '../helpers/cli.js';
 import type { RecordedRequest, Reply } from '../helpers/openai-test-server.js';
 import { startPrmServer, type PrmServer } from '../helpers/prm-server.js';
@@ -63,13 +74,27 @@ beforeEach(async () => {
 });
 
 const generator = () => ({ model: 'policy', base_url: srv.url, api_key: 'EMPTY', temperature: 0.8, max_retries: 0 });
-const prmCfg = (aggregate = 'last') => ({ type: 'prm', protocol: 'vllm_pooling', model: 'prm', base_url: srv.url, api_key: 'EMPTY', question: '{{item.question}}', aggregate, max_retries: 0 });
+const prmCfg = (aggregate = 'last') => ({
+  type: 'prm',
+  protocol: 'vllm_pooling',
+  model: 'prm',
+  base_url: srv.url,
+  api_key: 'EMPTY',
+  question: '{{item.question}}',
+  aggregate,
+  max_retries: 0,
+});
 // the verifier scores a whole solution: its steps split by blank lines, min over steps
 const verifierCfg = () => ({ ...prmCfg('min'), split: 'blank_lines' });
 
 describe('selection', () => {
   it('best-of-N and weighted voting leave out candidates the verifier could not grade (never a 0); votes group equivalent answers', async () => {
-    const cands = [{ text: '\\boxed{0.5}', score: 0.4 }, { text: 'x', invalid: 'timeout: slow' }, { text: 'so \\boxed{\\frac{1}{2}}', score: 0.3 }, { text: '\\boxed{2}', score: 0.6 }];
+    const cands = [
+      { text: '\\boxed{0.5}', score: 0.4 },
+      { text: 'x', invalid: 'timeout: slow' },
+      { text: 'so \\boxed{\\frac{1}{2}}', score: 0.3 },
+      { text: '\\boxed{2}', score: 0.6 },
+    ];
     expect(bestOfN(cands)).toBe(3);
     expect(bestOfN([{ text: 'x', invalid: 'e' }])).toBe(-1);
     const w = majorityVote(cands, true);
@@ -93,7 +118,11 @@ describe('runSearch: sampling methods over a pool of samples', () => {
     const p = prepareSearch({ generator: generator(), verifier: verifierCfg(), methods: ['best_of_n', 'majority', 'weighted_majority'], n: [1, 2, 4] });
     const { report, problems } = await runSearch(p, [{ id: 'p1', question: 'Q1?', answer: '4' }, { item: { question: 'Q2?', answer: '7' } }], { services });
     // Q1: N=1 takes "5"; N=2: best/weighted take the good "4", the plain vote ties 5:4 and keeps the first; N=4: 4 wins 3:1
-    expect(problems[0]!.attempts.best_of_n).toMatchObject({ 1: { correct: false, samples: 1 }, 2: { correct: true, samples: 2 }, 4: { correct: true, samples: 4 } });
+    expect(problems[0]!.attempts.best_of_n).toMatchObject({
+      1: { correct: false, samples: 1 },
+      2: { correct: true, samples: 2 },
+      4: { correct: true, samples: 4 },
+    });
     expect(problems[0]!.attempts.majority).toMatchObject({ 1: { correct: false }, 2: { correct: false }, 4: { correct: true } });
     expect(problems[0]!.attempts.weighted_majority).toMatchObject({ 1: { correct: false }, 2: { correct: true }, 4: { correct: true } });
     expect(report.accuracy).toEqual({ best_of_n: { 1: 0.5, 2: 1, 4: 1 }, majority: { 1: 0.5, 2: 0.5, 4: 1 }, weighted_majority: { 1: 0.5, 2: 1, 4: 1 } });
@@ -114,7 +143,11 @@ describe('runSearch: sampling methods over a pool of samples', () => {
   it('without use_n, single requests carry the configured seed, then the next ones', async () => {
     const p = prepareSearch({ generator: { ...generator(), seed: 7, use_n: false }, methods: ['majority'], n: [3] });
     await runSearch(p, [{ question: 'Q1?', answer: '4' }], { services });
-    expect(srv.server.chatRequests.map((r) => [r.body.n, r.body.seed])).toEqual([[undefined, 7], [undefined, 8], [undefined, 9]]);
+    expect(srv.server.chatRequests.map((r) => [r.body.n, r.body.seed])).toEqual([
+      [undefined, 7],
+      [undefined, 8],
+      [undefined, 9],
+    ]);
   });
 
   it('a token budget stops new rounds: later N use the samples there are, and say so', async () => {
@@ -127,15 +160,27 @@ describe('runSearch: sampling methods over a pool of samples', () => {
 
   it('settings that cannot hold are refused up front', () => {
     expect(() => prepareSearch({ generator: generator(), methods: ['best_of_n'] })).toThrow(/best_of_n needs "verifier"/);
-    expect(() => prepareSearch({ generator: generator(), prm: prmCfg(), methods: ['beam'], n: [2, 8], beam_width: 4 })).toThrow(/n=2: the number of beams \(2\) must be a multiple of beam_width \(4\)/);
+    expect(() => prepareSearch({ generator: generator(), prm: prmCfg(), methods: ['beam'], n: [2, 8], beam_width: 4 })).toThrow(
+      /n=2: the number of beams \(2\) must be a multiple of beam_width \(4\)/,
+    );
     expect(() => prepareSearch({ generator: generator(), bogus: 1 })).toThrow(/unknown field/);
-    expect(() => prepareSearch({ generator: generator(), verifier: { type: 'nope' }, methods: ['best_of_n'] })).toThrow(/verifier: [\s\S]*unknown grader type "nope"/);
+    expect(() => prepareSearch({ generator: generator(), verifier: { type: 'nope' }, methods: ['best_of_n'] })).toThrow(
+      /verifier: [\s\S]*unknown grader type "nope"/,
+    );
   });
 });
 
 describe('PRM-guided step search', () => {
   it('beam search: N first steps, the best N/M kept and expanded M ways (continuing the partial as the assistant turn), best finished solution chosen', async () => {
-    const r = await stepSearch({ generator: new Generator(generator()), prm: loadGrader(prmCfg('last')), services, input: { item: { question: 'Q1?' }, sample: {} }, n: 4, beamWidth: 2, cost: { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 } });
+    const r = await stepSearch({
+      generator: new Generator(generator()),
+      prm: loadGrader(prmCfg('last')),
+      services,
+      input: { item: { question: 'Q1?' }, sample: {} },
+      n: 4,
+      beamWidth: 2,
+      cost: { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 },
+    });
     expect(r.best).toMatchObject({ steps: ['good C', 'great \\boxed{4}'], score: 0.95, done: true, ended: 'answer' });
     expect(r.finished.map((b) => b.steps.join(' | '))).toContain('good A | good A2 | good \\boxed{4}');
     expect(r.rounds).toBe(3);
@@ -150,7 +195,16 @@ describe('PRM-guided step search', () => {
   });
 
   it('DVTS: N/M subtrees, each continued greedily with its best of M children', async () => {
-    const r = await stepSearch({ generator: new Generator(generator()), prm: loadGrader(prmCfg('last')), services, input: { item: { question: 'Q1?' }, sample: {} }, n: 4, beamWidth: 2, diverse: true, cost: { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 } });
+    const r = await stepSearch({
+      generator: new Generator(generator()),
+      prm: loadGrader(prmCfg('last')),
+      services,
+      input: { item: { question: 'Q1?' }, sample: {} },
+      n: 4,
+      beamWidth: 2,
+      diverse: true,
+      cost: { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 },
+    });
     expect(r.finished).toHaveLength(2);
     for (const b of r.finished) expect(b.steps).toEqual(['good A', 'good A2', 'good \\boxed{4}']);
     const reqs = srv.server.chatRequests;
@@ -160,17 +214,41 @@ describe('PRM-guided step search', () => {
 
   it('a token budget stops the search after the round that spent it; the best partial is returned, unfinished', async () => {
     const cost = { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 };
-    const r = await stepSearch({ generator: new Generator(generator()), prm: loadGrader(prmCfg('last')), services, input: { item: { question: 'Q1?' }, sample: {} }, n: 4, beamWidth: 2, tokenBudget: 1, cost });
+    const r = await stepSearch({
+      generator: new Generator(generator()),
+      prm: loadGrader(prmCfg('last')),
+      services,
+      input: { item: { question: 'Q1?' }, sample: {} },
+      n: 4,
+      beamWidth: 2,
+      tokenBudget: 1,
+      cost,
+    });
     expect(r).toMatchObject({ stopped: 'token_budget', rounds: 1, finished: [] });
     expect(r.best!.done).toBe(false);
     expect(cost.completion_tokens).toBeGreaterThan(0);
     expect(srv.server.chatRequests).toHaveLength(1);
   });
 
-  it("a step the model ends itself (vLLM stop_reason null) finishes the beam; a stop at the delimiter does not", async () => {
-    const body = (stop_reason: string | null, content: string) => ({ id: 'x', object: 'chat.completion', created: 0, model: 'policy', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', stop_reason }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+  it('a step the model ends itself (vLLM stop_reason null) finishes the beam; a stop at the delimiter does not', async () => {
+    const body = (stop_reason: string | null, content: string) => ({
+      id: 'x',
+      object: 'chat.completion',
+      created: 0,
+      model: 'policy',
+      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', stop_reason }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    });
     srv.server.enqueue({ body: body('\n\n', 'good first') }, { body: body(null, 'good end without a box') });
-    const r = await stepSearch({ generator: new Generator(generator()), prm: loadGrader(prmCfg('last')), services, input: { item: { question: 'Q3?' }, sample: {} }, n: 1, beamWidth: 1, cost: { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 } });
+    const r = await stepSearch({
+      generator: new Generator(generator()),
+      prm: loadGrader(prmCfg('last')),
+      services,
+      input: { item: { question: 'Q3?' }, sample: {} },
+      n: 1,
+      beamWidth: 1,
+      cost: { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 },
+    });
     expect(r.best).toMatchObject({ steps: ['good first', 'good end without a box'], done: true, ended: 'eos' });
     expect(r.rounds).toBe(2);
   });
@@ -184,7 +262,15 @@ describe('PRM-guided step search', () => {
       return body;
     });
     try {
-      const r = await stepSearch({ generator: new Generator(generator()), prm: loadGrader(prmCfg('last')), services, input: { item: { question: 'Q1?' }, sample: {} }, n: 4, beamWidth: 2, cost: { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 } });
+      const r = await stepSearch({
+        generator: new Generator(generator()),
+        prm: loadGrader(prmCfg('last')),
+        services,
+        input: { item: { question: 'Q1?' }, sample: {} },
+        n: 4,
+        beamWidth: 2,
+        cost: { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 },
+      });
       expect(r.prm_invalid).toBeGreaterThan(0);
       for (const b of r.finished) expect(b.steps[0]).not.toBe('good C');
       expect(r.best!.steps).toEqual(['good A', 'good A2', 'good \\boxed{4}']);
@@ -199,7 +285,17 @@ describe('arbiter search (CLI)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'arbiter-search-'));
     const cfg = join(dir, 'search.json');
     const data = join(dir, 'data.jsonl');
-    writeFileSync(cfg, JSON.stringify({ generator: generator(), verifier: verifierCfg(), prm: prmCfg('last'), methods: ['best_of_n', 'weighted_majority', 'beam', 'dvts'], n: [2, 4], beam_width: 2 }));
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        generator: generator(),
+        verifier: verifierCfg(),
+        prm: prmCfg('last'),
+        methods: ['best_of_n', 'weighted_majority', 'beam', 'dvts'],
+        n: [2, 4],
+        beam_width: 2,
+      }),
+    );
     writeFileSync(data, `${JSON.stringify({ id: 'a', question: 'Q1?', answer: '4' })}\n`);
     const out = { json: join(dir, 'r.json'), plot: join(dir, 'r.svg'), recs: join(dir, 'p.jsonl') };
     const r = await runCli(['search', data, '--config', cfg, '--json', out.json, '--plot', out.plot, '--out', out.recs]);
@@ -214,7 +310,10 @@ describe('arbiter search (CLI)', () => {
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg.match(/<polyline/g)).toHaveLength(4);
     for (const m of ['best_of_n', 'weighted_majority', 'beam', 'dvts']) expect(svg).toContain(`>${m}</text>`);
-    const recs = readFileSync(out.recs, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const recs = readFileSync(out.recs, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(recs[0]).toMatchObject({ id: 'a', gradable: true, attempts: { beam: { 2: { correct: true } } } });
   });
 
@@ -229,7 +328,16 @@ describe('arbiter search (CLI)', () => {
   });
 
   it('the plot is a well-formed SVG (one line per method, legend)', () => {
-    const svg = searchPlotSvg({ n: [1, 4], methods: ['majority'], problems: 1, gradable: 1, failed: 0, accuracy: { majority: { 1: 0.25, 4: 0.75 } }, mean_tokens: {}, mean_samples: {} });
+    const svg = searchPlotSvg({
+      n: [1, 4],
+      methods: ['majority'],
+      problems: 1,
+      gradable: 1,
+      failed: 0,
+      accuracy: { majority: { 1: 0.25, 4: 0.75 } },
+      mean_tokens: {},
+      mean_samples: {},
+    });
     expect(svg).toMatch(/<polyline fill="none" stroke="#1f77b4" stroke-width="2" points="60\.0,\d+\.\d+ 470\.0,\d+\.\d+"\/>/);
     expect(svg.trim().endsWith('</svg>')).toBe(true);
   });

@@ -45,11 +45,20 @@ describe('arbiter serve', () => {
   });
 
   it('refuses a non-loopback host without a token, duplicate names and bad grader files (exit 2)', async () => {
-    await expect(serve(['--grader', file, '--host', '0.0.0.0'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/non-loopback address 0\.0\.0\.0 without a token/) });
-    await expect(serve(['--grader', file, '--grader', file])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/two graders are named "answer_check"/) });
+    await expect(serve(['--grader', file, '--host', '0.0.0.0'])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/non-loopback address 0\.0\.0\.0 without a token/),
+    });
+    await expect(serve(['--grader', file, '--grader', file])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/two graders are named "answer_check"/),
+    });
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ type: 'string_check', input: 'x' }));
     await expect(serve(['--grader', bad])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/reference/) });
-    await expect(serve(['--grader', file, '--default-grader', 'nope'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/default grader "nope" is not loaded/) });
+    await expect(serve(['--grader', file, '--default-grader', 'nope'])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/default grader "nope" is not loaded/),
+    });
   });
 });

@@ -113,7 +113,18 @@ describe('connection bounds (library options)', () => {
 
 describe('connection bounds (arbiter serve flags)', () => {
   it('takes --headers-timeout-ms, --request-timeout-ms, --keep-alive-timeout-ms and --max-connections', async () => {
-    const p = await serve(['--grader', 'examples/gsm8k/grader.json', '--headers-timeout-ms', '150', '--request-timeout-ms', '300', '--keep-alive-timeout-ms', '60000', '--max-connections', '1']);
+    const p = await serve([
+      '--grader',
+      'examples/gsm8k/grader.json',
+      '--headers-timeout-ms',
+      '150',
+      '--request-timeout-ms',
+      '300',
+      '--keep-alive-timeout-ms',
+      '60000',
+      '--max-connections',
+      '1',
+    ]);
     try {
       const slow = await open(p.url);
       slow.socket.write('GET /healthz HTTP/1.1\r\n');

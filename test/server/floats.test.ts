@@ -29,7 +29,16 @@ const floats = (n: number) => new Array(n).fill('float');
 describe('float writers', () => {
   it('write whole numbers with a fraction and keep every other number exact', () => {
     expect([0, 1, -1, 2, 1e20, 1e21, 0.5, -2.25, 1e-7, 123456789.125].map(floatNum)).toEqual([
-      '0.0', '1.0', '-1.0', '2.0', '100000000000000000000.0', '1e+21', '0.5', '-2.25', '1e-7', '123456789.125',
+      '0.0',
+      '1.0',
+      '-1.0',
+      '2.0',
+      '100000000000000000000.0',
+      '1e+21',
+      '0.5',
+      '-2.25',
+      '1e-7',
+      '123456789.125',
     ]);
     expect([NaN, Infinity].map(floatNum)).toEqual(['null', 'null']);
     expect(floatList([1, null, 0.25])).toBe('[1.0,null,0.25]');
@@ -38,17 +47,31 @@ describe('float writers', () => {
 
   it('change nothing but the numbers under reward keys', () => {
     const v = { reward: 1, n: 3, nested: { scores: { a: 0, b: [1, 2] }, count: 2 }, text: 'x', none: null, skip: undefined };
-    expect(floatJSON(v, new Set(['reward', 'scores']))).toBe('{"reward":1.0,"n":3,"nested":{"scores":{"a":0.0,"b":[1.0,2.0]},"count":2},"text":"x","none":null}');
-    const r = { score: 1, valid: true, steps: [1, 0.5], components: { a: { score: 0, valid: true, metadata: { grader: 'a', type: 't', duration_ms: 3 } } }, metadata: { grader: 'g', type: 't', duration_ms: 2, passed: true } };
+    expect(floatJSON(v, new Set(['reward', 'scores']))).toBe(
+      '{"reward":1.0,"n":3,"nested":{"scores":{"a":0.0,"b":[1.0,2.0]},"count":2},"text":"x","none":null}',
+    );
+    const r = {
+      score: 1,
+      valid: true,
+      steps: [1, 0.5],
+      components: { a: { score: 0, valid: true, metadata: { grader: 'a', type: 't', duration_ms: 3 } } },
+      metadata: { grader: 'g', type: 't', duration_ms: 2, passed: true },
+    };
     const s = resultJSON(r as never, 7);
-    expect(s).toBe('{"id":7,"score":1.0,"valid":true,"steps":[1.0,0.5],"components":{"a":{"score":0.0,"valid":true,"metadata":{"grader":"a","type":"t","duration_ms":3}}},"metadata":{"grader":"g","type":"t","duration_ms":2,"passed":true}}');
+    expect(s).toBe(
+      '{"id":7,"score":1.0,"valid":true,"steps":[1.0,0.5],"components":{"a":{"score":0.0,"valid":true,"metadata":{"grader":"a","type":"t","duration_ms":3}}},"metadata":{"grader":"g","type":"t","duration_ms":2,"passed":true}}',
+    );
     expect(JSON.parse(s)).toEqual({ id: 7, ...r });
   });
 });
 
 describe('Python sees floats on every trainer-facing endpoint', () => {
   it('/get_reward (OpenRLHF): rewards, scores and every extra_logs list', async () => {
-    const r = await post(`${srv.url}/get_reward?grader=mixed`, { query: ['P:thanks A: 4', 'P:A: 5', 'nope'], prompts: ['P:', 'P:', 'P:'], labels: ['4', '4', '4'] });
+    const r = await post(`${srv.url}/get_reward?grader=mixed`, {
+      query: ['P:thanks A: 4', 'P:A: 5', 'nope'],
+      prompts: ['P:', 'P:', 'P:'],
+      labels: ['4', '4', '4'],
+    });
     expect(r.status).toBe(200);
     expect(r.body.rewards).toEqual([2, 0, -1]);
     const [t] = await pythonTypes([{ text: r.text, paths: ['rewards.*', 'scores.*', 'extra_logs.*.*'] }]);
@@ -56,12 +79,26 @@ describe('Python sees floats on every trainer-facing endpoint', () => {
   });
 
   it('/v1/score: each result score, component scores and the mean', async () => {
-    const r = await post(`${srv.url}/v1/score`, { grader: 'mixed', samples: [{ item: { label: '4' }, sample: { output_text: 'A: 4' } }, { item: {}, sample: { output_text: 'A: 4' } }] });
+    const r = await post(`${srv.url}/v1/score`, {
+      grader: 'mixed',
+      samples: [
+        { item: { label: '4' }, sample: { output_text: 'A: 4' } },
+        { item: {}, sample: { output_text: 'A: 4' } },
+      ],
+    });
     expect(r.status).toBe(200);
     expect(r.body.results.map((x: { score: number | null }) => x.score)).toEqual([1, null]);
-    const [t] = await pythonTypes([{ text: r.text, paths: ['results.0.score', 'results.0.components.*.score', 'summary.mean_score', 'summary.count', 'results.0.id'] }]);
+    const [t] = await pythonTypes([
+      { text: r.text, paths: ['results.0.score', 'results.0.components.*.score', 'summary.mean_score', 'summary.count', 'results.0.id'] },
+    ]);
     // counts and ids stay integers; only scores are floats
-    expect(t).toEqual({ 'results.0.score': ['float'], 'results.0.components.*.score': ['float', 'float'], 'summary.mean_score': ['float'], 'summary.count': ['int'], 'results.0.id': ['int'] });
+    expect(t).toEqual({
+      'results.0.score': ['float'],
+      'results.0.components.*.score': ['float', 'float'],
+      'summary.mean_score': ['float'],
+      'summary.count': ['int'],
+      'results.0.id': ['int'],
+    });
   });
 
   it('/v1/graders/run and the SDK path: reward, sub_rewards, metadata.scores', async () => {
@@ -80,17 +117,32 @@ describe('Python sees floats on every trainer-facing endpoint', () => {
     const b = await post(`${srv.url}/reward?grader=mixed&format=dict`, { prompt: 'Q', response: 'A: 4', label: '4' });
     expect(a.text).toBe('1.0');
     expect(b.body).toMatchObject({ reward: 1, score: 1, valid: true, components: { acc: { score: 1 }, polite: { score: 0 } } });
-    const t = await pythonTypes([{ text: a.text, paths: [''] }, { text: b.text, paths: ['reward', 'score', 'components.*.score'] }]);
+    const t = await pythonTypes([
+      { text: a.text, paths: [''] },
+      { text: b.text, paths: ['reward', 'score', 'components.*.score'] },
+    ]);
     expect(t).toEqual([{ '': ['float'] }, { reward: ['float'], score: ['float'], 'components.*.score': floats(2) }]);
   });
 
   it('/verify (NeMo-Gym): reward, reward_components, arbiter_invalid; the echoed row keeps its types', async () => {
     const row = { responses_create_params: { input: [{ role: 'user', content: 'Q' }], max_output_tokens: 16 }, label: '4', _ng_task_index: 3 };
-    const response = { id: 'r', object: 'response', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'A: 4', annotations: [] }] }] };
+    const response = {
+      id: 'r',
+      object: 'response',
+      output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'A: 4', annotations: [] }] }],
+    };
     const v = await post(`${srv.url}/verify?grader=mixed`, { ...row, response });
     expect(v.status).toBe(200);
     expect(v.body).toMatchObject({ ...row, response, reward: 1, reward_components: { acc: 1, polite: 0 }, arbiter_invalid: 0 });
-    const [t] = await pythonTypes([{ text: v.text, paths: ['reward', 'reward_components.*', 'arbiter_invalid', '_ng_task_index', 'responses_create_params.max_output_tokens'] }]);
-    expect(t).toEqual({ reward: ['float'], 'reward_components.*': floats(2), arbiter_invalid: ['float'], _ng_task_index: ['int'], 'responses_create_params.max_output_tokens': ['int'] });
+    const [t] = await pythonTypes([
+      { text: v.text, paths: ['reward', 'reward_components.*', 'arbiter_invalid', '_ng_task_index', 'responses_create_params.max_output_tokens'] },
+    ]);
+    expect(t).toEqual({
+      reward: ['float'],
+      'reward_components.*': floats(2),
+      arbiter_invalid: ['float'],
+      _ng_task_index: ['int'],
+      'responses_create_params.max_output_tokens': ['int'],
+    });
   });
 });

@@ -31,7 +31,13 @@ export function gsm8k(n: number): Gsm8kSample[] {
  * A string_check that passes when the output ENDS with "A: <label>": the `$$` end marker turns
  * `like` into a suffix test, so a leftover EOS token or prompt text makes it fail.
  */
-export const ANSWER_CHECK = { type: 'string_check', name: 'answer_check', input: '{{sample.output_text}}$$', reference: 'A: {{item.label}}$$', operation: 'like' };
+export const ANSWER_CHECK = {
+  type: 'string_check',
+  name: 'answer_check',
+  input: '{{sample.output_text}}$$',
+  reference: 'A: {{item.label}}$$',
+  operation: 'like',
+};
 
 /** The same check computed independently, for expected values. */
 export const endsWithAnswer = (text: string, label: string) => text.endsWith(`A: ${label}`);

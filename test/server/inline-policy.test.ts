@@ -55,7 +55,9 @@ describe('unsafe switches are never taken from a request', () => {
     const r = await run(open, cfg);
     expect(r.status).toBe(403);
     expect(r.body.error.code).toBe('inline_grader_refused');
-    expect(r.body.error.details).toEqual([{ path: 'grader.graders.b.unsafe_no_sandbox', capability: 'unsafe', message: expect.stringMatching(/without the sandbox.*never taken from a request/) }]);
+    expect(r.body.error.details).toEqual([
+      { path: 'grader.graders.b.unsafe_no_sandbox', capability: 'unsafe', message: expect.stringMatching(/without the sandbox.*never taken from a request/) },
+    ]);
     expect(r.body.error.message).toMatch(/grader\.graders\.b\.unsafe_no_sandbox/);
     expect(existsSync(marker)).toBe(false);
   });
@@ -66,7 +68,11 @@ describe('unsafe switches are never taken from a request', () => {
     const cfg = {
       type: 'gate',
       gate: ANSWER_CHECK,
-      then: { type: 'threads', threads: 1, grader: { type: 'multi', graders: [{ ...ANSWER_CHECK, name: 'ok' }, marking(marker, { name: 'p', unsafe_no_sandbox: true }), { ...code, name: 'c' }] } },
+      then: {
+        type: 'threads',
+        threads: 1,
+        grader: { type: 'multi', graders: [{ ...ANSWER_CHECK, name: 'ok' }, marking(marker, { name: 'p', unsafe_no_sandbox: true }), { ...code, name: 'c' }] },
+      },
     };
     const r = await run(open, cfg);
     expect(r.status).toBe(403);
@@ -81,7 +87,9 @@ describe('unsafe switches are never taken from a request', () => {
     const marker = join(dir, 'limits');
     const r = await run(open, marking(marker, { limits: { memory_mb: 100_000, time_ms: 5000 } }));
     expect(r.status).toBe(403);
-    expect(r.body.error.details).toEqual([expect.objectContaining({ path: 'grader.limits.memory_mb', capability: 'unsafe', message: expect.stringMatching(/above its default \(1024 MiB\)/) })]);
+    expect(r.body.error.details).toEqual([
+      expect.objectContaining({ path: 'grader.limits.memory_mb', capability: 'unsafe', message: expect.stringMatching(/above its default \(1024 MiB\)/) }),
+    ]);
     expect(existsSync(marker)).toBe(false);
     const code = { type: 'code', language: 'cpp', format: 'stdio', tests: [{ input: '', output: '' }], compile_limits: { time_ms: 120_000 } };
     const c = await run(open, code);
@@ -101,7 +109,11 @@ describe('unsafe switches are never taken from a request', () => {
   it('refuses a grader type that declares no capabilities (unknown reach counts as unsafe)', async () => {
     const r = await run(open, { type: 'multi', graders: { s: { type: 'test_sleep', ms: 1 } } });
     expect(r.status).toBe(403);
-    expect(r.body.error.details[0]).toMatchObject({ path: 'grader.graders.s', capability: 'unsafe', message: expect.stringMatching(/declares no capabilities/) });
+    expect(r.body.error.details[0]).toMatchObject({
+      path: 'grader.graders.s',
+      capability: 'unsafe',
+      message: expect.stringMatching(/declares no capabilities/),
+    });
   });
 });
 
@@ -123,7 +135,11 @@ describe('sandboxed code', () => {
       const marker = join(dir, 'unsafe-server');
       const r = await run(srv, { type: 'multi', graders: { a: marking(marker) } });
       expect(r.status).toBe(403);
-      expect(r.body.error.details[0]).toMatchObject({ path: 'grader.graders.a', capability: 'sandboxed_code', message: expect.stringMatching(/without the sandbox/) });
+      expect(r.body.error.details[0]).toMatchObject({
+        path: 'grader.graders.a',
+        capability: 'sandboxed_code',
+        message: expect.stringMatching(/without the sandbox/),
+      });
       expect(existsSync(marker)).toBe(false);
     } finally {
       await srv.close();
@@ -147,10 +163,14 @@ describe('server secrets are never read for a request', () => {
   it('refuses a judge that would fall back on OPENAI_API_KEY or OPENAI_BASE_URL', async () => {
     const noKey = await run(net, judgeCfg({ base_url: judge.url }));
     expect(noKey.status).toBe(403);
-    expect(noKey.body.error.details).toEqual([expect.objectContaining({ path: 'grader.api_key', capability: 'server_env', message: expect.stringMatching(/OPENAI_API_KEY/) })]);
+    expect(noKey.body.error.details).toEqual([
+      expect.objectContaining({ path: 'grader.api_key', capability: 'server_env', message: expect.stringMatching(/OPENAI_API_KEY/) }),
+    ]);
     const noUrl = await run(net, judgeCfg({ api_key: 'k' }));
     expect(noUrl.status).toBe(403);
-    expect(noUrl.body.error.details).toEqual([expect.objectContaining({ path: 'grader.base_url', capability: 'server_env', message: expect.stringMatching(/OPENAI_BASE_URL/) })]);
+    expect(noUrl.body.error.details).toEqual([
+      expect.objectContaining({ path: 'grader.base_url', capability: 'server_env', message: expect.stringMatching(/OPENAI_BASE_URL/) }),
+    ]);
     const cosine = await run(net, { type: 'text_similarity', evaluation_metric: 'cosine', input: 'a', reference: 'b', base_url: judge.url });
     expect(cosine.status).toBe(403);
     expect(cosine.body.error.details[0]).toMatchObject({ path: 'grader.api_key', capability: 'server_env' });
@@ -161,7 +181,9 @@ describe('network only to allow-listed URLs', () => {
   it('refuses every network grader when the operator allowed none', async () => {
     const r = await run(open, { type: 'multi', graders: { j: judgeCfg({ base_url: judge.url, api_key: 'client-key' }) } });
     expect(r.status).toBe(403);
-    expect(r.body.error.details).toEqual([expect.objectContaining({ path: 'grader.graders.j.base_url', capability: 'network', message: expect.stringMatching(/--inline-allow-network/) })]);
+    expect(r.body.error.details).toEqual([
+      expect.objectContaining({ path: 'grader.graders.j.base_url', capability: 'network', message: expect.stringMatching(/--inline-allow-network/) }),
+    ]);
   });
 
   it('runs a judge on an allow-listed base URL with the key the request gave', async () => {
@@ -202,13 +224,25 @@ describe('network only to allow-listed URLs', () => {
   });
 
   it('checks the URL a reward model really posts to (base URL without /v1, plus its path)', async () => {
-    const rm = (extra: Record<string, unknown>) => ({ type: 'reward_model', model: 'rm', protocol: 'vllm_pooling', text: '{{sample.output_text}}', api_key: 'k', max_retries: 0, ...extra });
+    const rm = (extra: Record<string, unknown>) => ({
+      type: 'reward_model',
+      model: 'rm',
+      protocol: 'vllm_pooling',
+      text: '{{sample.output_text}}',
+      api_key: 'k',
+      max_retries: 0,
+      ...extra,
+    });
     const ok = await run(net, rm({ base_url: judge.url }));
     expect(ok.status).toBe(200);
     expect(ok.body.reward).toBe(0.75);
     const other = await run(net, rm({ base_url: judge.url, path: '/../classify' }));
     expect(other.status).toBe(403);
-    expect(other.body.error.details[0]).toMatchObject({ path: 'grader.base_url', capability: 'network', message: expect.stringContaining(`${judge.root}/../classify`) });
+    expect(other.body.error.details[0]).toMatchObject({
+      path: 'grader.base_url',
+      capability: 'network',
+      message: expect.stringContaining(`${judge.root}/../classify`),
+    });
   });
 
   it('counts refusals in /metrics', async () => {
@@ -222,7 +256,11 @@ describe('capability declarations', () => {
     for (const t of listGraderTypes().filter((x) => !x.type.startsWith('test_'))) expect(t.capabilities, t.type).toBeDefined();
     const g = loadGrader({
       type: 'multi',
-      graders: { a: ANSWER_CHECK, j: judgeCfg({ base_url: 'http://h:1/v1', api_key_env: 'K' }), t: { type: 'threads', grader: { type: 'python', source: 'def grade(s, i):\n    return 1' } } },
+      graders: {
+        a: ANSWER_CHECK,
+        j: judgeCfg({ base_url: 'http://h:1/v1', api_key_env: 'K' }),
+        t: { type: 'threads', grader: { type: 'python', source: 'def grade(s, i):\n    return 1' } },
+      },
     });
     expect(g.capabilities.map((u) => [u.capability, u.field])).toEqual([
       ['pure', ''],
@@ -237,7 +275,15 @@ describe('capability declarations', () => {
 
 describe('serve CLI', () => {
   it('takes --inline-allow-network (repeatable) and refuses it without --allow-inline-graders or with a bad URL', async () => {
-    const p = await serve(['--grader', 'examples/gsm8k/grader.json', '--allow-inline-graders', '--inline-allow-network', 'http://10.0.0.1/v1', '--inline-allow-network', judge.url]);
+    const p = await serve([
+      '--grader',
+      'examples/gsm8k/grader.json',
+      '--allow-inline-graders',
+      '--inline-allow-network',
+      'http://10.0.0.1/v1',
+      '--inline-allow-network',
+      judge.url,
+    ]);
     try {
       const r = await post(`${p.url}/v1/graders/run`, { grader: judgeCfg({ base_url: judge.url, api_key: 'k' }), model_sample: 'x' });
       expect(r.status).toBe(200);
@@ -247,7 +293,13 @@ describe('serve CLI', () => {
     } finally {
       expect(await p.stop()).toBe(0);
     }
-    await expect(serve(['--grader', 'examples/gsm8k/grader.json', '--inline-allow-network', judge.url])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--allow-inline-graders/) });
-    await expect(serve(['--grader', 'examples/gsm8k/grader.json', '--allow-inline-graders', '--inline-allow-network', 'ftp://x/'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/http:\/\/ or https:\/\//) });
+    await expect(serve(['--grader', 'examples/gsm8k/grader.json', '--inline-allow-network', judge.url])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--allow-inline-graders/),
+    });
+    await expect(serve(['--grader', 'examples/gsm8k/grader.json', '--allow-inline-graders', '--inline-allow-network', 'ftp://x/'])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/http:\/\/ or https:\/\//),
+    });
   });
 });

@@ -15,7 +15,11 @@ beforeAll(async () => {
   srv = await start(
     {
       answer_check: ANSWER_CHECK,
-      combo: { type: 'multi', graders: { acc: ANSWER_CHECK, short: { type: 'string_check', input: '{{sample.output_text}}', reference: 'A:', operation: 'like' } }, calculate_output: 'acc * short' },
+      combo: {
+        type: 'multi',
+        graders: { acc: ANSWER_CHECK, short: { type: 'string_check', input: '{{sample.output_text}}', reference: 'A:', operation: 'like' } },
+        calculate_output: 'acc * short',
+      },
     },
     { token: TOKEN, allowInlineGraders: true },
   );
@@ -65,12 +69,19 @@ describe('openai SDK graders API', () => {
 
   it('surfaces unknown graders as NotFoundError and a wrong key as AuthenticationError (not retried)', async () => {
     const before = (await get(`${srv.url}/metrics`, { authorization: `Bearer ${TOKEN}` })).text;
-    const count = (t: string, status: number) => Number(new RegExp(`arbiter_http_requests_total\\{route="/v1/fine_tuning/alpha/graders/run",method="POST",status="${status}"\\} (\\d+)`).exec(t)?.[1] ?? 0);
-    const nf = await client(`${srv.url}/v1`).fineTuning.alpha.graders.run({ grader: 'no_such' as never, model_sample: 'x' }).catch((e: unknown) => e);
+    const count = (t: string, status: number) =>
+      Number(
+        new RegExp(`arbiter_http_requests_total\\{route="/v1/fine_tuning/alpha/graders/run",method="POST",status="${status}"\\} (\\d+)`).exec(t)?.[1] ?? 0,
+      );
+    const nf = await client(`${srv.url}/v1`)
+      .fineTuning.alpha.graders.run({ grader: 'no_such' as never, model_sample: 'x' })
+      .catch((e: unknown) => e);
     expect(nf).toBeInstanceOf(OpenAI.NotFoundError);
     expect((nf as InstanceType<typeof OpenAI.APIError>).code).toBe('unknown_grader');
     expect((nf as Error).message).toMatch(/unknown grader "no_such" \(loaded: answer_check, combo\)/);
-    const denied = await client(`${srv.url}/v1`, { apiKey: 'wrong' }).fineTuning.alpha.graders.run({ grader: 'answer_check' as never, model_sample: 'x' }).catch((e: unknown) => e);
+    const denied = await client(`${srv.url}/v1`, { apiKey: 'wrong' })
+      .fineTuning.alpha.graders.run({ grader: 'answer_check' as never, model_sample: 'x' })
+      .catch((e: unknown) => e);
     expect(denied).toBeInstanceOf(OpenAI.AuthenticationError);
     const after = (await get(`${srv.url}/metrics`, { authorization: `Bearer ${TOKEN}` })).text;
     // the SDK does not retry 4xx other than 408/409/429: one request each
@@ -80,7 +91,9 @@ describe('openai SDK graders API', () => {
   it('gets 429 queue_full with Retry-After when the server is full, and the SDK retries it to success', async () => {
     const hold = [1, 2].map(() => post(`${busy.url}/v1/graders/run`, { grader: 'slow', model_sample: 'x' }, { authorization: `Bearer ${TOKEN}` }));
     await waitForHealth(busy.url, (h) => h.in_flight === 1 && h.queued === 1);
-    const full = await client(`${busy.url}/v1`, { maxRetries: 0 }).fineTuning.alpha.graders.run({ grader: 'slow' as never, model_sample: 'x' }).catch((e: unknown) => e);
+    const full = await client(`${busy.url}/v1`, { maxRetries: 0 })
+      .fineTuning.alpha.graders.run({ grader: 'slow' as never, model_sample: 'x' })
+      .catch((e: unknown) => e);
     expect(full).toBeInstanceOf(OpenAI.RateLimitError);
     expect((full as InstanceType<typeof OpenAI.APIError>).code).toBe('queue_full');
     expect(Number((full as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after'))).toBeGreaterThanOrEqual(1);

@@ -27,8 +27,17 @@ afterAll(async () => {
 });
 
 const ERROR_FLAGS = [
-  'formula_parse_error', 'sample_parse_error', 'truncated_observation_error', 'unresponsive_reward_error', 'invalid_variable_error', 'other_error',
-  'python_grader_server_error', 'python_grader_runtime_error', 'model_grader_server_error', 'model_grader_refusal_error', 'model_grader_parse_error',
+  'formula_parse_error',
+  'sample_parse_error',
+  'truncated_observation_error',
+  'unresponsive_reward_error',
+  'invalid_variable_error',
+  'other_error',
+  'python_grader_server_error',
+  'python_grader_runtime_error',
+  'model_grader_server_error',
+  'model_grader_refusal_error',
+  'model_grader_parse_error',
 ];
 const raised = (errors: Record<string, unknown>) => ERROR_FLAGS.filter((f) => errors[f] === true);
 

@@ -98,7 +98,13 @@ describe('deadlines, timeouts and crashes', () => {
   afterAll(() => srv.close());
 
   it('answers at the request deadline with timeout results when a grader ignores its signal', async () => {
-    const r = await post(`${srv.url}/v1/score`, { grader: 'sleepy', samples: [{ item: {}, output_text: 'a' }, { item: {}, output_text: 'b' }] });
+    const r = await post(`${srv.url}/v1/score`, {
+      grader: 'sleepy',
+      samples: [
+        { item: {}, output_text: 'a' },
+        { item: {}, output_text: 'b' },
+      ],
+    });
     expect(r.status).toBe(200);
     expect(r.body.results.map((x: { error: { kind: string } }) => x.error.kind)).toEqual(['timeout', 'timeout']);
     // the grader would have scored 1 at 1500 ms; the deadline answered first

@@ -7,7 +7,10 @@ import { ANSWER_CHECK, endsWithAnswer, gsm8k, post, start, type Running } from '
 let srv: Running;
 
 beforeAll(async () => {
-  srv = await start({ answer_check: ANSWER_CHECK, exact: { type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.label}}', operation: 'eq' } }, { maxBatch: 1000 });
+  srv = await start(
+    { answer_check: ANSWER_CHECK, exact: { type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.label}}', operation: 'eq' } },
+    { maxBatch: 1000 },
+  );
 });
 afterAll(() => srv.close());
 
@@ -30,7 +33,13 @@ describe('/v1/score', () => {
   it('turns malformed samples into bad_input results at their position', async () => {
     const r = await post(`${srv.url}/v1/score`, {
       grader: 'exact',
-      samples: [{ id: 'a', item: { label: '1' }, output_text: '1' }, null, { id: 'c', item: 'x', sample: { output_text: '1' } }, { id: 7, item: { label: '2' }, sample: { output_text: 3 } }, { item: {} }],
+      samples: [
+        { id: 'a', item: { label: '1' }, output_text: '1' },
+        null,
+        { id: 'c', item: 'x', sample: { output_text: '1' } },
+        { id: 7, item: { label: '2' }, sample: { output_text: 3 } },
+        { item: {} },
+      ],
     });
     expect(r.status).toBe(200);
     const res = r.body.results;

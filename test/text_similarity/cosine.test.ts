@@ -136,7 +136,8 @@ describe('cosine via an OpenAI-compatible embeddings endpoint', () => {
 
   it('server failures are judge_server_error results: HTTP 500, missing vectors, zero vectors, refused connection', async () => {
     const services = new Services();
-    const run = (extra: Record<string, unknown>) => grade(loadGrader(cfg({ base_url: baseURL, max_retries: 0, ...extra })), { item: { ref: 'a' }, output_text: 'b' }, { services });
+    const run = (extra: Record<string, unknown>) =>
+      grade(loadGrader(cfg({ base_url: baseURL, max_retries: 0, ...extra })), { item: { ref: 'a' }, output_text: 'b' }, { services });
     const e500 = await run({ model: 'broken' });
     expect(e500.error!.kind).toBe('judge_server_error');
     expect(e500.error!.message).toMatch(/HTTP 500/);
@@ -151,7 +152,11 @@ describe('cosine via an OpenAI-compatible embeddings endpoint', () => {
     await new Promise<void>((r) => tmp.listen(0, '127.0.0.1', r));
     const port = (tmp.address() as AddressInfo).port;
     await new Promise((r) => tmp.close(r));
-    const refused = await grade(loadGrader(cfg({ base_url: `http://127.0.0.1:${port}/v1`, max_retries: 0 })), { item: { ref: 'a' }, output_text: 'b' }, { services });
+    const refused = await grade(
+      loadGrader(cfg({ base_url: `http://127.0.0.1:${port}/v1`, max_retries: 0 })),
+      { item: { ref: 'a' }, output_text: 'b' },
+      { services },
+    );
     expect(refused.error!.kind).toBe('judge_server_error');
     await services.close();
   });
@@ -163,7 +168,11 @@ describe('cosine via an OpenAI-compatible embeddings endpoint', () => {
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/v1`;
-      const r = await grade(loadGrader(cfg({ base_url: url, max_retries: 0, timeout_ms: 300 })), { item: { ref: 'a' }, output_text: 'b' }, { services: new Services() });
+      const r = await grade(
+        loadGrader(cfg({ base_url: url, max_retries: 0, timeout_ms: 300 })),
+        { item: { ref: 'a' }, output_text: 'b' },
+        { services: new Services() },
+      );
       expect(r.valid).toBe(false);
       expect(r.error!.kind).toBe('timeout');
     } finally {

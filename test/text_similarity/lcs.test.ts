@@ -15,7 +15,7 @@ function dpLcs(a: number[], b: number[]): number {
 
 // small deterministic PRNG so a failure can be replayed
 function rng(seed: number) {
-  return () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  return () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
 }
 
 describe('lcsLength', () => {

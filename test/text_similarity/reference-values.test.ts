@@ -17,7 +17,11 @@ describe('fuzzy_match (rapidfuzz)', () => {
     ['ratio("this is a test", "this is a test!") = 2*14/29 (docs: 96.55)', () => ratio('this is a test', 'this is a test!'), (100 * 28) / 29],
     ['partial_ratio("this is a test", "this is a test!") (docs)', () => partialRatio('this is a test', 'this is a test!'), 100],
     ['partial_ratio("a certain string", "cetain") (docs: 83.333)', () => partialRatio('a certain string', 'cetain'), (100 * 10) / 12],
-    ['token_sort_ratio("fuzzy wuzzy was a bear", "wuzzy fuzzy was a bear") (docs)', () => tokenSortRatio('fuzzy wuzzy was a bear', 'wuzzy fuzzy was a bear'), 100],
+    [
+      'token_sort_ratio("fuzzy wuzzy was a bear", "wuzzy fuzzy was a bear") (docs)',
+      () => tokenSortRatio('fuzzy wuzzy was a bear', 'wuzzy fuzzy was a bear'),
+      100,
+    ],
     ['token_set_ratio("fuzzy was a bear", "fuzzy fuzzy was a bear") (docs)', () => tokenSetRatio('fuzzy was a bear', 'fuzzy fuzzy was a bear'), 100],
     ['WRatio("this is a test", "this is a new test!!!") (docs: 85.5)', () => wRatio('this is a test', 'this is a new test!!!'), 85.5],
     ['WRatio(..., processor=default_process) (docs: 95.0)', () => 100 * fuzzyMatch('this is a test', 'this is a new test!!!'), 95],

@@ -64,7 +64,11 @@ describe('text_similarity grader', () => {
   it('GSM8K model answers: exact_match of the final answer agrees with the official correctness label', async () => {
     // real GPT-3 solutions ending in "A: <answer>"; the reference answer follows "####"
     const dataDir = fileURLToPath(new URL('../../../shared/data/gsm8k/', import.meta.url));
-    const sols = readFileSync(dataDir + 'example_model_solutions.jsonl', 'utf8').trim().split('\n').slice(0, 200).map((l) => JSON.parse(l));
+    const sols = readFileSync(dataDir + 'example_model_solutions.jsonl', 'utf8')
+      .trim()
+      .split('\n')
+      .slice(0, 200)
+      .map((l) => JSON.parse(l));
     const g = loadGrader({ type: 'text_similarity', input: '{{sample.answer}}', reference: '{{item.answer}}', evaluation_metric: 'exact_match' });
     let agree = 0;
     let n = 0;

@@ -6,10 +6,18 @@ import { describe, expect, it } from 'vitest';
 import { grade, loadGrader } from '../../dist/index.js';
 
 const dir = fileURLToPath(new URL('../../../shared/data/bfcl/', import.meta.url));
-const lines = (f: string) => readFileSync(dir + f, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const lines = (f: string) =>
+  readFileSync(dir + f, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 type Answer = Record<string, Record<string, unknown[]>>;
-interface Item { id: string; function: { name: string; parameters: { properties: Record<string, { type: string }>; required?: string[] } }[]; ground_truth: Answer[] }
+interface Item {
+  id: string;
+  function: { name: string; parameters: { properties: Record<string, { type: string }>; required?: string[] } }[];
+  ground_truth: Answer[];
+}
 
 function load(cat: string): Item[] {
   const answers = new Map(lines(`possible_answer/BFCL_v4_${cat}.json`).map((a: { id: string; ground_truth: Answer[] }) => [a.id, a.ground_truth]));
@@ -55,7 +63,10 @@ function py(v: unknown): string {
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(py).join(', ')}]`;
-  if (typeof v === 'object') return `{${Object.entries(v as object).map(([k, x]) => `${JSON.stringify(k)}: ${py(x)}`).join(', ')}}`;
+  if (typeof v === 'object')
+    return `{${Object.entries(v as object)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${py(x)}`)
+      .join(', ')}}`;
   return String(v);
 }
 
@@ -84,7 +95,17 @@ describe('BFCL accepted answers score 1', () => {
   it('simple_python: the same calls written as Python text score 1', async () => {
     const failures: string[] = [];
     for (const item of load('simple_python')) {
-      const text = '[' + concrete(item.ground_truth, 'first').map((c) => `${c.name}(${Object.entries(c.args).map(([k, v]) => `${k}=${py(v)}`).join(', ')})`).join(', ') + ']';
+      const text =
+        '[' +
+        concrete(item.ground_truth, 'first')
+          .map(
+            (c) =>
+              `${c.name}(${Object.entries(c.args)
+                .map(([k, v]) => `${k}=${py(v)}`)
+                .join(', ')})`,
+          )
+          .join(', ') +
+        ']';
       const r = await grade(grader, { item, output_text: text });
       if (r.score !== 1) failures.push(`${item.id}: ${r.reason ?? r.error?.message} :: ${text}`);
     }

@@ -28,13 +28,22 @@ describe('parsing', () => {
     expect(() => parsePythonCalls('f(a=' + '['.repeat(100) + ')')).toThrow(/deep/);
   });
   it('BFCL string normalisation', () => {
-    expect(standardizeString("New York, NY")).toBe('newyorkny');
+    expect(standardizeString('New York, NY')).toBe('newyorkny');
     expect(standardizeString("it's_a-test")).toBe('it"satest');
   });
 });
 
 describe('grader', () => {
-  const functions = [{ name: 'get.weather', parameters: { type: 'dict', properties: { city: { type: 'string' }, days: { type: 'integer' }, unit: { type: 'string' }, temp: { type: 'float' } }, required: ['city'] } }];
+  const functions = [
+    {
+      name: 'get.weather',
+      parameters: {
+        type: 'dict',
+        properties: { city: { type: 'string' }, days: { type: 'integer' }, unit: { type: 'string' }, temp: { type: 'float' } },
+        required: ['city'],
+      },
+    },
+  ];
   const reference = [{ 'get.weather': { city: ['San Francisco', 'SF'], days: [3, ''], unit: ['celsius', ''], temp: [2.0, ''] } }];
   const g = loadGrader({ type: 'tool_call', reference, functions });
   const call = (args: object, name = 'get_weather') => ({ output_tools: [{ type: 'function', function: { name, arguments: JSON.stringify(args) } }] });

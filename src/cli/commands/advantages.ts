@@ -8,7 +8,9 @@ import { die } from '../exit.js';
 export function register(program: Command): void {
   program
     .command('advantages')
-    .description('compute advantages (GRPO, RLOO, OPO, Pass@k, REINFORCE++, GiGPO, TRL GRPO/GDPO) for a JSONL file of graded lines; one output line per input line, in order')
+    .description(
+      'compute advantages (GRPO, RLOO, OPO, Pass@k, REINFORCE++, GiGPO, TRL GRPO/GDPO) for a JSONL file of graded lines; one output line per input line, in order',
+    )
     .argument('<input>', 'input JSONL: {"id", "uid", "score" | "scores", "valid"?, "response_length"?, ...}; - for stdin')
     .requiredOption('--config <file>', 'advantage config (JSON), e.g. {"estimator": "grpo", "norm_adv_by_std_in_grpo": true, "group_size": 16}')
     .option('-o, --output <file>', 'output JSONL (default: stdout)')

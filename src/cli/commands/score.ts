@@ -16,7 +16,6 @@ export function positiveInt(v: string): number {
   return n;
 }
 
-
 async function writeSummary(file: string, summary: Summary): Promise<void> {
   try {
     await writeFile(file, JSON.stringify(summary, null, 2) + '\n');
@@ -55,9 +54,14 @@ export function register(program: Command): void {
     .requiredOption('-g, --grader <file>', 'grader config (JSON)')
     .option('-o, --output <file>', 'output JSONL (default: stdout)')
     .option('-c, --concurrency <n>', 'samples graded at once', positiveInt, 64)
-    .option('--resume', 'continue a run: check that the output file\'s N records have the ids of the first N input lines, skip those lines and append the rest')
+    .option('--resume', "continue a run: check that the output file's N records have the ids of the first N input lines, skip those lines and append the rest")
     .option('--summary-json <file>', 'also write the end-of-run summary as JSON to this file')
-    .option('--max-json-depth <n>', 'deepest JSON nesting accepted in an input line; deeper lines are limit_exceeded results', positiveInt, DEFAULT_MAX_JSON_DEPTH)
+    .option(
+      '--max-json-depth <n>',
+      'deepest JSON nesting accepted in an input line; deeper lines are limit_exceeded results',
+      positiveInt,
+      DEFAULT_MAX_JSON_DEPTH,
+    )
     .option('--no-progress', 'never show the progress line')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
     .addHelpText(
@@ -75,40 +79,54 @@ written; --resume continues), 1 for an internal error.
 Example:
   arbiter score --grader examples/gsm8k/grader.json examples/gsm8k/samples.jsonl -o out.jsonl`,
     )
-    .action(async (input: string, o: { grader: string; output?: string; concurrency: number; resume?: boolean; summaryJson?: string; maxJsonDepth: number; progress: boolean; unsafeNoSandbox?: boolean }) => {
-      try {
-        if (o.resume && (!o.output || o.output === '-')) {
-          process.stderr.write('arbiter: --resume needs --output FILE\n');
-          process.exit(EXIT.USAGE);
-        }
-        const grader = await loadGraderFile(o.grader);
-        if (o.summaryJson) await checkWritable(o.summaryJson, 'summary');
-        const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox) });
-        const ac = new AbortController();
-        const unhook = stopOnSignals(ac);
-        let summary: Awaited<ReturnType<typeof scoreFile>>;
+    .action(
+      async (
+        input: string,
+        o: {
+          grader: string;
+          output?: string;
+          concurrency: number;
+          resume?: boolean;
+          summaryJson?: string;
+          maxJsonDepth: number;
+          progress: boolean;
+          unsafeNoSandbox?: boolean;
+        },
+      ) => {
         try {
-          summary = await scoreFile({
-            grader,
-            input,
-            ...(o.output ? { output: o.output } : {}),
-            concurrency: o.concurrency,
-            resume: Boolean(o.resume),
-            progress: o.progress && Boolean(process.stderr.isTTY),
-            services,
-            signal: ac.signal,
-            maxJsonDepth: o.maxJsonDepth,
-          });
-        } finally {
-          await services.close();
+          if (o.resume && (!o.output || o.output === '-')) {
+            process.stderr.write('arbiter: --resume needs --output FILE\n');
+            process.exit(EXIT.USAGE);
+          }
+          const grader = await loadGraderFile(o.grader);
+          if (o.summaryJson) await checkWritable(o.summaryJson, 'summary');
+          const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox) });
+          const ac = new AbortController();
+          const unhook = stopOnSignals(ac);
+          let summary: Awaited<ReturnType<typeof scoreFile>>;
+          try {
+            summary = await scoreFile({
+              grader,
+              input,
+              ...(o.output ? { output: o.output } : {}),
+              concurrency: o.concurrency,
+              resume: Boolean(o.resume),
+              progress: o.progress && Boolean(process.stderr.isTTY),
+              services,
+              signal: ac.signal,
+              maxJsonDepth: o.maxJsonDepth,
+            });
+          } finally {
+            await services.close();
+          }
+          process.stderr.write(formatSummary(summary) + '\n');
+          if (o.summaryJson) await writeSummary(o.summaryJson, summary);
+          unhook();
+          if (summary.interrupted === 'SIGINT') process.exit(EXIT.SIGINT);
+          if (summary.interrupted === 'SIGTERM') process.exit(EXIT.SIGTERM);
+        } catch (e) {
+          die(e);
         }
-        process.stderr.write(formatSummary(summary) + '\n');
-        if (o.summaryJson) await writeSummary(o.summaryJson, summary);
-        unhook();
-        if (summary.interrupted === 'SIGINT') process.exit(EXIT.SIGINT);
-        if (summary.interrupted === 'SIGTERM') process.exit(EXIT.SIGTERM);
-      } catch (e) {
-        die(e);
-      }
-    });
+      },
+    );
 }

@@ -13,7 +13,8 @@ import { die, EXIT } from '../exit.js';
 
 function intList(v: string): number[] {
   const xs = v.split(',').map((s) => Number(s.trim()));
-  if (xs.length === 0 || xs.some((x) => !Number.isInteger(x) || x < 1)) throw new InvalidArgumentError('must be a comma-separated list of positive integers, e.g. 1,2,4,8');
+  if (xs.length === 0 || xs.some((x) => !Number.isInteger(x) || x < 1))
+    throw new InvalidArgumentError('must be a comma-separated list of positive integers, e.g. 1,2,4,8');
   return xs;
 }
 
@@ -30,7 +31,6 @@ function positiveInt(v: string): number {
   return n;
 }
 
-
 export function register(program: Command): void {
   program
     .command('search')
@@ -44,50 +44,67 @@ export function register(program: Command): void {
     .option('--json <file>', 'write the report (accuracy, tokens, samples per method and N) as JSON')
     .option('--plot <file>', 'write accuracy vs N as an SVG plot')
     .option('--out <file>', 'write one JSONL record per problem (chosen answers and solutions per method and N)')
-    .action(async (data: string[], o: { config: string; n?: number[]; methods?: Method[]; tokenBudget?: number; limit?: number; json?: string; plot?: string; out?: string }) => {
-      try {
-        let text: string;
+    .action(
+      async (
+        data: string[],
+        o: { config: string; n?: number[]; methods?: Method[]; tokenBudget?: number; limit?: number; json?: string; plot?: string; out?: string },
+      ) => {
         try {
-          text = await readFile(o.config, 'utf8');
+          let text: string;
+          try {
+            text = await readFile(o.config, 'utf8');
+          } catch (e) {
+            throw new IoError(`cannot read search config ${o.config}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+          }
+          const raw = parseJsonText(text, o.config) as Record<string, unknown>;
+          const cfg = { ...raw };
+          if (o.n) cfg.n = o.n;
+          if (o.methods) cfg.methods = o.methods;
+          if (o.tokenBudget) cfg.token_budget = o.tokenBudget;
+          const prepared = prepareSearch(cfg, o.config);
+          for (const [f, what] of [
+            [o.json, 'report'],
+            [o.plot, 'plot'],
+            [o.out, 'problem records'],
+          ] as const)
+            if (f) await checkWritable(f, what);
+          let rows: unknown[];
+          try {
+            rows = (await readJsonlRows(data)).map((x) => x.row);
+          } catch (e) {
+            throw new IoError(`cannot read data: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+          }
+          if (o.limit !== undefined) rows = rows.slice(0, o.limit);
+          const started = Date.now();
+          let done = 0;
+          const { report, problems } = await runSearch(prepared, rows, {
+            onProblem: () => {
+              done++;
+              if (process.stderr.isTTY) process.stderr.write(`\rsearched ${done}/${rows.length} problems`);
+            },
+          });
+          if (process.stderr.isTTY) process.stderr.write('\n');
+          process.stdout.write(`${searchTable(report)}\n`);
+          if (o.json)
+            await writeFile(
+              o.json,
+              `${JSON.stringify({ ...report, duration_ms: Date.now() - started }, (_, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 2)}\n`,
+            );
+          if (o.plot) await writeFile(o.plot, searchPlotSvg(report));
+          if (o.out) await writeFile(o.out, problems.map((p) => JSON.stringify(p)).join('\n') + (problems.length ? '\n' : ''));
+          const failed = problems.filter((p) => p.error);
+          if (failed.length)
+            process.stderr.write(
+              `arbiter: ${failed.length} problem(s) failed and are left out of the accuracies, first: ${failed[0]!.id}: ${failed[0]!.error}\n`,
+            );
+          process.exit(EXIT.OK);
         } catch (e) {
-          throw new IoError(`cannot read search config ${o.config}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+          if (e instanceof SearchConfigError) {
+            process.stderr.write(`arbiter: ${e.message}\n`);
+            process.exit(EXIT.USAGE);
+          }
+          die(e);
         }
-        const raw = parseJsonText(text, o.config) as Record<string, unknown>;
-        const cfg = { ...raw };
-        if (o.n) cfg.n = o.n;
-        if (o.methods) cfg.methods = o.methods;
-        if (o.tokenBudget) cfg.token_budget = o.tokenBudget;
-        const prepared = prepareSearch(cfg, o.config);
-        for (const [f, what] of [[o.json, 'report'], [o.plot, 'plot'], [o.out, 'problem records']] as const) if (f) await checkWritable(f, what);
-        let rows: unknown[];
-        try {
-          rows = (await readJsonlRows(data)).map((x) => x.row);
-        } catch (e) {
-          throw new IoError(`cannot read data: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-        }
-        if (o.limit !== undefined) rows = rows.slice(0, o.limit);
-        const started = Date.now();
-        let done = 0;
-        const { report, problems } = await runSearch(prepared, rows, {
-          onProblem: () => {
-            done++;
-            if (process.stderr.isTTY) process.stderr.write(`\rsearched ${done}/${rows.length} problems`);
-          },
-        });
-        if (process.stderr.isTTY) process.stderr.write('\n');
-        process.stdout.write(`${searchTable(report)}\n`);
-        if (o.json) await writeFile(o.json, `${JSON.stringify({ ...report, duration_ms: Date.now() - started }, (_, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 2)}\n`);
-        if (o.plot) await writeFile(o.plot, searchPlotSvg(report));
-        if (o.out) await writeFile(o.out, problems.map((p) => JSON.stringify(p)).join('\n') + (problems.length ? '\n' : ''));
-        const failed = problems.filter((p) => p.error);
-        if (failed.length) process.stderr.write(`arbiter: ${failed.length} problem(s) failed and are left out of the accuracies, first: ${failed[0]!.id}: ${failed[0]!.error}\n`);
-        process.exit(EXIT.OK);
-      } catch (e) {
-        if (e instanceof SearchConfigError) {
-          process.stderr.write(`arbiter: ${e.message}\n`);
-          process.exit(EXIT.USAGE);
-        }
-        die(e);
-      }
-    });
+      },
+    );
 }

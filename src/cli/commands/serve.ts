@@ -67,47 +67,77 @@ export function register(program: Command): void {
   program
     .command('serve')
     .description('serve rewards over HTTP to RL trainers (OpenAI graders API, OpenRLHF, batch scoring)')
-    .requiredOption('-g, --grader <[name=]file>', 'grader config; repeat to serve several, chosen per request by "grader": "name" (default name: the config\'s own name)', collect, [])
+    .requiredOption(
+      '-g, --grader <[name=]file>',
+      'grader config; repeat to serve several, chosen per request by "grader": "name" (default name: the config\'s own name)',
+      collect,
+      [],
+    )
     .option('--default-grader <name>', 'grader used when a request names none (default: the first --grader)')
     .option('--host <addr>', 'address to bind (non-loopback needs --token or --insecure)', '127.0.0.1')
     .option('-p, --port <n>', 'port (0 = any free port)', port, 8000)
     .option('--token <token>', 'require "Authorization: Bearer <token>" (default: $ARBITER_TOKEN)')
     .option('--insecure', 'allow a non-loopback --host without a token')
-    .option('--allow-inline-graders', 'accept grader config objects in /v1/graders/run (pure and sandboxed-code graders; never unsafe switches or server secrets)')
-    .option('--inline-allow-network <url>', 'URL prefix that inline judges / reward models may call, e.g. http://127.0.0.1:8001/v1 (repeatable; default: none)', collect, [])
+    .option(
+      '--allow-inline-graders',
+      'accept grader config objects in /v1/graders/run (pure and sandboxed-code graders; never unsafe switches or server secrets)',
+    )
+    .option(
+      '--inline-allow-network <url>',
+      'URL prefix that inline judges / reward models may call, e.g. http://127.0.0.1:8001/v1 (repeatable; default: none)',
+      collect,
+      [],
+    )
     .option('--body-limit <bytes>', 'largest request body accepted', positiveInt, 8 * 1024 * 1024)
-    .option('--headers-timeout-ms <ms>', 'a request\'s headers must arrive within this, else 408 and close', positiveInt, 10_000)
+    .option('--headers-timeout-ms <ms>', "a request's headers must arrive within this, else 408 and close", positiveInt, 10_000)
     .option('--request-timeout-ms <ms>', 'a whole request (headers and body) must arrive within this, else 408 and close', positiveInt, 30_000)
     .option('--keep-alive-timeout-ms <ms>', 'idle keep-alive connections are closed after this', positiveInt, 30_000)
     .option('--max-connections <n>', 'open connections at most; further ones are closed on accept', positiveInt, 1024)
     .option('--max-json-depth <n>', 'deepest JSON nesting accepted in a request body (deeper: 400 limit_exceeded)', positiveInt, DEFAULT_MAX_JSON_DEPTH)
     .option('--deadline-ms <ms>', 'per-request deadline; unfinished samples get timeout results', positiveInt, 30_000)
-    .option('-c, --concurrency <n>', 'samples graded at once across all requests (default 256; with --queue: samples handed to the queue at once, default 8192)', positiveInt)
+    .option(
+      '-c, --concurrency <n>',
+      'samples graded at once across all requests (default 256; with --queue: samples handed to the queue at once, default 8192)',
+      positiveInt,
+    )
     .option('--max-queue <n>', 'samples that may wait for a slot before requests get 429', positiveInt, DEFAULT_MAX_QUEUE)
     .option('--max-batch <n>', 'most samples in one request (default: min(4096, concurrency + max-queue))', positiveInt)
     .option('--fallback-reward <x>', 'reward for samples that could not be graded (/get_reward, /reward, /verify, /v1/graders/run)', finite, 0)
-    .option('--reward-format <f>', 'what POST /reward (slime) answers: number (a bare float) or dict ({reward, valid, ...}); ?format= overrides', rewardFormat, 'number' as RewardFormat)
+    .option(
+      '--reward-format <f>',
+      'what POST /reward (slime) answers: number (a bare float) or dict ({reward, valid, ...}); ?format= overrides',
+      rewardFormat,
+      'number' as RewardFormat,
+    )
     .option('--eos-token <tok>', 'token to strip from the end of OpenRLHF queries (repeatable; adds to the defaults)', collect, [])
     .option('--no-default-eos', 'do not strip the default EOS tokens, only --eos-token ones')
-    .option('--monitor-window <n>', 'recent grades per grader kept for the reward-hacking monitors in /metrics (0 = off)', (v: string) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
-      return n;
-    }, 2048)
+    .option(
+      '--monitor-window <n>',
+      'recent grades per grader kept for the reward-hacking monitors in /metrics (0 = off)',
+      (v: string) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+        return n;
+      },
+      2048,
+    )
     .option('--queue <url>', 'grade through Redis by `arbiter worker` processes instead of in-process: redis://HOST:PORT[/DB] (docs/queue.md)')
     .option('--queue-prefix <p>', 'Redis key prefix shared with the workers', 'arbiter')
     .option('--queue-batch <n>', 'samples per queue job (default: sized per grader to about 50 ms of grading, at most 512)', positiveInt)
     .option('--queue-max-depth <n>', 'samples waiting in Redis for workers (all servers) before requests get 429 (default 16384)', positiveInt)
     .option('--log-level <level>', 'log to stdout as JSON at this level (fatal, error, warn, info, debug)')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
-    .option('--sandbox-api', 'serve the SandboxFusion-compatible POST /run_code and GET /v1/ping: runs request-supplied code in the sandbox (refused with 403 under --unsafe-no-sandbox)')
+    .option(
+      '--sandbox-api',
+      'serve the SandboxFusion-compatible POST /run_code and GET /v1/ping: runs request-supplied code in the sandbox (refused with 403 under --unsafe-no-sandbox)',
+    )
     .option('--sandbox-api-max-timeout-s <s>', 'longest run_timeout and compile_timeout a /run_code request gets (longer ones are clamped)', (v: string) => {
       const n = Number(v);
       if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number of seconds');
       return n;
     })
     .option('--sandbox-api-max-memory-mb <mb>', 'largest memory_limit_MB a /run_code request gets, and its limit when it sets none (default 1024)', positiveInt)
-    .option('--sandbox-api-max-output-bytes <n>', 'cap on a /run_code run\'s stdout and on its stderr, each (default 8 MiB)', positiveInt)
+    .option('--sandbox-api-max-output-bytes <n>', "cap on a /run_code run's stdout and on its stderr, each (default 8 MiB)", positiveInt)
     .addHelpText(
       'after',
       `

@@ -28,12 +28,21 @@ function raised(l: LimitsConfig, field: string, defaults: SandboxLimits): Capabi
     // cpu_seconds follows time_ms when it is not given itself
     const f = l[name] !== undefined ? name : k === 'cpuSeconds' ? 'time_ms' : name;
     if (out.some((u) => u.field === `${field}.${f}`)) continue;
-    out.push({ capability: 'unsafe', field: `${field}.${f}`, reason: `raises the sandbox limit ${f} above its default (${k.endsWith('Bytes') ? `${d / 1024 / 1024} MiB` : d})` });
+    out.push({
+      capability: 'unsafe',
+      field: `${field}.${f}`,
+      reason: `raises the sandbox limit ${f} above its default (${k.endsWith('Bytes') ? `${d / 1024 / 1024} MiB` : d})`,
+    });
   }
   return out;
 }
 
-export function codeCapabilities(cfg: { unsafe_no_sandbox?: boolean; language?: string; limits?: LimitsConfig; compile_limits?: LimitsConfig }): CapabilityUse[] {
+export function codeCapabilities(cfg: {
+  unsafe_no_sandbox?: boolean;
+  language?: string;
+  limits?: LimitsConfig;
+  compile_limits?: LimitsConfig;
+}): CapabilityUse[] {
   const lang = LANGUAGES[(cfg.language ?? 'python') as LanguageName] ?? LANGUAGES.python;
   return [
     ...sandboxedCode(cfg.unsafe_no_sandbox, 'unsafe_no_sandbox'),

@@ -40,7 +40,11 @@ const schema = graderSchema({
   python_site: z.boolean().default(false),
   cpp_flags: z.array(z.string()).optional(),
   /** Longest accepted program, in bytes (larger: limit_exceeded). Deprecated name: max_code_bytes. */
-  max_bytes: z.number().int().positive().default(256 * 1024),
+  max_bytes: z
+    .number()
+    .int()
+    .positive()
+    .default(256 * 1024),
   max_tests: z.number().int().positive().default(1000),
   /** Run without bubblewrap. Only for trusted code. */
   unsafe_no_sandbox: z.boolean().default(false),
@@ -60,7 +64,8 @@ export const code: GraderType<Config> = {
   capabilities: codeCapabilities,
   build(cfg, b) {
     const lang = cfg.language as LanguageName;
-    if (lang === 'cpp' && (cfg.format === 'asserts' || cfg.format === 'function')) b.fail('format', `format "${cfg.format}" supports python and javascript, not cpp`);
+    if (lang === 'cpp' && (cfg.format === 'asserts' || cfg.format === 'function'))
+      b.fail('format', `format "${cfg.format}" supports python and javascript, not cpp`);
     if (cfg.tests === undefined) b.fail('tests', 'required field is missing (test code, assert list or cases)');
     if (cfg.format === 'humaneval' && lang === 'python' && cfg.entry_point === undefined) b.fail('entry_point', 'humaneval with python needs entry_point');
     if (cfg.format === 'function' && cfg.entry_point === undefined) b.fail('entry_point', 'the function format needs entry_point');
@@ -77,15 +82,22 @@ export const code: GraderType<Config> = {
     return async (s, ctx) => {
       const rendered = renderString(input, s);
       const text = applyThink(rendered, extract.think);
-      if (text === undefined) return summarise([{ status: 'no_code', detail: 'the reasoning block never closes (extract.think: strip): the output holds no code' }], { language: lang, format: cfg.format, code_from: 'whole' });
+      if (text === undefined)
+        return summarise([{ status: 'no_code', detail: 'the reasoning block never closes (extract.think: strip): the output holds no code' }], {
+          language: lang,
+          format: cfg.format,
+          code_from: 'whole',
+        });
       const ex = extract.from === 'fenced' ? extractCode(text, lang) : { code: text, from: 'whole' as const };
       const meta = { language: lang, format: cfg.format, code_from: ex.from };
-      if (Buffer.byteLength(ex.code) > cfg.max_bytes) throw new GradeFailure('limit_exceeded', `the program is ${Buffer.byteLength(ex.code)} bytes, over max_bytes ${cfg.max_bytes}`, meta);
+      if (Buffer.byteLength(ex.code) > cfg.max_bytes)
+        throw new GradeFailure('limit_exceeded', `the program is ${Buffer.byteLength(ex.code)} bytes, over max_bytes ${cfg.max_bytes}`, meta);
       const parts: Parts = { code: ex.code, tests: renderCompiled(tests, s), joinNewline: ex.from === 'fence' };
       if (prompt) parts.prompt = renderString(prompt, s);
       if (setup) parts.setup = renderString(setup, s);
       if (entry) parts.entryPoint = renderString(entry, s).trim();
-      if (Array.isArray(parts.tests) && parts.tests.length > cfg.max_tests) throw new GradeFailure('limit_exceeded', `${parts.tests.length} tests, over max_tests ${cfg.max_tests}`, meta);
+      if (Array.isArray(parts.tests) && parts.tests.length > cfg.max_tests)
+        throw new GradeFailure('limit_exceeded', `${parts.tests.length} tests, over max_tests ${cfg.max_tests}`, meta);
       if (ex.code.trim() === '') return summarise([{ status: 'no_code', detail: 'the output holds no code' }], meta);
       const settings: RunSettings = {
         pool: sandboxPool(ctx, cfg.unsafe_no_sandbox),

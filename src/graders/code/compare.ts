@@ -26,7 +26,8 @@ export function outputsMatch(got: string, expected: string, mode: CompareMode, t
   for (let i = 0; i < g.length; i++) {
     if (g[i] === e[i]) continue;
     if (mode !== 'float' || !NUM.test(g[i]!) || !NUM.test(e[i]!)) return false;
-    if (!numbersClose(Number(g[i]!.replace(/^([+-]?)inf(inity)?$/i, '$1Infinity')), Number(e[i]!.replace(/^([+-]?)inf(inity)?$/i, '$1Infinity')), tol)) return false;
+    if (!numbersClose(Number(g[i]!.replace(/^([+-]?)inf(inity)?$/i, '$1Infinity')), Number(e[i]!.replace(/^([+-]?)inf(inity)?$/i, '$1Infinity')), tol))
+      return false;
   }
   return true;
 }

@@ -55,7 +55,14 @@ export function sandboxPoolOptions(ctx: GraderContext, unsafeFlag?: boolean): Po
 /** The services key of a pool: one pool per distinct set of options, never shared across them. */
 export function sandboxPoolKey(opts: PoolOptions): string {
   const o = opts as Record<string, unknown>;
-  return 'sandbox:' + JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
+  return (
+    'sandbox:' +
+    JSON.stringify(
+      Object.keys(o)
+        .sort()
+        .map((k) => [k, o[k]]),
+    )
+  );
 }
 
 /**

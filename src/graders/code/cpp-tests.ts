@@ -105,7 +105,8 @@ export function buildCppTestUnit(prompt: string | undefined, tests: string): Cpp
   if (prompt !== undefined && prompt.trim() !== '') {
     const b = blankCpp(prompt);
     const last = b.trimEnd().length - 1;
-    if (last < 0 || b[last] !== '{') return 'the prompt must end with the opening brace of the function to complete (HumanEval-X layout): the tests are compiled with its declarations only';
+    if (last < 0 || b[last] !== '{')
+      return 'the prompt must end with the opening brace of the function to complete (HumanEval-X layout): the tests are compiled with its declarations only';
     decls = prompt.slice(0, last) + ';' + prompt.slice(last + 1);
   }
   let t = tests;
@@ -116,13 +117,13 @@ export function buildCppTestUnit(prompt: string | undefined, tests: string): Cpp
   if (closesFunction) t = t.slice(0, lead) + ' ' + t.slice(lead + 1);
   const blanked = blankCpp(t);
   const m = /(^|[^\w])int\s+main\s*\(([^)]*)\)\s*\{/.exec(blanked);
-  if (!m) return 'the tests must define int main() (they are compiled in their own translation unit and run by arbiter\'s main)';
+  if (!m) return "the tests must define int main() (they are compiled in their own translation unit and run by arbiter's main)";
   const params = t.slice(m.index + m[1]!.length + blanked.slice(m.index + m[1]!.length).indexOf('(') + 1, m.index + m[0].lastIndexOf(')'));
   const nParams = params.trim() === '' || params.trim() === 'void' ? 0 : params.split(',').length;
-  if (nParams !== 0 && nParams !== 2) return 'the tests\' main must take no parameters or (argc, argv)';
+  if (nParams !== 0 && nParams !== 2) return "the tests' main must take no parameters or (argc, argv)";
   const open = m.index + m[0].length - 1;
   const close = closingBrace(blanked, open);
-  if (close < 0) return 'the tests\' main has no closing brace';
+  if (close < 0) return "the tests' main has no closing brace";
   const head = t.slice(0, m.index + m[1]!.length);
   const renamed = `${head}static int __arbiter_test_main(${params}) {${t.slice(open + 1, close)} return 0; }${t.slice(close + 1)}`;
   const secretBytes = randomBytes(16);
@@ -149,10 +150,10 @@ export function buildCppTestUnit(prompt: string | undefined, tests: string): Cpp
     '  const char *hex = "0123456789abcdef";',
     "  line[n++] = '\\n'; line[n++] = 'A'; line[n++] = 'R'; line[n++] = 'B';",
     '  for (int i = 0; i < 16; i++) { unsigned b = (unsigned)(__arbiter_k[i] ^ __arbiter_m[i]); line[n++] = hex[b >> 4]; line[n++] = hex[b & 15]; }',
-    "  const char *d = \" done \"; while (*d) line[n++] = *d++;",
+    '  const char *d = " done "; while (*d) line[n++] = *d++;',
     '  char num[24]; int k = 23; unsigned long c = (unsigned long)__arbiter_asserts;',
     "  do { num[--k] = (char)('0' + c % 10); c /= 10; } while (c && k > 0);",
-    "  while (k < 23) line[n++] = num[k++];",
+    '  while (k < 23) line[n++] = num[k++];',
     "  line[n++] = '\\n';",
     '  for (int off = 0; off < n;) { long w = write(1, line + off, (unsigned long)(n - off)); if (w <= 0) return 70; off += (int)w; }',
     '  return 0;',
@@ -202,7 +203,9 @@ export interface CppTestObject {
 
 /** The cache key of a test object: everything it is compiled from. */
 export function testObjectKey(prompt: string | undefined, tests: string, flags: string[], compiler: string): string {
-  return createHash('sha256').update(JSON.stringify([prompt ?? null, tests, flags, compiler, CPP_ASSERT_H])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([prompt ?? null, tests, flags, compiler, CPP_ASSERT_H]))
+    .digest('hex');
 }
 
 /**

@@ -8,14 +8,33 @@ import type { SandboxLimits } from '../../sandbox/limits.js';
 import type { RunResult, SandboxPool } from '../../sandbox/pool.js';
 import { randomBytes } from 'node:crypto';
 import { outputsMatch, preview, valuesEqual, type CompareMode } from './compare.js';
-import { buildCppTestUnit, CPP_ASSERT_H, cppEvidence, cppLinkScript, cppTestObjectScript, testObjectKey, TestObjectCache, type CppTestObject } from './cpp-tests.js';
+import {
+  buildCppTestUnit,
+  CPP_ASSERT_H,
+  cppEvidence,
+  cppLinkScript,
+  cppTestObjectScript,
+  testObjectKey,
+  TestObjectCache,
+  type CppTestObject,
+} from './cpp-tests.js';
 import { driverInput, JS_DRIVER, makeNonce, parseVerdicts, PYTHON_DRIVER, pythonCalls, pythonImports, type Verdicts } from './harness.js';
 import { assertTests, callCases, ioCases } from './tests.js';
 
 export type Format = 'humaneval' | 'asserts' | 'stdio' | 'function';
 
 /** How one test went; `pass` or the kind of failure. */
-export type TestStatus = 'pass' | 'assertion' | 'wrong_output' | 'runtime_error' | 'timeout' | 'output_limit' | 'compile_error' | 'load_error' | 'early_exit' | 'no_code';
+export type TestStatus =
+  | 'pass'
+  | 'assertion'
+  | 'wrong_output'
+  | 'runtime_error'
+  | 'timeout'
+  | 'output_limit'
+  | 'compile_error'
+  | 'load_error'
+  | 'early_exit'
+  | 'no_code';
 
 export interface TestVerdict {
   status: TestStatus;
@@ -116,7 +135,11 @@ async function prepare(s: RunSettings, source: string, extra: SandboxFile[], mai
   if (c.ok) return c.program;
   if (c.kind === 'sandbox_error') throw new GradeFailure('sandbox_error', c.message);
   if (c.kind === 'aborted') throw new GradeFailure('timeout', 'grading was aborted (grader deadline) during compilation');
-  if (c.kind === 'tests_error') throw new GradeFailure('bad_input', `the tests do not compile in their own translation unit (with the prompt's declarations and arbiter's assert): ${c.message}`);
+  if (c.kind === 'tests_error')
+    throw new GradeFailure(
+      'bad_input',
+      `the tests do not compile in their own translation unit (with the prompt's declarations and arbiter's assert): ${c.message}`,
+    );
   return { status: 'compile_error', detail: c.message };
 }
 
@@ -150,7 +173,8 @@ export async function humaneval(s: RunSettings, parts: Parts): Promise<TestVerdi
   let tests = parts.tests;
   const spec: Record<string, unknown> = { mode: 'humaneval' };
   if (s.language === 'python') {
-    if (!parts.entryPoint || !PY_IDENT.test(parts.entryPoint)) throw new GradeFailure('bad_input', `humaneval needs entry_point, a Python identifier; got ${JSON.stringify(parts.entryPoint)}`);
+    if (!parts.entryPoint || !PY_IDENT.test(parts.entryPoint))
+      throw new GradeFailure('bad_input', `humaneval needs entry_point, a Python identifier; got ${JSON.stringify(parts.entryPoint)}`);
     spec.entry_point = parts.entryPoint;
     spec.imports = pythonImports(tests);
   } else if (/^\s*\}/.test(tests)) {
@@ -175,7 +199,8 @@ export async function humaneval(s: RunSettings, parts: Parts): Promise<TestVerdi
 
 /** C++ humaneval: tests in their own translation unit, evidence line after the last one (cpp-tests.ts). */
 async function cppHumaneval(s: RunSettings, parts: Parts, body: string): Promise<TestVerdict[]> {
-  if (s.cppFlags?.some((f) => /^-flto/.test(f))) throw new GradeFailure('config_error', 'cpp_flags: -flto is not supported for humaneval (the tests and the solution are linked as separate objects)');
+  if (s.cppFlags?.some((f) => /^-flto/.test(f)))
+    throw new GradeFailure('config_error', 'cpp_flags: -flto is not supported for humaneval (the tests and the solution are linked as separate objects)');
   const t = await cppTestObject(s, parts.prompt, parts.tests as string);
   // random file names: the solution cannot name the test object (e.g. to .incbin it)
   const tag = randomBytes(6).toString('hex');
@@ -210,7 +235,11 @@ async function cppTestObject(s: RunSettings, prompt: string | undefined, tests: 
     const b = await buildCpp(s.pool, files, cppTestObjectScript(testFile), { ...(s.cppFlags ? { cppFlags: s.cppFlags } : {}), compileLimits: s.compileLimits });
     track(s, b.compile);
     if (b.ok) return { unit, object: b.output };
-    if (b.kind === 'tests_error') return { error: `the tests do not compile in their own translation unit (with the prompt's declarations and arbiter's assert): ${b.message}`, transient: false };
+    if (b.kind === 'tests_error')
+      return {
+        error: `the tests do not compile in their own translation unit (with the prompt's declarations and arbiter's assert): ${b.message}`,
+        transient: false,
+      };
     return { error: `the tests could not be compiled (${b.kind}): ${b.message}`, transient: true };
   });
   const got = await abortable(shared, s.signal);
@@ -278,11 +307,18 @@ export async function asserts(s: RunSettings, parts: Parts): Promise<TestVerdict
 export async function functionCalls(s: RunSettings, parts: Parts): Promise<TestVerdict[]> {
   if (s.language === 'cpp') throw new GradeFailure('config_error', 'the function format supports python and javascript');
   const ep = parts.entryPoint;
-  if (!ep || !(s.language === 'python' ? PY_IDENT : JS_PATH).test(ep)) throw new GradeFailure('bad_input', `the function format needs entry_point, an identifier; got ${JSON.stringify(ep)}`);
+  if (!ep || !(s.language === 'python' ? PY_IDENT : JS_PATH).test(ep))
+    throw new GradeFailure('bad_input', `the function format needs entry_point, an identifier; got ${JSON.stringify(ep)}`);
   const cases = callCases(parts.tests);
   if (cases.length === 0) throw new GradeFailure('bad_input', 'no tests to run (tests is empty)');
   if (s.language === 'javascript' && cases.some((c) => c.kwargs)) throw new GradeFailure('bad_input', 'kwargs are only supported for python');
-  const spec: Record<string, unknown> = { mode: 'function', entry_point: ep, setup: parts.setup ?? '', per_test_s: s.perTestSeconds, cases: cases.map((c) => ({ args: c.args, ...(c.kwargs ? { kwargs: c.kwargs } : {}) })) };
+  const spec: Record<string, unknown> = {
+    mode: 'function',
+    entry_point: ep,
+    setup: parts.setup ?? '',
+    per_test_s: s.perTestSeconds,
+    cases: cases.map((c) => ({ args: c.args, ...(c.kwargs ? { kwargs: c.kwargs } : {}) })),
+  };
   if (s.language === 'python') spec.imports = pythonImports(parts.setup ?? '');
   const d = await driven(s, parts.code, spec);
   if ('verdict' in d) return cases.map(() => d.verdict!);
@@ -299,7 +335,9 @@ export async function functionCalls(s: RunSettings, parts: Parts): Promise<TestV
       return { status: 'runtime_error', detail: 'unreadable return value' };
     }
     const want = cases[i]!.expected;
-    return valuesEqual(got, want, tol) ? { status: 'pass' } : { status: 'wrong_output', detail: `expected ${preview(JSON.stringify(want))}, got ${preview(JSON.stringify(got))}` };
+    return valuesEqual(got, want, tol)
+      ? { status: 'pass' }
+      : { status: 'wrong_output', detail: `expected ${preview(JSON.stringify(want))}, got ${preview(JSON.stringify(got))}` };
   });
 }
 

@@ -51,7 +51,9 @@ export function driverSource(url: URL): string {
   try {
     return readFileSync(url, 'utf8');
   } catch (e) {
-    throw new Error(`arbiter: the code driver ${fileURLToPath(url)} cannot be read (${(e as Error).message}); \`npm run build\` copies src/graders/code/drivers/ into dist`);
+    throw new Error(
+      `arbiter: the code driver ${fileURLToPath(url)} cannot be read (${(e as Error).message}); \`npm run build\` copies src/graders/code/drivers/ into dist`,
+    );
   }
 }
 

@@ -19,7 +19,11 @@ const schema = graderSchema({
   python_site: z.boolean().default(true),
   /** Largest JSON payload (sample + item) passed to grade(), in bytes. */
   /** Largest sample + item accepted, in bytes of JSON. Deprecated name: max_input_bytes. */
-  max_bytes: z.number().int().positive().default(8 * 1024 * 1024),
+  max_bytes: z
+    .number()
+    .int()
+    .positive()
+    .default(8 * 1024 * 1024),
   unsafe_no_sandbox: z.boolean().default(false),
 });
 

@@ -24,7 +24,8 @@ function asList(tests: unknown, what: string): unknown[] {
       // not JSON
     }
   }
-  if (!Array.isArray(tests)) throw new GradeFailure('bad_input', `tests must be a list of ${what}, got ${typeof tests === 'string' ? 'a string' : typeof tests}`);
+  if (!Array.isArray(tests))
+    throw new GradeFailure('bad_input', `tests must be a list of ${what}, got ${typeof tests === 'string' ? 'a string' : typeof tests}`);
   return tests;
 }
 

@@ -26,7 +26,10 @@ export function inGroupStage(ctx: GraderContext): boolean {
 
 /** What a group-stage grader raises when it is graded on its own. */
 export function needsGroup(name: string, what: string): GradeFailure {
-  return new GradeFailure('config_error', `grader "${name}" ${what} across the responses to one prompt, so it grades groups only: use POST /v1/groups or the library's gradeGroup`);
+  return new GradeFailure(
+    'config_error',
+    `grader "${name}" ${what} across the responses to one prompt, so it grades groups only: use POST /v1/groups or the library's gradeGroup`,
+  );
 }
 
 /** Finishes a group: `results` are the root grader's per-sample results (valid ones carry metadata.group_stage). */

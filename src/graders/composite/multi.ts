@@ -95,9 +95,18 @@ export const multi: GraderType<z.infer<typeof schema>> = {
       const src = components[stepsFrom]!;
       if (!src.valid) {
         // zero-counted in the formula, but its step rewards do not exist: none are made up
-        throw new GradeFailure(src.error?.kind ?? 'internal_error', `component "${stepsFrom}" (steps_from) could not be graded, so there are no step rewards: ${src.error?.message ?? 'invalid'}`, { components });
+        throw new GradeFailure(
+          src.error?.kind ?? 'internal_error',
+          `component "${stepsFrom}" (steps_from) could not be graded, so there are no step rewards: ${src.error?.message ?? 'invalid'}`,
+          { components },
+        );
       }
-      if (!Array.isArray(src.steps)) throw new GradeFailure('config_error', `component "${stepsFrom}" (steps_from) returned no per-step rewards; use a grader that returns steps (type prm)`, { components });
+      if (!Array.isArray(src.steps))
+        throw new GradeFailure(
+          'config_error',
+          `component "${stepsFrom}" (steps_from) returned no per-step rewards; use a grader that returns steps (type prm)`,
+          { components },
+        );
       return { ...out, steps: src.steps };
     };
   },

@@ -47,7 +47,10 @@ export const overlongPenalty: GraderType<Config> = {
       if (!Number.isInteger(len) || len < 0) throw new GradeFailure('bad_input', `response_length ${src} rendered to ${describe(raw)}, not a token count`);
       const penalty = overlongReward(len, cfg.max_resp_len, buf, factor);
       const metadata = { response_length: len, expected_len: cfg.max_resp_len - buf, overlong_reward: penalty, overlong: penalty < 0 };
-      const why = penalty < 0 ? `${len} tokens is past ${cfg.max_resp_len - buf}: overlong penalty ${penalty}` : `${len} tokens is within ${cfg.max_resp_len - buf}: no overlong penalty`;
+      const why =
+        penalty < 0
+          ? `${len} tokens is past ${cfg.max_resp_len - buf}: overlong penalty ${penalty}`
+          : `${len} tokens is within ${cfg.max_resp_len - buf}: no overlong penalty`;
       if (!inner) return { score: penalty, reason: why, metadata };
       const r = await inner.grade(input, ctx);
       const components: Record<string, Result> = { [inner.name]: r };

@@ -12,7 +12,10 @@ const schema = graderSchema({
   grader: z.unknown(),
   /** Where the step comes from (default "{{item.global_step}}"). */
   step: z.string().min(1).optional(),
-  points: z.array(z.tuple([z.number().finite().nonnegative(), z.number().finite()])).min(1).max(10_000),
+  points: z
+    .array(z.tuple([z.number().finite().nonnegative(), z.number().finite()]))
+    .min(1)
+    .max(10_000),
   interpolation: z.enum(['linear', 'cosine', 'constant']).optional(),
 });
 type Config = z.infer<typeof schema>;
@@ -55,7 +58,12 @@ export const schedule: GraderType<Config> = {
       const r = await inner.grade(input, ctx);
       const components: Record<string, Result> = { [inner.name]: r };
       if (!r.valid || r.score === null) throw childFailure(`sub-grader "${inner.name}"`, r, components);
-      return { score: weight * r.score, components, reason: `weight ${weight} at step ${step} times ${r.score}`, metadata: { step, weight, unscheduled: r.score } };
+      return {
+        score: weight * r.score,
+        components,
+        reason: `weight ${weight} at step ${step} times ${r.score}`,
+        metadata: { step, weight, unscheduled: r.score },
+      };
     };
   },
 };

@@ -33,7 +33,11 @@ export const threads: GraderType<z.infer<typeof schema>> = {
     const batch = cfg.batch ?? 16;
     const key = `threads:${n}:${batch}:${JSON.stringify(cfg.grader)}`;
     return async (input, ctx) => {
-      const pool = ctx.services.get(key, () => new GraderPool({ config: cfg.grader, threads: n, batch, servicesOptions: ctx.services.options }), (p) => p.close());
+      const pool = ctx.services.get(
+        key,
+        () => new GraderPool({ config: cfg.grader, threads: n, batch, servicesOptions: ctx.services.options }),
+        (p) => p.close(),
+      );
       let r: Result;
       try {
         // a sample that cannot cross to a worker (too deep, uncloneable) rejects with its reason

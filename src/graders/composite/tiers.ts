@@ -28,10 +28,12 @@ export const tiers: GraderType<Config> = {
     const built: { name: string; g: Grader; threshold: number; weight: number }[] = [];
     cfg.tiers.forEach((t, i) => {
       if (t.grader === undefined) b.fail(`tiers[${i}].grader`, 'required sub-grader "grader" is missing');
-      const gname = t.grader && typeof t.grader === 'object' && typeof (t.grader as { name?: unknown }).name === 'string' ? (t.grader as { name: string }).name : undefined;
+      const gname =
+        t.grader && typeof t.grader === 'object' && typeof (t.grader as { name?: unknown }).name === 'string' ? (t.grader as { name: string }).name : undefined;
       const name = t.name ?? gname ?? `tier_${i}`;
       if (built.some((x) => x.name === name)) b.issue(`tiers[${i}].name`, `duplicate tier name "${name}"`);
-      if (i === cfg.tiers.length - 1 && t.threshold !== undefined) b.issue(`tiers[${i}].threshold`, 'the last tier has no tier after it to gate (leave threshold out)');
+      if (i === cfg.tiers.length - 1 && t.threshold !== undefined)
+        b.issue(`tiers[${i}].threshold`, 'the last tier has no tier after it to gate (leave threshold out)');
       built.push({ name, g: b.child(t.grader, `tiers[${i}].grader`, name), threshold: t.threshold ?? 1, weight: t.weight ?? 1 });
     });
     return async (input, ctx) => {
@@ -49,7 +51,12 @@ export const tiers: GraderType<Config> = {
         reached = i + 1;
         if (i < built.length - 1 && r.score < t.threshold) {
           const skipped = built.slice(i + 1).map((x) => x.name);
-          return { score: total, components, reason: `tier "${t.name}" scored ${r.score} < ${t.threshold}: skipped ${skipped.join(', ')}`, metadata: { reached, contributions, skipped } };
+          return {
+            score: total,
+            components,
+            reason: `tier "${t.name}" scored ${r.score} < ${t.threshold}: skipped ${skipped.join(', ')}`,
+            metadata: { reached, contributions, skipped },
+          };
         }
       }
       return { score: total, components, reason: `every tier passed its threshold; total ${total}`, metadata: { reached, contributions, skipped: [] } };

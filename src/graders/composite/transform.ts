@@ -43,7 +43,8 @@ export const transform: GraderType<Config> = {
     const scale = cfg.scale ?? 1;
     const clip = cfg.clip;
     if (clip && !(clip[0] <= clip[1])) b.issue('clip', `must be [min, max] with min <= max, got [${clip[0]}, ${clip[1]}]`);
-    if (fn === 'identity' && cfg.center === undefined && cfg.scale === undefined && !clip) b.issue('fn', 'with fn "identity" and no center, scale or clip the transform does nothing');
+    if (fn === 'identity' && cfg.center === undefined && cfg.scale === undefined && !clip)
+      b.issue('fn', 'with fn "identity" and no center, scale or clip the transform does nothing');
     const group = cfg.center === 'group_mean';
     if (group && b.path !== '') b.fail('center', `center "group_mean" needs the whole group, so this transform must be the root grader (it is at ${b.path})`);
     const center = typeof cfg.center === 'number' ? cfg.center : 0;
@@ -53,9 +54,20 @@ export const transform: GraderType<Config> = {
       const r = await inner.grade(input, ctx);
       const components: Record<string, Result> = { [inner.name]: r };
       if (!r.valid || r.score === null) throw childFailure(`sub-grader "${inner.name}"`, r, components);
-      if (group) return { score: r.score, components, reason: `${fn} of the group-centred score, applied when graded as a group`, metadata: { fn, scale, input: r.score, group_stage: 'pending' } };
+      if (group)
+        return {
+          score: r.score,
+          components,
+          reason: `${fn} of the group-centred score, applied when graded as a group`,
+          metadata: { fn, scale, input: r.score, group_stage: 'pending' },
+        };
       const out = apply(r.score, center, scale, fn, clip);
-      return { score: out.score, components, reason: `${fn}((${r.score} - ${out.meta.center}) / ${scale})${out.meta.clipped ? ', clipped' : ''} = ${out.score}`, metadata: { fn, scale, ...out.meta } };
+      return {
+        score: out.score,
+        components,
+        reason: `${fn}((${r.score} - ${out.meta.center}) / ${scale})${out.meta.clipped ? ', clipped' : ''} = ${out.score}`,
+        metadata: { fn, scale, ...out.meta },
+      };
     };
   },
 };

@@ -35,10 +35,12 @@ export const weightedSum: GraderType<Config> = {
     if (children.length === 0) b.fail('graders', 'needs at least one sub-grader');
     const weights: Record<string, number> = {};
     for (const [k] of children) weights[k] = cfg.weights?.[k] ?? 1;
-    for (const k of Object.keys(cfg.weights ?? {})) if (!(k in cfg.graders)) b.issue(`weights.${k}`, `no sub-grader named "${k}" (sub-graders: ${children.map(([c]) => c).join(', ')})`);
+    for (const k of Object.keys(cfg.weights ?? {}))
+      if (!(k in cfg.graders)) b.issue(`weights.${k}`, `no sub-grader named "${k}" (sub-graders: ${children.map(([c]) => c).join(', ')})`);
     const mode = cfg.normalize ?? 'none';
     if (mode !== 'group' && cfg.epsilon !== undefined) b.issue('epsilon', 'only used with normalize "group"');
-    if (mode !== 'none' && b.path !== '') b.fail('normalize', `normalize "${mode}" needs the whole group, so this weighted_sum must be the root grader (it is at ${b.path})`);
+    if (mode !== 'none' && b.path !== '')
+      b.fail('normalize', `normalize "${mode}" needs the whole group, so this weighted_sum must be the root grader (it is at ${b.path})`);
     const name = b.name;
     return async (input, ctx) => {
       if (mode !== 'none' && !inGroupStage(ctx)) throw needsGroup(name, mode === 'group' ? 'normalises each component' : 'centres each component');
@@ -60,7 +62,12 @@ export const weightedSum: GraderType<Config> = {
         .map((k) => `${weights[k]} * ${k}(${raw[k]})`)
         .join(' + ');
       if (mode === 'none') return { score: total, components, reason: `${terms} = ${total}`, metadata: { weights, weighted } };
-      return { score: total, components, reason: `${terms}; normalised across the group (${mode}) when graded as a group`, metadata: { weights, raw, group_stage: 'pending' } };
+      return {
+        score: total,
+        components,
+        reason: `${terms}; normalised across the group (${mode}) when graded as a group`,
+        metadata: { weights, raw, group_stage: 'pending' },
+      };
     };
   },
 };

@@ -26,7 +26,10 @@ const regexSchema = graderSchema({
   ...common,
   check: z.literal('regex'),
   pattern: z.string(),
-  flags: z.string().regex(/^[imsu]*$/, 'flags may only contain i, m, s, u').optional(),
+  flags: z
+    .string()
+    .regex(/^[imsu]*$/, 'flags may only contain i, m, s, u')
+    .optional(),
   match: z.enum(['search', 'full']).optional(),
   /** Score 1 when the pattern does NOT match. */
   negate: z.boolean().optional(),
@@ -77,7 +80,10 @@ export const format: GraderType<Config> = {
   summary: 'output format: regex match, required tag structure (<think>/<answer>), valid JSON / JSON Schema',
   schema,
   aliases: [FORMAT_EXTRACT_ALIAS, partialCreditAlias('scoring', 'all', 'fraction')],
-  capabilities: (cfg) => (cfg.check === 'regex' && cfg.allow_unsafe_regex ? unsafeSwitch('allow_unsafe_regex', 'accepts regexes that can backtrack exponentially, stalling the process') : PURE),
+  capabilities: (cfg) =>
+    cfg.check === 'regex' && cfg.allow_unsafe_regex
+      ? unsafeSwitch('allow_unsafe_regex', 'accepts regexes that can backtrack exponentially, stalling the process')
+      : PURE,
   // linear, but a regex automaton or a schema over 1,000,000 characters can still take seconds:
   // under a budget these run in a killable worker; tag checks stay on the event loop (fast)
   cpu_heavy: (cfg) => cfg.check === 'regex' || (cfg.check === 'json' && cfg.schema !== undefined),
@@ -86,7 +92,8 @@ export const format: GraderType<Config> = {
     const input: Template | undefined = cfg.input !== undefined ? b.template('input', cfg.input) : undefined;
     const text = (s: GradeInput): string => {
       if (input) return renderString(input, s);
-      if (typeof s.sample.output_text !== 'string') throw new GradeFailure('template_error', 'missing variable {{sample.output_text}}: the sample has no output_text (set "input" to choose the field)');
+      if (typeof s.sample.output_text !== 'string')
+        throw new GradeFailure('template_error', 'missing variable {{sample.output_text}}: the sample has no output_text (set "input" to choose the field)');
       return s.sample.output_text;
     };
 
@@ -107,7 +114,7 @@ export const format: GraderType<Config> = {
         limit(t, maxChars);
         // full: the engine anchors the match at both ends of the input, whatever the m flag says
         const at = full ? (re.full(t) ? 0 : -1) : re.search(t);
-        const pass = (at >= 0) !== negate;
+        const pass = at >= 0 !== negate;
         const reason = at >= 0 ? `pattern matched at ${at}` : full ? 'the whole input does not match the pattern' : 'pattern not found';
         return { score: pass ? 1 : 0, reason };
       };
@@ -115,7 +122,9 @@ export const format: GraderType<Config> = {
 
     if (cfg.check === 'tags') {
       const specs: TagSpec[] = cfg.tags.map((t) =>
-        typeof t === 'string' ? { name: t, min: 1, max: 1 } : { name: t.name, min: t.min ?? 1, max: t.max === null ? Infinity : (t.max ?? Math.max(1, t.min ?? 1)) },
+        typeof t === 'string'
+          ? { name: t, min: 1, max: 1 }
+          : { name: t.name, min: t.min ?? 1, max: t.max === null ? Infinity : (t.max ?? Math.max(1, t.min ?? 1)) },
       );
       specs.forEach((sp, i) => {
         if (sp.max < sp.min) b.issue(`tags[${i}].max`, `max (${sp.max}) is below min (${sp.min})`);

@@ -6,8 +6,6 @@ import { lazyRequire } from '../../core/lazy.js';
 import { GradeFailure } from '../../core/result.js';
 import { compileLinear } from './linear-regex.js';
 
-;
-
 // Ajv and ajv-formats (CommonJS) load on the first schema compiled, not at startup.
 const ajv07 = lazyRequire<typeof import('ajv')>('ajv');
 const ajv2019 = lazyRequire<typeof import('ajv/dist/2019.js')>('ajv/dist/2019');

@@ -39,10 +39,14 @@ export function toRe2(pattern: string, flags: string): string {
       const n = pattern[i + 1];
       if (n === undefined) throw new RegexError('the pattern ends with a lone backslash');
       i++;
-      if (n >= '1' && n <= '9') throw new RegexError(`backreference "\\${n}" at ${i - 1}: not supported (patterns run on the linear-time RE2 engine, which has no backreferences)`);
-      if (n === 'k' && pattern[i + 1] === '<') throw new RegexError(`named backreference "\\k<" at ${i - 1}: not supported (patterns run on the linear-time RE2 engine, which has no backreferences)`);
-      if ('azACQE'.includes(n)) throw new RegexError(`escape "\\${n}" at ${i - 1} means a plain "${n}" in JavaScript but something else in RE2: write "${n}" without the backslash`);
-      if (n === 'x' && !/^[0-9a-fA-F]{2}$/.test(pattern.slice(i + 1, i + 3))) throw new RegexError(`invalid escape "\\x" at ${i - 1}: write \\xHH with two hex digits (or \\u{X} with the u flag)`);
+      if (n >= '1' && n <= '9')
+        throw new RegexError(`backreference "\\${n}" at ${i - 1}: not supported (patterns run on the linear-time RE2 engine, which has no backreferences)`);
+      if (n === 'k' && pattern[i + 1] === '<')
+        throw new RegexError(`named backreference "\\k<" at ${i - 1}: not supported (patterns run on the linear-time RE2 engine, which has no backreferences)`);
+      if ('azACQE'.includes(n))
+        throw new RegexError(`escape "\\${n}" at ${i - 1} means a plain "${n}" in JavaScript but something else in RE2: write "${n}" without the backslash`);
+      if (n === 'x' && !/^[0-9a-fA-F]{2}$/.test(pattern.slice(i + 1, i + 3)))
+        throw new RegexError(`invalid escape "\\x" at ${i - 1}: write \\xHH with two hex digits (or \\u{X} with the u flag)`);
       if (n === 's') out += inClass ? WS : `[${WS}]`;
       else if (n === 'S') out += inClass ? NOT_WS : `[^${WS}]`;
       else if (n === 'u') {
@@ -59,7 +63,8 @@ export function toRe2(pattern: string, flags: string): string {
         out += `\\x{${(pattern.charCodeAt(i + 1) % 32).toString(16)}}`;
         i++;
       } else if (n === '0' && !/[0-9]/.test(pattern[i + 1] ?? '')) out += '\\x{0}';
-      else if (n === 'b' && inClass) out += '\\x{8}'; // [\b] is a backspace in JavaScript
+      else if (n === 'b' && inClass)
+        out += '\\x{8}'; // [\b] is a backspace in JavaScript
       else out += `\\${n}`;
       continue;
     }
@@ -140,7 +145,10 @@ export function compileLinear(pattern: string, flags = ''): LinearRegex {
   if (bad) throw new RegexError(`flag "${bad[0]}" is not supported (use i, m, s, u)`);
   let re: RE2JS;
   try {
-    re = RE2JS.compile(toRe2(pattern, flags), (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | (flags.includes('m') ? RE2JS.MULTILINE : 0) | (flags.includes('s') ? RE2JS.DOTALL : 0));
+    re = RE2JS.compile(
+      toRe2(pattern, flags),
+      (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | (flags.includes('m') ? RE2JS.MULTILINE : 0) | (flags.includes('s') ? RE2JS.DOTALL : 0),
+    );
   } catch (e) {
     if (e instanceof RegexError) throw e;
     // RE2 quotes the offending piece of the translated pattern: keep it only if the user wrote it

@@ -70,7 +70,8 @@ export const ifeval: GraderType<z.infer<typeof schema>> = {
 
     return async (s) => {
       const response = renderValue(input, s);
-      if (typeof response !== 'string') throw new GradeFailure('bad_input', `input must render to a string, got ${response === null ? 'null' : typeof response}`);
+      if (typeof response !== 'string')
+        throw new GradeFailure('bad_input', `input must render to a string, got ${response === null ? 'null' : typeof response}`);
       if (response.length > maxChars) throw new GradeFailure('limit_exceeded', `response has ${response.length} characters, over max_chars ${maxChars}`);
       const idList = asList(renderCompiled(ids, s), 'instruction_ids');
       if (idList.length === 0) throw new GradeFailure('bad_input', 'instruction_ids is empty');
@@ -104,7 +105,9 @@ export const ifeval: GraderType<z.infer<typeof schema>> = {
       const score = aggregate === 'all' ? (missed.length === 0 ? 1 : 0) : followed / built.length;
       return {
         score,
-        reason: missed.length ? `followed ${followed}/${built.length} instructions (${mode}); not followed: ${missed.join(', ')}` : `followed all ${built.length} instructions (${mode})`,
+        reason: missed.length
+          ? `followed ${followed}/${built.length} instructions (${mode}); not followed: ${missed.join(', ')}`
+          : `followed all ${built.length} instructions (${mode})`,
         components,
         metadata: { mode, follow_instruction_list: verdicts },
       };

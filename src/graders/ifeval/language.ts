@@ -34,7 +34,6 @@ const PREFIX_MARGIN = 2000;
 
 const SEED = 0x2f6b_1d3a;
 
-
 // The npm package's URL and e-mail patterns, rewritten for RE2 with the same matches: its `i` flag
 // only ever affects ASCII letters here (so [a-z] becomes [a-zA-Z]), `\s` and `.` are spelled out
 // with JavaScript's sets.

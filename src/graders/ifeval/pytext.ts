@@ -71,4 +71,3 @@ export function countWords(text: string): number {
 export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
-

@@ -1,13 +1,6 @@
 // Judges: LLM-judge grader types, verdict parsers and helpers (the public surface of this area).
 export * from './parse/index.js';
-;
-;
-;
-;
-;
-;
-export { logprobScore,   } from './logprob-score.js';
-;
+export { logprobScore } from './logprob-score.js';
 
 import { labelModel } from './graders/label-model.js';
 import { pairwise } from './graders/pairwise.js';

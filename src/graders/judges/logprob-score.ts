@@ -77,7 +77,10 @@ const NO = new Set(['no', 'incorrect', 'false', 'not', 'wrong', 'unmet', 'fail',
 
 /** Token → 1 (yes-like) or 0 (no-like). */
 export function yesNoToken(t: string): number | undefined {
-  const s = t.trim().toLowerCase().replace(/^[\[("'*]+|[\])"'*.,!]+$/g, '');
+  const s = t
+    .trim()
+    .toLowerCase()
+    .replace(/^[\[("'*]+|[\])"'*.,!]+$/g, '');
   if (YES.has(s)) return 1;
   if (NO.has(s)) return 0;
   return undefined;

@@ -66,7 +66,10 @@ export function withInstruction(msgs: ChatMessage[], instruction: string): ChatM
   for (let i = out.length - 1; i >= 0; i--) {
     const m = out[i]!;
     if (m.role !== 'user') continue;
-    out[i] = typeof m.content === 'string' ? { role: 'user', content: `${m.content}\n\n${instruction}` } : { role: 'user', content: [...m.content, { type: 'text', text: instruction }] };
+    out[i] =
+      typeof m.content === 'string'
+        ? { role: 'user', content: `${m.content}\n\n${instruction}` }
+        : { role: 'user', content: [...m.content, { type: 'text', text: instruction }] };
     return out;
   }
   out.push({ role: 'user', content: instruction });

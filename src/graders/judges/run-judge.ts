@@ -34,7 +34,10 @@ export async function runJudge<T>(
 /** The rationale to show in `reason`: the structured rationale, else the visible answer text. */
 export function rationale(v: VerdictOk<unknown>, content: string): string {
   if (v.rationale) return clip(v.rationale, 4000)!;
-  const visible = maskReasoning(content).text.replace(/^[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+  const visible = maskReasoning(content)
+    .text.replace(/^[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
   return clip(visible, 4000)!;
 }
 

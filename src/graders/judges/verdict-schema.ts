@@ -13,7 +13,12 @@ export function verdictSchema(name: string, result: Record<string, unknown>): Js
       properties: {
         steps: {
           type: 'array',
-          items: { type: 'object', properties: { description: { type: 'string' }, conclusion: { type: 'string' } }, required: ['description', 'conclusion'], additionalProperties: false },
+          items: {
+            type: 'object',
+            properties: { description: { type: 'string' }, conclusion: { type: 'string' } },
+            required: ['description', 'conclusion'],
+            additionalProperties: false,
+          },
         },
         result,
       },

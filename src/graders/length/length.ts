@@ -55,7 +55,8 @@ function numberField(b: Parameters<GraderType['build']>[1], field: string, v: nu
 /** The text to measure: `input` or sample.output_text. */
 export function textOf(input: Template | undefined, s: GradeInput): string {
   if (input) return renderString(input, s);
-  if (typeof s.sample.output_text !== 'string') throw new GradeFailure('template_error', 'missing variable {{sample.output_text}}: the sample has no output_text (set "input" to choose the field)');
+  if (typeof s.sample.output_text !== 'string')
+    throw new GradeFailure('template_error', 'missing variable {{sample.output_text}}: the sample has no output_text (set "input" to choose the field)');
   return s.sample.output_text;
 }
 
@@ -67,11 +68,13 @@ export const length: GraderType<Config> = {
   schema,
   capabilities: PURE,
   build(cfg, b) {
-    if ((cfg.target === undefined) === (cfg.budget === undefined)) b.fail(cfg.target === undefined ? 'target' : 'budget', 'set exactly one of "target" and "budget"');
+    if ((cfg.target === undefined) === (cfg.budget === undefined))
+      b.fail(cfg.target === undefined ? 'target' : 'budget', 'set exactly one of "target" and "budget"');
     if (cfg.encoding !== undefined && (cfg.unit ?? 'tokens') !== 'tokens') b.issue('encoding', 'only used with unit "tokens"');
     const targetOnly = ['tolerance', 'width'] as const;
     const budgetOnly = ['free', 'exceed_score'] as const;
-    for (const f of cfg.target !== undefined ? budgetOnly : targetOnly) if (cfg[f] !== undefined) b.issue(f, `not used with "${cfg.target !== undefined ? 'target' : 'budget'}"`);
+    for (const f of cfg.target !== undefined ? budgetOnly : targetOnly)
+      if (cfg[f] !== undefined) b.issue(f, `not used with "${cfg.target !== undefined ? 'target' : 'budget'}"`);
     const input = cfg.input !== undefined ? b.template('input', cfg.input) : undefined;
     const unit = cfg.unit ?? 'tokens';
     const enc = cfg.encoding ?? 'o200k_base';

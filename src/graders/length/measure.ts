@@ -57,7 +57,12 @@ const isSpace = (c: string | undefined) => c !== undefined && /\s/.test(c);
 function safeCut(text: string, from: number, to: number): number {
   for (let j = Math.max(1, from); j < to; j++) {
     const c = text[j]!;
-    if (c === ' ' ? !isSpace(text[j - 1]) && text[j + 1] !== undefined && !isSpace(text[j + 1]) : text[j - 1] === '\n' && !isSpace(c) && j >= 2 && !isSpace(text[j - 2])) return j;
+    if (
+      c === ' '
+        ? !isSpace(text[j - 1]) && text[j + 1] !== undefined && !isSpace(text[j + 1])
+        : text[j - 1] === '\n' && !isSpace(c) && j >= 2 && !isSpace(text[j - 2])
+    )
+      return j;
   }
   return -1;
 }

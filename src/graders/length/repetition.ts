@@ -22,7 +22,11 @@ type Config = z.infer<typeof schema>;
 const DEFAULT_MAX_CHARS = 1_000_000;
 
 /** Repetition statistics of a sequence of units (strings or token ids). */
-export function repetitionStats(units: readonly (string | number)[], n: number, sep: string): { total: number; distinct: number; rate: number; top?: { gram: string; count: number } } {
+export function repetitionStats(
+  units: readonly (string | number)[],
+  n: number,
+  sep: string,
+): { total: number; distinct: number; rate: number; top?: { gram: string; count: number } } {
   const total = Math.max(0, units.length - n + 1);
   if (total === 0) return { total: 0, distinct: 0, rate: 0 };
   const counts = new Map<string, number>();
@@ -63,7 +67,9 @@ export const repetition: GraderType<Config> = {
       const st = repetitionStats(units, n, unit === 'words' ? ' ' : unit === 'chars' ? '' : ',');
       const score = cfg.penalty !== undefined ? cfg.penalty * st.rate : 1 - st.rate;
       const shown = st.top ? (unit === 'tokens' ? `token ids ${st.top.gram}` : st.top.gram) : '';
-      const reason = st.top ? `${(st.rate * 100).toFixed(1)}% of ${n}-grams repeat; most repeated (${st.top.count}x): ${JSON.stringify(shown.slice(0, 80))}` : `no repeated ${n}-grams`;
+      const reason = st.top
+        ? `${(st.rate * 100).toFixed(1)}% of ${n}-grams repeat; most repeated (${st.top.count}x): ${JSON.stringify(shown.slice(0, 80))}`
+        : `no repeated ${n}-grams`;
       return { score, reason, metadata: { ngrams: st.total, distinct: st.distinct, repetition_rate: st.rate } };
     };
   },

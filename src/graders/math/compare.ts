@@ -4,7 +4,22 @@
 // intervals, unions, matrices, equations (proportional) and inequalities (direction kept).
 import { show, type Node, type RelOp } from './ast.js';
 import { cabs, cclose, cdiv, isFiniteC, type C } from './complex.js';
-import { APPROX_TOL, contains, exact, freeVars, integerVars, kindsIn, magnitude, numeric, powerForm, RANGE, withError, type Env, type EvalMode, type Magnitude } from './evaluate.js';
+import {
+  APPROX_TOL,
+  contains,
+  exact,
+  freeVars,
+  integerVars,
+  kindsIn,
+  magnitude,
+  numeric,
+  powerForm,
+  RANGE,
+  withError,
+  type Env,
+  type EvalMode,
+  type Magnitude,
+} from './evaluate.js';
 import type { Budget } from './limits.js';
 import type { ParsedAnswer } from './parser.js';
 import { Rational, sciFromLog10 } from './rational.js';
@@ -154,7 +169,10 @@ function replaceFirstPm(n: Node): [Node, Node] | undefined {
           const b = n.terms.slice();
           a[i] = r[0];
           b[i] = r[1];
-          return [{ k: 'add', terms: a }, { k: 'add', terms: b }];
+          return [
+            { k: 'add', terms: a },
+            { k: 'add', terms: b },
+          ];
         }
       }
       return undefined;
@@ -180,7 +198,10 @@ function replaceFirstPm(n: Node): [Node, Node] | undefined {
           const b = n.args.slice();
           a[i] = r[0];
           b[i] = r[1];
-          return [{ ...n, args: a }, { ...n, args: b }];
+          return [
+            { ...n, args: a },
+            { ...n, args: b },
+          ];
         }
       }
       return undefined;
@@ -223,7 +244,12 @@ function eqNode(g: Node, a: Node, ctx: Ctx): Verdict {
     if (!isCollection(other)) return no('an equation or inequality against a value');
   }
   // ratios written with a zero part (a time like 12:00) compare part by part
-  if (isRatio(g) && isRatio(a) && g.args.length === a.args.length && (g.args.length !== 2 || [g, a].some((r) => exact(r.args[1]!, ctx.mode, ctx.budget)?.isZero()))) {
+  if (
+    isRatio(g) &&
+    isRatio(a) &&
+    g.args.length === a.args.length &&
+    (g.args.length !== 2 || [g, a].some((r) => exact(r.args[1]!, ctx.mode, ctx.budget)?.isZero()))
+  ) {
     return eqOrdered(g.args, a.args, ctx);
   }
   // matrix arithmetic: A + B, AB, 2A are evaluated entry by entry
@@ -240,7 +266,8 @@ function eqNode(g: Node, a: Node, ctx: Ctx): Verdict {
     const al = ac ?? (a.k === 'tuple' ? a.items : [a]);
     // a tuple keeps its order against a set (compared as written) and against a list of assignments (x=1, y=2)
     const ordered =
-      (g.k === 'tuple' && (!ac || a.k === 'set' || assignments(a))) || (a.k === 'tuple' && (!gc ? g.k !== 'set' && g.k !== 'list' : g.k === 'set' || assignments(g)));
+      (g.k === 'tuple' && (!ac || a.k === 'set' || assignments(a))) ||
+      (a.k === 'tuple' && (!gc ? g.k !== 'set' && g.k !== 'list' : g.k === 'set' || assignments(g)));
     if (gl.length > MAX_ITEMS || al.length > MAX_ITEMS) return no('too many items to compare');
     if (ordered) return gl.length === al.length ? eqOrdered(gl, al, ctx) : no(`${al.length} item(s) where ${gl.length} expected`);
     if (gl.length === al.length) return eqUnordered(gl, al, ctx);
@@ -299,7 +326,9 @@ function isCollection(n: Node): boolean {
 }
 
 function describeKind(n: Node): string {
-  return n.k === 'num' || n.k === 'add' || n.k === 'mul' || n.k === 'div' || n.k === 'pow' || n.k === 'fn' || n.k === 'var' || n.k === 'const' || n.k === 'neg' ? 'a scalar' : `a ${n.k}`;
+  return n.k === 'num' || n.k === 'add' || n.k === 'mul' || n.k === 'div' || n.k === 'pow' || n.k === 'fn' || n.k === 'var' || n.k === 'const' || n.k === 'neg'
+    ? 'a scalar'
+    : `a ${n.k}`;
 }
 
 /** A column or row matrix as a vector. */
@@ -403,7 +432,7 @@ function labelVars(n: Node): string[] | undefined {
     case 'fn':
       if (n.name === 'abs' || n.name === 'ratio') {
         const parts = n.args.map(labelVars);
-        return parts.every(Boolean) ? parts.flat() as string[] : undefined;
+        return parts.every(Boolean) ? (parts.flat() as string[]) : undefined;
       }
       return undefined;
     case 'tuple': {
@@ -478,8 +507,10 @@ function relInterval(r: Extract<Node, { k: 'rel' }>, opts: CompareOptions): Node
   }
   if (r.ops.length === 2 && named(r.sides[1]!) && !freeVars(r.sides[0]!).size && !freeVars(r.sides[2]!).size) {
     const [o1, o2] = r.ops as [RelOp, RelOp];
-    if ((o1 === '<' || o1 === '<=') && (o2 === '<' || o2 === '<=')) return { k: 'interval', lo: r.sides[0]!, hi: r.sides[2]!, loClosed: o1 === '<=', hiClosed: o2 === '<=' };
-    if ((o1 === '>' || o1 === '>=') && (o2 === '>' || o2 === '>=')) return { k: 'interval', lo: r.sides[2]!, hi: r.sides[0]!, loClosed: o2 === '>=', hiClosed: o1 === '>=' };
+    if ((o1 === '<' || o1 === '<=') && (o2 === '<' || o2 === '<='))
+      return { k: 'interval', lo: r.sides[0]!, hi: r.sides[2]!, loClosed: o1 === '<=', hiClosed: o2 === '<=' };
+    if ((o1 === '>' || o1 === '>=') && (o2 === '>' || o2 === '>='))
+      return { k: 'interval', lo: r.sides[2]!, hi: r.sides[0]!, loClosed: o2 === '>=', hiClosed: o1 === '>=' };
   }
   return undefined;
 }
@@ -680,7 +711,18 @@ function realSet(n: Node, ctx: Ctx, v?: string): RealSet | undefined {
             const r = vals[i + 1]!.re;
             const t = SET_EPS * Math.max(1, Math.abs(l), Math.abs(r));
             const op = n.ops[i]!;
-            const ok = op === '<' ? l < r - t : op === '<=' ? l <= r + t : op === '>' ? l > r + t : op === '>=' ? l >= r - t : op === '!=' ? Math.abs(l - r) > t : Math.abs(l - r) <= t;
+            const ok =
+              op === '<'
+                ? l < r - t
+                : op === '<='
+                  ? l <= r + t
+                  : op === '>'
+                    ? l > r + t
+                    : op === '>='
+                      ? l >= r - t
+                      : op === '!='
+                        ? Math.abs(l - r) > t
+                        : Math.abs(l - r) <= t;
             if (!ok) return false;
           }
           return true;
@@ -862,7 +904,8 @@ function eqScalar(g: Node, a: Node, ctx: Ctx): Verdict {
         continue;
       }
       if (!isFiniteC(x) || !isFiniteC(y)) continue;
-      if (!close(x, y, g, an, env, RANGE.approx ? Math.max(tol, APPROX_TOL) : tol, ctx)) return no(`${differ}differ at ${vars.map((v) => `${v}=${fmtC(env.get(v)!)}`).join(', ')}: ${fmtC(y)} vs ${fmtC(x)}`);
+      if (!close(x, y, g, an, env, RANGE.approx ? Math.max(tol, APPROX_TOL) : tol, ctx))
+        return no(`${differ}differ at ${vars.map((v) => `${v}=${fmtC(env.get(v)!)}`).join(', ')}: ${fmtC(y)} vs ${fmtC(x)}`);
       valid++;
     }
     if (!outOfRange) break;
@@ -915,7 +958,10 @@ function eqConstant(g: Node, a: Node, ctx: Ctx): Verdict {
   if (eg && ea) return no(`exact values differ: ${ea.toShort()} vs ${eg.toShort()}`);
   const ig = trueInfinity(g);
   const ia = trueInfinity(a);
-  if (ig || ia) return ig === ia ? yes(`same infinity (${ig > 0 ? '' : '-'}∞)`) : no(`${ig ? 'the reference is infinite' : 'the answer is infinite'}, the other side is ${ig && ia ? 'the opposite infinity' : 'finite'}`);
+  if (ig || ia)
+    return ig === ia
+      ? yes(`same infinity (${ig > 0 ? '' : '-'}∞)`)
+      : no(`${ig ? 'the reference is infinite' : 'the answer is infinite'}, the other side is ${ig && ia ? 'the opposite infinity' : 'finite'}`);
   const empty: Env = new Map();
   RANGE.hit = 0;
   RANGE.approx = 0;
@@ -925,7 +971,9 @@ function eqConstant(g: Node, a: Node, ctx: Ctx): Verdict {
     if (!isFiniteC(ng) || !isFiniteC(na)) return no(`values are not finite numbers (${fmtC(na)} vs ${fmtC(ng)})`);
     const approx = RANGE.approx;
     const tol = approx ? Math.max(opts.rel_tol, APPROX_TOL) : opts.rel_tol;
-    return close(ng, na, g, a, empty, tol, ctx) ? yes(`numerically equal (${fmtC(ng)}${approx ? `, within ${tol} as a numeric limit/integral/series` : ''})`) : no(`values differ: ${fmtC(na)} vs ${fmtC(ng)}`);
+    return close(ng, na, g, a, empty, tol, ctx)
+      ? yes(`numerically equal (${fmtC(ng)}${approx ? `, within ${tol} as a numeric limit/integral/series` : ''})`)
+      : no(`values differ: ${fmtC(na)} vs ${fmtC(ng)}`);
   }
   // a value left double range: decide exactly by powers, or tell them apart on a log scale
   const pg = powerForm(g, mode, budget);
@@ -940,7 +988,8 @@ function eqConstant(g: Node, a: Node, ctx: Ctx): Verdict {
     if (mg.s === 0) return yes('both zero');
     const finite = Number.isFinite(mg.l);
     const d = Math.abs(mg.l - ma.l);
-    const apart = finite !== Number.isFinite(ma.l) ? true : !finite ? mg.l !== ma.l : !(d <= NOISE_FACTOR * (mg.e + ma.e) + 1e-12 * Math.max(1, Math.abs(mg.l)));
+    const apart =
+      finite !== Number.isFinite(ma.l) ? true : !finite ? mg.l !== ma.l : !(d <= NOISE_FACTOR * (mg.e + ma.e) + 1e-12 * Math.max(1, Math.abs(mg.l)));
     if (apart) return no(`magnitudes differ: ${fmtMag(ma)} vs ${fmtMag(mg)}`);
   }
   if (show(g) === show(a)) return yes('identical expressions');

@@ -741,7 +741,6 @@ function numericLimit(n: Extract<Node, { k: 'lim' }>, env: Env, mode: EvalMode, 
   return { re: (l.re + r.re) / 2, im: (l.im + r.im) / 2 };
 }
 
-
 const EXACT_FNS = new Set(['fact', 'binom', 'gcd', 'lcm', 'floor', 'ceil', 'max', 'min']);
 
 function numericFn(n: Extract<Node, { k: 'fn' }>, env: Env, mode: EvalMode, budget: Budget): C {
@@ -838,7 +837,6 @@ function fnValue(n: Extract<Node, { k: 'fn' }>, args: C[], env: Env, mode: EvalM
       return X.NAN;
   }
 }
-
 
 /** Unit roundoff of doubles. */
 const U = 2 ** -53;
@@ -1205,7 +1203,10 @@ function det(m: Node, env: Env, mode: EvalMode, budget: Budget): C {
   return rec(a);
 }
 
-const LANCZOS = [676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+const LANCZOS = [
+  676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
+  1.5056327351493116e-7,
+];
 /** Gamma function for real arguments (Lanczos approximation). */
 export function gamma(x: number): number {
   if (Number.isInteger(x) && x <= 0) return NaN;

@@ -97,7 +97,6 @@ function insideInlineMath(text: string, i: number): boolean {
   return n % 2 === 1;
 }
 
-
 /** The rest of the line from index `from` (at most 4000 characters). */
 function lineAt(text: string, from: number): string {
   const nl = text.indexOf('\n', from);
@@ -453,7 +452,9 @@ export function extractChoice(text: string, opts: ExtractOptions = {}): Extracte
   }
   const tail = body.length > 4000 ? body.slice(-4000) : body;
   let last: string | undefined;
-  for (const m of tail.matchAll(/\(([A-J])\)|(?:^|\n)[ \t]*\**([A-J])(?:[).:]|\**[ \t]*(?=\n|$))|(?:answer|option|choice)[^.\n]{0,50}?(?<![A-Za-z])\(?([A-J])\)?(?![A-Za-z'])/gi)) {
+  for (const m of tail.matchAll(
+    /\(([A-J])\)|(?:^|\n)[ \t]*\**([A-J])(?:[).:]|\**[ \t]*(?=\n|$))|(?:answer|option|choice)[^.\n]{0,50}?(?<![A-Za-z])\(?([A-J])\)?(?![A-Za-z'])/gi,
+  )) {
     const l = m[1] ?? m[2] ?? m[3];
     if (l) last = l.toUpperCase();
   }

@@ -321,7 +321,8 @@ class Parser {
         return n;
       }
       case 'const':
-        if (t.s === 'reals') return { k: 'interval', lo: { k: 'neg', a: { k: 'const', name: 'inf' } }, hi: { k: 'const', name: 'inf' }, loClosed: false, hiClosed: false };
+        if (t.s === 'reals')
+          return { k: 'interval', lo: { k: 'neg', a: { k: 'const', name: 'inf' } }, hi: { k: 'const', name: 'inf' }, loClosed: false, hiClosed: false };
         return { k: 'const', name: t.s };
       case 'id': {
         let name = t.s;
@@ -629,7 +630,11 @@ function numNode(s: string): Node {
     const sci = /^([^eE]+)[eE]([+-]?\d+)$/.exec(s);
     const m = sci && Rational.parse(sci[1]!);
     if (m && sci[2]!.length <= 12) {
-      return { k: 'mul', a: { k: 'num', q: m }, b: { k: 'pow', a: { k: 'num', q: Rational.of(10n), lit: true }, b: { k: 'num', q: Rational.of(BigInt(sci[2]!)) } } };
+      return {
+        k: 'mul',
+        a: { k: 'num', q: m },
+        b: { k: 'pow', a: { k: 'num', q: Rational.of(10n), lit: true }, b: { k: 'num', q: Rational.of(BigInt(sci[2]!)) } },
+      };
     }
     throw new ParseError(`bad number ${s}`);
   }

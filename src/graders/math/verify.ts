@@ -104,7 +104,9 @@ export function checkMath(output: string, reference: string, o: ResolvedMathOpti
     return {
       score: 1,
       reason: `answer ${JSON.stringify(early.text.slice(0, 200))} (${early.method}) vs reference (${refEx.method}): equivalent, identical answer text`,
-      metadata: { extracted: { output: early.text.slice(0, 2000), reference: refEx.text.slice(0, 2000), output_method: early.method, reference_method: refEx.method } },
+      metadata: {
+        extracted: { output: early.text.slice(0, 2000), reference: refEx.text.slice(0, 2000), output_method: early.method, reference_method: refEx.method },
+      },
     };
   }
   if (refEx.text.length > o.max_answer_chars) {
@@ -128,7 +130,8 @@ export function checkMath(output: string, reference: string, o: ResolvedMathOpti
     });
   }
 
-  let outEx: Extracted | undefined = ref.node.k === 'choice' ? extractChoice(output, o) : refEx.method === 'last_math' ? extractAnswer(output, o, 'output') : early;
+  let outEx: Extracted | undefined =
+    ref.node.k === 'choice' ? extractChoice(output, o) : refEx.method === 'last_math' ? extractAnswer(output, o, 'output') : early;
   const meta = (extra: Record<string, unknown> = {}) => ({
     extracted: { output: outEx?.text, reference: refEx.text, output_method: outEx?.method, reference_method: refEx.method },
     ...extra,

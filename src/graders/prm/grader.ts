@@ -40,7 +40,18 @@ import {
   joinSteps,
   type TagLayout,
 } from './protocols.js';
-import { compileSplitter, DEFAULT_MAX_CHARS, DEFAULT_MAX_STEPS, givenSteps, preview, splitSchema, splitText, stripStepPrefix, type Piece, type Splitter } from './steps.js';
+import {
+  compileSplitter,
+  DEFAULT_MAX_CHARS,
+  DEFAULT_MAX_STEPS,
+  givenSteps,
+  preview,
+  splitSchema,
+  splitText,
+  stripStepPrefix,
+  type Piece,
+  type Splitter,
+} from './steps.js';
 
 const common = {
   /** The problem the steps solve (template); needed by every protocol that asks a model. */
@@ -171,11 +182,18 @@ function compileSteps(cfg: PrmConfig, b: BuildContext): StepSource {
   const strip = cfg.strip_prefix ?? false;
   const finish = (texts: string[], split: Record<string, unknown>): Steps => {
     const out = strip ? texts.map(stripStepPrefix) : texts;
-    if (out.length === 0) throw new GradeFailure('bad_input', `the solution has no steps (${split.source === 'split' ? `nothing to split by rule ${split.rule}` : 'an empty list'})`);
+    if (out.length === 0)
+      throw new GradeFailure(
+        'bad_input',
+        `the solution has no steps (${split.source === 'split' ? `nothing to split by rule ${split.rule}` : 'an empty list'})`,
+      );
     return { texts: out, split: { ...split, count: out.length, ...(strip ? { strip_prefix: true } : {}), preview: out.slice(0, 64).map((s) => preview(s)) } };
   };
   const fromPieces = (r: { pieces: Piece[]; markers: number }, sp: Splitter, field: string) =>
-    finish(r.pieces.map((p) => p.text), { source: 'split', rule: sp.rule, text: field, markers: r.markers, spans: r.pieces.slice(0, 512).map((p) => [p.start, p.end]) });
+    finish(
+      r.pieces.map((p) => p.text),
+      { source: 'split', rule: sp.rule, text: field, markers: r.markers, spans: r.pieces.slice(0, 512).map((p) => [p.start, p.end]) },
+    );
   if (cfg.split !== undefined) {
     const sp = compileSplitter(cfg.split, (f, m) => b.issue(f, m));
     const text = b.template('text', cfg.text ?? '{{sample.output_text}}');
@@ -189,7 +207,8 @@ function compileSteps(cfg: PrmConfig, b: BuildContext): StepSource {
   const blank = compileSplitter('blank_lines', (f, m) => b.issue(f, m));
   return (input) => {
     if (input.sample.steps !== undefined) return finish(givenSteps(input.sample.steps, 'sample.steps', lim), { source: 'sample.steps' });
-    if (input.sample.output_text === undefined) throw new GradeFailure('template_error', 'missing variable: the sample has neither "steps" nor "output_text" (set "steps" or "split" to choose)');
+    if (input.sample.output_text === undefined)
+      throw new GradeFailure('template_error', 'missing variable: the sample has neither "steps" nor "output_text" (set "steps" or "split" to choose)');
     return fromPieces(splitText(input.sample.output_text, 'sample.output_text', blank, lim), blank, '{{sample.output_text}}');
   };
 }
@@ -216,10 +235,17 @@ function poolingScorer(cfg: z.infer<typeof poolingSchema>, b: BuildContext): Sco
   const system = cfg.system ?? QWEN_PRM_SYSTEM;
   const labelIndex = cfg.label_index ?? 1;
   const server = cfg.chat_template === 'server';
-  if (server && cfg.batch_size !== undefined) b.issue('batch_size', 'chat_template "server" sends one conversation per request; batch_size applies to "chatml" (text) only');
+  if (server && cfg.batch_size !== undefined)
+    b.issue('batch_size', 'chat_template "server" sends one conversation per request; batch_size applies to "chatml" (text) only');
   return async (input, steps, ctx) => {
     const question = renderString(q, input);
-    const client = getRewardClient(ctx.services, ep, { protocol: 'vllm_pooling', model: cfg.model, path: cfg.path, batchSize: cfg.batch_size, extraBody: cfg.extra_body });
+    const client = getRewardClient(ctx.services, ep, {
+      protocol: 'vllm_pooling',
+      model: cfg.model,
+      path: cfg.path,
+      batchSize: cfg.batch_size,
+      extraBody: cfg.extra_body,
+    });
     let row: unknown;
     let text: string | undefined;
     if (server) {
@@ -275,7 +301,11 @@ function logprobsScorer(cfg: z.infer<typeof logprobsSchema>, b: BuildContext): S
     const question = renderString(q, input);
     const prompts = tagPrompts(question, steps, layout);
     const chars = prompts.reduce((a, p) => a + p.length, 0);
-    if (chars > MAX_TAG_PROMPT_CHARS) throw new GradeFailure('limit_exceeded', `the ${steps.length} step prompts hold ${chars} characters together (limit ${MAX_TAG_PROMPT_CHARS}); each prompt repeats the steps before it`);
+    if (chars > MAX_TAG_PROMPT_CHARS)
+      throw new GradeFailure(
+        'limit_exceeded',
+        `the ${steps.length} step prompts hold ${chars} characters together (limit ${MAX_TAG_PROMPT_CHARS}); each prompt repeats the steps before it`,
+      );
     const client = getChatClient(ctx.services, ep);
     const chunks: string[][] = [];
     for (let i = 0; i < prompts.length; i += batch) chunks.push(prompts.slice(i, i + batch));
@@ -284,13 +314,18 @@ function logprobsScorer(cfg: z.infer<typeof logprobsSchema>, b: BuildContext): S
     const scores: number[] = [];
     try {
       const answers = await Promise.all(
-        chunks.map((prompt) => client.complete({ model: cfg.model, prompt, max_tokens: 1, temperature: 0, logprobs: top }, { signal: ctx.signal, cache: cfg.cache ?? false })),
+        chunks.map((prompt) =>
+          client.complete({ model: cfg.model, prompt, max_tokens: 1, temperature: 0, logprobs: top }, { signal: ctx.signal, cache: cfg.cache ?? false }),
+        ),
       );
       answers.forEach((a, c) => {
         if (!a.cached) requests++;
         retries += a.retries;
         const want = chunks[c]!.length;
-        if (a.choices.length !== want) throw new GradeFailure('judge_server_error', `the PRM server answered ${a.choices.length} choices for ${want} prompts`, { raw: JSON.stringify(a.choices).slice(0, 2000) });
+        if (a.choices.length !== want)
+          throw new GradeFailure('judge_server_error', `the PRM server answered ${a.choices.length} choices for ${want} prompts`, {
+            raw: JSON.stringify(a.choices).slice(0, 2000),
+          });
         a.choices.forEach((ch, i) => {
           scores.push(readTagProbability(ch, good, bad, c * batch + i));
         });
@@ -315,7 +350,12 @@ function judgeScorer(cfg: z.infer<typeof judgeSchema>, b: BuildContext): Scorer 
     const question = renderString(q, input);
     const user = fill(template, { question, steps: taggedParagraphs(steps) });
     checkSize(user.length + (cfg.system_prompt?.length ?? 0));
-    const messages = cfg.system_prompt ? [{ role: 'system' as const, content: cfg.system_prompt }, { role: 'user' as const, content: user }] : [{ role: 'user' as const, content: user }];
+    const messages = cfg.system_prompt
+      ? [
+          { role: 'system' as const, content: cfg.system_prompt },
+          { role: 'user' as const, content: user },
+        ]
+      : [{ role: 'user' as const, content: user }];
     const graded = gradedStrings(steps, input.sample);
     const run = await runJudge(ctx, s, messages, (t) => parseFirstError(t, { steps: steps.length, graded }));
     const picks = run.valid.map((v) => v.verdict.value);
@@ -325,7 +365,12 @@ function judgeScorer(cfg: z.infer<typeof judgeSchema>, b: BuildContext): Scorer 
     // a tied vote takes the earliest named error (the stricter reading)
     const firstError = vote.tied ? Math.min(...[...vote.counts].filter(([, n]) => n === vote.count).map(([v]) => (v === -1 ? Infinity : v))) : vote.value;
     const first = firstError === Infinity ? -1 : firstError;
-    const meta: Record<string, unknown> = { ...run.meta, first_error: first, ...(picks.length > 1 ? { first_error_votes: picks } : {}), verdict_format: run.valid[0]!.verdict.format };
+    const meta: Record<string, unknown> = {
+      ...run.meta,
+      first_error: first,
+      ...(picks.length > 1 ? { first_error_votes: picks } : {}),
+      verdict_format: run.valid[0]!.verdict.format,
+    };
     if (run.parsed.length === 1) Object.assign(meta, rawMeta(run.parsed));
     return { scores, meta, reason: first === -1 ? 'the judge found no wrong paragraph' : `the judge names paragraph ${first} as the first wrong one` };
   };
@@ -334,7 +379,8 @@ function judgeScorer(cfg: z.infer<typeof judgeSchema>, b: BuildContext): Scorer 
 function labelsScorer(cfg: z.infer<typeof labelsSchema>, b: BuildContext): Scorer {
   if (cfg.question !== undefined) b.issue('question', 'the labels protocol asks no model, so "question" would have no effect; remove it');
   const given = (['labels', 'first_error', 'error_steps'] as const).filter((k) => cfg[k] !== undefined);
-  if (given.length !== 1) b.fail('labels', 'give exactly one of "labels" (one per step), "first_error" (index from 0, or -1) or "error_steps" (numbers from 1)');
+  if (given.length !== 1)
+    b.fail('labels', 'give exactly one of "labels" (one per step), "first_error" (index from 0, or -1) or "error_steps" (numbers from 1)');
   const field = given[0]!;
   const t = b.template(field, cfg[field]!);
   return async (input, steps) => {
@@ -362,7 +408,10 @@ export const prm: GraderType<PrmConfig> = {
     const aggregate: Aggregate = cfg.aggregate ?? 'min';
     const transformed = cfg.clip !== undefined || cfg.delta === true;
     if (transformed && PROBABILITY_AGGREGATES.includes(aggregate)) {
-      b.issue('aggregate', `"${aggregate}" needs step probabilities; after clip or delta the step rewards are differences or penalties (use min, mean, last or sum)`);
+      b.issue(
+        'aggregate',
+        `"${aggregate}" needs step probabilities; after clip or delta the step rewards are differences or penalties (use min, mean, last or sum)`,
+      );
     }
     if (cfg.temperature !== undefined && aggregate !== 'pure') b.issue('temperature', 'temperature is the "pure" soft minimum\'s; it needs aggregate "pure"');
     const temperature = cfg.temperature ?? PURE_TEMPERATURE;
@@ -399,7 +448,9 @@ export const prm: GraderType<PrmConfig> = {
         const p = pureMinForm(raw, temperature);
         meta.pure = { temperature, weights: p.weights, credits: p.credits };
       }
-      const what = transformed ? `${aggregate} of ${stepsOut.length} step rewards ${fmt(stepsOut)} (${[cfg.clip !== undefined ? `clip ${cfg.clip}` : '', cfg.delta ? 'delta' : ''].filter(Boolean).join(', then ')} of scores ${fmt(raw)})` : `${aggregate} of ${raw.length} step scores ${fmt(raw)}`;
+      const what = transformed
+        ? `${aggregate} of ${stepsOut.length} step rewards ${fmt(stepsOut)} (${[cfg.clip !== undefined ? `clip ${cfg.clip}` : '', cfg.delta ? 'delta' : ''].filter(Boolean).join(', then ')} of scores ${fmt(raw)})`
+        : `${aggregate} of ${raw.length} step scores ${fmt(raw)}`;
       const firstText = first === -1 ? `no step under ${threshold}` : `first step under ${threshold}: step ${first} (from 0)`;
       return { score: value, steps: stepsOut, reason: `${got.reason ? `${got.reason}; ` : ''}${what} = ${value}; ${firstText}`, metadata: meta };
     };

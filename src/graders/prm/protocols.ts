@@ -37,7 +37,11 @@ function prob(x: unknown): number | undefined {
 
 /** Refuses a text that holds `marker` (it would add or break a step in the prompt). */
 export function refuseMarker(text: string, marker: string, where: string): void {
-  if (text.includes(marker)) throw new GradeFailure('bad_input', `${where} contains "${marker}", which the PRM prompt uses as a delimiter: scoring it would misplace the step boundaries`);
+  if (text.includes(marker))
+    throw new GradeFailure(
+      'bad_input',
+      `${where} contains "${marker}", which the PRM prompt uses as a delimiter: scoring it would misplace the step boundaries`,
+    );
 }
 
 /** The assistant turn: every step followed by the separator. */
@@ -80,13 +84,18 @@ export function readPoolingSteps(row: unknown, steps: number, labelIndex: number
     );
   }
   return data.map((d, i) => {
-    if (!Array.isArray(d) || d.length <= labelIndex || d.length < 2) throw serverFailure(`the PRM server's output for step ${i} is not a class distribution with an entry at label_index ${labelIndex}: ${describeValue(d)}`, row);
+    if (!Array.isArray(d) || d.length <= labelIndex || d.length < 2)
+      throw serverFailure(
+        `the PRM server's output for step ${i} is not a class distribution with an entry at label_index ${labelIndex}: ${describeValue(d)}`,
+        row,
+      );
     let sum = 0;
     for (const x of d) {
       if (prob(x) === undefined) throw serverFailure(`the PRM server's output for step ${i} holds ${JSON.stringify(x)}, not a probability`, row);
       sum += x as number;
     }
-    if (Math.abs(sum - 1) > SUM_EPS) throw serverFailure(`the PRM server's output for step ${i} sums to ${sum}, not 1: it is not a softmax over the classes (raw logits?)`, row);
+    if (Math.abs(sum - 1) > SUM_EPS)
+      throw serverFailure(`the PRM server's output for step ${i} sums to ${sum}, not 1: it is not a softmax over the classes (raw logits?)`, row);
     return prob(d[labelIndex])!;
   });
 }
@@ -129,7 +138,8 @@ export function tagPrompts(question: string, steps: readonly string[], layout: T
  */
 export function readTagProbability(choice: CompletionChoice | undefined, good: string, bad: string, step: number): number {
   const top = choice?.logprobs?.top_logprobs?.[0];
-  if (!top) throw serverFailure(`the PRM server's completion for step ${step} carries no top logprobs (does the server return "logprobs" for completions?)`, choice);
+  if (!top)
+    throw serverFailure(`the PRM server's completion for step ${step} carries no top logprobs (does the server return "logprobs" for completions?)`, choice);
   let pg = 0;
   let pb = 0;
   let seenG = false;
@@ -137,7 +147,8 @@ export function readTagProbability(choice: CompletionChoice | undefined, good: s
   for (const [tok, lp] of Object.entries(top)) {
     const t = tok.trim();
     if (t !== good && t !== bad) continue;
-    if (typeof lp !== 'number' || Number.isNaN(lp) || lp > 1e-9) throw serverFailure(`the PRM server's logprob for "${tok}" at step ${step} is ${String(lp)}, not a log probability`, choice);
+    if (typeof lp !== 'number' || Number.isNaN(lp) || lp > 1e-9)
+      throw serverFailure(`the PRM server's logprob for "${tok}" at step ${step} is ${String(lp)}, not a log probability`, choice);
     if (t === good) {
       pg += Math.exp(lp);
       seenG = true;
@@ -147,7 +158,13 @@ export function readTagProbability(choice: CompletionChoice | undefined, good: s
     }
   }
   if (!seenG || !seenB) {
-    throw serverFailure(`the top logprobs at step ${step} do not hold both "${good}" and "${bad}" (found: ${Object.keys(top).slice(0, 20).map((t) => JSON.stringify(t)).join(', ')}); raise top_logprobs, or check step_tag and the tokens`, choice);
+    throw serverFailure(
+      `the top logprobs at step ${step} do not hold both "${good}" and "${bad}" (found: ${Object.keys(top)
+        .slice(0, 20)
+        .map((t) => JSON.stringify(t))
+        .join(', ')}); raise top_logprobs, or check step_tag and the tokens`,
+      choice,
+    );
   }
   const z = pg + pb;
   if (!(z > 0)) throw serverFailure(`the probabilities of "${good}" and "${bad}" at step ${step} are both 0`, choice);

@@ -24,7 +24,10 @@ export const splitSchema = z.union([
     rule: z.literal('regex'),
     /** Matches the separators between steps (like String.split); matched text belongs to no step. */
     pattern: z.string().min(1).max(MAX_PATTERN_CHARS),
-    flags: z.string().regex(/^[imsu]*$/, 'flags may only contain i, m, s, u').optional(),
+    flags: z
+      .string()
+      .regex(/^[imsu]*$/, 'flags may only contain i, m, s, u')
+      .optional(),
     allow_unsafe_regex: z.boolean().optional(),
   }),
   z.strictObject({ rule: z.literal('separator'), separator: z.string().min(1).max(MAX_PATTERN_CHARS) }),
@@ -46,7 +49,8 @@ export interface Splitter {
 }
 
 // Labels at the start of a line: "Step 3:", "Step 3.", "**Step 3:**", "## Step 3 -", "Step 3)".
-const STEP_LABEL = /^[ \t]{0,8}(?:#{1,6}[ \t]{1,4})?(?:\*\*|__)?[ \t]{0,2}step[ \t]{0,4}\d{1,4}[ \t]{0,4}(?:(?:\*\*|__)[ \t]{0,2}[:.)\-\u2013\u2014]?|[:.)\-\u2013\u2014](?:[ \t]{0,2}(?:\*\*|__))?)/gim;
+const STEP_LABEL =
+  /^[ \t]{0,8}(?:#{1,6}[ \t]{1,4})?(?:\*\*|__)?[ \t]{0,2}step[ \t]{0,4}\d{1,4}[ \t]{0,4}(?:(?:\*\*|__)[ \t]{0,2}[:.)\-\u2013\u2014]?|[:.)\-\u2013\u2014](?:[ \t]{0,2}(?:\*\*|__))?)/gim;
 // Numbers at the start of a line: "1. ", "2) ", "(3) ".
 const NUMBERED = /^[ \t]{0,8}(?:\(\d{1,4}\)|\d{1,4}[.)])(?=[ \t]|$)[ \t]*/gm;
 const BLANK_LINES = /\n[ \t]*(?:\r?\n[ \t]*)+/g;
@@ -190,7 +194,8 @@ export function splitText(text: unknown, where: string, sp: Splitter, lim: StepL
   if (typeof text !== 'string') throw new GradeFailure('bad_input', `${where} must be a string to split into steps, got ${describeValue(text)}`);
   if (text.length > lim.maxChars) throw new GradeFailure('limit_exceeded', `${where} has ${text.length} characters (limit max_chars=${lim.maxChars})`);
   const out = sp.split(text);
-  if (out.pieces.length > lim.maxSteps) throw new GradeFailure('limit_exceeded', `${where} splits into ${out.pieces.length} steps by rule ${sp.rule} (limit max_steps=${lim.maxSteps})`);
+  if (out.pieces.length > lim.maxSteps)
+    throw new GradeFailure('limit_exceeded', `${where} splits into ${out.pieces.length} steps by rule ${sp.rule} (limit max_steps=${lim.maxSteps})`);
   return out;
 }
 

@@ -87,12 +87,16 @@ export async function embed(texts: string[], cfg: CosineConfig, ctx: GraderConte
     const body = { model: cfg.model, input: missing, encoding_format: 'float' as const, ...(cfg.dimensions ? { dimensions: cfg.dimensions } : {}) };
     try {
       const budget = { retry: { maxRetries: ec.limits.maxRetries }, attemptTimeoutMs: ec.limits.timeoutMs, callTimeoutMs: ec.limits.callTimeoutMs };
-      res = (await runAttempts(budget, ctx.signal, (signal, ms) => ec.client.embeddings.create(body, { signal, timeout: ms + 1000, maxRetries: 0 }), classify)).value;
+      res = (await runAttempts(budget, ctx.signal, (signal, ms) => ec.client.embeddings.create(body, { signal, timeout: ms + 1000, maxRetries: 0 }), classify))
+        .value;
     } catch (e) {
       if (e instanceof GradeFailure) throw e;
       if (ctx.signal?.aborted && ctx.signal.reason instanceof GradeFailure) throw ctx.signal.reason;
       if (e instanceof CallFailed) {
-        throw new GradeFailure(e.failure.kind, `embeddings request failed: ${e.failure.message}`, { attempts: e.attempts, ...(e.failure.status ? { http_status: e.failure.status } : {}) });
+        throw new GradeFailure(e.failure.kind, `embeddings request failed: ${e.failure.message}`, {
+          attempts: e.attempts,
+          ...(e.failure.status ? { http_status: e.failure.status } : {}),
+        });
       }
       throw new GradeFailure('judge_server_error', `embeddings request failed: ${(e as Error).message}`);
     }
@@ -104,7 +108,10 @@ export async function embed(texts: string[], cfg: CosineConfig, ctx: GraderConte
     for (let i = 0; i < missing.length; i++) {
       const v = vectors[i];
       if (!v || v.length === 0 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
-        throw new GradeFailure('judge_server_error', `embeddings response has no valid vector for input ${i} (got ${data.length} embeddings for ${missing.length} inputs)`);
+        throw new GradeFailure(
+          'judge_server_error',
+          `embeddings response has no valid vector for input ${i} (got ${data.length} embeddings for ${missing.length} inputs)`,
+        );
       }
       if (ec.cache.size >= CACHE_MAX) ec.cache.delete(ec.cache.keys().next().value!);
       ec.cache.set(ck(missing[i]!), v);

@@ -5,9 +5,22 @@
 // description of those rules; checked against NLTK 3.8's output (test/similarity/porter.test.ts).
 
 const POOL: Record<string, string> = {
-  sky: 'sky', skies: 'sky', dying: 'die', lying: 'lie', tying: 'tie', news: 'news',
-  innings: 'inning', inning: 'inning', outings: 'outing', outing: 'outing',
-  cannings: 'canning', canning: 'canning', howe: 'howe', proceed: 'proceed', exceed: 'exceed', succeed: 'succeed',
+  sky: 'sky',
+  skies: 'sky',
+  dying: 'die',
+  lying: 'lie',
+  tying: 'tie',
+  news: 'news',
+  innings: 'inning',
+  inning: 'inning',
+  outings: 'outing',
+  outing: 'outing',
+  cannings: 'canning',
+  canning: 'canning',
+  howe: 'howe',
+  proceed: 'proceed',
+  exceed: 'exceed',
+  succeed: 'succeed',
 };
 
 const VOWELS = new Set(['a', 'e', 'i', 'o', 'u']);
@@ -66,7 +79,12 @@ function applyRules(word: string, rules: Rule[]): string {
 
 function step1a(w: string): string {
   if (w.endsWith('ies') && w.length === 4) return w.slice(0, -3) + 'ie';
-  return applyRules(w, [['sses', 'ss'], ['ies', 'i'], ['ss', 'ss'], ['s', '']]);
+  return applyRules(w, [
+    ['sses', 'ss'],
+    ['ies', 'i'],
+    ['ss', 'ss'],
+    ['s', ''],
+  ]);
 }
 
 function step1b(w: string): string {
@@ -100,28 +118,64 @@ function step1c(w: string): string {
 function step2(w: string): string {
   if (w.endsWith('alli') && positive(w.slice(0, -4))) return step2(w.slice(0, -4) + 'al');
   return applyRules(w, [
-    ['ational', 'ate', positive], ['tional', 'tion', positive], ['enci', 'ence', positive], ['anci', 'ance', positive],
-    ['izer', 'ize', positive], ['bli', 'ble', positive], ['alli', 'al', positive], ['entli', 'ent', positive],
-    ['eli', 'e', positive], ['ousli', 'ous', positive], ['ization', 'ize', positive], ['ation', 'ate', positive],
-    ['ator', 'ate', positive], ['alism', 'al', positive], ['iveness', 'ive', positive], ['fulness', 'ful', positive],
-    ['ousness', 'ous', positive], ['aliti', 'al', positive], ['iviti', 'ive', positive], ['biliti', 'ble', positive],
-    ['fulli', 'ful', positive], ['logi', 'log', () => positive(w.slice(0, -3))],
+    ['ational', 'ate', positive],
+    ['tional', 'tion', positive],
+    ['enci', 'ence', positive],
+    ['anci', 'ance', positive],
+    ['izer', 'ize', positive],
+    ['bli', 'ble', positive],
+    ['alli', 'al', positive],
+    ['entli', 'ent', positive],
+    ['eli', 'e', positive],
+    ['ousli', 'ous', positive],
+    ['ization', 'ize', positive],
+    ['ation', 'ate', positive],
+    ['ator', 'ate', positive],
+    ['alism', 'al', positive],
+    ['iveness', 'ive', positive],
+    ['fulness', 'ful', positive],
+    ['ousness', 'ous', positive],
+    ['aliti', 'al', positive],
+    ['iviti', 'ive', positive],
+    ['biliti', 'ble', positive],
+    ['fulli', 'ful', positive],
+    ['logi', 'log', () => positive(w.slice(0, -3))],
   ]);
 }
 
 function step3(w: string): string {
   return applyRules(w, [
-    ['icate', 'ic', positive], ['ative', '', positive], ['alize', 'al', positive], ['iciti', 'ic', positive],
-    ['ical', 'ic', positive], ['ful', '', positive], ['ness', '', positive],
+    ['icate', 'ic', positive],
+    ['ative', '', positive],
+    ['alize', 'al', positive],
+    ['iciti', 'ic', positive],
+    ['ical', 'ic', positive],
+    ['ful', '', positive],
+    ['ness', '', positive],
   ]);
 }
 
 function step4(w: string): string {
   return applyRules(w, [
-    ['al', '', gt1], ['ance', '', gt1], ['ence', '', gt1], ['er', '', gt1], ['ic', '', gt1], ['able', '', gt1],
-    ['ible', '', gt1], ['ant', '', gt1], ['ement', '', gt1], ['ment', '', gt1], ['ent', '', gt1],
+    ['al', '', gt1],
+    ['ance', '', gt1],
+    ['ence', '', gt1],
+    ['er', '', gt1],
+    ['ic', '', gt1],
+    ['able', '', gt1],
+    ['ible', '', gt1],
+    ['ant', '', gt1],
+    ['ement', '', gt1],
+    ['ment', '', gt1],
+    ['ent', '', gt1],
     ['ion', '', (s) => measure(s) > 1 && (s.endsWith('s') || s.endsWith('t'))],
-    ['ou', '', gt1], ['ism', '', gt1], ['ate', '', gt1], ['iti', '', gt1], ['ous', '', gt1], ['ive', '', gt1], ['ize', '', gt1],
+    ['ou', '', gt1],
+    ['ism', '', gt1],
+    ['ate', '', gt1],
+    ['iti', '', gt1],
+    ['ous', '', gt1],
+    ['ive', '', gt1],
+    ['ize', '', gt1],
   ]);
 }
 

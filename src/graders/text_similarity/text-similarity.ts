@@ -20,9 +20,19 @@ import { exactMatch, tokenF1 } from './squad.js';
 import { pySplit } from './text.js';
 
 export const METRICS = [
-  'fuzzy_match', 'bleu', 'gleu', 'meteor', 'cosine',
-  'rouge_1', 'rouge_2', 'rouge_3', 'rouge_4', 'rouge_5', 'rouge_l',
-  'exact_match', 'f1',
+  'fuzzy_match',
+  'bleu',
+  'gleu',
+  'meteor',
+  'cosine',
+  'rouge_1',
+  'rouge_2',
+  'rouge_3',
+  'rouge_4',
+  'rouge_5',
+  'rouge_l',
+  'exact_match',
+  'f1',
 ] as const;
 export type Metric = (typeof METRICS)[number];
 
@@ -69,7 +79,12 @@ function references(v: unknown): string[] {
 const best = (refs: string[], f: (r: string) => number) => refs.reduce((m, r) => Math.max(m, f(r)), 0);
 
 /** Computes a non-embedding metric (synchronous, pure). */
-export function computeMetric(metric: Exclude<Metric, 'cosine'>, input: string, refs: string[], cfg: Pick<Config, 'bleu_smoothing' | 'rouge_stemmer'> = {}): number {
+export function computeMetric(
+  metric: Exclude<Metric, 'cosine'>,
+  input: string,
+  refs: string[],
+  cfg: Pick<Config, 'bleu_smoothing' | 'rouge_stemmer'> = {},
+): number {
   switch (metric) {
     case 'fuzzy_match':
       return best(refs, (r) => fuzzyMatch(input, r));

@@ -15,7 +15,10 @@ export interface CallCheck {
 
 /** BFCL `standardize_string`: drop spaces and , . / - _ * ^, lowercase, ' -> ". */
 export function standardizeString(s: string): string {
-  return s.replace(/[ ,./\-_*^]/g, '').toLowerCase().replaceAll("'", '"');
+  return s
+    .replace(/[ ,./\-_*^]/g, '')
+    .toLowerCase()
+    .replaceAll("'", '"');
 }
 
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -153,9 +156,7 @@ function checkParam(fn: string, param: string, value: unknown, accepted: unknown
       return err ? ['value_error', `${where}: ${err}`] : undefined;
     }
     if (expected === 'list' && nested === 'dict' && Array.isArray(value)) {
-      const ok = accepted.some(
-        (a) => Array.isArray(a) && a.length === value.length && value.every((v, i) => isObj(v) && dictMatches(v, [a[i]]) === undefined),
-      );
+      const ok = accepted.some((a) => Array.isArray(a) && a.length === value.length && value.every((v, i) => isObj(v) && dictMatches(v, [a[i]]) === undefined));
       return ok ? undefined : ['value_error', `invalid value for ${where}: ${describe(value)}`];
     }
     if (expected === 'str') {
@@ -169,7 +170,9 @@ function checkParam(fn: string, param: string, value: unknown, accepted: unknown
       return ok ? undefined : ['value_error', `invalid value for ${where}: ${describe(value)}, expected one of ${describe(accepted.filter((a) => a !== ''))}`];
     }
   }
-  return includes(accepted, value) ? undefined : ['value_error', `invalid value for ${where}: ${describe(value)}, expected one of ${describe(accepted.filter((a) => a !== ''))}`];
+  return includes(accepted, value)
+    ? undefined
+    : ['value_error', `invalid value for ${where}: ${describe(value)}, expected one of ${describe(accepted.filter((a) => a !== ''))}`];
 }
 
 /** Whether a model call's name denotes the expected function (dots may be written as `_`). */
@@ -203,7 +206,8 @@ export function checkCall(call: ToolCall, answer: AcceptedCall, schema: Function
     note(checkParam(fn, p, v, accepted, props[p]));
   }
   for (const [p, accepted] of Object.entries(answer.params)) {
-    if (!(p in call.args) && !required.includes(p)) note(accepted.includes('') ? undefined : ['missing_optional', `parameter "${p}" of ${fn} is not optional here but was not given`]);
+    if (!(p in call.args) && !required.includes(p))
+      note(accepted.includes('') ? undefined : ['missing_optional', `parameter "${p}" of ${fn} is not optional here but was not given`]);
   }
   const partial = (1 + correct) / (1 + judged);
   return first ? { ok: false, partial, kind: first[0], message: first[1] } : { ok: true, partial: 1 };

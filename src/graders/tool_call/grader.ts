@@ -59,7 +59,12 @@ export const toolCall: GraderType<z.infer<typeof schema>> = {
       let calls: ToolCall[];
       let parseNote = '';
       const text = typeof raw === 'string' ? applyThink(raw, think) : raw;
-      if (text === undefined) return { score: 0, reason: 'the reasoning block never closes (extract.think: strip): no call given', metadata: { exact: false, partial: 0, mismatch: 'parse_error', calls: [] } };
+      if (text === undefined)
+        return {
+          score: 0,
+          reason: 'the reasoning block never closes (extract.think: strip): no call given',
+          metadata: { exact: false, partial: 0, mismatch: 'parse_error', calls: [] },
+        };
       try {
         calls = extractCalls(text);
       } catch (e) {

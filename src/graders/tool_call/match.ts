@@ -40,7 +40,13 @@ export function matchCalls(calls: ToolCall[], answers: AcceptedCall[], functions
   }
   const partial = partialSum / Math.max(answers.length, calls.length);
   if (calls.length !== answers.length) {
-    return { exact: false, partial, kind: 'wrong_count', reason: `wrong number of calls: expected ${answers.length}, got ${calls.length}`, pairs: answers.map(() => -1) };
+    return {
+      exact: false,
+      partial,
+      kind: 'wrong_count',
+      reason: `wrong number of calls: expected ${answers.length}, got ${calls.length}`,
+      pairs: answers.map(() => -1),
+    };
   }
   // Exact: an order-free perfect matching of accepted calls to model calls (augmenting paths).
   // BFCL matches greedily in answer order, which can miss a matching that exists when one

@@ -108,7 +108,12 @@ export function scoreJSON(
   let s = '{"grader":' + JSON.stringify(grader) + ',"results":[';
   for (let i = 0; i < results.length; i++) s += (i > 0 ? ',' : '') + resultJSON(results[i]!, ids[i], rawIds[i]);
   s += '],"summary":{"count":' + summary.count + ',"valid":' + summary.valid + ',"invalid":' + summary.invalid;
-  s += ',"mean_score":' + (typeof summary.mean_score === 'number' ? floatNum(summary.mean_score) : 'null') + ',"error_kinds":' + JSON.stringify(summary.error_kinds) + '}}';
+  s +=
+    ',"mean_score":' +
+    (typeof summary.mean_score === 'number' ? floatNum(summary.mean_score) : 'null') +
+    ',"error_kinds":' +
+    JSON.stringify(summary.error_kinds) +
+    '}}';
   return s;
 }
 

@@ -22,7 +22,8 @@ export const MAX_ADVANTAGE_RECORDS = 1_000_000;
 export const MAX_REQUEST_TOKENS = 4_000_000;
 
 function advantageConfig(raw: unknown, field: string): AdvantageConfig {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new HttpError(400, 'invalid_request', `field "${field}" must be an advantage config object, e.g. {"estimator": "grpo"}`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new HttpError(400, 'invalid_request', `field "${field}" must be an advantage config object, e.g. {"estimator": "grpo"}`);
   try {
     return parseAdvantageConfig(raw, `request body field "${field}"`);
   } catch (e) {
@@ -35,7 +36,12 @@ function checkTokens(cfg: AdvantageConfig | null, lengths: unknown[]): void {
   if (!cfg?.tokenLevel) return;
   let n = 0;
   for (const l of lengths) if (typeof l === 'number' && Number.isFinite(l) && l > 0) n += l;
-  if (n > MAX_REQUEST_TOKENS) throw new HttpError(413, 'too_many_tokens', `the records claim ${n} response tokens in all; ${cfg.estimator} returns one advantage per token and this server accepts at most ${MAX_REQUEST_TOKENS} per request`);
+  if (n > MAX_REQUEST_TOKENS)
+    throw new HttpError(
+      413,
+      'too_many_tokens',
+      `the records claim ${n} response tokens in all; ${cfg.estimator} returns one advantage per token and this server accepts at most ${MAX_REQUEST_TOKENS} per request`,
+    );
 }
 
 function maskedCounts(out: Record<string, unknown>[]): { masked: number; mask_reasons: Record<string, number> } {
@@ -63,7 +69,12 @@ export function registerGroups(app: FastifyInstance, ctx: ServerContext): void {
     const cfg = advantageConfig(body.config, 'config');
     const records = body.records;
     if (!Array.isArray(records)) throw new HttpError(400, 'invalid_request', 'field "records" is required: a list of {id?, uid, score, ...} objects');
-    if (records.length > MAX_ADVANTAGE_RECORDS) throw new HttpError(413, 'batch_too_large', `field "records" has ${records.length} entries; this server accepts at most ${MAX_ADVANTAGE_RECORDS} per request`);
+    if (records.length > MAX_ADVANTAGE_RECORDS)
+      throw new HttpError(
+        413,
+        'batch_too_large',
+        `field "records" has ${records.length} entries; this server accepts at most ${MAX_ADVANTAGE_RECORDS} per request`,
+      );
     checkTokens(cfg, records.map(lengthOf));
     const out = computeAdvantages(cfg, records);
     return { estimator: cfg.estimator, records: out, summary: { count: out.length, ...maskedCounts(out) } };
@@ -73,22 +84,38 @@ export function registerGroups(app: FastifyInstance, ctx: ServerContext): void {
     const body = bodyObject(request.body);
     const { name, grader } = ctx.graders.resolve(body.grader);
     const samples = body.samples;
-    if (!Array.isArray(samples)) throw new HttpError(400, 'invalid_request', 'field "samples" is required: a list of {id?, uid?, item, sample, response_length?} objects');
+    if (!Array.isArray(samples))
+      throw new HttpError(400, 'invalid_request', 'field "samples" is required: a list of {id?, uid?, item, sample, response_length?} objects');
     const n = samples.length;
     checkBatch(ctx, 'samples', n);
     const cfg = body.advantages === null ? null : advantageConfig(body.advantages ?? { estimator: 'grpo' }, 'advantages');
     checkTokens(cfg, samples.map(lengthOf));
     const step = body.global_step;
-    if (step !== undefined && (typeof step !== 'number' || !Number.isFinite(step) || step < 0)) throw new HttpError(400, 'invalid_request', 'field "global_step" must be a non-negative number (the training step, seen by graders as {{item.global_step}})');
+    if (step !== undefined && (typeof step !== 'number' || !Number.isFinite(step) || step < 0))
+      throw new HttpError(
+        400,
+        'invalid_request',
+        'field "global_step" must be a non-negative number (the training step, seen by graders as {{item.global_step}})',
+      );
 
     const members = samples.map((s, i) => toMember(s, i, `samples[${i}]`, grader));
     const withUid = members.filter((m) => m.uid !== undefined).length;
-    if (withUid !== 0 && withUid !== n) throw new HttpError(400, 'invalid_request', `${withUid} of ${n} samples have a "uid": give every sample its group's uid, or none (the request is then one group)`);
+    if (withUid !== 0 && withUid !== n)
+      throw new HttpError(
+        400,
+        'invalid_request',
+        `${withUid} of ${n} samples have a "uid": give every sample its group's uid, or none (the request is then one group)`,
+      );
     if (step !== undefined) {
       members.forEach((m, i) => {
         if (!m.input) return;
         const have = m.input.item.global_step;
-        if (have !== undefined && have !== step) throw new HttpError(400, 'invalid_request', `samples[${i}].item.global_step (${JSON.stringify(have)}) differs from the request's global_step (${step})`);
+        if (have !== undefined && have !== step)
+          throw new HttpError(
+            400,
+            'invalid_request',
+            `samples[${i}].item.global_step (${JSON.stringify(have)}) differs from the request's global_step (${step})`,
+          );
         m.input = { ...m.input, item: { ...m.input.item, global_step: step } };
       });
     }

@@ -145,7 +145,11 @@ export function registerNemoGym(app: FastifyInstance, ctx: ServerContext): void 
     let r: Result;
     try {
       scope.admit(1);
-      r = await scope.grade(grader, name, out.ok ? { item, sample: out.sample } : invalidResult('bad_input', out.message, { grader: grader.name, type: grader.type }));
+      r = await scope.grade(
+        grader,
+        name,
+        out.ok ? { item, sample: out.sample } : invalidResult('bad_input', out.message, { grader: grader.name, type: grader.type }),
+      );
     } finally {
       scope.end();
     }
@@ -155,7 +159,8 @@ export function registerNemoGym(app: FastifyInstance, ctx: ServerContext): void 
   const aggregate = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = bodyObject(request.body);
     const rows = body.verify_responses;
-    if (!Array.isArray(rows) || !rows.every(isObj)) throw new HttpError(400, 'invalid_request', 'field "verify_responses" must be a list of verify responses (objects)');
+    if (!Array.isArray(rows) || !rows.every(isObj))
+      throw new HttpError(400, 'invalid_request', 'field "verify_responses" must be a list of verify responses (objects)');
     checkBatch(ctx, 'verify_responses', rows.length);
     if (rows.length === 0) return sendJSON(reply, '{"group_level_metrics":[],"agent_metrics":{},"key_metrics":{}}');
     const byTask = new Map<number, Record<string, unknown>[]>();
@@ -170,7 +175,10 @@ export function registerNemoGym(app: FastifyInstance, ctx: ServerContext): void 
     const agent = describe(numericFields(rows));
     const key: Record<string, number | null> = {};
     for (const [k, v] of Object.entries(agent)) if (k.startsWith('mean/')) key[k] = v;
-    return sendJSON(reply, '{"group_level_metrics":[' + group.join(',') + '],"agent_metrics":' + metricsJSON(agent) + ',"key_metrics":' + metricsJSON(key) + '}');
+    return sendJSON(
+      reply,
+      '{"group_level_metrics":[' + group.join(',') + '],"agent_metrics":' + metricsJSON(agent) + ',"key_metrics":' + metricsJSON(key) + '}',
+    );
   };
 
   for (const p of ['', PREFIX]) {

@@ -25,7 +25,11 @@ function configError(e: ConfigError): HttpError {
 
 function inlineGrader(ctx: ServerContext, config: Record<string, unknown>): Grader {
   if (!ctx.opts.allowInlineGraders) {
-    throw new HttpError(403, 'inline_graders_disabled', 'this server only runs its loaded graders; send "grader": "<name>" (start it with --allow-inline-graders to accept configs)');
+    throw new HttpError(
+      403,
+      'inline_graders_disabled',
+      'this server only runs its loaded graders; send "grader": "<name>" (start it with --allow-inline-graders to accept configs)',
+    );
   }
   let grader: Grader;
   try {

@@ -41,7 +41,10 @@ export function extractResponse(query: string, prompt: string | undefined, token
     if (!rest.startsWith(prompt)) {
       rest = stripLeadingTokens(rest, tokens);
       if (!rest.startsWith(prompt)) {
-        return { ok: false, message: `the query does not start with its prompt (query begins ${JSON.stringify(query.slice(0, 60))}, prompt begins ${JSON.stringify(prompt.slice(0, 60))})` };
+        return {
+          ok: false,
+          message: `the query does not start with its prompt (query begins ${JSON.stringify(query.slice(0, 60))}, prompt begins ${JSON.stringify(prompt.slice(0, 60))})`,
+        };
       }
     }
     rest = rest.slice(prompt.length);

@@ -36,7 +36,10 @@ export function registerSlime(app: FastifyInstance, ctx: ServerContext): void {
       const input =
         typeof body.response === 'string'
           ? { item, sample: { output_text: body.response } }
-          : invalidResult('bad_input', `field "response" must be a string, got ${body.response === null ? 'null' : typeof body.response}`, { grader: grader.name, type: grader.type });
+          : invalidResult('bad_input', `field "response" must be a string, got ${body.response === null ? 'null' : typeof body.response}`, {
+              grader: grader.name,
+              type: grader.type,
+            });
       r = await scope.grade(grader, name, input);
     } finally {
       scope.end();

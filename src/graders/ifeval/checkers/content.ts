@@ -19,8 +19,7 @@ export const contentInstructions: InstructionType[] = [
       const marker = strArg(kw, 'postscript_marker').trim();
       // The reference searches `\s*MARKER.*$` (MULTILINE) in the lowercased response, which
       // amounts to "the marker occurs somewhere"; P.S. and P.P.S get spacing-tolerant patterns.
-      const re =
-        marker === 'P.P.S' ? /p\.\s?p\.\s?s/u : marker === 'P.S.' ? /p\.\s?s\./u : new RegExp(escapeRegExp(marker.toLowerCase()), 'u');
+      const re = marker === 'P.P.S' ? /p\.\s?p\.\s?s/u : marker === 'P.S.' ? /p\.\s?s\./u : new RegExp(escapeRegExp(marker.toLowerCase()), 'u');
       return (r) => re.test(r.toLowerCase());
     },
   },

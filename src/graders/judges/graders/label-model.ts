@@ -50,7 +50,10 @@ export const labelModel: GraderType<LabelModelConfig> = {
       `{"steps": [{"description": "...", "conclusion": "..."}], "result": <one of ${cfg.labels.map((l) => JSON.stringify(l)).join(', ')}>}.`;
     // token → 1 when it starts a passing label only, 0 when it starts a failing label only
     const tokenValue = (t: string): number | undefined => {
-      const s0 = t.trim().toLowerCase().replace(/^["'[(*]+/, '');
+      const s0 = t
+        .trim()
+        .toLowerCase()
+        .replace(/^["'[(*]+/, '');
       if (!s0) return undefined;
       const hits = cfg.labels.filter((l) => l.toLowerCase().startsWith(s0));
       if (hits.length === 0) return undefined;

@@ -47,7 +47,7 @@ function swap(v: PairwiseValue): PairwiseValue {
 
 export const pairwise: GraderType<PairwiseConfig> = {
   type: 'pairwise',
-  summary: 'LLM judge prefers A or B (both orders, ties, consistency flag); score from A\'s side',
+  summary: "LLM judge prefers A or B (both orders, ties, consistency flag); score from A's side",
   schema,
   capabilities: endpointCapabilities,
   build(cfg, b) {
@@ -61,10 +61,14 @@ export const pairwise: GraderType<PairwiseConfig> = {
     const user = cfg.user_prompt ?? PAIRWISE_USER;
     const parse = (graded: string[]) => (t: string) => {
       const v = parsePairwise(t, { graded });
-      if (v.ok && v.value === 'tie' && !allowTie) return { ok: false as const, error: 'no_verdict' as const, message: 'the judge declared a tie, which this grader does not allow' };
+      if (v.ok && v.value === 'tie' && !allowTie)
+        return { ok: false as const, error: 'no_verdict' as const, message: 'the judge declared a tie, which this grader does not allow' };
       return v;
     };
-    const structured = (cfg.response_format ?? 'json_schema') === 'json_schema' ? choiceFormat('pairwise_verdict', allowTie ? ['[[A]]', '[[B]]', '[[C]]'] : ['[[A]]', '[[B]]']) : undefined;
+    const structured =
+      (cfg.response_format ?? 'json_schema') === 'json_schema'
+        ? choiceFormat('pairwise_verdict', allowTie ? ['[[A]]', '[[B]]', '[[C]]'] : ['[[A]]', '[[B]]'])
+        : undefined;
     const messages = (question: string, x: string, y: string): ChatMessage[] => {
       checkSize(question.length + x.length + y.length);
       return [

@@ -54,10 +54,16 @@ export const referenceVerify: GraderType<ReferenceVerifyConfig> = {
       const reference = renderString(ref, input);
       checkSize(question.length + response.length + reference.length);
       const graded = gradedStrings(response, input.sample);
-      const run = await runJudge(ctx, s, [
-        { role: 'system', content: structured ? `${system}\n\n${structured.instruction}` : system },
-        { role: 'user', content: fill(user, { question, reference, response }) },
-      ], (t) => parseYesNo(t, { graded }), structured?.schema);
+      const run = await runJudge(
+        ctx,
+        s,
+        [
+          { role: 'system', content: structured ? `${system}\n\n${structured.instruction}` : system },
+          { role: 'user', content: fill(user, { question, reference, response }) },
+        ],
+        (t) => parseYesNo(t, { graded }),
+        structured?.schema,
+      );
       const votes = run.valid.map((v) => (v.verdict.value ? 1 : 0));
       const yes = votes.reduce<number>((a, v) => a + v, 0);
       const meta: Record<string, unknown> = { ...run.meta, verdict: run.valid[0]!.verdict.value ? 'yes' : 'no', verdict_format: run.valid[0]!.verdict.format };

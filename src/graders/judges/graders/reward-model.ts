@@ -11,7 +11,6 @@ import { asGradeFailure } from '../../../models/errors.js';
 import { REWARD_PATHS, type RewardInput } from '../../../models/reward-client.js';
 import { compileMessages, messageSchema } from '../messages.js';
 
-
 const schema = graderSchema({
   ...endpointFields,
   model: z.string().min(1),
@@ -25,7 +24,10 @@ const schema = graderSchema({
   /** Subtracted from the raw reward (e.g. its mean on a calibration set); default 0. */
   offset: z.number().optional(),
   /** The shifted reward is divided by this (e.g. its standard deviation); default 1. */
-  scale: z.number().refine((x) => x !== 0, 'scale must not be 0').optional(),
+  scale: z
+    .number()
+    .refine((x) => x !== 0, 'scale must not be 0')
+    .optional(),
   /** Squash the normalised reward into (0, 1) with a logistic sigmoid (default false). */
   sigmoid: z.boolean().optional(),
   /** Texts per request (default 32). */
@@ -44,8 +46,10 @@ export const rewardModel: GraderType<RewardModelConfig> = {
   schema,
   capabilities: (cfg) => endpointCapabilities(cfg, (base) => base.replace(/\/v1$/, '') + (cfg.path ?? REWARD_PATHS[cfg.protocol])), // the URL RewardClient posts to
   build(cfg, b) {
-    if ((cfg.input === undefined) === (cfg.text === undefined)) b.fail('input', 'give exactly one of "input" (chat messages) or "text" (a chat-templated prompt)');
-    if (cfg.input !== undefined && cfg.protocol !== 'vllm_pooling') b.fail('input', `protocol "${cfg.protocol}" needs "text" (a prompt in the model's chat template); chat messages work with vllm_pooling`);
+    if ((cfg.input === undefined) === (cfg.text === undefined))
+      b.fail('input', 'give exactly one of "input" (chat messages) or "text" (a chat-templated prompt)');
+    if (cfg.input !== undefined && cfg.protocol !== 'vllm_pooling')
+      b.fail('input', `protocol "${cfg.protocol}" needs "text" (a prompt in the model's chat template); chat messages work with vllm_pooling`);
     const render = cfg.input ? compileMessages(b, 'input', cfg.input) : undefined;
     const text = cfg.text !== undefined ? b.template('text', cfg.text) : undefined;
     checkEndpoint(cfg, b);
@@ -65,7 +69,11 @@ export const rewardModel: GraderType<RewardModelConfig> = {
       }
       let score = (raw - offset) / scale;
       if (cfg.sigmoid) score = 1 / (1 + Math.exp(-score));
-      return { score, reason: `reward model ${cfg.model} gave ${raw}${offset || scale !== 1 ? ` (normalised: (raw - ${offset}) / ${scale})` : ''}${cfg.sigmoid ? ', then a sigmoid' : ''}`, metadata: { model: cfg.model, raw_reward: raw } };
+      return {
+        score,
+        reason: `reward model ${cfg.model} gave ${raw}${offset || scale !== 1 ? ` (normalised: (raw - ${offset}) / ${scale})` : ''}${cfg.sigmoid ? ', then a sigmoid' : ''}`,
+        metadata: { model: cfg.model, raw_reward: raw },
+      };
     };
   },
 };

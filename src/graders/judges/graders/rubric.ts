@@ -81,7 +81,9 @@ export const rubric: GraderType<RubricConfig> = {
       fromItem = b.template('criteria', cfg.criteria);
       if (!fromItem.single) b.fail('criteria', 'must be a list of criteria or a single {{...}} placeholder naming a list in the data');
     } else {
-      fixed = cfg.criteria.map((c, i) => (typeof c === 'string' ? { name: `c${i}`, text: c, weight: 1 } : { name: c.name ?? `c${i}`, text: c.criterion, weight: c.weight ?? 1 }));
+      fixed = cfg.criteria.map((c, i) =>
+        typeof c === 'string' ? { name: `c${i}`, text: c, weight: 1 } : { name: c.name ?? `c${i}`, text: c.criterion, weight: c.weight ?? 1 },
+      );
       if (fixed.length > MAX_CRITERIA) b.fail('criteria', `at most ${MAX_CRITERIA} criteria`);
       if (!fixed.some((c) => c.weight > 0)) b.fail('criteria', 'needs at least one criterion with a positive weight');
       const names = new Set<string>();
@@ -103,7 +105,10 @@ export const rubric: GraderType<RubricConfig> = {
       ? undefined
       : scale === 'binary'
         ? choiceFormat('criterion_verdict', ['[[YES]]', '[[NO]]'])
-        : { schema: verdictSchema('criterion_rating', { type: 'integer', minimum: scale[0], maximum: scale[1] }), instruction: structuredInstruction(`<an integer from ${scale[0]} to ${scale[1]}>`) };
+        : {
+            schema: verdictSchema('criterion_rating', { type: 'integer', minimum: scale[0], maximum: scale[1] }),
+            instruction: structuredInstruction(`<an integer from ${scale[0]} to ${scale[1]}>`),
+          };
 
     /** One criterion → a component result in [0, 1]. */
     const judgeOne = async (c: Criterion, question: string, response: string, graded: string[], ctx: GraderContext, st: JudgeSettings): Promise<Result> => {
@@ -145,7 +150,12 @@ export const rubric: GraderType<RubricConfig> = {
         return { score, valid: true, reason: rationale(first.verdict, first.choice.content), metadata: { ...base, duration_ms: performance.now() - t0 } };
       } catch (e) {
         if (!(e instanceof GradeFailure)) throw e;
-        return { score: null, valid: false, error: { kind: e.kind, message: e.message }, metadata: { ...e.metadata, ...base, duration_ms: performance.now() - t0 } };
+        return {
+          score: null,
+          valid: false,
+          error: { kind: e.kind, message: e.message },
+          metadata: { ...e.metadata, ...base, duration_ms: performance.now() - t0 },
+        };
       }
     };
 

@@ -73,11 +73,16 @@ export const scoreModel: GraderType<ScoreModelConfig> = {
         scores.push(v);
       }
       const first = run.valid[0]!;
-      const meta: Record<string, unknown> = { ...run.meta, verdict: first.verdict.value.raw, verdict_format: first.verdict.format, range: [lo, hi], ...samplesMeta(scores, s.samples) };
+      const meta: Record<string, unknown> = {
+        ...run.meta,
+        verdict: first.verdict.value.raw,
+        verdict_format: first.verdict.format,
+        range: [lo, hi],
+        ...samplesMeta(scores, s.samples),
+      };
       if (first.verdict.value.clamped) meta.clamped = true;
       if (s.logprobs) meta.logprob_score = lpNotes.length === 0 ? true : { fallback: lpNotes[0] };
       return { score: combineScores(scores, mode), reason: rationale(first.verdict, first.choice.content), metadata: meta };
     };
   },
 };
-

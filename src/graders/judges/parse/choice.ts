@@ -4,7 +4,21 @@
 // object (structured output) is read by its own key; otherwise the candidates go through the
 // shared selection (quotes of the graded response dropped, conflicts refused).
 import { findJsonObjects, pickKey, type JsonHit } from '../../../extract/json.js';
-import { MAX_VERDICT_LINE, finish, lastLine, prepare, rankOf, rationaleOf, select, wholeJson, type Candidate, type ParseContext, type ParseErrorCode, type Span, type Verdict } from './verdict.js';
+import {
+  MAX_VERDICT_LINE,
+  finish,
+  lastLine,
+  prepare,
+  rankOf,
+  rationaleOf,
+  select,
+  wholeJson,
+  type Candidate,
+  type ParseContext,
+  type ParseErrorCode,
+  type Span,
+  type Verdict,
+} from './verdict.js';
 
 /** Case-insensitive regex source for a literal word (no flags needed, so values can stay case-sensitive). */
 export function ci(word: string): string {
@@ -50,7 +64,10 @@ export function compileChoice<T>(spec: ChoiceSpec<T>): CompiledChoice<T> {
     spec,
     brackets: new RegExp(String.raw`\[\[\s*(${inner})\s*\]\]`, 'gd'),
     tags: new RegExp(String.raw`<(${tagNames})>\s*\**\s*([^<>\n]{1,80}?)\s*\**\s*<\/\1>`, 'gd'),
-    keyed: new RegExp(String.raw`(?<![A-Za-z_])["']?(?:${keys})["']?\**\s*(?:[:=]|\s+is\b|\s+-(?=\s))\s*\**\s*["']?\[?\[?\s*(${spec.value})(?![A-Za-z0-9_])`, 'gd'),
+    keyed: new RegExp(
+      String.raw`(?<![A-Za-z_])["']?(?:${keys})["']?\**\s*(?:[:=]|\s+is\b|\s+-(?=\s))\s*\**\s*["']?\[?\[?\s*(${spec.value})(?![A-Za-z0-9_])`,
+      'gd',
+    ),
     finalLine: new RegExp(String.raw`^[\s*_#>\`"'(\[]*(?:(?:${keys})\s*[:=-]?\s*)?[\s*_"'\[]*(${spec.value})[\s*_.!\`"')\]]*$`),
     whole: new RegExp(String.raw`^\s*\**\s*["'(\[]*\s*(?:${spec.value})\s*[)"'\]]*\s*[.!]?\s*\**\s*$`),
   };
@@ -89,7 +106,17 @@ function jsonCandidate<T>(h: JsonHit, text: string, c: CompiledChoice<T>): Cand<
   const core = inner.replace(/[)"'\].!*\s]+$/, '');
   const vstart = tokStart + (token.length - inner.length);
   const vend = vstart + (core.length || token.length);
-  const cand: Cand<T> = { value: val === undefined ? unknown(spec.what, token) : val, format: 'json', start: h.start, end: h.end, echo: [echoStart, Math.min(h.end, tokStart + token.length + 1)], vstart, vend, matched: text.slice(h.start, h.end), rank: rankOf('json') };
+  const cand: Cand<T> = {
+    value: val === undefined ? unknown(spec.what, token) : val,
+    format: 'json',
+    start: h.start,
+    end: h.end,
+    echo: [echoStart, Math.min(h.end, tokStart + token.length + 1)],
+    vstart,
+    vend,
+    matched: text.slice(h.start, h.end),
+    rank: rankOf('json'),
+  };
   const r = rationaleOf(h.value);
   if (r !== undefined) cand.rationale = r;
   return cand;
@@ -145,7 +172,18 @@ export function parseChoice<T>(raw: string, c: CompiledChoice<T>, ctx: ParseCont
     if (val === undefined) return [];
     const at = ll.start + ll.line.lastIndexOf(m[1]!);
     const lead = ll.line.length - ll.line.trimStart().length;
-    return [{ value: val, format: 'final_line', start: ll.start + lead, end: ll.start + ll.line.trimEnd().length, vstart: at, vend: at + m[1]!.length, matched: ll.line.trim(), rank: rankOf('final_line') }];
+    return [
+      {
+        value: val,
+        format: 'final_line',
+        start: ll.start + lead,
+        end: ll.start + ll.line.trimEnd().length,
+        vstart: at,
+        vend: at + m[1]!.length,
+        matched: ll.line.trim(),
+        rank: rankOf('final_line'),
+      },
+    ];
   };
   return finish(select({ structured, fallback, text, jsonSpans, ctx }, spec.what), text, spec.what);
 }

@@ -16,16 +16,41 @@ export function labelParser(labels: readonly string[]): LabelParser {
   let compiled = cache.get(key);
   if (!compiled) {
     const byLower = new Map(labels.map((l) => [l.trim().toLowerCase().replace(/\s+/g, ' '), l] as const));
-    const alts = [...labels].sort((a, b) => b.length - a.length).map((l) => {
-      const esc = escapeRe(l.trim()).replace(/[A-Za-z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
-      return esc.replace(/\s+/g, String.raw`\s+`);
-    });
+    const alts = [...labels]
+      .sort((a, b) => b.length - a.length)
+      .map((l) => {
+        const esc = escapeRe(l.trim()).replace(/[A-Za-z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
+        return esc.replace(/\s+/g, String.raw`\s+`);
+      });
     const value = String.raw`(?<![A-Za-z0-9_-])(?:${alts.join('|')})`;
     compiled = compileChoice<string>({
       what: `label (one of ${labels.map((l) => `"${l}"`).join(', ')})`,
       value,
-      canon: (token) => byLower.get(token.trim().replace(/^[("'[*\s]+|[)"'\].!*\s]+$/g, '').toLowerCase().replace(/\s+/g, ' ')),
-      keys: ['final label', 'label', 'classification', 'category', 'class', 'final verdict', 'verdict', 'result', 'final answer', 'answer', 'decision', 'judgement', 'judgment', 'rating', 'grade'],
+      canon: (token) =>
+        byLower.get(
+          token
+            .trim()
+            .replace(/^[("'[*\s]+|[)"'\].!*\s]+$/g, '')
+            .toLowerCase()
+            .replace(/\s+/g, ' '),
+        ),
+      keys: [
+        'final label',
+        'label',
+        'classification',
+        'category',
+        'class',
+        'final verdict',
+        'verdict',
+        'result',
+        'final answer',
+        'answer',
+        'decision',
+        'judgement',
+        'judgment',
+        'rating',
+        'grade',
+      ],
       jsonKeys: ['result', 'label', 'verdict', 'classification', 'category', 'class', 'answer', 'decision', 'judgement', 'judgment', 'rating', 'grade'],
       tags: ['label', 'result', 'verdict', 'answer', 'classification', 'category', 'decision'],
       strictUnknown: true,

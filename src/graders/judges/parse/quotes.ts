@@ -26,7 +26,10 @@ export function maskQuoted(text: string): string {
       const info = m[2]!.trim().toLowerCase();
       let j = i + 1;
       while (j < lines.length && !closes(lines[j]!, marker)) j++;
-      const content = lines.slice(i + 1, j).join('\n').trim();
+      const content = lines
+        .slice(i + 1, j)
+        .join('\n')
+        .trim();
       const ownAnswer = (info === 'json' || info === '') && content.startsWith('{');
       if (!ownAnswer) for (let k = i; k <= Math.min(j, lines.length - 1); k++) lines[k] = blank(lines[k]!);
       i = j + 1;

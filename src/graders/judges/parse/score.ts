@@ -4,7 +4,20 @@
 // whole-answer JSON object (structured output) is read by its own key; otherwise the candidates go
 // through the shared selection (quotes of the graded response dropped, conflicts refused).
 import { findJsonObjects, pickKey, type JsonHit } from '../../../extract/json.js';
-import { MAX_VERDICT_LINE, finish, lastLine, prepare, rankOf, rationaleOf, select, wholeJson, type Candidate, type ParseContext, type Span, type Verdict } from './verdict.js';
+import {
+  MAX_VERDICT_LINE,
+  finish,
+  lastLine,
+  prepare,
+  rankOf,
+  rationaleOf,
+  select,
+  wholeJson,
+  type Candidate,
+  type ParseContext,
+  type Span,
+  type Verdict,
+} from './verdict.js';
 
 export interface ScoreParseOptions extends ParseContext {
   /** Inclusive range of valid scores (default [0, 1]). */
@@ -33,7 +46,10 @@ const KEYED = new RegExp(
   'gid',
 );
 const GIVE = new RegExp(String.raw`\b(?:give|gives|assign|assigns|award|awards|rate|rates)\b[^.\n]{0,30}?\bscore\s+of\s+(${NUM})${FRAC}`, 'gid');
-const FINAL_LINE = new RegExp(String.raw`^[\s*_#>\`]*(?:final\s+)?(?:score|rating|verdict)?[\s:*_]*[([]*\s*(${NUM})${FRAC}\s*(%)?\s*[)\]]*(?:\*{1,2}|_{1,2}|\`)?\s*[.!]?\s*$`, 'i');
+const FINAL_LINE = new RegExp(
+  String.raw`^[\s*_#>\`]*(?:final\s+)?(?:score|rating|verdict)?[\s:*_]*[([]*\s*(${NUM})${FRAC}\s*(%)?\s*[)\]]*(?:\*{1,2}|_{1,2}|\`)?\s*[.!]?\s*$`,
+  'i',
+);
 const ANY_FRACTION = new RegExp(String.raw`(?<![\d.])(${NUM})\s*(?:\/|out\s+of)\s*(${NUM})(?!\.?\d)`, 'gi');
 
 const JSON_KEYS = ['result', 'score', 'rating', 'grade', 'final_score', 'overall_score', 'verdict', 'reward', 'points'] as const;
@@ -80,7 +96,17 @@ function jsonCandidate(h: JsonHit, text: string, opts: RangeOpts): Candidate<V> 
   const vstart = at >= h.start ? at : h.start;
   const keyAt = text.slice(h.start, vstart).toLowerCase().lastIndexOf(k.key);
   const echoStart = keyAt >= 0 ? Math.max(h.start, h.start + keyAt - 1) : h.start;
-  const c: Candidate<V> = { value, format: 'json', start: h.start, end: h.end, echo: [echoStart, vstart + numText.length], vstart, vend: vstart + numText.length, matched: text.slice(h.start, h.end), rank: rankOf('json') };
+  const c: Candidate<V> = {
+    value,
+    format: 'json',
+    start: h.start,
+    end: h.end,
+    echo: [echoStart, vstart + numText.length],
+    vstart,
+    vend: vstart + numText.length,
+    matched: text.slice(h.start, h.end),
+    rank: rankOf('json'),
+  };
   if (k.key === 'final_score' || k.key === 'overall_score') c.matched = `final ${c.matched}`;
   const r = rationaleOf(h.value);
   if (r !== undefined) c.rationale = r;
@@ -104,7 +130,16 @@ export function parseScore(raw: string, options: ScoreParseOptions = {}): Verdic
     const vstart = m.indices?.[numIdx]?.[0] ?? m.index;
     const value = toRange(Number(num), m[denIdx] !== undefined ? Number(m[denIdx]) : undefined, pctIdx > 0 && !!m[pctIdx], opts);
     const lead = m[0].length - m[0].trimStart().length;
-    list.push({ value, format, start: m.index + lead, end: m.index + m[0].length, vstart, vend: vstart + num.length, matched: m[0].trim(), rank: rankOf(format) });
+    list.push({
+      value,
+      format,
+      start: m.index + lead,
+      end: m.index + m[0].length,
+      vstart,
+      vend: vstart + num.length,
+      matched: m[0].trim(),
+      rank: rankOf(format),
+    });
   };
   for (const m of text.matchAll(BRACKETS)) push(structured, 'brackets', m, 1, 2, 0);
   for (const m of text.matchAll(TAGS)) push(structured, 'tag', m, 2, 3, 4);
@@ -124,12 +159,30 @@ export function parseScore(raw: string, options: ScoreParseOptions = {}): Verdic
     if (ll && m) {
       const at = ll.start + ll.line.indexOf(m[1]!);
       const lead = ll.line.length - ll.line.trimStart().length;
-      out.push({ value: toRange(Number(m[1]), m[2] !== undefined ? Number(m[2]) : undefined, !!m[3], opts), format: 'final_line', start: ll.start + lead, end: ll.start + ll.line.trimEnd().length, vstart: at, vend: at + m[1]!.length, matched: ll.line.trim(), rank: rankOf('final_line') });
+      out.push({
+        value: toRange(Number(m[1]), m[2] !== undefined ? Number(m[2]) : undefined, !!m[3], opts),
+        format: 'final_line',
+        start: ll.start + lead,
+        end: ll.start + ll.line.trimEnd().length,
+        vstart: at,
+        vend: at + m[1]!.length,
+        matched: ll.line.trim(),
+        rank: rankOf('final_line'),
+      });
     } else {
       const plausible = new Set([opts.range[1], 5, 10, 100]);
       for (const f of text.matchAll(ANY_FRACTION)) {
         if (!plausible.has(Number(f[2]))) continue;
-        out.push({ value: toRange(Number(f[1]), Number(f[2]), false, opts), format: 'fraction', start: f.index, end: f.index + f[0].length, vstart: f.index, vend: f.index + f[1]!.length, matched: f[0], rank: rankOf('fraction') });
+        out.push({
+          value: toRange(Number(f[1]), Number(f[2]), false, opts),
+          format: 'fraction',
+          start: f.index,
+          end: f.index + f[0].length,
+          vstart: f.index,
+          vend: f.index + f[1]!.length,
+          matched: f[0],
+          rank: rankOf('fraction'),
+        });
       }
     }
     return out;

@@ -155,7 +155,11 @@ function decide<T>(cs: Candidate<T>[], text: string, what: string): Selection<T>
   if (finals.length && new Set(finals.map(valueKey)).size === 1) return { pick: last(finals) };
   const shown = [...new Map(cs.map((c) => [valueKey(c), c.matched.slice(0, 40)])).values()].slice(0, 4).map((m) => `"${m}"`);
   return {
-    error: { ok: false, error: 'ambiguous', message: `the judge output holds conflicting ${what}s (${shown.join(', ')}) and none is marked final; not guessing which is the judge's own` },
+    error: {
+      ok: false,
+      error: 'ambiguous',
+      message: `the judge output holds conflicting ${what}s (${shown.join(', ')}) and none is marked final; not guessing which is the judge's own`,
+    },
   };
 }
 
@@ -167,14 +171,21 @@ function decide<T>(cs: Candidate<T>[], text: string, what: string): Selection<T>
  */
 export function select<T>(inp: SelectInput<T>, what: string): Selection<T> {
   const echo = echoIndexOf(inp.ctx?.graded);
-  const tooMany: Selection<T> = { error: { ok: false, error: 'ambiguous', message: `the judge output holds more than ${MAX_ECHO_CHECKS} different ${what}-like spans` } };
+  const tooMany: Selection<T> = {
+    error: { ok: false, error: 'ambiguous', message: `the judge output holds more than ${MAX_ECHO_CHECKS} different ${what}-like spans` },
+  };
   const outsideJson = inp.structured.filter((c) => c.format === 'json' || !inp.jsonSpans.some((j) => c.start >= j.start && c.end <= j.end));
   const structured = own(outsideJson, inp.text, echo, false);
   if (!structured) return tooMany;
   if (structured.length) return decide(structured, inp.text, what);
   // a bare verdict over text already found to be quoted (a final line "[[A]]" that is the echo) stays quoted
   const covered = quotedCoverage(outsideJson);
-  const fallback = own(inp.fallback().filter((f) => !covered(f.start, f.end)), inp.text, echo, true);
+  const fallback = own(
+    inp.fallback().filter((f) => !covered(f.start, f.end)),
+    inp.text,
+    echo,
+    true,
+  );
   if (!fallback) return tooMany;
   if (fallback.length) return decide(fallback, inp.text, what);
   return {};
@@ -219,7 +230,8 @@ export function prepare(raw: string): { visible: string } | VerdictErr {
       : { ok: false, error: 'no_verdict', message: 'the judge output holds only reasoning, no final verdict' };
   }
   const visible = maskQuoted(m.text);
-  if (visible.trim() === '') return { ok: false, error: 'no_verdict', message: 'the judge output holds only quoted text (blockquotes or code blocks), no verdict of its own' };
+  if (visible.trim() === '')
+    return { ok: false, error: 'no_verdict', message: 'the judge output holds only quoted text (blockquotes or code blocks), no verdict of its own' };
   return { visible };
 }
 
