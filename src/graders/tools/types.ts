@@ -21,4 +21,18 @@ export interface ParamSchema {
   [k: string]: unknown;
 }
 
-export class ParseError extends Error {}
+/** `syntax`: Python would reject it too; `unsupported`: valid Python the parser does not model; `limit`: too large or deep. */
+export type ParseErrorKind = 'syntax' | 'unsupported' | 'limit';
+
+/** For `unsupported`: which construct (BFCL's AST decoder drops some of them and keeps others). */
+export type UnsupportedConstruct = 'subscript' | 'bytes' | 'complex' | 'escape' | 'starred' | 'expression';
+
+export class ParseError extends Error {
+  constructor(
+    message: string,
+    readonly kind: ParseErrorKind = 'syntax',
+    readonly construct?: UnsupportedConstruct,
+  ) {
+    super(message);
+  }
+}
