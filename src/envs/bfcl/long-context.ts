@@ -5,7 +5,18 @@
 import { readFileSync, statSync } from 'node:fs';
 import { LONG_CONTEXT_KEYS, type LongContextData } from './api.js';
 import { loads } from './py/json.js';
-import { PyDict, type PyValue } from './py/values.js';
+import { PY_ELLIPSIS, PyDict, type PyValue } from './py/values.js';
+
+/** The export writes Python's Ellipsis as {"__ellipsis__": true}. */
+function revive(v: PyValue, depth = 0): PyValue {
+  if (depth > 64) return v;
+  if (Array.isArray(v)) return v.map((x) => revive(x, depth + 1));
+  if (v instanceof PyDict) {
+    if (v.size === 1 && v.get('__ellipsis__') === true) return PY_ELLIPSIS;
+    return PyDict.of(v.entries().map(([k, x]) => [k, revive(x, depth + 1)]));
+  }
+  return v;
+}
 
 /** The environment variable naming the JSON export. */
 export const LONG_CONTEXT_ENV = 'ARBITER_BFCL_LONG_CONTEXT';
@@ -25,7 +36,7 @@ export function loadLongContext(path: string): LongContextData {
   for (const k of LONG_CONTEXT_KEYS) {
     const x = v.get(k);
     if (x === undefined) missing.push(k);
-    else values[k] = x;
+    else values[k] = revive(x);
   }
   if (missing.length) throw new Error(`${path} lacks ${missing.join(', ')} (export it with scripts/bfcl-long-context.py)`);
   const data: LongContextData = { values };

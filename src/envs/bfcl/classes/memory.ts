@@ -6,6 +6,7 @@
 import { ApiInstance, type ApiClass, type BfclEnv, dict, method } from '../api.js';
 import { PyException } from '../py/errors.js';
 import { pyStr } from '../py/format.js';
+import { crLog } from '../py/mpf.js';
 import { splitWhitespace } from '../py/text.js';
 import { needDict, PyDict, pyDeepCopy, pyLen, PyTuple, type PyValue, truthy, typeName } from '../py/values.js';
 
@@ -25,7 +26,7 @@ export function bm25PlusScores(corpus: string[][], query: string[]): number[] {
   const nd = new Map<string, number>();
   for (const f of freqs) for (const w of f.keys()) nd.set(w, (nd.get(w) ?? 0) + 1);
   const idf = new Map<string, number>();
-  for (const [w, c] of nd) idf.set(w, Math.log(n + 1) - Math.log(c));
+  for (const [w, c] of nd) idf.set(w, crLog(n + 1) - crLog(c));
   const k1 = 1.5;
   const b = 0.75;
   const score = new Array<number>(n).fill(0);

@@ -2,6 +2,7 @@
 // (CPython's _strptime patterns, its error messages and calendar checks), comparable date-times,
 // and strftime('%Y-%m-%d %H:%M:%S') of a wall-clock time plus an offset in seconds.
 import { PyException } from './errors.js';
+import { strRepr } from './format.js';
 
 /** [year, month, day, hour, minute, second, microsecond]: compares like a Python datetime. */
 export type DateTime = [number, number, number, number, number, number, number];
@@ -32,7 +33,7 @@ export function strptime(text: unknown, format: keyof typeof FORMATS): DateTime 
     throw new PyException('TypeError', `strptime() argument 1 must be str, not ${t}`);
   }
   const m = FORMATS[format]!.exec(text);
-  if (!m) throw new PyException('ValueError', `time data ${reprText(text)} does not match format '${format}'`);
+  if (!m) throw new PyException('ValueError', `time data ${strRepr(text)} does not match format '${format}'`);
   if (m[0].length !== text.length) throw new PyException('ValueError', `unconverted data remains: ${text.slice(m[0].length)}`);
   const n = m.slice(1).map((x) => Number(x.trim()));
   const [y, mo, d] = n as [number, number, number];
@@ -40,11 +41,6 @@ export function strptime(text: unknown, format: keyof typeof FORMATS): DateTime 
   const sec = n[5] ?? 0;
   if (sec > 59) throw new PyException('ValueError', 'second must be in 0..59');
   return [y, mo, d, n[3] ?? 0, n[4] ?? 0, sec, 0];
-}
-
-function reprText(s: string): string {
-  const q = s.includes("'") && !s.includes('"') ? '"' : "'";
-  return q + s.replace(/\\/g, '\\\\').replace(new RegExp(q, 'g'), `\\${q}`) + q;
 }
 
 export function compareDateTime(a: DateTime, b: DateTime): number {

@@ -400,3 +400,88 @@ export function logRatio(value: PyValue, base: PyValue, dps: PyValue): PyObject 
   const u = mpfAdd(mpfMul(ai, c), neg(mpfMul(ar, d)), wp);
   return new PyMpc(mpfDiv(t, mag, prec), mpfDiv(u, mag, prec), prec);
 }
+
+// ---- correctly rounded double log and pow (what glibc's libm returns, as Python's math uses) ----
+
+function splitDouble(x: number): { man: bigint; exp: number } {
+  const r = fromFloat(x);
+  if (r.k !== 'num') throw new Error('splitDouble of a special value');
+  return { man: r.man, exp: r.exp };
+}
+
+/** An mpf of at most 53 bits as a double (normal range), or undefined when it would be subnormal. */
+function toDouble(m: Mpf): number | undefined {
+  if (m.k === 'zero') return 0;
+  if (m.k !== 'num') return undefined;
+  const e = m.exp + bitLength(m.man);
+  if (e > 1024) return m.neg ? -Infinity : Infinity;
+  if (e < -1021) return undefined;
+  let v = Number(m.man);
+  let k = m.exp;
+  while (k > 1000) {
+    v *= 2 ** 1000;
+    k -= 1000;
+  }
+  while (k < -1000) {
+    v *= 2 ** -1000;
+    k += 1000;
+  }
+  v *= 2 ** k;
+  return m.neg ? -v : v;
+}
+
+/** ln(x) for a finite double x > 0, correctly rounded. */
+export function crLog(x: number): number {
+  if (x === 1) return 0;
+  const { man, exp } = splitDouble(x);
+  const bc = bitLength(man);
+  const w = 140 + (Math.abs(exp + bc) <= 1 ? bc + 8 : 0);
+  const l = lnFixed(man, exp, w);
+  return toDouble(l < 0n ? normalize(true, -l, -w, 53) : normalize(false, l, -w, 53)) ?? Math.log(x);
+}
+
+/** exp(t·2^-w)·2^scale... as an mpf rounded to `prec` bits, for a fixed-point t. */
+function expFixed(t: bigint, w: number, prec: number): Mpf {
+  const g = w + 20;
+  const tt = t << 20n;
+  const ln2 = ln2Fixed(g);
+  // k = round(t / ln2)
+  let k = tt / ln2;
+  let r = tt - k * ln2;
+  if (r * 2n > ln2) {
+    k += 1n;
+    r -= ln2;
+  } else if (r * 2n < -ln2) {
+    k -= 1n;
+    r += ln2;
+  }
+  const one = 1n << BigInt(g);
+  let term = one;
+  let sum = one;
+  for (let i = 1n; term !== 0n; i++) {
+    term = (term * r) / (one * i);
+    sum += term;
+  }
+  return normalize(false, sum, Number(k) - g, prec);
+}
+
+/** |x|^y for finite non-zero x and finite y (x > 0, or y an integer), correctly rounded; undefined for subnormal results. */
+export function crPow(x: number, y: number): number | undefined {
+  const ax = Math.abs(x);
+  const approx = y * Math.log(ax);
+  if (approx > 720) return Infinity;
+  if (approx < -760) return 0;
+  const { man, exp } = splitDouble(ax);
+  const bc = bitLength(man);
+  const ym = splitDouble(Math.abs(y));
+  const yBits = ym.exp + bitLength(ym.man);
+  const w = 160 + Math.max(0, yBits) + (Math.abs(exp + bc) <= 1 ? bc + 8 : 0);
+  const l = lnFixed(man, exp, w); // ln|x| · 2^w
+  // t = y · ln|x| at scale 2^w
+  let t = l * ym.man;
+  t = ym.exp >= 0 ? t << BigInt(ym.exp) : t >> BigInt(-ym.exp);
+  if (y < 0) t = -t;
+  const r = toDouble(expFixed(t, w, 53));
+  if (r === undefined) return undefined;
+  return r;
+}

@@ -4,6 +4,7 @@
 // float(), int(), abs(), round(), sum(), min() and max().
 import { EnvLimit, PyException, Unsupported } from './errors.js';
 import { roundFloat } from './format.js';
+import { crPow } from './mpf.js';
 import { TRIM_RE } from './text.js';
 import { isNumber, pyCompare, PyTuple, type PyValue, typeName } from './values.js';
 
@@ -154,14 +155,15 @@ export function truediv(a: PyValue, b: PyValue): PyValue {
 function floatDivmod(x: number, y: number): [number, number] {
   let mod = x % y;
   let div = (x - mod) / y;
-  if (mod) {
+  // C's `if (mod)` is true for NaN
+  if (mod !== 0) {
     if (y < 0 !== mod < 0) {
       mod += y;
       div -= 1;
     }
   } else mod = y < 0 ? -0 : 0;
   let floordiv: number;
-  if (div) {
+  if (div !== 0) {
     floordiv = Math.floor(div);
     if (div - floordiv > 0.5) floordiv += 1;
   } else floordiv = x / y < 0 || Object.is(x / y, -0) ? -0 : 0;
@@ -255,7 +257,10 @@ function floatPow(x: number, y: number): number {
   }
   let r: number;
   if (Number.isFinite(x) && x !== 0 && Number.isInteger(y) && Math.abs(y) <= 64) r = exactFloatPowInt(x, y);
-  else r = Math.pow(x, y);
+  else if (Number.isFinite(x) && x !== 0 && Number.isFinite(y)) {
+    const mag = crPow(x, y) ?? Math.abs(Math.pow(x, y));
+    r = x < 0 && Math.abs(y % 2) === 1 ? -mag : mag;
+  } else r = Math.pow(x, y);
   if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) throw new PyException('OverflowError', "(34, 'Numerical result out of range')");
   return r;
 }

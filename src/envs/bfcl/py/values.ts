@@ -438,3 +438,15 @@ export function pyDeepCopy(v: PyValue, memo = new Map<object, PyValue>(), depth 
   }
   return v;
 }
+
+class Ellipsis extends PyObject {
+  readonly pyType = 'ellipsis';
+  override pyRepr(): string {
+    return 'Ellipsis';
+  }
+  override hashKey(): string {
+    return 'Ellipsis';
+  }
+}
+/** Python's `...`. */
+export const PY_ELLIPSIS: PyObject = new Ellipsis();
