@@ -20,8 +20,8 @@ import { EnvLimit, PyException, Unsupported } from './py/errors.js';
 import { jsonDumps, pyStr } from './py/format.js';
 import * as num from './py/num.js';
 import { PY_SPACE_CLASS } from './py/text.js';
-import { PyDict, PyObject, PySet, PyTuple, type PyValue, typeName } from './py/values.js';
-import { parsePythonExpr, type PyAst } from '../../graders/tools/python-call.js';
+import { PY_ELLIPSIS, PyBytes, PyDict, PyObject, PySet, PyTuple, type PyValue, typeName } from './py/values.js';
+import { parsePythonExpr, type PyAst, unparse } from '../../graders/tools/python-call.js';
 import { ParseError } from '../../graders/tools/types.js';
 
 /** The simulated classes, by the name `involved_classes` uses. */
@@ -181,6 +181,8 @@ export class Side {
         if (e.kind === 'limit') throw new EnvLimit(`${e.message} in the call ${JSON.stringify(raw.slice(0, 200))}`);
         throw new PyException('SyntaxError', `${e.message} (<string>, line 1)`);
       }
+      const dup = repeatedKeyword(ast);
+      if (dup !== undefined) throw new PyException('SyntaxError', `keyword argument repeated: ${dup} (<string>, line 1)`);
       const result = this.evaluate(ast, 0);
       if (typeof result === 'string') return result;
       if (result instanceof PyDict) {
@@ -210,7 +212,9 @@ export class Side {
       case 'const':
         return n.v;
       case 'ellipsis':
-        throw new Unsupported('Ellipsis values are not evaluated');
+        return PY_ELLIPSIS;
+      case 'bytes':
+        return new PyBytes(n.v, unparse(n));
       case 'list':
         return n.items.map((x) => this.evaluate(x, depth + 1));
       case 'tuple':
@@ -282,6 +286,45 @@ export class Side {
     }
     throw new Unsupported('expression not evaluated');
   }
+}
+
+/** A keyword given twice in one call (ast.parse accepts it; compiling for eval does not). */
+function repeatedKeyword(n: PyAst, depth = 0): string | undefined {
+  if (depth > 300) return undefined;
+  const kids: PyAst[] = [];
+  switch (n.k) {
+    case 'call': {
+      const seen = new Set<string>();
+      for (const [k] of n.keywords) {
+        if (seen.has(k)) return k;
+        seen.add(k);
+      }
+      kids.push(n.func, ...n.args, ...n.keywords.map(([, v]) => v));
+      break;
+    }
+    case 'list':
+    case 'tuple':
+    case 'set':
+      kids.push(...n.items);
+      break;
+    case 'dict':
+      for (const [k, v] of n.entries) kids.push(k, v);
+      break;
+    case 'attr':
+      kids.push(n.value);
+      break;
+    case 'unary':
+      kids.push(n.operand);
+      break;
+    case 'binop':
+      kids.push(n.left, n.right);
+      break;
+  }
+  for (const kid of kids) {
+    const r = repeatedKeyword(kid, depth + 1);
+    if (r !== undefined) return r;
+  }
+  return undefined;
 }
 
 /** Python's `\b([a-zA-Z_]\w*)\s*(?=\()` with Unicode \w and \s. */

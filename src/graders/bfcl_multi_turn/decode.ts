@@ -11,7 +11,7 @@ import { pyRepr, pyStr } from '../../envs/bfcl/py/format.js';
 import { fromJs, loads } from '../../envs/bfcl/py/json.js';
 import * as num from '../../envs/bfcl/py/num.js';
 import { PY_SPACE_CLASS, strip } from '../../envs/bfcl/py/text.js';
-import { PyDict, PyTuple, type PyValue } from '../../envs/bfcl/py/values.js';
+import { PyBytes, PyDict, PyTuple, type PyValue } from '../../envs/bfcl/py/values.js';
 import { parsePythonExpr, type PyAst, unparse } from '../tools/python-call.js';
 import { ParseError } from '../tools/types.js';
 
@@ -120,10 +120,31 @@ function evalArith(n: PyAst): PyValue {
       return n.items.map(evalArith);
     case 'tuple':
       return new PyTuple(n.items.map(evalArith));
+    case 'name':
+      // eval() in BFCL's model_handler/utils: builtins and that module's imports exist, other names do not
+      if (KNOWN_NAMES.has(n.id)) throw new Unsupported(`the prompting decoder would evaluate "${n.id}" with Python's eval`);
+      throw new Drop();
+    case 'call':
+    case 'attr': {
+      let root: PyAst = n;
+      while (root.k === 'call' || root.k === 'attr') root = root.k === 'call' ? root.func : root.value;
+      if (root.k === 'name' && !KNOWN_NAMES.has(root.id)) throw new Drop();
+      throw new Unsupported(`the prompting decoder would evaluate "${unparse(n).slice(0, 80)}" with Python's eval; only literal arithmetic is modelled`);
+    }
     default:
       throw new Unsupported(`the prompting decoder would evaluate "${unparse(n).slice(0, 80)}" with Python's eval; only literal arithmetic is modelled`);
   }
 }
+
+/** Python builtins and the modules BFCL's model_handler/utils imports by name. */
+const KNOWN_NAMES = new Set(
+  (
+    'abs all any ascii bin bool bytearray bytes callable chr complex dict dir divmod enumerate eval exec filter float format frozenset ' +
+    'getattr globals hasattr hash hex id int isinstance issubclass iter len list locals map max min next object oct open ord pow print ' +
+    'range repr reversed round set setattr slice sorted str sum super tuple type vars zip True False None Ellipsis ' +
+    'ast builtins copy json operator re reduce'
+  ).split(' '),
+);
 
 /** resolve_ast_by_type. */
 function resolveValue(n: PyAst): PyValue {
@@ -132,6 +153,8 @@ function resolveValue(n: PyAst): PyValue {
     case 'float':
     case 'str':
       return n.v;
+    case 'bytes':
+      return new PyBytes(n.v, unparse(n));
     case 'const':
       return n.v;
     case 'ellipsis':
@@ -202,7 +225,7 @@ export function decodePrompting(text: string): string[] | undefined {
   } catch (e) {
     if (!(e instanceof ParseError)) throw e;
     if (e.kind === 'limit') throw new EnvLimit(`a model step: ${e.message}`);
-    if (e.kind === 'unsupported' && e.construct !== 'expression') throw new Unsupported(`a model step uses ${e.message}`);
+    if (e.kind === 'unsupported' && e.construct !== 'expression' && e.construct !== 'bytes') throw new Unsupported(`a model step uses ${e.message}`);
     return undefined;
   }
   try {

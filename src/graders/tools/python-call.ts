@@ -17,6 +17,7 @@ export type PyAst =
   | { k: 'int'; v: bigint }
   | { k: 'float'; v: number }
   | { k: 'str'; v: string }
+  | { k: 'bytes'; v: Uint8Array }
   | { k: 'const'; v: boolean | null }
   | { k: 'ellipsis' }
   | { k: 'list'; items: PyAst[] }
@@ -232,7 +233,6 @@ class Parser {
         this.ws();
         if (this.s[this.i] === '=' && this.s[this.i + 1] !== '=') {
           this.i++;
-          if (keywords.some(([k]) => k === w)) throw syntax(`keyword argument repeated: ${w}`);
           keywords.push([w, this.expr(d + 1)]);
           if (this.peek() === ',') this.i++;
           else break;
@@ -357,26 +357,29 @@ class Parser {
     return node;
   }
 
-  /** One or more adjacent string literals. */
+  /** One or more adjacent string (or bytes) literals. */
   strings(): PyAst {
     let out = '';
-    let any = false;
+    let kind: 'str' | 'bytes' | undefined;
     for (;;) {
       this.ws();
       const m = /^([rRuUbBfF]{0,2})(['"])/.exec(this.s.slice(this.i, this.i + 3));
       if (!m || !/^(?:|[rRuUbBfF]|[rR][bBfF]|[bBfF][rR])$/.test(m[1]!)) break;
       const prefix = m[1]!.toLowerCase();
-      if (prefix.includes('b')) throw unsupported('bytes literals are not evaluated', 'bytes');
       if (prefix.includes('f')) throw unsupported('f-strings are not evaluated');
+      const k = prefix.includes('b') ? 'bytes' : 'str';
+      if (kind !== undefined && kind !== k) throw syntax('cannot mix bytes and nonbytes literals');
+      kind = k;
       this.i += m[1]!.length;
-      out += this.string(prefix.includes('r'));
-      any = true;
+      out += this.string(prefix.includes('r'), k === 'bytes');
     }
-    if (!any) throw syntax(`expected a string at offset ${this.i}`);
+    if (kind === undefined) throw syntax(`expected a string at offset ${this.i}`);
+    if (kind === 'bytes') return { k: 'bytes', v: Uint8Array.from([...out].map((c) => c.charCodeAt(0))) };
     return { k: 'str', v: out };
   }
 
-  string(raw: boolean): string {
+  /** One literal's value (for bytes: one char per byte, code points below 256). */
+  string(raw: boolean, bytes = false): string {
     const s = this.s;
     const q = s[this.i]!;
     const triple = s.startsWith(q.repeat(3), this.i);
@@ -392,6 +395,7 @@ class Parser {
       const ch = s[this.i]!;
       if ((ch === '\n' || ch === '\r') && !triple) throw syntax('unterminated string literal');
       if (ch !== '\\') {
+        if (bytes && ch.charCodeAt(0) > 0x7f) throw syntax('bytes can only contain ASCII literal characters');
         out += ch;
         this.i++;
         continue;
@@ -439,6 +443,10 @@ class Parser {
         case 'x':
         case 'u':
         case 'U': {
+          if (bytes && n !== 'x') {
+            out += `\\${n}`;
+            break;
+          }
           const len = n === 'x' ? 2 : n === 'u' ? 4 : 8;
           const hex = s.slice(this.i, this.i + len);
           if (!new RegExp(`^[0-9a-fA-F]{${len}}$`).test(hex)) throw syntax(`(unicode error) truncated \\${n}${'X'.repeat(len)} escape`);
@@ -449,12 +457,16 @@ class Parser {
           break;
         }
         case 'N':
+          if (bytes) {
+            out += '\\N';
+            break;
+          }
           throw unsupported('\\N{...} escapes are not evaluated', 'escape');
         default:
           if (/[0-7]/.test(n)) {
             let oct = n;
             while (oct.length < 3 && /[0-7]/.test(s[this.i] ?? '')) oct += s[this.i++];
-            out += String.fromCodePoint(parseInt(oct, 8));
+            out += String.fromCodePoint(bytes ? parseInt(oct, 8) & 0xff : parseInt(oct, 8));
           } else out += `\\${n}`;
       }
     }
@@ -484,6 +496,23 @@ export function pyStrRepr(s: string): string {
     else if (cp < 0x100) out += `\\x${cp.toString(16).padStart(2, '0')}`;
     else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
     else out += `\\U${cp.toString(16).padStart(8, '0')}`;
+  }
+  return out + quote;
+}
+
+/** repr() of a bytes value. */
+export function pyBytesRepr(b: Uint8Array): string {
+  const has = (c: number) => b.includes(c);
+  const quote = has(0x27) && !has(0x22) ? '"' : "'";
+  let out = `b${quote}`;
+  for (const c of b) {
+    const ch = String.fromCharCode(c);
+    if (ch === quote || ch === '\\') out += `\\${ch}`;
+    else if (c === 9) out += '\\t';
+    else if (c === 10) out += '\\n';
+    else if (c === 13) out += '\\r';
+    else if (c < 0x20 || c >= 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
+    else out += ch;
   }
   return out + quote;
 }
@@ -520,6 +549,8 @@ export function unparse(n: PyAst, outer = 0): string {
       return Number.isFinite(n.v) ? pyFloatRepr(n.v) : '1e309';
     case 'str':
       return pyStrRepr(n.v);
+    case 'bytes':
+      return pyBytesRepr(n.v);
     case 'const':
       return n.v === null ? 'None' : n.v ? 'True' : 'False';
     case 'ellipsis':

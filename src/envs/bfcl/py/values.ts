@@ -450,3 +450,27 @@ class Ellipsis extends PyObject {
 }
 /** Python's `...`. */
 export const PY_ELLIPSIS: PyObject = new Ellipsis();
+
+/** A Python bytes value (opaque to the APIs: equality, hashing and repr only). */
+export class PyBytes extends PyObject {
+  readonly pyType = 'bytes';
+  constructor(
+    readonly bytes: Uint8Array,
+    private readonly repr: string,
+  ) {
+    super();
+  }
+  override pyEq(other: PyValue): boolean | undefined {
+    if (!(other instanceof PyBytes)) return undefined;
+    return other.bytes.length === this.bytes.length && other.bytes.every((b, i) => b === this.bytes[i]);
+  }
+  override hashKey(): string {
+    return `b${Array.from(this.bytes).join(',')}`;
+  }
+  override pyRepr(): string {
+    return this.repr;
+  }
+  override pyBool(): boolean {
+    return this.bytes.length > 0;
+  }
+}
