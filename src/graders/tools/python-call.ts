@@ -82,8 +82,14 @@ class Parser {
   }
 
   expect(ch: string): void {
-    if (this.peek() !== ch) throw syntax(`expected "${ch}" at offset ${this.i}`);
-    this.i++;
+    const c = this.peek();
+    if (c === ch) {
+      this.i++;
+      return;
+    }
+    const open = { ')': '(', ']': '[', '}': '{' }[ch];
+    if (c === undefined && open) throw syntax(`'${open}' was never closed`);
+    throw syntax(`expected "${ch}" at offset ${this.i}`);
   }
 
   /** The identifier (or keyword) at the cursor, NFKC-normalised as Python does, and its source length. */

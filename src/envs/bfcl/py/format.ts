@@ -19,7 +19,7 @@ export function intStr(v: bigint): string {
   if (digits > INT_MAX_STR_DIGITS) {
     throw new PyException(
       'ValueError',
-      `Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion: value has ${digits} digits; use sys.set_int_max_str_digits() to increase the limit`,
+      `Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit`,
     );
   }
   return s;
