@@ -74,9 +74,16 @@ describe('input formats', () => {
       involved_classes: ['VehicleControlAPI'],
       ground_truth: [['adjustClimateControl(temperature=20.0)', "displayCarStatus(option='fuel')"]],
     };
-    const asTools = [[{ type: 'function', function: { name: 'adjustClimateControl', arguments: '{"temperature": 20.0}' } }, { name: 'displayCarStatus', arguments: { option: 'fuel' } }]];
+    const asTools = [
+      [
+        { type: 'function', function: { name: 'adjustClimateControl', arguments: '{"temperature": 20.0}' } },
+        { name: 'displayCarStatus', arguments: { option: 'fuel' } },
+      ],
+    ];
     expect((await grade(g, { item: vehicle, sample: { output_turns: asTools } })).score).toBe(1);
-    expect((await grade(g, { item: vehicle, sample: { output_turns: [["[adjustClimateControl(temperature=20.0), displayCarStatus(option='fuel')]"]] } })).score).toBe(1);
+    expect(
+      (await grade(g, { item: vehicle, sample: { output_turns: [["[adjustClimateControl(temperature=20.0), displayCarStatus(option='fuel')]"]] } })).score,
+    ).toBe(1);
     // 20 (an int) is stored as 20 == 20.0, but the result echoes it as 20 where the ground truth shows 20.0
     const asInt = [[{ type: 'function', function: { name: 'adjustClimateControl', arguments: '{"temperature": 20}' } }, "displayCarStatus(option='fuel')"]];
     const r = await grade(g, { item: vehicle, sample: { output_turns: asInt } });
@@ -86,7 +93,10 @@ describe('input formats', () => {
   it('bfcl_result: text steps decoded as BFCL does (positional arguments dropped, chat text ignored)', async () => {
     const fmt = grader({ input_format: 'bfcl_result' });
     const gt = [["cd(folder='docs')"], ["cat(file_name='a.txt')"]];
-    const ok = await grade(fmt, { item: item(gt), sample: { output_turns: [["cd(folder='docs')", 'I changed directory.'], ["```\n[cat(file_name='a.txt')]\n```"]] } });
+    const ok = await grade(fmt, {
+      item: item(gt),
+      sample: { output_turns: [["cd(folder='docs')", 'I changed directory.'], ["```\n[cat(file_name='a.txt')]\n```"]] },
+    });
     expect(ok.score).toBe(1);
     expect(ok.metadata.dropped_steps).toEqual([1, 0]);
     // cat('a.txt') decodes to cat(), which fails: the ground truth's result is missing
@@ -100,7 +110,7 @@ describe('input formats', () => {
 
 describe('irrelevance (BFCL does not apply it; irrelevance_check turns it on)', () => {
   const e = loadCategory('miss_func').find((x) => x.id === 'multi_turn_miss_func_0')!;
-  const turns = e.ground_truth.map((t, i) => (i === 2 ? ["ls()"] : t));
+  const turns = e.ground_truth.map((t, i) => (i === 2 ? ['ls()'] : t));
 
   it('calls in a turn whose ground truth is empty: still 1 by default', async () => {
     expect((await grade(g, { item: e, sample: { output_turns: turns } })).score).toBe(1);
@@ -133,11 +143,28 @@ describe('int and float in an object-form initial_config', () => {
     initial_config:
       typeof balance === 'string'
         ? balance
-        : { TravelAPI: { credit_card_list: { c1: { card_number: '1', balance } }, booking_record: { b1: { card_id: 'c1', travel_cost: 10.0 } }, access_token: 't', token_expires_in: 1 } },
+        : {
+            TravelAPI: {
+              credit_card_list: { c1: { card_number: '1', balance } },
+              booking_record: { b1: { card_id: 'c1', travel_cost: 10.0 } },
+              access_token: 't',
+              token_expires_in: 1,
+            },
+          },
     involved_classes: ['TravelAPI'],
-    ground_truth: [["purchase_insurance(access_token='t', insurance_type='x', booking_id='b1', insurance_cost=50.0, card_id='c1')", "get_credit_card_balance(access_token='t', card_id='c1')"]],
+    ground_truth: [
+      [
+        "purchase_insurance(access_token='t', insurance_type='x', booking_id='b1', insurance_cost=50.0, card_id='c1')",
+        "get_credit_card_balance(access_token='t', card_id='c1')",
+      ],
+    ],
   });
-  const model = [["purchase_insurance(access_token='t', insurance_type='x', booking_id='b1', insurance_cost=50, card_id='c1')", "get_credit_card_balance(access_token='t', card_id='c1')"]];
+  const model = [
+    [
+      "purchase_insurance(access_token='t', insurance_type='x', booking_id='b1', insurance_cost=50, card_id='c1')",
+      "get_credit_card_balance(access_token='t', card_id='c1')",
+    ],
+  ];
 
   it('a card balance (written both ways in BFCL data) is graded under both readings; same outcome: that outcome', async () => {
     const r = await grade(g, { item: travel(1000), sample: { output_turns: travel(1000).ground_truth } });
@@ -153,7 +180,8 @@ describe('int and float in an object-form initial_config', () => {
   });
 
   it('initial_config as JSON text decides it: 1000 (int) differs, 1000.0 (float) matches', async () => {
-    const text = (b: string) => `{"TravelAPI": {"credit_card_list": {"c1": {"card_number": "1", "balance": ${b}}}, "booking_record": {"b1": {"card_id": "c1", "travel_cost": 10.0}}, "access_token": "t", "token_expires_in": 1}}`;
+    const text = (b: string) =>
+      `{"TravelAPI": {"credit_card_list": {"c1": {"card_number": "1", "balance": ${b}}}, "booking_record": {"b1": {"card_id": "c1", "travel_cost": 10.0}}, "access_token": "t", "token_expires_in": 1}}`;
     const asInt = await grade(g, { item: travel(text('1000')), sample: { output_turns: model } });
     expect(asInt.metadata.error_type).toBe('multi_turn:execution_response_mismatch');
     const asFloat = await grade(g, { item: travel(text('1000.0')), sample: { output_turns: model } });
@@ -185,7 +213,13 @@ describe('hard limits and refusals', () => {
 
   it('the work budget stops runaway execution (directories sharing contents, paths doubling 20 times, then find): limit_exceeded', async () => {
     // mv and cp share a directory's children the way the original does, so each level doubles the paths
-    const level = ["cp(source='n', destination='m')", "mkdir(dir_name='p')", "mv(source='n', destination='p')", "mv(source='m', destination='p')", "mv(source='p', destination='n')"];
+    const level = [
+      "cp(source='n', destination='m')",
+      "mkdir(dir_name='p')",
+      "mv(source='n', destination='p')",
+      "mv(source='m', destination='p')",
+      "mv(source='p', destination='n')",
+    ];
     const calls = ["cd(folder='docs')", "mkdir(dir_name='n')", ...Array.from({ length: 20 }, () => level).flat(), 'find()'];
     const loose = grader({ max_calls_per_turn: 200, max_steps: 100_000 });
     const r = await grade(loose, { item: item([["cd(folder='docs')"]]), sample: { output_turns: [calls] } });

@@ -7,7 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { loadGrader } from '../../dist/index.js';
 
 const dir = fileURLToPath(new URL('../../../shared/data/bfcl/multi_turn/', import.meta.url));
-const lines = (f: string) => readFileSync(dir + f, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const lines = (f: string) =>
+  readFileSync(dir + f, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 export interface Entry {
   id: string;
@@ -26,7 +30,9 @@ export function loadCategory(cat: string): Entry[] {
 
 /** The raw JSON line of an entry (its initial_config keeps 5000.0 apart from 5000). */
 export function rawLine(cat: string, id: string): string {
-  return readFileSync(`${dir}BFCL_v4_multi_turn_${cat}.json`, 'utf8').split('\n').find((l) => l.includes(`"id": "${id}"`))!;
+  return readFileSync(`${dir}BFCL_v4_multi_turn_${cat}.json`, 'utf8')
+    .split('\n')
+    .find((l) => l.includes(`"id": "${id}"`))!;
 }
 
 export const BASE_CONFIG = {
@@ -49,10 +55,20 @@ export function writeSyntheticLongContext(): string {
   const data = {
     AUTOMOBILE_EXTENSION: ['AUTO1', 'AUTO2'],
     BOOKING_RECORD_EXTENSION: {
-      booking_x1: { card_id: 'card_x1', travel_date: '2024-01-02', travel_from: 'SFO', travel_to: 'LAX', travel_class: 'economy', travel_cost: 120.0, transaction_id: 'tx1' },
+      booking_x1: {
+        card_id: 'card_x1',
+        travel_date: '2024-01-02',
+        travel_from: 'SFO',
+        travel_to: 'LAX',
+        travel_class: 'economy',
+        travel_cost: 120.0,
+        transaction_id: 'tx1',
+      },
     },
     CAR_STATUS_METADATA_EXTENSION: 'Made-up car metadata for tests.',
-    CREDIT_CARD_EXTENSION: { card_x1: { card_number: '0000', expiration_date: '01/2030', cardholder_name: 'Test', card_verification_number: 1, balance: 1000.0 } },
+    CREDIT_CARD_EXTENSION: {
+      card_x1: { card_number: '0000', expiration_date: '01/2030', cardholder_name: 'Test', card_verification_number: 1, balance: 1000.0 },
+    },
     FILES_TAIL_USED: ['log.txt', 'report.txt'],
     FILE_CONTENT_EXTENSION: ' (made-up padding line)',
     INTERMEDIARY_CITIES: ['Town A', 'Town B'],

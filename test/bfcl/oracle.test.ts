@@ -49,7 +49,13 @@ describe("BFCL's verdicts on mutated ground truths", () => {
 });
 
 describe("BFCL's result text for single calls", () => {
-  const seqs = JSON.parse(fixture('oracle-api-calls.json')) as { name: string; classes: string[]; initial_config: string; calls: string[]; results: string[] }[];
+  const seqs = JSON.parse(fixture('oracle-api-calls.json')) as {
+    name: string;
+    classes: string[];
+    initial_config: string;
+    calls: string[];
+    results: string[];
+  }[];
 
   it('covers all ten classes', () => {
     expect(new Set(seqs.flatMap((s) => s.classes)).size).toBe(10);

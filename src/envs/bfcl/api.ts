@@ -171,7 +171,10 @@ export function bindArgs(qualname: string, spec: MethodSpec<unknown>, env: BfclE
     else out[i] = p[1](env);
   });
   if (missing.length) {
-    throw new PyException('TypeError', `${qualname}() missing ${missing.length} required positional argument${missing.length > 1 ? 's' : ''}: ${nameList(missing)}`);
+    throw new PyException(
+      'TypeError',
+      `${qualname}() missing ${missing.length} required positional argument${missing.length > 1 ? 's' : ''}: ${nameList(missing)}`,
+    );
   }
   return out as PyValue[];
 }

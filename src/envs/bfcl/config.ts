@@ -62,7 +62,6 @@ function matches(pattern: string, path: readonly string[]): boolean {
 
 export const MAX_AMBIGUOUS = 4;
 
-
 /** How an object-form initial_config is read. */
 export interface Reading {
   /** For the i-th ambiguous integral number (in traversal order): read it as a float? */

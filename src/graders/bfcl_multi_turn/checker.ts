@@ -100,7 +100,10 @@ function compareStates(model: Side, gt: Side): Record<string, Record<string, { m
         if (e instanceof PyException) throw new CompareCrash(`comparing ${className}.${attr} raised ${e.type}: ${e.text()} (BFCL's checker would crash)`);
         throw e;
       }
-      if (!equal) (out[className] ??= {})[attr] = { model: reprShort(mv), ground_truth: reprShort(gv) };
+      if (!equal) {
+        out[className] ??= {};
+        out[className][attr] = { model: reprShort(mv), ground_truth: reprShort(gv) };
+      }
     }
   }
   return out;

@@ -35,7 +35,12 @@ const schema = graderSchema({
   /** The entry id (`{{item.id}}`): decides long_context as BFCL does and names the instances. */
   entry_id: z.string().optional(),
   /** BFCL's model name in instance names (only visible inside strings that mention a method call). */
-  model_name: z.string().min(1).max(200).regex(/^[\w.:/-]+$/).optional(),
+  model_name: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[\w.:/-]+$/)
+    .optional(),
   /** Also fail turns whose ground truth is empty when the model calls anything (BFCL's disabled irrelevance checker). */
   irrelevance_check: z.boolean().optional(),
   max_turns: z.number().int().positive().max(1000).optional(),
@@ -151,7 +156,7 @@ export const bfclMultiTurn: GraderType<Config> = {
       const longContext = cfg.long_context ?? (id !== undefined && longContextOfId(id));
       const lcData = longContext ? longContextData() : undefined;
 
-      let decoded;
+      let decoded: ReturnType<typeof decodeTurns>;
       try {
         decoded = decodeTurns(raw, format);
       } catch (e) {
@@ -160,18 +165,23 @@ export const bfclMultiTurn: GraderType<Config> = {
       }
       decoded.forEach((turn, t) => {
         const calls = turn.steps.flat();
-        if (calls.length > lim.max_calls_per_turn) throw new GradeFailure('limit_exceeded', `turn ${t} has ${calls.length} calls, over max_calls_per_turn ${lim.max_calls_per_turn}`);
-        for (const c of calls) if (c.length > lim.max_call_chars) throw new GradeFailure('limit_exceeded', `a call in turn ${t} is ${c.length} characters, over max_call_chars ${lim.max_call_chars}`);
+        if (calls.length > lim.max_calls_per_turn)
+          throw new GradeFailure('limit_exceeded', `turn ${t} has ${calls.length} calls, over max_calls_per_turn ${lim.max_calls_per_turn}`);
+        for (const c of calls)
+          if (c.length > lim.max_call_chars)
+            throw new GradeFailure('limit_exceeded', `a call in turn ${t} is ${c.length} characters, over max_call_chars ${lim.max_call_chars}`);
       });
       gt.forEach((turn, t) => {
-        if (turn.length > lim.max_calls_per_turn) throw new GradeFailure('limit_exceeded', `ground-truth turn ${t} has ${turn.length} calls, over max_calls_per_turn ${lim.max_calls_per_turn}`);
+        if (turn.length > lim.max_calls_per_turn)
+          throw new GradeFailure('limit_exceeded', `ground-truth turn ${t} has ${turn.length} calls, over max_calls_per_turn ${lim.max_calls_per_turn}`);
       });
 
       const cfgValue = renderCompiled(initialConfig, s);
       const readWith = (floatAt: (i: number) => boolean): ReadResult => {
         try {
           if (typeof cfgValue === 'string') return readConfigText(cfgValue);
-          if (cfgValue === null || typeof cfgValue !== 'object' || Array.isArray(cfgValue)) throw new GradeFailure('bad_input', 'initial_config must be an object or JSON text');
+          if (cfgValue === null || typeof cfgValue !== 'object' || Array.isArray(cfgValue))
+            throw new GradeFailure('bad_input', 'initial_config must be an object or JSON text');
           return readConfigObject(cfgValue as Record<string, unknown>, { floatAt });
         } catch (e) {
           if (e instanceof GradeFailure) throw e;
@@ -200,12 +210,15 @@ export const bfclMultiTurn: GraderType<Config> = {
       };
 
       const first = readWith(() => false);
-      let result = run(first);
+      const result = run(first);
       let readings = 1;
       if (first.ambiguous.length > 0) {
         // An integral number whose Python type the object form lost: grade under every reading.
         if (first.ambiguous.length > MAX_AMBIGUOUS) {
-          throw new GradeFailure('bad_input', `initial_config has ${first.ambiguous.length} integral numbers whose int/float type is unknown (${first.ambiguous.slice(0, 3).join(', ')}…); pass initial_config as JSON text`);
+          throw new GradeFailure(
+            'bad_input',
+            `initial_config has ${first.ambiguous.length} integral numbers whose int/float type is unknown (${first.ambiguous.slice(0, 3).join(', ')}…); pass initial_config as JSON text`,
+          );
         }
         const n = 1 << first.ambiguous.length;
         for (let mask = 1; mask < n; mask++) {

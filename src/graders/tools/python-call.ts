@@ -31,9 +31,41 @@ export type PyAst =
   | { k: 'binop'; op: PyBinOp; left: PyAst; right: PyAst };
 
 const KEYWORDS = new Set([
-  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def', 'del', 'elif', 'else', 'except',
-  'finally', 'for', 'from', 'global', 'if', 'import', 'in', 'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try',
-  'while', 'with', 'yield',
+  'False',
+  'None',
+  'True',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'finally',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'nonlocal',
+  'not',
+  'or',
+  'pass',
+  'raise',
+  'return',
+  'try',
+  'while',
+  'with',
+  'yield',
 ]);
 /** Keywords that continue a valid expression in ways this parser does not evaluate. */
 const UNSUPPORTED_KEYWORDS = new Set(['and', 'or', 'not', 'if', 'else', 'for', 'in', 'is', 'lambda', 'await', 'yield', 'async']);
@@ -345,11 +377,15 @@ class Parser {
     const float = new RegExp(`^(?:(?:${D})?\\.${D}(?:[eE][-+]?${D})?|${D}\\.(?:[eE][-+]?${D})?|${D}[eE][-+]?${D})`);
     const radix = /^0(?:[xX](?:_?[0-9a-fA-F])+|[oO](?:_?[0-7])+|[bB](?:_?[01])+)/;
     const dec = /^(?:[1-9](?:_?\d)*|0(?:_?0)*)/;
-    let m: RegExpExecArray | null;
     let node: PyAst;
-    if ((m = float.exec(s))) node = { k: 'float', v: Number(m[0].replace(/_/g, '')) };
-    else if ((m = radix.exec(s))) node = { k: 'int', v: BigInt(m[0].replace(/_/g, '')) };
-    else if ((m = dec.exec(s))) {
+    const fm = float.exec(s);
+    const rm = fm ? null : radix.exec(s);
+    const dm = fm || rm ? null : dec.exec(s);
+    const m = fm ?? rm ?? dm;
+    if (!m) throw syntax(`invalid number at offset ${this.i}`);
+    if (fm) node = { k: 'float', v: Number(fm[0].replace(/_/g, '')) };
+    else if (rm) node = { k: 'int', v: BigInt(rm[0].replace(/_/g, '')) };
+    else if (dm) {
       const digits = m[0].replace(/_/g, '');
       if (digits.length > MAX_INT_DIGITS) throw new ParseError(`an int literal has more than ${MAX_INT_DIGITS} digits`, 'limit');
       node = { k: 'int', v: BigInt(digits) };

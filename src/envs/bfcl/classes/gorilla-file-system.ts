@@ -132,7 +132,12 @@ export class GorillaFileSystem extends ApiInstance {
       path.push(dir.name);
       dir = dir.parent;
     }
-    return dict({ current_working_directory: `/${path.reverse().map((p) => needStr(p, 'join')).join('/')}` });
+    return dict({
+      current_working_directory: `/${path
+        .reverse()
+        .map((p) => needStr(p, 'join'))
+        .join('/')}`,
+    });
   }
 
   ls(a: PyValue): PyValue {

@@ -116,14 +116,19 @@ function squareRoot(number: PyValue, precision: PyValue): PyValue {
 }
 
 type A = MathAPI;
-const both = (fn: (a: PyValue, b: PyValue) => PyValue, message: string) => (_s: A, [a, b]: PyValue[]) => catching(['TypeError'], message, () => dict({ result: fn(a!, b!) }));
-const list = (which: 'min' | 'max' | 'sum', empty: string) => (_s: A, [numbers]: PyValue[]) => {
-  if (!truthy(numbers!)) return err(empty);
-  return catching(['TypeError'], 'All elements in the list must be numbers', () => {
-    const items = pyIter(numbers!);
-    return dict({ result: which === 'sum' ? pySum(items) : pyMinMax(items, which) });
-  });
-};
+const both =
+  (fn: (a: PyValue, b: PyValue) => PyValue, message: string) =>
+  (_s: A, [a, b]: PyValue[]) =>
+    catching(['TypeError'], message, () => dict({ result: fn(a!, b!) }));
+const list =
+  (which: 'min' | 'max' | 'sum', empty: string) =>
+  (_s: A, [numbers]: PyValue[]) => {
+    if (!truthy(numbers!)) return err(empty);
+    return catching(['TypeError'], 'All elements in the list must be numbers', () => {
+      const items = pyIter(numbers!);
+      return dict({ result: which === 'sum' ? pySum(items) : pyMinMax(items, which) });
+    });
+  };
 
 export const MathAPIClass: ApiClass<A> = {
   name: 'MathAPI',
@@ -137,7 +142,11 @@ export const MathAPIClass: ApiClass<A> = {
     ),
     imperial_si_conversion: method<A>(['value', 'unit_in', 'unit_out'], (_s, [a, b, c]) => imperialSiConversion(a!, b!, c!)),
     logarithm: method<A>(['value', 'base', 'precision'], (_s, [a, b, c]) =>
-      catching(['*'], (e) => e.text(), () => dict({ result: logRatio(a!, b!, c!) })),
+      catching(
+        ['*'],
+        (e) => e.text(),
+        () => dict({ result: logRatio(a!, b!, c!) }),
+      ),
     ),
     max_value: method<A>(['numbers'], list('max', 'Cannot find maximum of an empty list')),
     mean: method<A>(['numbers'], (_s, [a]) => mean(a!)),
@@ -147,7 +156,9 @@ export const MathAPIClass: ApiClass<A> = {
       return catching(['TypeError'], 'Both inputs must be numbers', () => dict({ result: mul(a!, b!) }));
     }),
     percentage: method<A>(['part', 'whole'], (_s, [a, b]) =>
-      catching(['TypeError'], 'Both inputs must be numbers', () => (pyEq(b!, 0n) ? err('Whole value cannot be zero') : dict({ result: mul(truediv(a!, b!), 100n) }))),
+      catching(['TypeError'], 'Both inputs must be numbers', () =>
+        pyEq(b!, 0n) ? err('Whole value cannot be zero') : dict({ result: mul(truediv(a!, b!), 100n) }),
+      ),
     ),
     power: method<A>(['base', 'exponent'], both(pow, 'Both inputs must be numbers')),
     round_number: method<A>(['number', ['decimal_places', () => 0n]], (_s, [a, b]) =>

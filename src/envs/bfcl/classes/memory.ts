@@ -68,8 +68,20 @@ interface Store {
   added: string;
   cleared: string;
 }
-const CORE: Store = { max: 7, maxLen: 300, full: 'Core memory is full. Please clear some entries.', added: 'Key-value pair added.', cleared: 'Short term memory cleared.' };
-const ARCHIVAL: Store = { max: 50, maxLen: 2000, full: 'Long term memory is full. Please clear some entries.', added: 'Key added.', cleared: 'Long term memory cleared.' };
+const CORE: Store = {
+  max: 7,
+  maxLen: 300,
+  full: 'Core memory is full. Please clear some entries.',
+  added: 'Key-value pair added.',
+  cleared: 'Short term memory cleared.',
+};
+const ARCHIVAL: Store = {
+  max: 50,
+  maxLen: 2000,
+  full: 'Long term memory is full. Please clear some entries.',
+  added: 'Key added.',
+  cleared: 'Long term memory cleared.',
+};
 
 export class MemoryKv extends ApiInstance {
   coreMemory: PyValue = new PyDict();
@@ -205,7 +217,8 @@ export class MemoryRecSum extends ApiInstance {
 
   update(textArg: PyValue): PyValue {
     const text = pyStr(textArg);
-    if (pyLen(text) > MAX_MEMORY) return dict({ error: `Entry will be too long after updating. Please shorten the entry to less than ${MAX_MEMORY} characters.` });
+    if (pyLen(text) > MAX_MEMORY)
+      return dict({ error: `Entry will be too long after updating. Please shorten the entry to less than ${MAX_MEMORY} characters.` });
     this.memory = text;
     return dict({ status: 'Memory updated.' });
   }
@@ -220,7 +233,8 @@ export class MemoryRecSum extends ApiInstance {
     const newText = pyStr(newArg);
     const mem = this.current();
     if (!mem.includes(oldText)) return dict({ error: `Text '${oldText}' not found in memory.` });
-    if (pyLen(newText) > MAX_MEMORY) return dict({ error: `Entry will be too long after replacing. Please shorten the entry to less than ${MAX_MEMORY} characters.` });
+    if (pyLen(newText) > MAX_MEMORY)
+      return dict({ error: `Entry will be too long after replacing. Please shorten the entry to less than ${MAX_MEMORY} characters.` });
     if (oldText === '') {
       const cps = [...mem];
       if ((cps.length + 1) * newText.length > 50_000_000) throw new PyException('MemoryError', '');

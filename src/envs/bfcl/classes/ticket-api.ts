@@ -3,7 +3,7 @@
 import { ApiInstance, type ApiClass, type BfclEnv, dict, f, getOr, method } from '../api.js';
 import { add } from '../py/num.js';
 import { needStr } from '../py/text.js';
-import { getitem, needDict, needList, PyDict, pyCompare, pyEq, pyIter, type PyValue, setitem, truthy } from '../py/values.js';
+import { getitem, needDict, needList, type PyDict, pyCompare, pyEq, pyIter, type PyValue, setitem, truthy } from '../py/values.js';
 
 const err = (message: string): PyDict => dict({ error: message });
 const VALID_FIELDS = ['title', 'description', 'status', 'priority'];

@@ -242,7 +242,15 @@ export class TravelAPI extends ApiInstance {
     setitem(
       this.bookingRecord,
       bookingId,
-      dict({ card_id: cardId, travel_date: date, travel_from: from, travel_to: to, travel_class: travelClass, travel_cost: travelCost, transaction_id: transactionId }),
+      dict({
+        card_id: cardId,
+        travel_date: date,
+        travel_from: from,
+        travel_to: to,
+        travel_class: travelClass,
+        travel_cost: travelCost,
+        transaction_id: transactionId,
+      }),
     );
     return dict({
       booking_id: bookingId,

@@ -321,14 +321,8 @@ export const VehicleControlAPIClass: ApiClass<V> = {
   create: (env: BfclEnv) => new VehicleControlAPI(env),
   methods: {
     activateParkingBrake: method<V>(['mode'], (s, [a]) => s.activateParkingBrake(a!)),
-    adjustClimateControl: method<V>(
-      [
-        'temperature',
-        ['unit', () => 'celsius'],
-        ['fanSpeed', () => 50n],
-        ['mode', () => 'auto'],
-      ],
-      (s, [a, b, c, d]) => s.adjustClimateControl(a!, b!, c!, d!),
+    adjustClimateControl: method<V>(['temperature', ['unit', () => 'celsius'], ['fanSpeed', () => 50n], ['mode', () => 'auto']], (s, [a, b, c, d]) =>
+      s.adjustClimateControl(a!, b!, c!, d!),
     ),
     check_tire_pressure: method<V>([], (s) => s.checkTirePressure()),
     displayCarStatus: method<V>(['option'], (s, [a]) => s.displayCarStatus(a!)),

@@ -29,7 +29,8 @@ export function daysInMonth(y: number, m: number): number {
 /** datetime.strptime(text, format) for the two formats above. */
 export function strptime(text: unknown, format: keyof typeof FORMATS): DateTime {
   if (typeof text !== 'string') {
-    const t = text === null ? 'NoneType' : typeof text === 'bigint' ? 'int' : typeof text === 'number' ? 'float' : typeof text === 'boolean' ? 'bool' : 'object';
+    const t =
+      text === null ? 'NoneType' : typeof text === 'bigint' ? 'int' : typeof text === 'number' ? 'float' : typeof text === 'boolean' ? 'bool' : 'object';
     throw new PyException('TypeError', `strptime() argument 1 must be str, not ${t}`);
   }
   const m = FORMATS[format]!.exec(text);

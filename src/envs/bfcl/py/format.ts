@@ -181,8 +181,18 @@ function reprInner(v: PyValue, depth: number, seen: Set<object>, b: Budget): str
       const parts = v.items.map((x) => reprInner(x, depth + 1, seen, b));
       return parts.length === 1 ? `(${parts[0]},)` : `(${parts.join(', ')})`;
     }
-    if (v instanceof PyDict) return `{${v.entries().map(([k, x]) => `${reprInner(k, depth + 1, seen, b)}: ${reprInner(x, depth + 1, seen, b)}`).join(', ')}}`;
-    if (v instanceof PySet) return v.size === 0 ? 'set()' : `{${v.values().map((x) => reprInner(x, depth + 1, seen, b)).join(', ')}}`;
+    if (v instanceof PyDict)
+      return `{${v
+        .entries()
+        .map(([k, x]) => `${reprInner(k, depth + 1, seen, b)}: ${reprInner(x, depth + 1, seen, b)}`)
+        .join(', ')}}`;
+    if (v instanceof PySet)
+      return v.size === 0
+        ? 'set()'
+        : `{${v
+            .values()
+            .map((x) => reprInner(x, depth + 1, seen, b))
+            .join(', ')}}`;
   } finally {
     seen.delete(v);
   }

@@ -94,7 +94,7 @@ function fromDecimalString(s: string, prec: number): Mpf | undefined {
   const frac = m[3] ?? '';
   const digits = BigInt((m[2] || '0') + frac);
   const e10 = Number(m[4] ?? 0) - frac.length;
-  if (Math.abs(e10) > 10_000) throw new EnvLimit('an mpf string exponent is over arbiter\'s limit');
+  if (Math.abs(e10) > 10_000) throw new EnvLimit("an mpf string exponent is over arbiter's limit");
   if (digits === 0n) return ZERO;
   const neg = m[1] === '-';
   if (e10 >= 0) return normalize(neg, digits * 10n ** BigInt(e10), 0, prec);
@@ -178,7 +178,7 @@ function lnFixed(man: bigint, exp: number, w: number): bigint {
   // x = y·2^k with y in [0.75, 1.5)
   let k = exp + bc; // y0 = man / 2^bc in [0.5, 1)
   let num = man;
-  let den = 1n << BigInt(bc);
+  const den = 1n << BigInt(bc);
   if (num * 4n < den * 3n) {
     num *= 2n;
     k -= 1;
@@ -222,7 +222,7 @@ export function mpfLog(x: Mpf, prec: number): Mpf | undefined {
     extra = bc + 4;
   }
   const w = prec + 80 + extra;
-  if (w > 40_000) throw new EnvLimit('logarithm precision is over arbiter\'s limit');
+  if (w > 40_000) throw new EnvLimit("logarithm precision is over arbiter's limit");
   const l = lnFixed(man, exp, w);
   return l < 0n ? normalize(true, -l, -w, prec) : normalize(false, l, -w, prec);
 }
@@ -378,7 +378,11 @@ export function logRatio(value: PyValue, base: PyValue, dps: PyValue): PyObject 
   let n: number;
   if (typeof dps === 'bigint' || typeof dps === 'boolean') n = Number(dps);
   else if (typeof dps === 'number') {
-    if (!Number.isFinite(dps)) throw new PyException(Number.isNaN(dps) ? 'ValueError' : 'OverflowError', Number.isNaN(dps) ? 'cannot convert float NaN to integer' : 'cannot convert float infinity to integer');
+    if (!Number.isFinite(dps))
+      throw new PyException(
+        Number.isNaN(dps) ? 'ValueError' : 'OverflowError',
+        Number.isNaN(dps) ? 'cannot convert float NaN to integer' : 'cannot convert float infinity to integer',
+      );
     n = Math.trunc(dps);
   } else if (typeof dps === 'string' && /^\s*[+-]?\d+\s*$/.test(dps)) n = Number(dps.trim());
   else if (typeof dps === 'string') throw new PyException('ValueError', `invalid literal for int() with base 10: '${dps}'`);

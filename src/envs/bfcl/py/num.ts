@@ -172,7 +172,7 @@ function floatDivmod(x: number, y: number): [number, number] {
 
 function intFloorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n && a < 0n !== b < 0n) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 /** Python a // b. */
@@ -258,9 +258,9 @@ function floatPow(x: number, y: number): number {
   let r: number;
   if (Number.isFinite(x) && x !== 0 && Number.isInteger(y) && Math.abs(y) <= 64) r = exactFloatPowInt(x, y);
   else if (Number.isFinite(x) && x !== 0 && Number.isFinite(y)) {
-    const mag = crPow(x, y) ?? Math.abs(Math.pow(x, y));
+    const mag = crPow(x, y) ?? Math.abs(x ** y);
     r = x < 0 && Math.abs(y % 2) === 1 ? -mag : mag;
-  } else r = Math.pow(x, y);
+  } else r = x ** y;
   if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) throw new PyException('OverflowError', "(34, 'Numerical result out of range')");
   return r;
 }

@@ -7,7 +7,7 @@ import { compareCodePoints, type PyValue, typeName } from './values.js';
 /** Python's str.isspace() characters. */
 export const PY_SPACE_CLASS = '\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const SPLIT_RE = new RegExp(`[${PY_SPACE_CLASS}]+`);
-const LINE_RE = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
+const LINE_RE = new RegExp('\\r\\n|[\\n\\r\\v\\f\\x1c\\x1d\\x1e\\x85\\u2028\\u2029]');
 export const TRIM_RE = new RegExp(`^[${PY_SPACE_CLASS}]+|[${PY_SPACE_CLASS}]+$`, 'g');
 
 /** `v.<method>` on a value that must be a str. */
@@ -94,7 +94,8 @@ export function formatNamed(template: string, args: Readonly<Record<string, stri
 }
 
 /** Characters str.isdigit() accepts beyond decimal digits (Numeric_Type=Digit: superscripts, circled digits, …). */
-const OTHER_DIGITS = /[\u00b2\u00b3\u00b9\u1369-\u1371\u19da\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u2474-\u247c\u2488-\u2490\u24ea\u24f5-\u24fd\u24ff\u2776-\u277e\u2780-\u2788\u278a-\u2792\u{10a40}-\u{10a43}\u{1f100}-\u{1f10a}]/u;
+const OTHER_DIGITS =
+  /[\u00b2\u00b3\u00b9\u1369-\u1371\u19da\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u2474-\u247c\u2488-\u2490\u24ea\u24f5-\u24fd\u24ff\u2776-\u277e\u2780-\u2788\u278a-\u2792\u{10a40}-\u{10a43}\u{1f100}-\u{1f10a}]/u;
 const DECIMAL = /^\p{Nd}$/u;
 
 /** str.isdigit(). */

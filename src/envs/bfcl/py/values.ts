@@ -353,7 +353,8 @@ export function pyLen(v: PyValue): bigint {
 }
 
 function indexOf(seq: readonly PyValue[], key: PyValue, what: string): number {
-  if (typeof key !== 'bigint' && typeof key !== 'boolean') throw new PyException('TypeError', `${what} indices must be integers or slices, not ${typeName(key)}`);
+  if (typeof key !== 'bigint' && typeof key !== 'boolean')
+    throw new PyException('TypeError', `${what} indices must be integers or slices, not ${typeName(key)}`);
   let i = typeof key === 'boolean' ? (key ? 1n : 0n) : key;
   if (i < 0n) i += BigInt(seq.length);
   if (i < 0n || i >= BigInt(seq.length)) throw new PyException('IndexError', `${what} index out of range`);
@@ -374,7 +375,10 @@ export function getitem(container: PyValue, key: PyValue): PyValue {
 
 /** Python `container[key] = value`. */
 export function setitem(container: PyValue, key: PyValue, value: PyValue): void {
-  if (container instanceof PyDict) return container.set(key, value);
+  if (container instanceof PyDict) {
+    container.set(key, value);
+    return;
+  }
   if (Array.isArray(container)) {
     container[indexOf(container, key, 'list')] = value;
     return;
