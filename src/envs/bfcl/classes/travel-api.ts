@@ -10,7 +10,7 @@ import { pyRepr } from '../py/format.js';
 import { add, mul, pyRound, sub, toFloat, truediv } from '../py/num.js';
 import { PyRandom } from '../py/random.js';
 import { needStr, pyIntDigits, pyIsDigit } from '../py/text.js';
-import { getitem, needDict, PyDict, pyCompare, pyContains, pyEq, pyIter, PySet, PyTuple, type PyValue, setitem, truthy } from '../py/values.js';
+import { getitem, hashKey, needDict, PyDict, pyCompare, pyContains, pyEq, pyIter, PySet, PyTuple, type PyValue, setitem, truthy } from '../py/values.js';
 
 const ROUTES_TEXT =
   'SFO LAX 200,SFO JFK 500,SFO ORD 400,SFO BOS 450,SFO RMS 300,SFO SBK 350,SFO MPC 370,SFO SVP 320,SFO SHD 330,SFO SSV 340,SFO OKD 360,' +
@@ -33,6 +33,8 @@ const ROUTES: [string, string, bigint][] = ROUTES_TEXT.split(',').map((r) => {
   const [a, b, c] = r.split(' ') as [string, string, string];
   return [a, b, BigInt(c)];
 });
+
+const ROUTE_COST = new Map(ROUTES.map(([a, b, c]) => [`${a}|${b}`, c]));
 
 const AIRPORTS = 'RMS SBK MPC SVP SHD CDG LHR SSV OKD WLB PEK HND HKG CIA CRH ATV PHV GFD SFO LAX JFK ORD BOS'.split(' ');
 
@@ -167,9 +169,8 @@ export class TravelAPI extends ApiInstance {
   }
 
   getFlightCost(from: PyValue, to: PyValue, date: PyValue, travelClass: PyValue): PyValue {
-    const pair = new PyTuple([from, to]);
-    const routes = PyDict.of(ROUTES.map(([a, b, c]) => [new PyTuple([a, b]), c]));
-    const base = routes.get(pair) as bigint | undefined;
+    hashKey(new PyTuple([from, to])); // an unhashable airport is a TypeError, as in the dict lookup
+    const base = typeof from === 'string' && typeof to === 'string' ? ROUTE_COST.get(`${from}|${to}`) : undefined;
     if (base === undefined) throw new PyException('ValueError', 'No available route for the given airports.');
     let factor: bigint;
     if (pyEq(travelClass, 'economy')) factor = 1n;
