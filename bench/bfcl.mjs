@@ -13,7 +13,11 @@ import { pyDeepCopy } from '../dist/envs/bfcl/py/values.js';
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const dir = fileURLToPath(new URL('../../shared/data/bfcl/multi_turn/', import.meta.url));
-const lines = (f) => readFileSync(dir + f, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const lines = (f) =>
+  readFileSync(dir + f, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 const lcPath = process.env.ARBITER_BFCL_LONG_CONTEXT;
 const cats = ['base', 'miss_func', 'miss_param', ...(lcPath ? ['long_context'] : [])];
 const items = cats.flatMap((cat) => {
@@ -45,7 +49,7 @@ function executeAll() {
     const side = new Side({
       env: new BfclEnv({ longContext: lc }),
       involvedClasses: item.involved_classes,
-      scenario: (c) => pyDeepCopy(read.scenarios.get(c) ?? null),
+      scenario: (c) => (read.scenarios.has(c) ? pyDeepCopy(read.scenarios.get(c)) : undefined),
       longContext: cat === 'long_context',
       modelName: 'bench',
       entryId: item.id,

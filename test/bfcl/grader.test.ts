@@ -245,6 +245,16 @@ describe('hard limits and refusals', () => {
     expect(after.metadata.stopped).toMatchObject({ turn: 1 });
   });
 
+  it("a class's initial_config that is not an object: bad_input (BFCL's _load_scenario would raise)", async () => {
+    for (const cfg of [{ GorillaFileSystem: [] }, { GorillaFileSystem: null }]) {
+      const r = await grade(g, { item: { ...item(gt), initial_config: cfg }, sample: { output_turns: gt } });
+      expect(r.error?.kind).toBe('bad_input');
+      expect(r.error?.message).toMatch(/object has no attribute 'get' \(BFCL would crash here\)/);
+    }
+    // absent is the class's default state
+    expect((await grade(g, { item: { ...item([['pwd()']]), initial_config: {} }, sample: { output_turns: [['pwd()']] } })).score).toBe(1);
+  });
+
   it('classes arbiter does not simulate, and a malformed ground truth, are bad_input', async () => {
     const web = await grade(g, { item: { ...item(gt), involved_classes: ['WebSearchAPI'] }, sample: { output_turns: [['x()']] } });
     expect(web.error?.message).toMatch(/WebSearchAPI is not simulated \(it calls a live search engine/);

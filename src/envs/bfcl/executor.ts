@@ -119,8 +119,8 @@ const PRINT = new PrintBuiltin();
 export interface SideOptions {
   env: BfclEnv;
   involvedClasses: readonly string[];
-  /** Class name -> a fresh scenario (the deepcopy BFCL loads). */
-  scenario(className: string): PyValue;
+  /** Class name -> a fresh scenario (the deepcopy BFCL loads); undefined when initial_config has none. */
+  scenario(className: string): PyValue | undefined;
   longContext: boolean;
   /** BFCL's model_name for this side (the ground truth's is `<model>_ground_truth`). */
   modelName: string;
@@ -141,8 +141,11 @@ export class Side {
       if (!cls) throw new Unsupported(`class ${className} is not simulated${UNSIMULATED[className] ? ` (${UNSIMULATED[className]})` : ''}`);
       const inst = cls.create(o.env);
       if (!cls.stateless) {
-        const scenario = o.scenario(className);
-        inst.loadScenario(scenario instanceof PyDict ? scenario : new PyDict(), o.longContext);
+        // initial_config.get(class_name, {}): anything but a dict fails in _load_scenario
+        const given = o.scenario(className);
+        const scenario = given === undefined ? new PyDict() : given;
+        if (!(scenario instanceof PyDict)) throw new PyException('AttributeError', `'${typeName(scenario)}' object has no attribute 'get'`);
+        inst.loadScenario(scenario, o.longContext);
       }
       const name = instanceName(o.modelName, o.entryId, className);
       const b: Bound = { className, inst, cls };

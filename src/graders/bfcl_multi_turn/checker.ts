@@ -51,7 +51,7 @@ export interface CheckInput {
   model: DecodedTurn[];
   groundTruth: string[][];
   involvedClasses: readonly string[];
-  scenario(className: string): PyValue;
+  scenario(className: string): PyValue | undefined;
   longContext: boolean;
   modelName: string;
   entryId: string;

@@ -13,7 +13,7 @@ import { BfclEnv, type LongContextData, MissingData } from '../../envs/bfcl/api.
 import { MAX_AMBIGUOUS, type ReadResult, readConfigObject, readConfigText } from '../../envs/bfcl/config.js';
 import { LONG_CONTEXT_ENV, loadLongContext } from '../../envs/bfcl/long-context.js';
 import { EnvLimit, PyException, Unsupported } from '../../envs/bfcl/py/errors.js';
-import { pyDeepCopy, type PyValue } from '../../envs/bfcl/py/values.js';
+import { pyDeepCopy } from '../../envs/bfcl/py/values.js';
 import { type CheckResult, checkMultiTurn, CompareCrash, ERR } from './checker.js';
 import { BadTurns, decodeTurns, type InputFormat } from './decode.js';
 
@@ -197,7 +197,7 @@ export const bfclMultiTurn: GraderType<Config> = {
             model: decoded,
             groundTruth: gt,
             involvedClasses: classes,
-            scenario: (cls) => pyDeepCopy(read.scenarios.get(cls) ?? null) as PyValue,
+            scenario: (cls) => (read.scenarios.has(cls) ? pyDeepCopy(read.scenarios.get(cls)!) : undefined),
             longContext,
             modelName,
             entryId: id ?? 'entry',

@@ -5,7 +5,7 @@
 import { EnvLimit, PyException, Unsupported } from './errors.js';
 import { roundFloat } from './format.js';
 import { crPow } from './mpf.js';
-import { TRIM_RE } from './text.js';
+import { pyIntDigits, TRIM_RE } from './text.js';
 import { isNumber, pyCompare, PyTuple, type PyValue, typeName } from './values.js';
 
 /** Largest int result arbiter computes (bits); Python would go on, so beyond it the grade is refused. */
@@ -343,6 +343,12 @@ export function toInt(v: PyValue): bigint {
   if (typeof v === 'string') {
     const t = v.replace(TRIM_RE, '');
     if (/^[+-]?\d(?:_?\d)*$/.test(t)) return BigInt(t.replace(/_/g, ''));
+    // decimal digits of any script count, as in Python
+    const m = /^([+-]?)(\p{Nd}(?:_?\p{Nd})*)$/u.exec(t);
+    if (m) {
+      const n = pyIntDigits(m[2]!.replace(/_/g, ''));
+      return m[1] === '-' ? -n : n;
+    }
     throw new PyException('ValueError', `invalid literal for int() with base 10: '${v.replace(/'/g, "\\'")}'`);
   }
   throw new PyException('TypeError', `int() argument must be a string, a bytes-like object or a real number, not '${typeName(v)}'`);
