@@ -13,6 +13,7 @@ import { code } from './code/code.js';
 import { pythonGrader } from './code/python-grader.js';
 import { ifeval } from './ifeval/grader.js';
 import { toolCall } from './tool_call/grader.js';
+import { bfclMultiTurn } from './bfcl_multi_turn/grader.js';
 import { mathGrader } from './math/grader.js';
 import { format } from './format/format.js';
 import { textSimilarity } from './text_similarity/text-similarity.js';
@@ -31,6 +32,7 @@ const builtins: GraderType<any>[] = [
   pythonGrader,
   ifeval,
   toolCall,
+  bfclMultiTurn,
   multi,
   gate,
   threads,

@@ -75,6 +75,15 @@ const CASES: Record<string, { config: () => Record<string, unknown>; item: Recor
   python: { config: () => ({ source: 'def grade(sample, item):\n    return 1.0 if "a" in sample["output_text"] else 0.0\n' }), item: {} },
   ifeval: { config: () => ({ instruction_ids: ['punctuation:no_comma'] }), item: {} },
   tool_call: { config: () => ({ reference: [{ get_weather: { city: ['Paris'] } }] }), item: {} },
+  bfcl_multi_turn: {
+    config: () => ({
+      input: '{{item.turns}}',
+      reference: '{{item.gt}}',
+      initial_config: { GorillaFileSystem: { root: { home: { type: 'directory', contents: {} } } } },
+      involved_classes: ['GorillaFileSystem'],
+    }),
+    item: { turns: [['pwd()']], gt: [['pwd()']] },
+  },
   format: { config: () => ({ check: 'regex', pattern: '^a' }), item: {} },
   text_similarity: {
     config: () => ({ input: '{{sample.output_text}}', reference: '{{item.answer}}', evaluation_metric: 'rouge_l' }),
