@@ -14,6 +14,7 @@ import { textSimilarity } from './similarity/text-similarity.js';
 import { length } from './length/length.js';
 import { repetition } from './length/repetition.js';
 import { judgeGraderTypes } from '../judges/index.js';
+import { tauBench } from './tau_bench/grader.js';
 
 const builtins: GraderType<any>[] = [
   stringCheck,
@@ -29,6 +30,7 @@ const builtins: GraderType<any>[] = [
   textSimilarity,
   length,
   repetition,
+  tauBench,
   ...judgeGraderTypes,
 ];
 
