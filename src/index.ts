@@ -74,3 +74,23 @@ export { computeMetric, METRICS as SIMILARITY_METRICS } from './graders/similari
 export type { Metric as SimilarityMetric } from './graders/similarity/text-similarity.js';
 export { INSTRUCTIONS as IFEVAL_INSTRUCTIONS, buildInstruction as buildIfevalInstruction, followVerdicts as ifevalVerdicts, countSentences, splitSentences } from './graders/ifeval/index.js';
 export { extractCalls as extractToolCalls, matchCalls as matchToolCalls, readAccepted as readAcceptedCalls } from './graders/tools/index.js';
+export {
+  ChatPolicy,
+  ChatUserSimulator,
+  createEnvServer,
+  getEnv,
+  goldMessages,
+  listEnvs,
+  loadTasks,
+  readActions,
+  readMessages,
+  registerEnv,
+  rewardTrajectory,
+  runEpisode,
+  runRollouts,
+  setDataDir as setTauBenchDir,
+  stepRecords,
+  TAU_DOMAINS,
+  TauEpisode,
+} from './agents/index.js';
+export type { AgentMessage, EnvFamily, Episode, Policy, RolloutJob, RolloutRecord, StepRecord, StepResult, TauOutcome, ToolSchema, UserSimulator } from './agents/index.js';

@@ -21,7 +21,7 @@ import {
   TransportError,
   type AttemptFailure,
 } from './transport.js';
-import type { ChatChoice, ChatRequest, ChatResult, TokenLogprob, Usage } from './types.js';
+import type { ChatChoice, ChatRequest, ChatResult, ChatToolCall, TokenLogprob, Usage } from './types.js';
 
 const sdk = lazyRequire<typeof import('openai')>('openai');
 
@@ -239,6 +239,7 @@ export function normalise(completion: unknown): { choices: ChatChoice[]; usage: 
     if (typeof msg.refusal === 'string' && msg.refusal) out.refusal = msg.refusal;
     const lp = (ch.logprobs as { content?: unknown } | null | undefined)?.content;
     if (Array.isArray(lp)) out.logprobs = lp.map(normaliseToken);
+    if (Array.isArray(msg.tool_calls) && msg.tool_calls.length) out.tool_calls = msg.tool_calls.map(normaliseToolCall);
     return out;
   });
   choices.sort((a, b) => a.index - b.index);
@@ -249,6 +250,17 @@ export function normalise(completion: unknown): { choices: ChatChoice[]; usage: 
     total_tokens: num(u.total_tokens) || num(u.prompt_tokens) + num(u.completion_tokens),
   };
   return { choices, usage, model: typeof c.model === 'string' ? c.model : '' };
+}
+
+function normaliseToolCall(t: unknown, i: number): ChatToolCall {
+  const o = (t ?? {}) as { id?: unknown; function?: { name?: unknown; arguments?: unknown } | null };
+  const fn = o.function ?? {};
+  const args = fn.arguments;
+  return {
+    id: typeof o.id === 'string' ? o.id : `call_${i}`,
+    type: 'function',
+    function: { name: typeof fn.name === 'string' ? fn.name : '', arguments: typeof args === 'string' ? args : args === undefined || args === null ? '' : JSON.stringify(args) },
+  };
 }
 
 function normaliseToken(t: unknown): TokenLogprob {

@@ -13,4 +13,4 @@ export { DEFAULT_BASE_URL, DEFAULT_CACHE_DIR, endpointLimits, getChatClient, get
 export type { ResolvedEndpoint } from './endpoint.js';
 export { keyIdentity, requestKey } from './request-key.js';
 export { boundedFetch, DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS, TransportError } from './transport.js';
-export type { ChatChoice, ChatMessage, ChatRequest, ChatResult, JsonSchemaFormat, TokenLogprob, Usage } from './types.js';
+export type { ChatChoice, ChatMessage, ChatRequest, ChatResult, ChatToolCall, JsonSchemaFormat, TokenLogprob, Usage } from './types.js';

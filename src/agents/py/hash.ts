@@ -30,12 +30,22 @@ class Sink {
   }
 }
 
-function writeHashable(v: PyValue, sink: Sink): void {
+/** Supplies the printed hashable form of a value at a given depth when it is known already (a cache). */
+export type KnownRepr = (v: PyValue, depth: number) => string | undefined;
+
+function writeHashable(v: PyValue, sink: Sink, known?: KnownRepr, depth = 0): void {
+  if (known && typeof v === 'object' && v !== null) {
+    const r = known(v, depth);
+    if (r !== undefined) {
+      sink.push(r);
+      return;
+    }
+  }
   if (Array.isArray(v)) {
     sink.push('(');
     for (let i = 0; i < v.length; i++) {
       if (i) sink.push(ATOM_SEP);
-      writeHashable(v[i]!, sink);
+      writeHashable(v[i]!, sink, known, depth + 1);
     }
     sink.push(v.length === 1 ? ',)' : ')');
   } else if (v instanceof Map) {
@@ -46,7 +56,7 @@ function writeHashable(v: PyValue, sink: Sink): void {
       sink.push('(');
       sink.push(repr(entries[i]![0]));
       sink.push(ATOM_SEP);
-      writeHashable(entries[i]![1], sink);
+      writeHashable(entries[i]![1], sink, known, depth + 1);
       sink.push(')');
     }
     sink.push(entries.length === 1 ? ',)' : ')');
@@ -54,15 +64,15 @@ function writeHashable(v: PyValue, sink: Sink): void {
 }
 
 /** sha256 hex of str(to_hashable(v)), as tau-bench's consistent_hash computes it. */
-export function hashableSha256(v: PyValue): string {
+export function hashableSha256(v: PyValue, known?: KnownRepr): string {
   const h = createHash('sha256');
   const sink = new Sink(h);
-  writeHashable(v, sink);
+  writeHashable(v, sink, known);
   sink.flush();
   return h.digest('hex');
 }
 
-/** str(to_hashable(v)) (for tests and small values). */
+/** str(to_hashable(v)). */
 export function hashableRepr(v: PyValue): string {
   const parts: string[] = [];
   const sink = { push: (s: string) => parts.push(s), flush: () => undefined } as unknown as Sink;

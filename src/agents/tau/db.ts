@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loads } from '../py/json.js';
-import { firstDifference, hashableSha256, sameHashable } from '../py/hash.js';
+import { firstDifference, hashableRepr, hashableSha256, sameHashable } from '../py/hash.js';
 import { cmpStr, deepCopy, getItem, isDict, PyError, type PyDict, type PyValue } from '../py/value.js';
 
 /** The tables of each domain, in the order tau-bench's load_data builds its dict. */
@@ -65,6 +65,27 @@ export interface BaseDb {
 }
 
 const baseCache = new Map<string, BaseDb>();
+
+/** Printed hashable forms of a base's records (they never change: episodes copy before writing). */
+interface ReprCache {
+  get(o: object): string | undefined;
+  set(o: object, r: string): void;
+  isBase(o: object): boolean;
+}
+
+const reprCaches = new WeakMap<BaseDb, ReprCache>();
+
+function baseReprs(base: BaseDb): ReprCache {
+  let c = reprCaches.get(base);
+  if (!c) {
+    const records = new Set<object>();
+    for (const t of base.tables.values()) for (const v of t.values()) if (typeof v === 'object' && v !== null) records.add(v);
+    const reprs = new WeakMap<object, string>();
+    c = { get: (o) => reprs.get(o), set: (o, r) => void reprs.set(o, r), isBase: (o) => records.has(o) };
+    reprCaches.set(base, c);
+  }
+  return c;
+}
 
 function readJson(file: string): PyValue {
   let text: string;
@@ -167,9 +188,18 @@ export class TauDb {
     return d;
   }
 
-  /** tau-bench's get_data_hash(): sha256 of str(to_hashable(data)). */
+  /**
+   * tau-bench's get_data_hash(): sha256 of str(to_hashable(data)). The printed form of every
+   * record still shared with the base is computed once per process and reused.
+   */
   hash(): string {
-    return hashableSha256(this.data());
+    const cache = baseReprs(this.base);
+    return hashableSha256(this.data(), (v, depth) => {
+      if (depth !== 2) return undefined;
+      let r = cache.get(v as object);
+      if (r === undefined && cache.isBase(v as object)) cache.set(v as object, (r = hashableRepr(v)));
+      return r;
+    });
   }
 
   /** Records (table, key) whose value differs from the base. */

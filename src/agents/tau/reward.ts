@@ -71,7 +71,7 @@ export interface TauOutcome {
   gt_data_hash?: string;
 }
 
-interface Gold {
+export interface Gold {
   db: TauDb;
   crash?: string;
   changed: { table: string; key: string }[];
@@ -117,7 +117,7 @@ export function outputFound(output: string, replies: readonly string[]): boolean
 }
 
 /** Progress of a state towards the gold one (see TurnCredit.progress). */
-function progressOf(db: TauDb, gold: Gold): number {
+export function progressOf(db: TauDb, gold: Gold): number {
   const goldSet = new Set(gold.changed.map((r) => `${r.table}\u0000${r.key}`));
   let matched = 0;
   for (const r of gold.changed) {
@@ -130,7 +130,7 @@ function progressOf(db: TauDb, gold: Gold): number {
   return (matched - wrong) / Math.max(1, gold.changed.length);
 }
 
-function stateSignature(db: TauDb): string {
+export function stateSignature(db: TauDb): string {
   return db
     .changed()
     .map((r) => {
@@ -140,7 +140,7 @@ function stateSignature(db: TauDb): string {
     .join('\n');
 }
 
-function anchorId(parts: string[]): string {
+export function anchorId(parts: string[]): string {
   return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 16);
 }
 
