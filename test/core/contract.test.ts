@@ -56,6 +56,10 @@ const CASES: Record<string, { config: () => Record<string, unknown>; item: Recor
   rubric: { config: () => ({ ...judge(), question: '{{item.q}}', criteria: [{ criterion: 'is polite', weight: 1 }] }), item: { q: 'q' } },
   reference_verify: { config: () => ({ ...judge(), question: '{{item.q}}', reference: '{{item.answer}}' }), item: { q: 'q', answer: '4' } },
   reward_model: { config: () => ({ model: 'rm', base_url: server.url, protocol: 'sglang', text: '{{sample.output_text}}', max_retries: 0 }), item: {} },
+  tau_bench: {
+    config: () => ({ domain: 'retail', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: '{{sample.output_text}}' }, { role: 'user', content: '###STOP###' }], task: '{{item}}' }),
+    item: { user_id: 'u', instruction: 'ask', actions: [], outputs: [] },
+  },
 };
 
 const RESERVED = ['grader', 'type', 'duration_ms', 'passed'];

@@ -144,7 +144,7 @@ export function firstDifference(a: PyValue | undefined, b: PyValue | undefined, 
       const d = firstDifference(a[i], b[i], `${path}[${i}]`);
       if (d) return d;
     }
-    return `${path}: ${a.length} items vs ${b.length}`;
+    return `${path}[${n}]: ${show(a[n])} vs ${show(b[n])}`;
   }
   return `${path}: ${show(a)} vs ${show(b)}`;
 }
