@@ -112,15 +112,35 @@ export function createEnvServer(o: EnvServerOptions): EnvServer {
     reply.code(404).send(errorBody('not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
   });
 
-  const health = async () => ({ status: 'ok', sessions: sessions.size, max_sessions: maxSessions, session_idle_ms: idleMs, envs: listEnvs().map((e) => e.name) });
+  const health = async () => ({
+    status: 'ok',
+    sessions: sessions.size,
+    max_sessions: maxSessions,
+    session_idle_ms: idleMs,
+    envs: listEnvs().map((e) => e.name),
+  });
   app.get('/health', health);
   app.get('/healthz', health);
   app.get('/envs', async () => ({ envs: Object.fromEntries(listEnvs().map((e) => [e.name, e.describe()])) }));
 
   const envName = (x: unknown): string => {
     const name = typeof x === 'string' ? x : (o.defaultEnv ?? (listEnvs().length === 1 ? listEnvs()[0]!.name : undefined));
-    if (!name) throw new HttpError(400, 'invalid_request', `"env" is required (one of ${listEnvs().map((e) => e.name).join(', ')})`);
-    if (!getEnv(name)) throw new HttpError(404, 'unknown_env', `unknown environment "${name}" (known: ${listEnvs().map((e) => e.name).join(', ')})`);
+    if (!name)
+      throw new HttpError(
+        400,
+        'invalid_request',
+        `"env" is required (one of ${listEnvs()
+          .map((e) => e.name)
+          .join(', ')})`,
+      );
+    if (!getEnv(name))
+      throw new HttpError(
+        404,
+        'unknown_env',
+        `unknown environment "${name}" (known: ${listEnvs()
+          .map((e) => e.name)
+          .join(', ')})`,
+      );
     return name;
   };
 
@@ -140,7 +160,9 @@ export function createEnvServer(o: EnvServerOptions): EnvServer {
     const name = envName(body.env);
     sweep();
     if (sessions.size >= maxSessions) {
-      throw new HttpError(429, 'too_many_sessions', `${sessions.size} sessions are open (the limit is ${maxSessions}); close finished ones with POST /close`, { headers: { 'retry-after': '1' } });
+      throw new HttpError(429, 'too_many_sessions', `${sessions.size} sessions are open (the limit is ${maxSessions}); close finished ones with POST /close`, {
+        headers: { 'retry-after': '1' },
+      });
     }
     const { env: _env, ...options } = body;
     let episode: Episode;
@@ -167,7 +189,8 @@ export function createEnvServer(o: EnvServerOptions): EnvServer {
   app.post('/step', async (request) => {
     const body = request.body as Record<string, unknown> | undefined;
     const s = sessionOf(body, undefined);
-    if (body?.action === undefined) throw new HttpError(400, 'invalid_request', '"action" is required: an assistant message {content, tool_calls} or {name, arguments}');
+    if (body?.action === undefined)
+      throw new HttpError(400, 'invalid_request', '"action" is required: an assistant message {content, tool_calls} or {name, arguments}');
     if (s.busy) throw new HttpError(409, 'session_busy', 'a step of this session is still running');
     if (s.episode.state().done) throw new HttpError(409, 'episode_done', 'the episode is done; read it with /state, end it with /close');
     s.busy = true;

@@ -85,16 +85,22 @@ export class TrajectoryError extends Error {
   override name = 'TrajectoryError';
 }
 
-/** Hard bounds on one trajectory (untrusted input). */
-export const MAX_MESSAGES = 20_000;
-export const MAX_ACTIONS = 20_000;
+/**
+ * Hard bounds on one trajectory (untrusted input; tau-bench episodes stop at 30 steps). Replay is
+ * synchronous CPU work, so it is bounded by size rather than by a timer: the costliest tool takes
+ * about a millisecond.
+ */
+export const MAX_MESSAGES = 10_000;
+export const MAX_ACTIONS = 1_000;
 
 /** Text of a message content: a string, or the text parts of a content list; null is "". */
 export function contentText(c: unknown): string {
   if (typeof c === 'string') return c;
   if (Array.isArray(c)) {
     return c
-      .map((p) => (typeof p === 'string' ? p : p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : ''))
+      .map((p) =>
+        typeof p === 'string' ? p : p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '',
+      )
       .join('');
   }
   return '';
@@ -124,7 +130,9 @@ function reactAction(text: string): Action {
     throw new TrajectoryError('a ReAct action must be {"name": ..., "arguments": ...} (tau-bench asserts both keys)');
   }
   const args = parsed.get('arguments')!;
-  const action: Action = isDict(args) ? { name: parsed.get('name') as string, kwargs: args } : { name: parsed.get('name') as string, argsError: 'Error: tool call arguments must be a JSON object' };
+  const action: Action = isDict(args)
+    ? { name: parsed.get('name') as string, kwargs: args }
+    : { name: parsed.get('name') as string, argsError: 'Error: tool call arguments must be a JSON object' };
   return action;
 }
 
@@ -226,7 +234,6 @@ export function readActions(list: unknown): Trajectory {
 /** An assistant message as the policy returned it, normalised to the OpenAI shape. */
 export function assistantMessage(content: string | null, toolCalls: ToolCallMessage[] | undefined): AgentMessage {
   const m: AgentMessage = { role: 'assistant', content };
-  if (toolCalls && toolCalls.length) m.tool_calls = toolCalls;
+  if (toolCalls?.length) m.tool_calls = toolCalls;
   return m;
 }
-

@@ -65,13 +65,26 @@ describe('proof: gold actions score 1, mutated ones 0 with the first difference 
         if (w < 0) {
           // a task the gold solves without changing the database: an extra write must cost the reward
           readOnly++;
-          const extra = d === 'airline'
-            ? { name: 'cancel_reservation', arguments: '{"reservation_id": "NO6JO3"}' }
-            : { name: 'modify_user_address', arguments: `{"user_id": ${JSON.stringify(all[i]!.user_id)}, "address1": "1 Elm St", "address2": "", "city": "X", "state": "CA", "country": "USA", "zip": "00000"}` };
-          const more = [...m.slice(0, 2), { role: 'assistant', content: null, tool_calls: [{ id: 'w', type: 'function', function: extra }] }, { role: 'tool', tool_call_id: 'w', content: '' }, ...m.slice(2)];
+          const extra =
+            d === 'airline'
+              ? { name: 'cancel_reservation', arguments: '{"reservation_id": "NO6JO3"}' }
+              : {
+                  name: 'modify_user_address',
+                  arguments: `{"user_id": ${JSON.stringify(all[i]!.user_id)}, "address1": "1 Elm St", "address2": "", "city": "X", "state": "CA", "country": "USA", "zip": "00000"}`,
+                };
+          const more = [
+            ...m.slice(0, 2),
+            { role: 'assistant', content: null, tool_calls: [{ id: 'w', type: 'function', function: extra }] },
+            { role: 'tool', tool_call_id: 'w', content: '' },
+            ...m.slice(2),
+          ];
           const rx = await run(d, all[i], more);
           expect(rx.score, `${d} ${i} extra write`).toBe(0);
-          expect(rx.reason).toMatch(d === 'airline' ? /differs from the gold actions' at reservations\["NO6JO3"\]\.payment_history\[1\]: \{'payment_id': .+\} vs \(absent\) \(trajectory vs gold\)$/ : /differs from the gold actions' at users\[".+"\]\.address\.address1: '1 Elm St' vs/);
+          expect(rx.reason).toMatch(
+            d === 'airline'
+              ? /differs from the gold actions' at reservations\["NO6JO3"\]\.payment_history\[1\]: \{'payment_id': .+\} vs \(absent\) \(trajectory vs gold\)$/
+              : /differs from the gold actions' at users\[".+"\]\.address\.address1: '1 Elm St' vs/,
+          );
           continue;
         }
         mutated++;
@@ -143,7 +156,11 @@ describe('outputs, episode end and formats', () => {
   it('nothing after the end is replayed: messages after ###STOP###, calls after a transfer', async () => {
     const m = gold('airline', 0);
     const extra = [
-      { role: 'assistant', content: null, tool_calls: [{ id: 'x', type: 'function', function: { name: 'cancel_reservation', arguments: '{"reservation_id": "HATHAT"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'x', type: 'function', function: { name: 'cancel_reservation', arguments: '{"reservation_id": "HATHAT"}' } }],
+      },
       { role: 'tool', tool_call_id: 'x', content: '...' },
     ];
     const r = await run('airline', tasks('airline')[0], [...m, ...extra]);
@@ -161,12 +178,18 @@ describe('outputs, episode end and formats', () => {
 
   it("reads tau-bench's ReAct records and bare action lists", async () => {
     const t = tasks('retail')[withOutputs('retail')]!;
-    const react: Msg[] = [{ role: 'system', content: 'policy' }, { role: 'user', content: 'hi' }];
+    const react: Msg[] = [
+      { role: 'system', content: 'policy' },
+      { role: 'user', content: 'hi' },
+    ];
     for (const a of t.actions) {
       react.push({ role: 'assistant', content: `Thought:\nI will call it.\nAction:\n${JSON.stringify({ name: a.name, arguments: a.kwargs })}` });
       react.push({ role: 'user', content: 'API output: ...' });
     }
-    react.push({ role: 'assistant', content: `Thought:\nanswer\nAction:\n${JSON.stringify({ name: 'respond', arguments: { content: t.outputs.join(' ') } })}` });
+    react.push({
+      role: 'assistant',
+      content: `Thought:\nanswer\nAction:\n${JSON.stringify({ name: 'respond', arguments: { content: t.outputs.join(' ') } })}`,
+    });
     react.push({ role: 'user', content: '###STOP###' });
     expect((await run('retail', t, react, { format: 'react' })).score).toBe(1);
     const g = loadGrader({ type: 'tau_bench', domain: 'retail', actions: '{{sample.actions}}' });
@@ -189,7 +212,12 @@ describe('outputs, episode end and formats', () => {
 describe('diagnostics, limits and bad input', () => {
   it('reports tool errors, unusable arguments and record-vs-replay mismatches without changing the reward', async () => {
     const m = gold('airline', 0);
-    m.splice(2, 0, { role: 'assistant', content: null, tool_calls: [{ id: 'bad', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id": ' } }] }, { role: 'tool', tool_call_id: 'bad', content: 'whatever' });
+    m.splice(
+      2,
+      0,
+      { role: 'assistant', content: null, tool_calls: [{ id: 'bad', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id": ' } }] },
+      { role: 'tool', tool_call_id: 'bad', content: 'whatever' },
+    );
     const toolMsg = m.findIndex((x, k) => x.role === 'tool' && k > 4);
     m[toolMsg]!.content = 'a different record';
     const r = await run('airline', tasks('airline')[0], m);
@@ -200,8 +228,20 @@ describe('diagnostics, limits and bad input', () => {
   });
 
   it("a tool that returns None ends the episode as tau-bench's exception does: reward 0", async () => {
-    const call = (k: number) => ({ role: 'assistant', content: null, tool_calls: [{ id: `c${k}`, type: 'function', function: { name: 'send_certificate', arguments: '{"user_id": "mia_li_3668", "amount": 1}' } }] });
-    const m = [{ role: 'user', content: 'hi' }, call(0), call(1), call(2), call(3), { role: 'assistant', content: 'bye' }, { role: 'user', content: '###STOP###' }];
+    const call = (k: number) => ({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `c${k}`, type: 'function', function: { name: 'send_certificate', arguments: '{"user_id": "mia_li_3668", "amount": 1}' } }],
+    });
+    const m = [
+      { role: 'user', content: 'hi' },
+      call(0),
+      call(1),
+      call(2),
+      call(3),
+      { role: 'assistant', content: 'bye' },
+      { role: 'user', content: '###STOP###' },
+    ];
     const r = await run('airline', { actions: [], outputs: [] }, m);
     expect(r.score).toBe(0);
     expect(r.reason).toMatch(/^reward 0: the episode crashes: tool send_certificate returned None/);
@@ -214,9 +254,22 @@ describe('diagnostics, limits and bad input', () => {
     expect(r2.error?.kind).toBe('bad_input');
     const r3 = await run('airline', tasks('airline')[0], [{ role: 'wizard', content: 'x' }]);
     expect(r3.error?.message).toMatch(/^messages: messages\[0\]\.role must be/);
-    const r4 = await run('airline', tasks('airline')[0], Array.from({ length: 20_001 }, () => ({ role: 'user', content: '' })));
+    const r4 = await run(
+      'airline',
+      tasks('airline')[0],
+      Array.from({ length: 10_001 }, () => ({ role: 'user', content: '' })),
+    );
     expect(r4.error?.kind).toBe('limit_exceeded');
-    expect(() => loadGrader({ type: 'tau_bench', domain: 'airline', messages: '{{sample.messages}}', actions: '{{sample.actions}}' })).toThrow(/give either "messages" or "actions"/);
+    const many = Array.from({ length: 1_001 }, (_, k) => ({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `c${k}`, type: 'function', function: { name: 'think', arguments: '{"thought": ""}' } }],
+    }));
+    const r5 = await run('airline', tasks('airline')[0], many);
+    expect(r5.error).toEqual({ kind: 'limit_exceeded', message: 'messages: trajectory has more than 1000 actions' });
+    expect(() => loadGrader({ type: 'tau_bench', domain: 'airline', messages: '{{sample.messages}}', actions: '{{sample.actions}}' })).toThrow(
+      /give either "messages" or "actions"/,
+    );
     expect(() => loadGrader({ type: 'tau_bench', domain: 'hotel' })).toThrow(/domain/);
   });
 
@@ -237,7 +290,17 @@ describe('turn-level credit: per-turn rewards and GiGPO anchors', () => {
     expect(progress.every((p, k) => k === 0 || p >= progress[k - 1]!)).toBe(true);
     const total = r.steps!.reduce((a, b) => a + b, 0);
     expect(total).toBeCloseTo(0.5 * 1 + 1, 12); // progress 0 → 1 at weight 0.5, outcome 1 at weight 1
-    const bad = [m[0], m[1], { role: 'assistant', content: null, tool_calls: [{ id: 'e', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id": "nobody_1"}' } }] }, { role: 'tool', tool_call_id: 'e', content: 'Error: user not found' }, ...m.slice(2)];
+    const bad = [
+      m[0],
+      m[1],
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'e', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id": "nobody_1"}' } }],
+      },
+      { role: 'tool', tool_call_id: 'e', content: 'Error: user not found' },
+      ...m.slice(2),
+    ];
     const rb = await run('airline', tasks('airline')[i], bad, { step_weights: { progress: 1, tool_error: 0.25, outcome: 2 } });
     expect(rb.steps![0]).toBeCloseTo(-0.25, 12);
     expect(rb.steps!.reduce((a, b) => a + b, 0)).toBeCloseTo(-0.25 + 1 + 2, 12);

@@ -36,7 +36,7 @@ describe('repr, arithmetic and round', () => {
   it('prints floats, strings and containers as repr() does', () => {
     expect(repr(1e16)).toBe('1e+16');
     expect(repr(1e15)).toBe('1000000000000000.0');
-    expect(repr(123456789012345678)).toBe('1.2345678901234568e+17');
+    expect(repr(Number('123456789012345678'))).toBe('1.2345678901234568e+17');
     expect(repr(-0)).toBe('-0.0');
     expect(repr("a'b")).toBe('"a\'b"');
     expect(repr('a"b\'')).toBe("'a\"b\\''");
@@ -132,5 +132,6 @@ describe('calculate (eval of + - * / and parentheses, then str(round(float(x), 2
 
   it('refuses integer powers too large to compute, instead of running for minutes', () => {
     expect(calculate('9**9**9')).toBe('Error: int too large to convert to float');
+    expect(calculate('(9**999999)*(9**999999)*(9**999999)')).toBe('Error: int too large to convert to float');
   });
 });

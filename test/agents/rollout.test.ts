@@ -25,7 +25,12 @@ afterAll(async () => {
 });
 
 const deps = () => ({ user: () => new ChatUserSimulator(client, { model: 'user' }) });
-const job = (domain: string, t: number, k = 0) => ({ id: `${domain}-${t}-${k}`, group: `${domain}-${t}`, env: 'tau_bench', options: { domain, task_index: t } });
+const job = (domain: string, t: number, k = 0) => ({
+  id: `${domain}-${t}-${k}`,
+  group: `${domain}-${t}`,
+  env: 'tau_bench',
+  options: { domain, task_index: t },
+});
 
 async function collect(jobs: ReturnType<typeof job>[], model = 'gold'): Promise<RolloutRecord[]> {
   const out: RolloutRecord[] = [];
@@ -75,7 +80,11 @@ describe('runRollouts', () => {
     const recs: RolloutRecord[] = [];
     models.onChat((req) => (req.body.model === 'user' ? userReply(req) : { tool_calls: [{ name: 'think', arguments: '{"thought": "again"}' }] }));
     try {
-      for await (const r of runRollouts([{ ...job('retail', 1), options: { domain: 'retail', task_index: 1, max_steps: 5 } }], { policy: new ChatPolicy(client, { model: 'loop' }), deps: deps() })) recs.push(r);
+      for await (const r of runRollouts([{ ...job('retail', 1), options: { domain: 'retail', task_index: 1, max_steps: 5 } }], {
+        policy: new ChatPolicy(client, { model: 'loop' }),
+        deps: deps(),
+      }))
+        recs.push(r);
     } finally {
       models.onChat((req) => (req.body.model === 'user' ? userReply(req) : goldReply(req)));
     }
@@ -88,27 +97,58 @@ describe('arbiter env rollout → arbiter score', () => {
     const out = join(dir, 'traj.jsonl');
     const steps = join(dir, 'steps.jsonl');
     const r = await runCli([
-      'env', 'rollout', '--domain', 'retail', '--tasks', '0-2', '--trials', '2',
-      '--policy-model', 'gold', '--policy-base-url', models.url,
-      '--user-model', 'user', '--user-base-url', models.url,
-      '-o', out, '--steps-output', steps, '--concurrency', '3',
+      'env',
+      'rollout',
+      '--domain',
+      'retail',
+      '--tasks',
+      '0-2',
+      '--trials',
+      '2',
+      '--policy-model',
+      'gold',
+      '--policy-base-url',
+      models.url,
+      '--user-model',
+      'user',
+      '--user-base-url',
+      models.url,
+      '-o',
+      out,
+      '--steps-output',
+      steps,
+      '--concurrency',
+      '3',
     ]);
     expect(r.stderr).toMatch(/6 episodes, 0 failed, mean reward 1\.0000/);
     expect(r.code).toBe(0);
-    const recs = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const recs = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(recs.map((x) => x.id)).toEqual(['retail-0-0', 'retail-0-1', 'retail-1-0', 'retail-1-1', 'retail-2-0', 'retail-2-1']);
     // one trajectory made worse on purpose: it must grade to 0
-    recs[3].sample.messages = recs[3].sample.messages.filter((m: any, i: number, all: any[]) => !(m.tool_calls && i === all.findLastIndex((x: any) => x.tool_calls)));
-    recs[3].sample.messages = recs[3].sample.messages.filter((m: any) => m.role !== 'tool' || recs[3].sample.messages.some((x: any) => x.tool_calls?.some((c: any) => c.id === m.tool_call_id)));
+    recs[3].sample.messages = recs[3].sample.messages.filter(
+      (m: any, i: number, all: any[]) => !(m.tool_calls && i === all.findLastIndex((x: any) => x.tool_calls)),
+    );
+    recs[3].sample.messages = recs[3].sample.messages.filter(
+      (m: any) => m.role !== 'tool' || recs[3].sample.messages.some((x: any) => x.tool_calls?.some((c: any) => c.id === m.tool_call_id)),
+    );
     writeFileSync(out, recs.map((x) => JSON.stringify(x)).join('\n') + '\n');
     const gfile = join(dir, 'tau.json');
     writeFileSync(gfile, JSON.stringify({ type: 'tau_bench', domain: 'retail', messages: '{{sample.messages}}', task: '{{item}}' }));
     const scored = await runCli(['score', '--grader', gfile, out]);
     expect(scored.code).toBe(0);
-    const results = scored.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const results = scored.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(results.map((x) => x.score)).toEqual([1, 1, 1, 0, 1, 1]);
     expect(results[0].steps).toEqual(recs[0].credit.map((c: any) => c.step_reward));
-    const lines = readFileSync(steps, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(steps, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.length).toBe(recs.reduce((a, x) => a + x.turns, 0));
     expect(Object.keys(lines[0]).sort()).toEqual(['anchor_obs', 'episode_return', 'id', 'step_reward', 'traj_uid', 'turn', 'uid']);
     // the two trials of a task took the same path: their step groups (uid, anchor_obs) pair up
@@ -118,7 +158,22 @@ describe('arbiter env rollout → arbiter score', () => {
   }, 60_000);
 
   it('refuses bad usage with exit 2 and a message', async () => {
-    const r = await runCli(['env', 'rollout', '--domain', 'airline', '--tasks', '49-50', '--policy-model', 'g', '--policy-base-url', models.url, '--user-model', 'u', '--user-base-url', models.url]);
+    const r = await runCli([
+      'env',
+      'rollout',
+      '--domain',
+      'airline',
+      '--tasks',
+      '49-50',
+      '--policy-model',
+      'g',
+      '--policy-base-url',
+      models.url,
+      '--user-model',
+      'u',
+      '--user-base-url',
+      models.url,
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/task 50 is out of range: airline has 50 test tasks/);
     const n = await runCli(['env', 'rollout', '--domain', 'airline', '--policy-model', 'g', '--policy-base-url', models.url]);

@@ -31,7 +31,10 @@ async function serve(opts: Partial<Parameters<typeof createEnvServer>[0]> = {}):
 }
 
 async function call(url: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
-  const res = await fetch(url + path, body === undefined ? { headers } : { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(
+    url + path,
+    body === undefined ? { headers } : { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) },
+  );
   return { status: res.status, json: await res.json() };
 }
 
@@ -77,7 +80,17 @@ describe('env serve: an episode over HTTP', () => {
   it('a wrong action ends with reward 0 and the first difference; tool errors are observations, not HTTP errors', async () => {
     const { url } = await serve();
     const sid = (await call(url, '/reset', { domain: 'retail', task_index: 0 })).json.session_id;
-    const bad = await call(url, '/step', { session_id: sid, action: { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'get_order_details', arguments: '{"order_id": "nope"}' } }, { id: 'b', type: 'function', function: { name: 'no_such_tool', arguments: '{}' } }] } });
+    const bad = await call(url, '/step', {
+      session_id: sid,
+      action: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'a', type: 'function', function: { name: 'get_order_details', arguments: '{"order_id": "nope"}' } },
+          { id: 'b', type: 'function', function: { name: 'no_such_tool', arguments: '{}' } },
+        ],
+      },
+    });
     expect(bad.status).toBe(200);
     expect(bad.json.info.messages.map((m: any) => m.content)).toEqual(['Error: order not found', 'Unknown action no_such_tool']);
     expect(bad.json.info.tool_errors).toBe(2);

@@ -2,11 +2,11 @@
 // "0123456789+-*/(). " (ints of any size, floats, + - * / // **, unary signs, parentheses, the empty
 // tuple, Ellipsis, calls), then str(round(float(result), 2)); every error is the message CPython
 // gives (SyntaxError texts with "(<string>, line 1)", ZeroDivisionError, OverflowError, TypeError).
-// Integer powers whose result would pass MAX_POW_BITS are refused with the OverflowError float()
-// would raise on them, instead of computing for minutes as Python would.
+// Integer products and powers whose result would pass MAX_POW_BITS are refused with the
+// OverflowError float() would raise on them, instead of computing for minutes as Python would.
 import { intToFloat, PyError, reprFloat, roundFloat } from './value.js';
 
-/** Largest integer power computed exactly, in bits (about 1.3 million decimal digits). */
+/** Largest integer product or power computed exactly, in bits (about 1.3 million decimal digits). */
 export const MAX_POW_BITS = 1 << 22;
 /** CPython 3.11: deepest expression the compiler accepts, and most nested parentheses. */
 const MAX_AST_DEPTH = 2999;
@@ -46,7 +46,8 @@ function tokenize(src: string): Tok[] | PyError {
       const m = /^\d*(\.\d*)?/.exec(src.slice(i))!;
       const text = m[0];
       if (m[1] === undefined) {
-        if (text.length > 1 && text[0] === '0' && /[1-9]/.test(text)) return syntax('leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers');
+        if (text.length > 1 && text[0] === '0' && /[1-9]/.test(text))
+          return syntax('leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers');
         if (text.length > MAX_INT_DIGITS) {
           return syntax(
             `Exceeds the limit (${MAX_INT_DIGITS} digits) for integer string conversion: value has ${text.length} digits; use sys.set_int_max_str_digits() to increase the limit - Consider hexadecimal for huge integer literals to avoid decimal conversion limits.`,
@@ -272,7 +273,7 @@ function intTrueDiv(a: bigint, b: bigint): number {
   const sticky = num % den !== 0n ? 1n : 0n;
   const r = ldexp(Number((q << 1n) | sticky), -(shift + 1));
   if (!Number.isFinite(r)) throw new PyError('OverflowError', 'integer division result too large for a float');
-  return (a < 0n) !== (b < 0n) ? -r : r;
+  return a < 0n !== b < 0n ? -r : r;
 }
 
 function floatFloorDiv(vx: number, wx: number): number {
@@ -372,7 +373,8 @@ function binop(op: string, x: Val, y: Val): Val {
   }
   if (x.t === 'complex' || y.t === 'complex') {
     const other = x.t === 'complex' ? y : x;
-    if ((other.t !== 'complex' && !num(other)) || op === '//') throw typeError(`unsupported operand type(s) for ${OPNAME[op]}: '${typeName(x)}' and '${typeName(y)}'`);
+    if ((other.t !== 'complex' && !num(other)) || op === '//')
+      throw typeError(`unsupported operand type(s) for ${OPNAME[op]}: '${typeName(x)}' and '${typeName(y)}'`);
     if (op === '/' && num(y) && toFloat(y) === 0) throw zeroDiv('complex division by zero');
     return { t: 'complex' };
   }
@@ -384,6 +386,7 @@ function binop(op: string, x: Val, y: Val): Val {
         case '-':
           return { t: 'int', v: x.v - y.v };
         case '*':
+          if (bitLength(x.v) + bitLength(y.v) > MAX_POW_BITS) throw new PyError('OverflowError', 'int too large to convert to float');
           return { t: 'int', v: x.v * y.v };
         case '/':
           return { t: 'float', v: intTrueDiv(x.v, y.v) };

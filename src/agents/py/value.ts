@@ -206,8 +206,10 @@ export function eq(a: PyValue, b: PyValue): boolean {
   if (isNumber(a) && isNumber(b)) {
     const x = intish(a);
     const y = intish(b);
-    // mixed bigint/number comparison is exact in JS, as it is in Python
-    return x == y; // eslint-disable-line eqeqeq
+    if (typeof x === typeof y) return x === y;
+    // an int equals a float only when the float is integral and the same value (exactly, as in Python)
+    const [i, f] = (typeof x === 'bigint' ? [x, y] : [y, x]) as [bigint, number];
+    return Number.isInteger(f) && BigInt(f) === i;
   }
   if (typeof a === 'string' || typeof b === 'string') return a === b;
   if (a === null || b === null) return a === b;
@@ -299,7 +301,9 @@ function listIndex(len: number, key: PyValue, what: 'list' | 'string'): number {
     if (i < 0n || i >= BigInt(len)) throw new PyError('IndexError', `${what} index out of range`);
     return Number(i);
   }
-  throw typeError(what === 'list' ? `list indices must be integers or slices, not ${typeName(key)}` : `string indices must be integers, not '${typeName(key)}'`);
+  throw typeError(
+    what === 'list' ? `list indices must be integers or slices, not ${typeName(key)}` : `string indices must be integers, not '${typeName(key)}'`,
+  );
 }
 
 /** Python `obj[key]`. */

@@ -80,7 +80,19 @@ const bookReservation: TauTool = {
   name: 'book_reservation',
   pyClass: 'BookReservation',
   pyModule: `${MOD}.book_reservation`,
-  params: ['user_id', 'origin', 'destination', 'flight_type', 'cabin', 'flights', 'passengers', 'payment_methods', 'total_baggages', 'nonfree_baggages', 'insurance'],
+  params: [
+    'user_id',
+    'origin',
+    'destination',
+    'flight_type',
+    'cabin',
+    'flights',
+    'passengers',
+    'payment_methods',
+    'total_baggages',
+    'nonfree_baggages',
+    'insurance',
+  ],
   schema: fnSchema('book_reservation', 'Book a new reservation for a user.', {
     user_id: s("The user's id, e.g. 'sara_doe_496'."),
     origin: s("IATA code of the origin airport, e.g. 'SFO'."),
@@ -92,7 +104,11 @@ const bookReservation: TauTool = {
     payment_methods: {
       type: 'array',
       description: 'How the reservation is paid: payment methods and the amount charged to each.',
-      items: { type: 'object', properties: { payment_id: paymentId, amount: { type: 'number', description: 'Amount charged to this method.' } }, required: ['payment_id', 'amount'] },
+      items: {
+        type: 'object',
+        properties: { payment_id: paymentId, amount: { type: 'number', description: 'Amount charged to this method.' } },
+        required: ['payment_id', 'amount'],
+      },
     },
     total_baggages: { type: 'integer', description: 'Total number of checked bags.' },
     nonfree_baggages: { type: 'integer', description: 'Number of checked bags that are paid for.' },

@@ -47,7 +47,7 @@ export function transferTool(pyModule: string): TauTool {
     params: ['summary'],
     schema: fnSchema(
       'transfer_to_human_agents',
-      "Hand the user over to a human agent with a summary of their issue. Only when the user asks for a human, or when the issue cannot be solved with the available tools.",
+      'Hand the user over to a human agent with a summary of their issue. Only when the user asks for a human, or when the issue cannot be solved with the available tools.',
       { summary: { type: 'string', description: "A summary of the user's issue." } },
     ),
     invoke: () => 'Transfer successful',

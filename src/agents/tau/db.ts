@@ -132,6 +132,8 @@ export function readDomainFile(domain: Domain, name: string, dir = resolveDataDi
 export class TauDb {
   private readonly tables = new Map<string, PyDict>();
   private readonly owned = new Map<string, Set<string>>();
+  /** Bumped whenever a tool takes a record to change it (so derived values can be cached). */
+  version = 0;
 
   constructor(readonly base: BaseDb) {}
 
@@ -154,6 +156,7 @@ export class TauDb {
     const t = this.table(name);
     const v = getItem(t, key);
     const k = key as string;
+    this.version++;
     let set = this.owned.get(name);
     if (!set) this.owned.set(name, (set = new Set()));
     if (set.has(k)) return v;
@@ -165,6 +168,7 @@ export class TauDb {
 
   /** `data[name][key] = value` for a new record. */
   put(name: string, key: string, value: PyValue): void {
+    this.version++;
     this.table(name).set(key, value);
     let set = this.owned.get(name);
     if (!set) this.owned.set(name, (set = new Set()));

@@ -65,7 +65,12 @@ export function runAction(domain: TauDomain, db: TauDb, action: Action): StepOut
   }
   const terminal = domain.terminate.has(tool.name);
   if (typeof obs !== 'string') {
-    return { observation: '', error: true, terminal: true, crash: `tool ${tool.name} returned None, which tau-bench's EnvResponse refuses (the episode ends with an exception)` };
+    return {
+      observation: '',
+      error: true,
+      terminal: true,
+      crash: `tool ${tool.name} returned None, which tau-bench's EnvResponse refuses (the episode ends with an exception)`,
+    };
   }
   return { observation: obs, error: obs.startsWith('Error:'), terminal };
 }
@@ -84,7 +89,8 @@ export function readTask(x: unknown, where = 'task'): TauTask {
   const t = x as Record<string, unknown>;
   if (!Array.isArray(t.actions)) throw new TypeError(`${where}.actions must be a list of {name, kwargs}`);
   const actions = t.actions.map((a, i) => {
-    if (typeof a !== 'object' || a === null || typeof (a as { name?: unknown }).name !== 'string') throw new TypeError(`${where}.actions[${i}] must be {name, kwargs}`);
+    if (typeof a !== 'object' || a === null || typeof (a as { name?: unknown }).name !== 'string')
+      throw new TypeError(`${where}.actions[${i}] must be {name, kwargs}`);
     const kw = (a as { kwargs?: unknown }).kwargs ?? (a as { arguments?: unknown }).arguments ?? {};
     const { kwargs, argsError } = readArguments(kw);
     if (argsError) throw new TypeError(`${where}.actions[${i}].kwargs: ${argsError.replace(/^Error: /, '')}`);

@@ -7,13 +7,34 @@
 // offline grading agree; info carries the turn-level credit (progress, tool errors, anchors).
 import { z } from 'zod';
 import type { AgentMessage, ToolCallMessage } from '../trajectory.js';
-import { contentText, readArguments, readMessages, RESPOND } from '../trajectory.js';
+import { contentText, MAX_ACTIONS, readArguments, readMessages, RESPOND } from '../trajectory.js';
 import { dumps } from '../py/json.js';
 import { deepCopy } from '../py/value.js';
-import { EnvOptionError, type EnvDeps, type EnvFamily, type Episode, type EpisodeState, type ResetResult, type StepResult, type ToolSchema, type UserSimulator } from '../env.js';
+import {
+  EnvOptionError,
+  type EnvDeps,
+  type EnvFamily,
+  type Episode,
+  type EpisodeState,
+  type ResetResult,
+  type StepResult,
+  type ToolSchema,
+  type UserSimulator,
+} from '../env.js';
 import { DOMAINS, loadBase, TauDb, type Domain } from './db.js';
 import { loadTasks, loadWiki, readTask, runAction, STOP, TAU_DOMAINS, type TauDomain, type TauTask } from './domain.js';
-import { anchorId, DEFAULT_STEP_WEIGHTS, goldState, progressOf, rewardTrajectory, stateSignature, taskFingerprint, type Gold, type StepWeights, type TauOutcome } from './reward.js';
+import {
+  anchorId,
+  DEFAULT_STEP_WEIGHTS,
+  goldState,
+  progressOf,
+  rewardTrajectory,
+  stateSignature,
+  taskFingerprint,
+  type Gold,
+  type StepWeights,
+  type TauOutcome,
+} from './reward.js';
 
 /** tau-bench's default max_num_steps. */
 export const DEFAULT_MAX_STEPS = 30;
@@ -38,14 +59,16 @@ export function parseTauOptions(o: Record<string, unknown>): TauEnvOptions {
     const at = i.path.length ? i.path.join('.') : '(options)';
     throw new EnvOptionError(`${at}: ${i.code === 'unrecognized_keys' ? `unknown option(s) ${i.keys.join(', ')}` : i.message}`);
   }
-  if (r.data.task_index === undefined && r.data.task === undefined) throw new EnvOptionError('give "task_index" (a task of tasks_test.json) or "task" (a task object)');
+  if (r.data.task_index === undefined && r.data.task === undefined)
+    throw new EnvOptionError('give "task_index" (a task of tasks_test.json) or "task" (a task object)');
   if (r.data.task_index !== undefined && r.data.task !== undefined) throw new EnvOptionError('give either "task_index" or "task", not both');
   return r.data;
 }
 
 /** An action as the step endpoint takes it, as the assistant message it stands for. */
 export function actionMessage(action: unknown, turn: number): AgentMessage {
-  if (!action || typeof action !== 'object' || Array.isArray(action)) throw new EnvOptionError('action must be an assistant message {content, tool_calls} or {name, arguments}');
+  if (!action || typeof action !== 'object' || Array.isArray(action))
+    throw new EnvOptionError('action must be an assistant message {content, tool_calls} or {name, arguments}');
   const a = action as Record<string, unknown>;
   if (typeof a.name === 'string' && a.role === undefined && a.tool_calls === undefined) {
     const args = a.arguments ?? a.kwargs ?? {};
@@ -60,13 +83,18 @@ export function actionMessage(action: unknown, turn: number): AgentMessage {
   if (a.role !== undefined && a.role !== 'assistant') throw new EnvOptionError('action message must have role "assistant"');
   const calls = a.tool_calls;
   if (calls !== undefined && calls !== null && !Array.isArray(calls)) throw new EnvOptionError('action.tool_calls must be a list');
-  if (Array.isArray(calls) && calls.length > MAX_CALLS_PER_TURN) throw new EnvOptionError(`action has ${calls.length} tool calls, over the limit of ${MAX_CALLS_PER_TURN}`);
+  if (Array.isArray(calls) && calls.length > MAX_CALLS_PER_TURN)
+    throw new EnvOptionError(`action has ${calls.length} tool calls, over the limit of ${MAX_CALLS_PER_TURN}`);
   const toolCalls: ToolCallMessage[] = (Array.isArray(calls) ? calls : []).map((c, k) => {
     const fn = (c as { function?: { name?: unknown; arguments?: unknown } })?.function;
     if (!fn || typeof fn.name !== 'string') throw new EnvOptionError(`action.tool_calls[${k}].function.name must be a string`);
     const args = fn.arguments;
     const id = (c as { id?: unknown }).id;
-    return { id: typeof id === 'string' ? id : `call_${turn}_${k}`, type: 'function', function: { name: fn.name, arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) } };
+    return {
+      id: typeof id === 'string' ? id : `call_${turn}_${k}`,
+      type: 'function',
+      function: { name: fn.name, arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) },
+    };
   });
   const content = a.content === undefined || a.content === null ? null : contentText(a.content);
   const m: AgentMessage = { role: 'assistant', content };
@@ -108,6 +136,7 @@ export class TauEpisode implements Episode {
   private turns: TurnInfo[] = [];
   private lastObservation = '';
   private progress = 0;
+  private actions = 0;
   readonly taskIndex?: number;
 
   constructor(options: TauEnvOptions, user: UserSimulator) {
@@ -115,7 +144,8 @@ export class TauEpisode implements Episode {
     let raw: unknown;
     if (options.task_index !== undefined) {
       const tasks = loadTasks(options.domain);
-      if (options.task_index >= tasks.length) throw new EnvOptionError(`task_index ${options.task_index} is out of range: ${options.domain} has ${tasks.length} test tasks`);
+      if (options.task_index >= tasks.length)
+        throw new EnvOptionError(`task_index ${options.task_index} is out of range: ${options.domain} has ${tasks.length} test tasks`);
       raw = tasks[options.task_index];
       this.taskIndex = options.task_index;
     } else raw = options.task;
@@ -146,7 +176,18 @@ export class TauEpisode implements Episode {
       { role: 'user', content: first },
     ];
     this.lastObservation = first;
-    return { observation: first, info: { env: this.env, domain: this.domain.name, task_index: this.taskIndex ?? null, tools: this.tools, system_prompt: this.systemPrompt, anchor: this.anchor(), max_steps: this.maxSteps } };
+    return {
+      observation: first,
+      info: {
+        env: this.env,
+        domain: this.domain.name,
+        task_index: this.taskIndex ?? null,
+        tools: this.tools,
+        system_prompt: this.systemPrompt,
+        anchor: this.anchor(),
+        max_steps: this.maxSteps,
+      },
+    };
   }
 
   private anchor(): string {
@@ -159,6 +200,20 @@ export class TauEpisode implements Episode {
     const turn = this.turns.length;
     const msg = actionMessage(action, turn);
     const anchor = this.anchor();
+    const count = msg.tool_calls?.length ? (this.firstOnly ? 1 : msg.tool_calls.length) : 1;
+    if (this.actions + count > MAX_ACTIONS) {
+      // the trajectory would pass what the grader replays: the episode ends here, unplayed
+      this.done = true;
+      this.truncated = true;
+      this.finish();
+      return {
+        observation: '',
+        reward: this.reward!,
+        done: true,
+        info: { truncated: true, reason: `the episode reached the limit of ${MAX_ACTIONS} actions`, messages: [], reward_info: this.rewardInfo() },
+      };
+    }
+    this.actions += count;
     const added: AgentMessage[] = [];
     let errors = 0;
     let calls = 0;
@@ -187,7 +242,14 @@ export class TauEpisode implements Episode {
     }
     this.messages.push(msg, ...added);
     const progress = progressOf(this.db, this.gold);
-    const info: TurnInfo = { turn, tool_calls: calls, tool_errors: errors, progress, step_reward: this.weights.progress * (progress - this.progress) - this.weights.tool_error * errors, anchor };
+    const info: TurnInfo = {
+      turn,
+      tool_calls: calls,
+      tool_errors: errors,
+      progress,
+      step_reward: this.weights.progress * (progress - this.progress) - this.weights.tool_error * errors,
+      anchor,
+    };
     this.progress = progress;
     this.turns.push(info);
     if (terminal || stopped || this.turns.length >= this.maxSteps) {
@@ -196,7 +258,12 @@ export class TauEpisode implements Episode {
       this.finish();
     }
     const observation = contentText(added[added.length - 1]?.content);
-    const out: StepResult = { observation, reward: this.done ? this.reward! : 0, done: this.done, info: { ...info, messages: added, next_anchor: this.done ? null : this.anchor() } };
+    const out: StepResult = {
+      observation,
+      reward: this.done ? this.reward! : 0,
+      done: this.done,
+      info: { ...info, messages: added, next_anchor: this.done ? null : this.anchor() },
+    };
     if (this.done) {
       out.info.truncated = this.truncated;
       out.info.reward_info = this.rewardInfo();

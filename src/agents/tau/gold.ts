@@ -22,7 +22,10 @@ export function goldMessages(domain: TauDomain, task: TauTask, opts: { system?: 
     messages.push({ role: 'tool', tool_call_id: id, name: a.name, content: out.observation });
     if (out.terminal) return messages;
   }
-  messages.push({ role: 'assistant', content: task.outputs.length ? `Here is what you asked for: ${task.outputs.join('; ')}.` : 'Done. Is there anything else?' });
+  messages.push({
+    role: 'assistant',
+    content: task.outputs.length ? `Here is what you asked for: ${task.outputs.join('; ')}.` : 'Done. Is there anything else?',
+  });
   messages.push({ role: 'user', content: STOP });
   return messages;
 }

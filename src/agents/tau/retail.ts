@@ -148,7 +148,8 @@ const exchangeDeliveredOrderItems: TauTool = {
     const diff = round(swap.diff, 2);
     if (!contains(methodsOf(db, g(order, 'user_id')), a.payment_method_id!)) return 'Error: payment method not found';
     const method = g(methodsOf(db, g(order, 'user_id')), a.payment_method_id!);
-    if (eq(g(method, 'source'), 'gift_card') && compare(g(method, 'balance'), diff, '<')) return 'Error: insufficient gift card balance to pay for the price difference';
+    if (eq(g(method, 'source'), 'gift_card') && compare(g(method, 'balance'), diff, '<'))
+      return 'Error: insufficient gift card balance to pay for the price difference';
     const o = db.own('orders', a.order_id!);
     setItem(o, 'status', 'exchange requested');
     setItem(o, 'exchange_items', sorted(a.item_ids!));
@@ -164,7 +165,9 @@ const findUserIdByEmail: TauTool = {
   pyClass: 'FindUserIdByEmail',
   pyModule: `${MOD}.find_user_id_by_email`,
   params: ['email'],
-  schema: fnSchema('find_user_id_by_email', 'Find a user id from an email address (case-insensitive).', { email: s("The email, e.g. 'something@example.com'.") }),
+  schema: fnSchema('find_user_id_by_email', 'Find a user id from an email address (case-insensitive).', {
+    email: s("The email, e.g. 'something@example.com'."),
+  }),
   invoke(db, a) {
     for (const [userId, profile] of db.table('users')) {
       if (lower(g(profile, 'email')) === lower(a.email!)) return userId;
@@ -178,11 +181,15 @@ const findUserIdByNameZip: TauTool = {
   pyClass: 'FindUserIdByNameZip',
   pyModule: `${MOD}.find_user_id_by_name_zip`,
   params: ['first_name', 'last_name', 'zip'],
-  schema: fnSchema('find_user_id_by_name_zip', 'Find a user id from first name, last name and ZIP code (names case-insensitive). Use when the user cannot give an email.', {
-    first_name: s("First name, e.g. 'John'."),
-    last_name: s("Last name, e.g. 'Doe'."),
-    zip: s("ZIP code, e.g. '12345'."),
-  }),
+  schema: fnSchema(
+    'find_user_id_by_name_zip',
+    'Find a user id from first name, last name and ZIP code (names case-insensitive). Use when the user cannot give an email.',
+    {
+      first_name: s("First name, e.g. 'John'."),
+      last_name: s("Last name, e.g. 'Doe'."),
+      zip: s("ZIP code, e.g. '12345'."),
+    },
+  ),
   invoke(db, a) {
     for (const [userId, profile] of db.table('users')) {
       if (
@@ -260,7 +267,10 @@ const modifyPendingOrderAddress: TauTool = {
   pyClass: 'ModifyPendingOrderAddress',
   pyModule: `${MOD}.modify_pending_order_address`,
   params: ['order_id', 'address1', 'address2', 'city', 'state', 'country', 'zip'],
-  schema: fnSchema('modify_pending_order_address', 'Change the shipping address of a pending order. Needs explicit confirmation (yes) of the details.', { order_id: orderId, ...addressProps }),
+  schema: fnSchema('modify_pending_order_address', 'Change the shipping address of a pending order. Needs explicit confirmation (yes) of the details.', {
+    order_id: orderId,
+    ...addressProps,
+  }),
   invoke(db, a) {
     const orders = db.table('orders');
     if (!contains(orders, a.order_id!)) return 'Error: order not found';
@@ -297,7 +307,8 @@ const modifyPendingOrderItems: TauTool = {
     const diff = swap.diff;
     if (!contains(methodsOf(db, g(order, 'user_id')), a.payment_method_id!)) return 'Error: payment method not found';
     const method = g(methodsOf(db, g(order, 'user_id')), a.payment_method_id!);
-    if (eq(g(method, 'source'), 'gift_card') && compare(g(method, 'balance'), diff, '<')) return 'Error: insufficient gift card balance to pay for the new item';
+    if (eq(g(method, 'source'), 'gift_card') && compare(g(method, 'balance'), diff, '<'))
+      return 'Error: insufficient gift card balance to pay for the new item';
     const o = db.own('orders', a.order_id!);
     append(
       g(o, 'payment_history'),
@@ -341,7 +352,8 @@ const modifyPendingOrderPayment: TauTool = {
     const userId = g(order, 'user_id');
     if (!contains(methodsOf(db, userId), a.payment_method_id!)) return 'Error: payment method not found';
     const history = g(order, 'payment_history');
-    if (compare(len(history), 1n, '>') || !eq(g(g(history, 0n), 'transaction_type'), 'payment')) return 'Error: there should be exactly one payment for a pending order';
+    if (compare(len(history), 1n, '>') || !eq(g(g(history, 0n), 'transaction_type'), 'payment'))
+      return 'Error: there should be exactly one payment for a pending order';
     if (eq(g(g(history, 0n), 'payment_method_id'), a.payment_method_id!)) return 'Error: the new payment method should be different from the current one';
     const amount = g(g(history, 0n), 'amount');
     const method = g(methodsOf(db, userId), a.payment_method_id!);

@@ -168,10 +168,21 @@ export function rewardTrajectory(domain: TauDomain, task: TauTask, traj: Traject
   let prevProgress = 0;
   let ignored = traj.ignoredAfterEnd;
   let lastObservation = traj.first ?? '';
+  // state signature and progress change only when a tool takes a record to change it
+  let seen = -1;
+  let signature = '';
+  let progress = 0;
+  const refresh = () => {
+    if (db.version === seen) return;
+    seen = db.version;
+    signature = stateSignature(db);
+    progress = progressOf(db, gold);
+  };
 
   for (let t = 0; t < traj.turns.length && !crash; t++) {
     const turn = traj.turns[t]!;
-    const anchor = anchorId([fp, stateSignature(db), opts.anchor === 'state' ? '' : lastObservation]);
+    refresh();
+    const anchor = anchorId([fp, signature, opts.anchor === 'state' ? '' : lastObservation]);
     let errors = 0;
     let calls = 0;
     let terminal = false;
@@ -180,7 +191,10 @@ export function rewardTrajectory(domain: TauDomain, task: TauTask, traj: Traject
       if (a.name === RESPOND) {
         const c = a.kwargs?.get('content');
         if (typeof c !== 'string') {
-          crash = a.kwargs && !a.kwargs.has('content') ? "a respond action without \"content\" (KeyError: 'content' in tau-bench)" : 'a respond action whose content is not a string';
+          crash =
+            a.kwargs && !a.kwargs.has('content')
+              ? 'a respond action without "content" (KeyError: \'content\' in tau-bench)'
+              : 'a respond action whose content is not a string';
           break;
         }
         replies.push(c);
@@ -212,8 +226,16 @@ export function rewardTrajectory(domain: TauDomain, task: TauTask, traj: Traject
     }
     toolCalls += calls;
     toolErrors += errors;
-    const progress = progressOf(db, gold);
-    turns.push({ turn: t, message: turn.message, tool_calls: calls, tool_errors: errors, progress, reward: w.progress * (progress - prevProgress) - w.tool_error * errors, anchor });
+    refresh();
+    turns.push({
+      turn: t,
+      message: turn.message,
+      tool_calls: calls,
+      tool_errors: errors,
+      progress,
+      reward: w.progress * (progress - prevProgress) - w.tool_error * errors,
+      anchor,
+    });
     prevProgress = progress;
     if (crash) {
       endedBy = 'crash';

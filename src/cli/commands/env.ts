@@ -47,27 +47,53 @@ interface ModelOpts {
 
 async function chatClient(m: ModelOpts) {
   const { ChatClient } = await import('../../models/chat-client.js');
-  return new ChatClient({ baseURL: m.baseUrl, apiKey: process.env[m.apiKeyEnv] || 'EMPTY', maxConcurrency: m.concurrency, timeoutMs: m.timeoutMs, callTimeoutMs: m.timeoutMs * 2 });
+  return new ChatClient({
+    baseURL: m.baseUrl,
+    apiKey: process.env[m.apiKeyEnv] || 'EMPTY',
+    maxConcurrency: m.concurrency,
+    timeoutMs: m.timeoutMs,
+    callTimeoutMs: m.timeoutMs * 2,
+  });
 }
 
-async function userFactory(o: { userModel?: string; userBaseUrl?: string; userApiKeyEnv: string; userTemperature?: number; userPrompt?: string; userTimeoutMs: number; concurrency: number }) {
+async function userFactory(o: {
+  userModel?: string;
+  userBaseUrl?: string;
+  userApiKeyEnv: string;
+  userTemperature?: number;
+  userPrompt?: string;
+  userTimeoutMs: number;
+  concurrency: number;
+}) {
   if (!o.userModel && !o.userBaseUrl) return undefined;
   if (!o.userModel || !o.userBaseUrl) throw new InvalidArgumentError('--user-model and --user-base-url go together');
   const { ChatUserSimulator } = await import('../../agents/user-sim.js');
-  const client = await chatClient({ model: o.userModel, baseUrl: o.userBaseUrl, apiKeyEnv: o.userApiKeyEnv, timeoutMs: o.userTimeoutMs, concurrency: o.concurrency });
+  const client = await chatClient({
+    model: o.userModel,
+    baseUrl: o.userBaseUrl,
+    apiKeyEnv: o.userApiKeyEnv,
+    timeoutMs: o.userTimeoutMs,
+    concurrency: o.concurrency,
+  });
   const systemPrompt = o.userPrompt ? readFileSync(o.userPrompt, 'utf8') : undefined;
-  if (systemPrompt !== undefined && !systemPrompt.includes('{instruction}')) throw new InvalidArgumentError(`--user-prompt ${o.userPrompt} has no {instruction} placeholder`);
+  if (systemPrompt !== undefined && !systemPrompt.includes('{instruction}'))
+    throw new InvalidArgumentError(`--user-prompt ${o.userPrompt} has no {instruction} placeholder`);
   const model = o.userModel;
-  return () => new ChatUserSimulator(client, { model, ...(o.userTemperature !== undefined ? { temperature: o.userTemperature } : {}), ...(systemPrompt ? { systemPrompt } : {}) });
+  return () =>
+    new ChatUserSimulator(client, {
+      model,
+      ...(o.userTemperature !== undefined ? { temperature: o.userTemperature } : {}),
+      ...(systemPrompt ? { systemPrompt } : {}),
+    });
 }
 
 function userOptions(cmd: Command): Command {
   return cmd
     .option('--user-model <name>', 'model of the simulated user (tau-bench)')
     .option('--user-base-url <url>', 'OpenAI-compatible base URL of the user model, e.g. http://127.0.0.1:8001/v1')
-    .option('--user-api-key-env <var>', 'environment variable holding the user model\'s API key', 'OPENAI_API_KEY')
-    .option('--user-temperature <t>', 'sampling temperature of the user model (default: the server\'s)', finite)
-    .option('--user-prompt <file>', 'system prompt of the simulated user, with an {instruction} placeholder (default: arbiter\'s wording of tau-bench\'s rules)')
+    .option('--user-api-key-env <var>', "environment variable holding the user model's API key", 'OPENAI_API_KEY')
+    .option('--user-temperature <t>', "sampling temperature of the user model (default: the server's)", finite)
+    .option('--user-prompt <file>', "system prompt of the simulated user, with an {instruction} placeholder (default: arbiter's wording of tau-bench's rules)")
     .option('--user-timeout-ms <ms>', 'deadline of one user-model request', positiveInt, 120_000);
 }
 
@@ -135,12 +161,16 @@ export function register(program: Command): void {
       .option('--session-idle-ms <ms>', 'an episode unused this long is closed', positiveInt, 600_000)
       .option('--max-steps <n>', 'agent turns per episode before it ends with reward 0 (tau-bench: 30)', positiveInt)
       .option('--body-limit <bytes>', 'largest request body accepted', positiveInt, 8 * 1024 * 1024)
-      .option('--tau-bench-dir <dir>', 'folder holding tau-bench\'s airline/ and retail/ data (default: $ARBITER_TAU_BENCH_DIR, then shared/data/tau-bench)')
+      .option('--tau-bench-dir <dir>', "folder holding tau-bench's airline/ and retail/ data (default: $ARBITER_TAU_BENCH_DIR, then shared/data/tau-bench)")
       .option('--user-concurrency <n>', 'user-model requests in flight at once', positiveInt, 64)
       .option('--log-level <level>', 'log to stdout as JSON at this level'),
   ).action(async (o: ServeOpts) => {
     try {
-      const [{ createEnvServer }, { setDataDir }, agents] = await Promise.all([import('../../agents/serve.js'), import('../../agents/tau/db.js'), import('../../agents/index.js')]);
+      const [{ createEnvServer }, { setDataDir }, agents] = await Promise.all([
+        import('../../agents/serve.js'),
+        import('../../agents/tau/db.js'),
+        import('../../agents/index.js'),
+      ]);
       void agents;
       if (o.tauBenchDir) setDataDir(o.tauBenchDir);
       const user = await userFactory({ ...o, concurrency: o.userConcurrency });
@@ -171,7 +201,9 @@ export function register(program: Command): void {
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
-      process.stderr.write(`arbiter env serve: listening on ${url}${user ? '' : ' (no user simulator: tau_bench resets need --user-model/--user-base-url)'}${token ? ' (token required)' : ''}\n`);
+      process.stderr.write(
+        `arbiter env serve: listening on ${url}${user ? '' : ' (no user simulator: tau_bench resets need --user-model/--user-base-url)'}${token ? ' (token required)' : ''}\n`,
+      );
     } catch (e) {
       if (e instanceof InvalidArgumentError) {
         process.stderr.write(`arbiter: ${e.message}\n`);
@@ -184,7 +216,9 @@ export function register(program: Command): void {
   userOptions(
     env
       .command('rollout')
-      .description('run a policy through episodes and write trajectories as JSONL ({id, item, sample: {messages}, reward, credit, ...}); grade them with a tau_bench grader')
+      .description(
+        'run a policy through episodes and write trajectories as JSONL ({id, item, sample: {messages}, reward, credit, ...}); grade them with a tau_bench grader',
+      )
       .option('--env <name>', 'environment', 'tau_bench')
       .requiredOption('--domain <name>', 'tau-bench domain: airline or retail')
       .option('--tasks <list>', 'task indices, e.g. 0-9,12 (default: all test tasks)', parseIndexList)
@@ -192,15 +226,15 @@ export function register(program: Command): void {
       .option('--max-steps <n>', 'agent turns per episode (tau-bench: 30)', positiveInt)
       .requiredOption('--policy-model <name>', 'model of the agent')
       .requiredOption('--policy-base-url <url>', 'OpenAI-compatible base URL of the agent model')
-      .option('--policy-api-key-env <var>', 'environment variable holding the agent model\'s API key', 'OPENAI_API_KEY')
+      .option('--policy-api-key-env <var>', "environment variable holding the agent model's API key", 'OPENAI_API_KEY')
       .option('--temperature <t>', 'sampling temperature of the agent', finite)
       .option('--max-tokens <n>', 'most tokens per agent message', positiveInt)
       .option('--policy-timeout-ms <ms>', 'deadline of one agent-model request', positiveInt, 120_000)
-      .option('--first-tool-call-only', 'run only the first tool call of each agent message (what tau-bench\'s own agent does)')
+      .option('--first-tool-call-only', "run only the first tool call of each agent message (what tau-bench's own agent does)")
       .option('-o, --output <file>', 'trajectories JSONL (default: stdout)')
       .option('--steps-output <file>', 'also write one line per turn for step-level advantages (uid, traj_uid, anchor_obs, step_reward, episode_return)')
       .option('-c, --concurrency <n>', 'episodes run at once', positiveInt, 4)
-      .option('--tau-bench-dir <dir>', 'folder holding tau-bench\'s airline/ and retail/ data'),
+      .option('--tau-bench-dir <dir>', "folder holding tau-bench's airline/ and retail/ data"),
   ).action(async (o: RolloutOpts) => {
     try {
       const [{ ChatPolicy }, { runRollouts, stepRecords }, { setDataDir }, agents] = await Promise.all([
@@ -211,7 +245,13 @@ export function register(program: Command): void {
       ]);
       if (o.tauBenchDir) setDataDir(o.tauBenchDir);
       const family = agents.getEnv(o.env);
-      if (!family) throw new InvalidArgumentError(`unknown environment "${o.env}" (known: ${agents.listEnvs().map((e) => e.name).join(', ')})`);
+      if (!family)
+        throw new InvalidArgumentError(
+          `unknown environment "${o.env}" (known: ${agents
+            .listEnvs()
+            .map((e) => e.name)
+            .join(', ')})`,
+        );
       if (o.env !== 'tau_bench') throw new InvalidArgumentError('env rollout drives tau_bench episodes for now');
       if (!agents.TAU_DOMAIN_NAMES.includes(o.domain as never)) throw new InvalidArgumentError(`--domain must be one of ${agents.TAU_DOMAIN_NAMES.join(', ')}`);
       const count = agents.loadTasks(o.domain as never).length;
@@ -220,17 +260,31 @@ export function register(program: Command): void {
       if (bad !== undefined) throw new InvalidArgumentError(`task ${bad} is out of range: ${o.domain} has ${count} test tasks`);
       const user = await userFactory({ ...o, concurrency: o.concurrency });
       if (!user) throw new InvalidArgumentError('tau_bench rollouts need a user simulator: --user-model and --user-base-url');
-      const policy = new ChatPolicy(await chatClient({ model: o.policyModel, baseUrl: o.policyBaseUrl, apiKeyEnv: o.policyApiKeyEnv, timeoutMs: o.policyTimeoutMs, concurrency: o.concurrency }), {
-        model: o.policyModel,
-        ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
-        ...(o.maxTokens !== undefined ? { max_tokens: o.maxTokens } : {}),
-      });
+      const policy = new ChatPolicy(
+        await chatClient({
+          model: o.policyModel,
+          baseUrl: o.policyBaseUrl,
+          apiKeyEnv: o.policyApiKeyEnv,
+          timeoutMs: o.policyTimeoutMs,
+          concurrency: o.concurrency,
+        }),
+        {
+          model: o.policyModel,
+          ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+          ...(o.maxTokens !== undefined ? { max_tokens: o.maxTokens } : {}),
+        },
+      );
       const jobs = tasks.flatMap((t) =>
         Array.from({ length: o.trials }, (_, k) => ({
           id: `${o.domain}-${t}-${k}`,
           group: `${o.domain}-${t}`,
           env: o.env,
-          options: { domain: o.domain, task_index: t, ...(o.maxSteps ? { max_steps: o.maxSteps } : {}), ...(o.firstToolCallOnly ? { first_tool_call_only: true } : {}) },
+          options: {
+            domain: o.domain,
+            task_index: t,
+            ...(o.maxSteps ? { max_steps: o.maxSteps } : {}),
+            ...(o.firstToolCallOnly ? { first_tool_call_only: true } : {}),
+          },
         })),
       );
       const out = o.output ? createWriteStream(o.output) : process.stdout;
@@ -262,10 +316,10 @@ export function register(program: Command): void {
 
   env
     .command('tools')
-    .description('print an environment\'s tool schemas and system prompt as JSON')
+    .description("print an environment's tool schemas and system prompt as JSON")
     .option('--env <name>', 'environment', 'tau_bench')
     .requiredOption('--domain <name>', 'tau-bench domain: airline or retail')
-    .option('--tau-bench-dir <dir>', 'folder holding tau-bench\'s airline/ and retail/ data')
+    .option('--tau-bench-dir <dir>', "folder holding tau-bench's airline/ and retail/ data")
     .action(async (o: { env: string; domain: string; tauBenchDir?: string }) => {
       try {
         const [agents, { setDataDir }] = await Promise.all([import('../../agents/index.js'), import('../../agents/tau/db.js')]);

@@ -12,7 +12,11 @@ import { readTask, TAU_DOMAINS, type TauTask } from '../../agents/tau/domain.js'
 import { rewardTrajectory, type TauOutcome } from '../../agents/tau/reward.js';
 import { readActions, readMessages, TrajectoryError, type Trajectory } from '../../agents/trajectory.js';
 
-const weights = z.strictObject({ progress: z.number().finite().optional(), tool_error: z.number().finite().optional(), outcome: z.number().finite().optional() });
+const weights = z.strictObject({
+  progress: z.number().finite().optional(),
+  tool_error: z.number().finite().optional(),
+  outcome: z.number().finite().optional(),
+});
 
 const schema = graderSchema({
   domain: z.enum(['airline', 'retail']),
@@ -41,7 +45,7 @@ function component(name: string, score: number, reason: string): Result {
 }
 
 function stateReason(o: TauOutcome): string {
-  if (o.state_match) return "the database matches the one the gold actions produce";
+  if (o.state_match) return 'the database matches the one the gold actions produce';
   return `the database differs from the gold actions' at ${o.difference ?? '(unknown place)'} (trajectory vs gold)`;
 }
 
@@ -53,7 +57,7 @@ function outputsReason(o: TauOutcome, task: TauTask): string {
 }
 
 const ENDED: Record<string, string> = {
-  user_stop: "the user ended the episode (###STOP###)",
+  user_stop: 'the user ended the episode (###STOP###)',
   transfer: 'the agent transferred to a human agent',
   end_of_actions: 'the action list ended',
   crash: 'tau-bench would have stopped with an exception',
@@ -99,7 +103,11 @@ export const tauBench: GraderType<Config> = {
         const raw = renderCompiled(source, s);
         traj = actionList ? readActions(raw) : readMessages(raw, format, { firstToolCallOnly: cfg.first_tool_call_only ?? false });
       } catch (e) {
-        if (e instanceof TrajectoryError) throw new GradeFailure(/over the limit|more than/.test(e.message) ? 'limit_exceeded' : 'bad_input', `${actionList ? 'actions' : 'messages'}: ${e.message}`);
+        if (e instanceof TrajectoryError)
+          throw new GradeFailure(
+            /over the limit|more than/.test(e.message) ? 'limit_exceeded' : 'bad_input',
+            `${actionList ? 'actions' : 'messages'}: ${e.message}`,
+          );
         throw e;
       }
       let o: TauOutcome;
