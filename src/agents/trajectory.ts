@@ -163,8 +163,15 @@ export function readMessages(messages: unknown, format: 'openai' | 'react' = 'op
       const calls = m.tool_calls;
       if (format === 'openai' && Array.isArray(calls) && calls.length > 0 && (calls[0] as { function?: unknown })?.function != null) {
         const use = opts.firstToolCallOnly ? calls.slice(0, 1) : calls;
-        use.forEach((c, k) => t.actions.push(actionFromCall(c, `${where}.tool_calls[${k}]`)));
-        if (t.actions.length === 1 && t.actions[0]!.name === RESPOND) t.respond = respondText(t.actions[0]!);
+        for (let k = 0; k < use.length; k++) {
+          const a = actionFromCall(use[k], `${where}.tool_calls[${k}]`);
+          t.actions.push(a);
+          if (a.name === RESPOND) {
+            // a call named "respond" is a reply (tau-bench's Action); the turn ends with it
+            t.respond = respondText(a);
+            break;
+          }
+        }
       } else if (format === 'react') {
         const a = reactAction(contentText(m.content));
         t.actions.push(a);

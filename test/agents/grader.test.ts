@@ -199,6 +199,20 @@ describe('outputs, episode end and formats', () => {
     expect(r.metadata.ended_by).toBe('end_of_actions');
   });
 
+  it('a tool call named "respond" is a reply, as tau-bench turns it into its respond action', async () => {
+    const i = withOutputs('retail');
+    const t = tasks('retail')[i]!;
+    const m = gold('retail', i);
+    m[m.length - 2] = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'r', type: 'function', function: { name: 'respond', arguments: JSON.stringify({ content: t.outputs.join(' ') }) } }],
+    };
+    const r = await run('retail', t, m);
+    expect(r.score).toBe(1);
+    expect(r.metadata.ended_by).toBe('user_stop');
+  });
+
   it('runs every tool call of a message, or only the first with first_tool_call_only', async () => {
     const i = tasks('airline').findIndex((t) => t.actions.filter((a: any) => WRITES.has(a.name)).length >= 2);
     const m = gold('airline', i);

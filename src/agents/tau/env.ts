@@ -222,7 +222,15 @@ export class TauEpisode implements Episode {
     const toolCalls = msg.tool_calls?.length ? (this.firstOnly ? msg.tool_calls.slice(0, 1) : msg.tool_calls) : undefined;
     if (toolCalls) {
       if (this.firstOnly) msg.tool_calls = toolCalls;
-      for (const c of toolCalls) {
+      // a call named "respond" is a reply to the user and ends the turn; the user answers first,
+      // so a failing user simulator leaves nothing half done
+      const r = toolCalls.findIndex((c) => c.function.name === RESPOND);
+      let reply: string | undefined;
+      if (r >= 0) {
+        const args = readArguments(toolCalls[r]!.function.arguments).kwargs?.get('content');
+        reply = await this.user.step(typeof args === 'string' ? args : '', signal);
+      }
+      for (const c of r >= 0 ? toolCalls.slice(0, r) : toolCalls) {
         calls++;
         const out = runAction(this.domain, this.db, { name: c.function.name, ...readArguments(c.function.arguments) });
         if (out.error) errors++;
@@ -232,6 +240,11 @@ export class TauEpisode implements Episode {
           terminal = true;
           break;
         }
+      }
+      if (reply !== undefined && !terminal) {
+        added.push({ role: 'user', content: reply });
+        this.lastObservation = reply;
+        stopped = reply.includes(STOP);
       }
     } else {
       // a reply to the user: nothing is committed unless the user simulator answers
