@@ -199,3 +199,41 @@ describe('env serve: sessions and errors', () => {
     expect((await call(url, '/healthz')).status).toBe(200);
   });
 });
+
+describe('arbiter env serve (the CLI)', () => {
+  it('serves episodes with a user simulator on a model server, and stops on SIGTERM with exit 0', async () => {
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('../helpers/cli.js');
+    const child = spawn(process.execPath, [CLI, 'env', 'serve', '--port', '0', '--user-model', 'user', '--user-base-url', models.url, '--max-sessions', '4'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    let err = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.setEncoding('utf8').on('data', (d: string) => {
+        err += d;
+        const m = /listening on (http:\/\/\S+)/.exec(err);
+        if (m) resolve(m[1]!);
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+    });
+    try {
+      const health = await call(url, '/health');
+      expect(health.json).toMatchObject({ status: 'ok', sessions: 0, max_sessions: 4, envs: ['tau_bench'] });
+      const r = await call(url, '/reset', { domain: 'retail', task_index: 2 });
+      expect(r.json.observation).toBe('Hi, I need help with task retail:2.');
+      const s = await call(url, '/step', { session_id: r.json.session_id, action: { name: 'respond', arguments: { content: 'bye' } } });
+      expect(s.json).toMatchObject({ done: true, reward: 0 });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+
+  it('refuses a non-loopback address without a token (exit 2)', async () => {
+    const { runCli } = await import('../helpers/cli.js');
+    const r = await runCli(['env', 'serve', '--host', '0.0.0.0', '--port', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/refusing to serve on non-loopback address 0\.0\.0\.0 without a token/);
+  });
+});
