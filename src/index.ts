@@ -128,3 +128,35 @@ export type {
   StepSearchOptions,
   StepSearchResult,
 } from './search/index.js';
+
+export {
+  ChatPolicy,
+  ChatUserSimulator,
+  getEnv,
+  goldMessages,
+  listEnvs,
+  loadTasks,
+  readActions,
+  readMessages,
+  registerEnv,
+  rewardTrajectory,
+  runEpisode,
+  runRollouts,
+  setDataDir as setTauBenchDir,
+  stepRecords,
+  TAU_DOMAINS,
+  TauEpisode,
+} from './agents/index.js';
+export type {
+  AgentMessage,
+  EnvFamily,
+  Episode,
+  Policy,
+  RolloutJob,
+  RolloutRecord,
+  StepRecord,
+  StepResult,
+  TauOutcome,
+  ToolSchema,
+  UserSimulator,
+} from './agents/index.js';

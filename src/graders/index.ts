@@ -25,6 +25,7 @@ import { addWorkerRegistrations } from '../workers/grader-pool.js';
 // worker threads (threads grader, preemption of cpu_heavy types) load this module to get every type
 addWorkerRegistrations(import.meta.url);
 import { prm } from './prm/grader.js';
+import { tauBench } from './tau_bench/grader.js';
 
 const builtins: GraderType<any>[] = [
   stringCheck,
@@ -46,6 +47,7 @@ const builtins: GraderType<any>[] = [
   textSimilarity,
   length,
   repetition,
+  tauBench,
   ...judgeGraderTypes,
   prm,
 ];

@@ -26,6 +26,7 @@ import type {
   ChatChoice,
   ChatRequest,
   ChatResult,
+  ChatToolCall,
   CompletionChoice,
   CompletionLogprobs,
   CompletionRequest,
@@ -315,6 +316,7 @@ export function normalise(completion: unknown): { choices: ChatChoice[]; usage: 
     }
     const lp = (ch.logprobs as { content?: unknown } | null | undefined)?.content;
     if (Array.isArray(lp)) out.logprobs = lp.map(normaliseToken);
+    if (Array.isArray(msg.tool_calls) && msg.tool_calls.length) out.tool_calls = msg.tool_calls.map(normaliseToolCall);
     return out;
   });
   choices.sort((a, b) => a.index - b.index);
@@ -327,6 +329,20 @@ function usageOf(u: Record<string, unknown> = {}): Usage {
     prompt_tokens: num(u.prompt_tokens),
     completion_tokens: num(u.completion_tokens),
     total_tokens: num(u.total_tokens) || num(u.prompt_tokens) + num(u.completion_tokens),
+  };
+}
+
+function normaliseToolCall(t: unknown, i: number): ChatToolCall {
+  const o = (t ?? {}) as { id?: unknown; function?: { name?: unknown; arguments?: unknown } | null };
+  const fn = o.function ?? {};
+  const args = fn.arguments;
+  return {
+    id: typeof o.id === 'string' ? o.id : `call_${i}`,
+    type: 'function',
+    function: {
+      name: typeof fn.name === 'string' ? fn.name : '',
+      arguments: typeof args === 'string' ? args : args === undefined || args === null ? '' : JSON.stringify(args),
+    },
   };
 }
 

@@ -27,6 +27,7 @@ export type {
   ChatMessage,
   ChatRequest,
   ChatResult,
+  ChatToolCall,
   CompletionChoice,
   CompletionLogprobs,
   CompletionRequest,

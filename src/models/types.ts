@@ -59,6 +59,15 @@ export interface ChatChoice {
    */
   stop_reason?: string | number | null;
   logprobs?: TokenLogprob[];
+  /** Tool calls of the answer (OpenAI shape), when the model made any. */
+  tool_calls?: ChatToolCall[];
+}
+
+/** One tool call in an answer: `arguments` is the JSON text exactly as the server sent it. */
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
 }
 
 export interface Usage {

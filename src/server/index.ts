@@ -16,3 +16,5 @@ export { DEFAULT_MAX_QUEUE, REWARD_FORMATS } from './options.js';
 export type { RewardFormat } from './options.js';
 export type { Executor, ExecutorEnv, ExecutorFactory, ExecutorRequest } from './grade-runner.js';
 export { QueueFullError } from './admission.js';
+export { createEnvServer } from './env-server.js';
+export type { EnvServer, EnvServerOptions } from './env-server.js';

@@ -105,6 +105,18 @@ const CASES: Record<string, { config: () => Record<string, unknown>; item: Recor
   reference_verify: { config: () => ({ ...judge(), question: '{{item.q}}', reference: '{{item.answer}}' }), item: { q: 'q', answer: '4' } },
   reward_model: { config: () => ({ model: 'rm', base_url: server.url, protocol: 'sglang', text: '{{sample.output_text}}', max_retries: 0 }), item: {} },
   prm: { config: () => ({ protocol: 'vllm_pooling', model: 'prm', base_url: server.url, question: 'What is 1 + 1?', max_retries: 0 }), item: {} },
+  tau_bench: {
+    config: () => ({
+      domain: 'retail',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: '{{sample.output_text}}' },
+        { role: 'user', content: '###STOP###' },
+      ],
+      task: '{{item}}',
+    }),
+    item: { user_id: 'u', instruction: 'ask', actions: [], outputs: [] },
+  },
 };
 
 const RESERVED = ['grader', 'type', 'duration_ms', 'passed'];

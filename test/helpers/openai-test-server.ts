@@ -21,6 +21,8 @@ export interface ChoiceReply {
   alternatives?: { token: string; top: TopAlt[] };
   /** Explicit logprobs content, instead of the automatic tokenisation. */
   logprobs?: { token: string; logprob: number; top_logprobs: TopAlt[] }[];
+  /** Tool calls of the answer (`arguments` as JSON text, or an object sent as its JSON); finish_reason becomes "tool_calls". */
+  tool_calls?: { id?: string; name: string; arguments: string | Record<string, unknown> }[];
 }
 
 export interface Reply extends ChoiceReply {
@@ -289,7 +291,14 @@ function completionOf(rec: RecordedRequest, reply: Reply, ignoreN = false): Reco
     const message: Record<string, unknown> = { role: 'assistant', content };
     if (c.reasoning) message.reasoning_content = c.reasoning;
     message.refusal = c.refusal ?? null;
-    const choice: Record<string, unknown> = { index, message, finish_reason: c.finish_reason ?? 'stop' };
+    if (c.tool_calls?.length) {
+      message.tool_calls = c.tool_calls.map((t, k) => ({
+        id: t.id ?? `call_${index}_${k}`,
+        type: 'function',
+        function: { name: t.name, arguments: typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments) },
+      }));
+    }
+    const choice: Record<string, unknown> = { index, message, finish_reason: c.finish_reason ?? (c.tool_calls?.length ? 'tool_calls' : 'stop') };
     choice.logprobs = rec.body?.logprobs ? { content: choiceLogprobs(c, content ?? '') } : null;
     return choice;
   });

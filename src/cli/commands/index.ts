@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import * as evaluate from './eval.js';
 import * as report from './report.js';
+import * as env from './env.js';
 import * as score from './score.js';
 import * as search from './search.js';
 import * as serve from './serve.js';
@@ -11,4 +12,4 @@ import * as advantages from './advantages.js';
 import * as monitor from './monitor.js';
 import * as worker from './worker.js';
 
-export const commands: { register(program: Command): void }[] = [score, validate, types, serve, worker, advantages, monitor, evaluate, report, search];
+export const commands: { register(program: Command): void }[] = [score, validate, types, serve, worker, advantages, monitor, evaluate, report, search, env];

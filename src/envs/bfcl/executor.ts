@@ -332,4 +332,3 @@ function repeatedKeyword(n: PyAst, depth = 0): string | undefined {
 
 /** Python's `\b([a-zA-Z_]\w*)\s*(?=\()` with Unicode \w and \s. */
 const REWRITE_RE = new RegExp(`(?<![\\p{L}\\p{N}_])([a-zA-Z_][\\p{L}\\p{N}_]*)[${PY_SPACE_CLASS}]*(?=\\()`, 'gu');
-

@@ -1,0 +1,338 @@
+// `arbiter env`: agent environments. `env serve` runs the HTTP environment server (OpenEnv-style
+// reset/step/state/close); `env rollout` drives an OpenAI-compatible policy (and, for tau-bench, an
+// OpenAI-compatible user simulator) through episodes and writes trajectories as JSONL the tau_bench
+// grader reads, optionally with per-step GiGPO lines; `env tools` prints the tools' schemas.
+import { createWriteStream, readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { InvalidArgumentError, type Command } from 'commander';
+import { die, EXIT } from '../exit.js';
+import { positiveInt } from './score.js';
+
+function port(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
+  return n;
+}
+
+function finite(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('must be a number');
+  return n;
+}
+
+/** "0-4,7,9-10" → [0,1,2,3,4,7,9,10]. */
+export function parseIndexList(v: string): number[] {
+  const out: number[] = [];
+  for (const part of v.split(',')) {
+    const m = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(part);
+    if (!m) throw new InvalidArgumentError(`"${part}" is not an index or a range like 3-7`);
+    const a = Number(m[1]);
+    const b = m[2] === undefined ? a : Number(m[2]);
+    if (b < a) throw new InvalidArgumentError(`range ${part} goes backwards`);
+    if (b - a > 100_000) throw new InvalidArgumentError(`range ${part} is too long`);
+    for (let i = a; i <= b; i++) out.push(i);
+  }
+  return out;
+}
+
+interface ModelOpts {
+  model: string;
+  baseUrl: string;
+  apiKeyEnv: string;
+  temperature?: number;
+  maxTokens?: number;
+  timeoutMs: number;
+  concurrency: number;
+}
+
+async function chatClient(m: ModelOpts) {
+  const { ChatClient } = await import('../../models/chat-client.js');
+  return new ChatClient({
+    baseURL: m.baseUrl,
+    apiKey: process.env[m.apiKeyEnv] || 'EMPTY',
+    maxConcurrency: m.concurrency,
+    timeoutMs: m.timeoutMs,
+    callTimeoutMs: m.timeoutMs * 2,
+  });
+}
+
+async function userFactory(o: {
+  userModel?: string;
+  userBaseUrl?: string;
+  userApiKeyEnv: string;
+  userTemperature?: number;
+  userPrompt?: string;
+  userTimeoutMs: number;
+  concurrency: number;
+}) {
+  if (!o.userModel && !o.userBaseUrl) return undefined;
+  if (!o.userModel || !o.userBaseUrl) throw new InvalidArgumentError('--user-model and --user-base-url go together');
+  const { ChatUserSimulator } = await import('../../agents/user-sim.js');
+  const client = await chatClient({
+    model: o.userModel,
+    baseUrl: o.userBaseUrl,
+    apiKeyEnv: o.userApiKeyEnv,
+    timeoutMs: o.userTimeoutMs,
+    concurrency: o.concurrency,
+  });
+  const systemPrompt = o.userPrompt ? readFileSync(o.userPrompt, 'utf8') : undefined;
+  if (systemPrompt !== undefined && !systemPrompt.includes('{instruction}'))
+    throw new InvalidArgumentError(`--user-prompt ${o.userPrompt} has no {instruction} placeholder`);
+  const model = o.userModel;
+  return () =>
+    new ChatUserSimulator(client, {
+      model,
+      ...(o.userTemperature !== undefined ? { temperature: o.userTemperature } : {}),
+      ...(systemPrompt ? { systemPrompt } : {}),
+    });
+}
+
+function userOptions(cmd: Command): Command {
+  return cmd
+    .option('--user-model <name>', 'model of the simulated user (tau-bench)')
+    .option('--user-base-url <url>', 'OpenAI-compatible base URL of the user model, e.g. http://127.0.0.1:8001/v1')
+    .option('--user-api-key-env <var>', "environment variable holding the user model's API key", 'OPENAI_API_KEY')
+    .option('--user-temperature <t>', "sampling temperature of the user model (default: the server's)", finite)
+    .option('--user-prompt <file>', "system prompt of the simulated user, with an {instruction} placeholder (default: arbiter's wording of tau-bench's rules)")
+    .option('--user-timeout-ms <ms>', 'deadline of one user-model request', positiveInt, 120_000);
+}
+
+interface ServeOpts {
+  host: string;
+  port: number;
+  token?: string;
+  insecure?: boolean;
+  maxSessions: number;
+  sessionIdleMs: number;
+  maxSteps?: number;
+  bodyLimit: number;
+  tauBenchDir?: string;
+  userModel?: string;
+  userBaseUrl?: string;
+  userApiKeyEnv: string;
+  userTemperature?: number;
+  userPrompt?: string;
+  userTimeoutMs: number;
+  userConcurrency: number;
+  logLevel?: string;
+}
+
+interface RolloutOpts {
+  env: string;
+  domain: string;
+  tasks?: number[];
+  trials: number;
+  maxSteps?: number;
+  policyModel: string;
+  policyBaseUrl: string;
+  policyApiKeyEnv: string;
+  temperature?: number;
+  maxTokens?: number;
+  policyTimeoutMs: number;
+  firstToolCallOnly?: boolean;
+  output?: string;
+  stepsOutput?: string;
+  concurrency: number;
+  tauBenchDir?: string;
+  userModel?: string;
+  userBaseUrl?: string;
+  userApiKeyEnv: string;
+  userTemperature?: number;
+  userPrompt?: string;
+  userTimeoutMs: number;
+}
+
+async function writeLine(out: NodeJS.WritableStream, line: string): Promise<void> {
+  if (!out.write(line + '\n')) await once(out, 'drain');
+}
+
+export function register(program: Command): void {
+  const env = program.command('env').description('agent environments: serve them over HTTP, roll out a policy through them, list their tools');
+
+  userOptions(
+    env
+      .command('serve')
+      .description('serve environments over HTTP (OpenEnv-style POST /reset, /step, /close, GET /state, /tools, /health)')
+      .option('--host <addr>', 'address to bind (non-loopback needs --token or --insecure)', '127.0.0.1')
+      .option('-p, --port <n>', 'port (0 = any free port)', port, 8100)
+      .option('--token <token>', 'require "Authorization: Bearer <token>" (default: $ARBITER_TOKEN)')
+      .option('--insecure', 'allow a non-loopback --host without a token')
+      .option('--max-sessions <n>', 'open episodes at most; a reset past it is answered 429', positiveInt, 256)
+      .option('--session-idle-ms <ms>', 'an episode unused this long is closed', positiveInt, 600_000)
+      .option('--max-steps <n>', 'agent turns per episode before it ends with reward 0 (tau-bench: 30)', positiveInt)
+      .option('--body-limit <bytes>', 'largest request body accepted', positiveInt, 8 * 1024 * 1024)
+      .option('--tau-bench-dir <dir>', "folder holding tau-bench's airline/ and retail/ data (default: $ARBITER_TAU_BENCH_DIR, then shared/data/tau-bench)")
+      .option('--user-concurrency <n>', 'user-model requests in flight at once', positiveInt, 64)
+      .option('--log-level <level>', 'log to stdout as JSON at this level'),
+  ).action(async (o: ServeOpts) => {
+    try {
+      const [{ createEnvServer }, { setDataDir }, agents] = await Promise.all([
+        import('../../server/env-server.js'),
+        import('../../agents/tau/db.js'),
+        import('../../agents/index.js'),
+      ]);
+      void agents;
+      if (o.tauBenchDir) setDataDir(o.tauBenchDir);
+      const user = await userFactory({ ...o, concurrency: o.userConcurrency });
+      const token = o.token ?? (process.env.ARBITER_TOKEN || undefined);
+      const server = createEnvServer({
+        deps: user ? { user } : {},
+        maxSessions: o.maxSessions,
+        sessionIdleMs: o.sessionIdleMs,
+        ...(o.maxSteps ? { defaultOptions: { max_steps: o.maxSteps } } : {}),
+        ...(token ? { token } : {}),
+        insecure: Boolean(o.insecure),
+        bodyLimit: o.bodyLimit,
+        ...(o.logLevel ? { logger: o.logLevel } : {}),
+      });
+      let url: string;
+      try {
+        url = await server.listen({ host: o.host, port: o.port });
+      } catch (e) {
+        process.stderr.write(`arbiter: ${(e as Error).message}\n`);
+        process.exit(EXIT.USAGE);
+      }
+      const stop = (sig: string) => {
+        process.stderr.write(`arbiter env serve: ${sig} received, closing\n`);
+        server.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.stderr.write(
+        `arbiter env serve: listening on ${url}${user ? '' : ' (no user simulator: tau_bench resets need --user-model/--user-base-url)'}${token ? ' (token required)' : ''}\n`,
+      );
+    } catch (e) {
+      if (e instanceof InvalidArgumentError) {
+        process.stderr.write(`arbiter: ${e.message}\n`);
+        process.exit(EXIT.USAGE);
+      }
+      die(e);
+    }
+  });
+
+  userOptions(
+    env
+      .command('rollout')
+      .description(
+        'run a policy through episodes and write trajectories as JSONL ({id, item, sample: {messages}, reward, credit, ...}); grade them with a tau_bench grader',
+      )
+      .option('--env <name>', 'environment', 'tau_bench')
+      .requiredOption('--domain <name>', 'tau-bench domain: airline or retail')
+      .option('--tasks <list>', 'task indices, e.g. 0-9,12 (default: all test tasks)', parseIndexList)
+      .option('--trials <n>', 'episodes per task', positiveInt, 1)
+      .option('--max-steps <n>', 'agent turns per episode (tau-bench: 30)', positiveInt)
+      .requiredOption('--policy-model <name>', 'model of the agent')
+      .requiredOption('--policy-base-url <url>', 'OpenAI-compatible base URL of the agent model')
+      .option('--policy-api-key-env <var>', "environment variable holding the agent model's API key", 'OPENAI_API_KEY')
+      .option('--temperature <t>', 'sampling temperature of the agent', finite)
+      .option('--max-tokens <n>', 'most tokens per agent message', positiveInt)
+      .option('--policy-timeout-ms <ms>', 'deadline of one agent-model request', positiveInt, 120_000)
+      .option('--first-tool-call-only', "run only the first tool call of each agent message (what tau-bench's own agent does)")
+      .option('-o, --output <file>', 'trajectories JSONL (default: stdout)')
+      .option('--steps-output <file>', 'also write one line per turn for step-level advantages (uid, traj_uid, anchor_obs, step_reward, episode_return)')
+      .option('-c, --concurrency <n>', 'episodes run at once', positiveInt, 4)
+      .option('--tau-bench-dir <dir>', "folder holding tau-bench's airline/ and retail/ data"),
+  ).action(async (o: RolloutOpts) => {
+    try {
+      const [{ ChatPolicy }, { runRollouts, stepRecords }, { setDataDir }, agents] = await Promise.all([
+        import('../../agents/policy.js'),
+        import('../../agents/rollout.js'),
+        import('../../agents/tau/db.js'),
+        import('../../agents/index.js'),
+      ]);
+      if (o.tauBenchDir) setDataDir(o.tauBenchDir);
+      const family = agents.getEnv(o.env);
+      if (!family)
+        throw new InvalidArgumentError(
+          `unknown environment "${o.env}" (known: ${agents
+            .listEnvs()
+            .map((e) => e.name)
+            .join(', ')})`,
+        );
+      if (o.env !== 'tau_bench') throw new InvalidArgumentError('env rollout drives tau_bench episodes for now');
+      if (!agents.TAU_DOMAIN_NAMES.includes(o.domain as never)) throw new InvalidArgumentError(`--domain must be one of ${agents.TAU_DOMAIN_NAMES.join(', ')}`);
+      const count = agents.loadTasks(o.domain as never).length;
+      const tasks = o.tasks ?? [...Array(count).keys()];
+      const bad = tasks.find((t) => t >= count);
+      if (bad !== undefined) throw new InvalidArgumentError(`task ${bad} is out of range: ${o.domain} has ${count} test tasks`);
+      const user = await userFactory({ ...o, concurrency: o.concurrency });
+      if (!user) throw new InvalidArgumentError('tau_bench rollouts need a user simulator: --user-model and --user-base-url');
+      const policy = new ChatPolicy(
+        await chatClient({
+          model: o.policyModel,
+          baseUrl: o.policyBaseUrl,
+          apiKeyEnv: o.policyApiKeyEnv,
+          timeoutMs: o.policyTimeoutMs,
+          concurrency: o.concurrency,
+        }),
+        {
+          model: o.policyModel,
+          ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+          ...(o.maxTokens !== undefined ? { max_tokens: o.maxTokens } : {}),
+        },
+      );
+      const jobs = tasks.flatMap((t) =>
+        Array.from({ length: o.trials }, (_, k) => ({
+          id: `${o.domain}-${t}-${k}`,
+          group: `${o.domain}-${t}`,
+          env: o.env,
+          options: {
+            domain: o.domain,
+            task_index: t,
+            ...(o.maxSteps ? { max_steps: o.maxSteps } : {}),
+            ...(o.firstToolCallOnly ? { first_tool_call_only: true } : {}),
+          },
+        })),
+      );
+      const out = o.output ? createWriteStream(o.output) : process.stdout;
+      const steps = o.stepsOutput ? createWriteStream(o.stepsOutput) : undefined;
+      const ac = new AbortController();
+      process.once('SIGINT', () => ac.abort(new Error('SIGINT')));
+      process.once('SIGTERM', () => ac.abort(new Error('SIGTERM')));
+      let n = 0;
+      let sum = 0;
+      let failed = 0;
+      for await (const rec of runRollouts(jobs, { policy, deps: { user }, concurrency: o.concurrency, signal: ac.signal })) {
+        await writeLine(out, JSON.stringify(rec));
+        if (steps) for (const s of stepRecords(rec)) await writeLine(steps, JSON.stringify(s));
+        n++;
+        if (rec.reward === null) failed++;
+        else sum += rec.reward;
+      }
+      for (const s of [out, steps]) if (s && s !== process.stdout) await new Promise<void>((r) => (s as NodeJS.WritableStream).end(r));
+      const ok = n - failed;
+      process.stderr.write(`arbiter env rollout: ${n} episodes, ${failed} failed, mean reward ${ok ? (sum / ok).toFixed(4) : 'n/a'}\n`);
+    } catch (e) {
+      if (e instanceof InvalidArgumentError) {
+        process.stderr.write(`arbiter: ${e.message}\n`);
+        process.exit(EXIT.USAGE);
+      }
+      die(e);
+    }
+  });
+
+  env
+    .command('tools')
+    .description("print an environment's tool schemas and system prompt as JSON")
+    .option('--env <name>', 'environment', 'tau_bench')
+    .requiredOption('--domain <name>', 'tau-bench domain: airline or retail')
+    .option('--tau-bench-dir <dir>', "folder holding tau-bench's airline/ and retail/ data")
+    .action(async (o: { env: string; domain: string; tauBenchDir?: string }) => {
+      try {
+        const [agents, { setDataDir }] = await Promise.all([import('../../agents/index.js'), import('../../agents/tau/db.js')]);
+        if (o.tauBenchDir) setDataDir(o.tauBenchDir);
+        const family = agents.getEnv(o.env);
+        if (!family) throw new InvalidArgumentError(`unknown environment "${o.env}"`);
+        process.stdout.write(JSON.stringify(family.tools({ domain: o.domain }), null, 2) + '\n');
+      } catch (e) {
+        if (e instanceof InvalidArgumentError || (e as Error)?.name === 'EnvOptionError' || (e as Error)?.name === 'TauDataError') {
+          process.stderr.write(`arbiter: ${(e as Error).message}\n`);
+          process.exit(EXIT.USAGE);
+        }
+        die(e);
+      }
+    });
+}
