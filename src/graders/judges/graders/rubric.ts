@@ -36,8 +36,8 @@ const schema = graderSchema({
   question: z.string().optional(),
   /** The model output judged (default {{sample.output_text}}). Deprecated name: response. */
   input: z.string().optional(),
-  /** "binary" (default: met / not met) or a rating scale [lo, hi]. */
-  scale: z.union([z.literal('binary'), z.tuple([z.number().int(), z.number().int()])]).optional(),
+  /** "binary" (default: met / not met) or a rating range [lo, hi], as score_model's `range` (old name: `scale`). */
+  range: z.union([z.literal('binary'), z.tuple([z.number().int(), z.number().int()])]).optional(),
   system_prompt: z.string().optional(),
   user_prompt: z.string().optional(),
   /** json_schema (default: each verdict in a {"steps", "result"} object; prompt-only when the server lacks it) or text. */
@@ -72,7 +72,8 @@ export const rubric: GraderType<RubricConfig> = {
   type: 'rubric',
   summary: 'LLM judge checks each weighted rubric criterion separately (item-specific rubrics too); weighted score',
   schema,
-  aliases: [renamed('response', 'input')],
+  // `scale` elsewhere divides a score (reward_model, transform); the rating range is `range`, as in score_model
+  aliases: [renamed('response', 'input'), renamed('scale', 'range')],
   capabilities: endpointCapabilities,
   build(cfg, b) {
     let fixed: Criterion[] | undefined;
@@ -92,8 +93,8 @@ export const rubric: GraderType<RubricConfig> = {
         names.add(c.name);
       });
     }
-    const scale = cfg.scale ?? 'binary';
-    if (scale !== 'binary' && !(scale[0] < scale[1])) b.fail('scale', 'scale must be [lo, hi] with lo < hi');
+    const scale = cfg.range ?? 'binary';
+    if (scale !== 'binary' && !(scale[0] < scale[1])) b.fail('range', 'range must be [lo, hi] with lo < hi');
     const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
     const resp = b.template('input', cfg.input ?? '{{sample.output_text}}');
     const s = judgeSettings(cfg, b);
