@@ -6,7 +6,7 @@
 // evaluated, and its result turned into text (str as is, dict via json.dumps else str(), anything
 // else str()) or "Error during execution: <message>".
 import type { ApiClass, ApiInstance, BfclEnv, MethodSpec } from './api.js';
-import { bindArgs, MissingData } from './api.js';
+import { bindArgs } from './api.js';
 import { GorillaFileSystemClass } from './classes/gorilla-file-system.js';
 import { MathAPIClass } from './classes/math-api.js';
 import { MessageAPIClass } from './classes/message-api.js';
@@ -332,5 +332,3 @@ function repeatedKeyword(n: PyAst, depth = 0): string | undefined {
 
 /** Python's `\b([a-zA-Z_]\w*)\s*(?=\()` with Unicode \w and \s. */
 const REWRITE_RE = new RegExp(`(?<![\\p{L}\\p{N}_])([a-zA-Z_][\\p{L}\\p{N}_]*)[${PY_SPACE_CLASS}]*(?=\\()`, 'gu');
-
-export { MissingData };
