@@ -3,6 +3,7 @@
 export { BfclEnv, type EnvOptions, type LongContextData, LONG_CONTEXT_KEYS, MissingData } from './api.js';
 export { API_CLASSES, Side, instanceName, UNSIMULATED } from './executor.js';
 export { readConfigObject, readConfigText } from './config.js';
+export { toolCallString, BadToolCall } from './calls.js';
 export { loadLongContext, LONG_CONTEXT_ENV } from './long-context.js';
 export { PyException, EnvLimit, Unsupported } from './py/errors.js';
 export { pyRepr, pyStr, jsonDumps, floatRepr } from './py/format.js';

@@ -6,6 +6,7 @@
 // default_decode_execute_prompting (positional arguments dropped, names and keyword-less calls
 // turned into strings, nested calls into nested call strings), a list of {name: arguments} with
 // convert_to_function_call; a step that does not decode, or decodes to nothing, is dropped.
+import { BadToolCall, toolCallString } from '../../envs/bfcl/calls.js';
 import { EnvLimit, Unsupported } from '../../envs/bfcl/py/errors.js';
 import { pyRepr, pyStr } from '../../envs/bfcl/py/format.js';
 import { fromJs, loads } from '../../envs/bfcl/py/json.js';
@@ -28,21 +29,13 @@ export class BadTurns extends Error {
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** An OpenAI-style tool call as BFCL's convert_to_function_call renders it: name(k=repr(v),...). */
-function toolCallString(name: string, args: unknown, where: string): string {
-  let value: PyValue;
-  if (typeof args === 'string') {
-    try {
-      value = args.trim() === '' ? new PyDict() : loads(args);
-    } catch {
-      throw new BadTurns(`${where}: arguments of ${name} are not valid JSON`);
-    }
-  } else if (args === undefined || args === null) value = new PyDict();
-  else value = fromJs(args);
-  if (!(value instanceof PyDict)) throw new BadTurns(`${where}: arguments of ${name} must be a JSON object`);
-  return `${name}(${value
-    .entries()
-    .map(([k, v]) => `${pyStr(k)}=${pyRepr(v)}`)
-    .join(',')})`;
+function toolCall(name: string, args: unknown, where: string): string {
+  try {
+    return toolCallString(name, args);
+  } catch (e) {
+    if (e instanceof BadToolCall) throw new BadTurns(`${where}: ${e.message}`);
+    throw e;
+  }
 }
 
 function callStringsOf(v: unknown, where: string, depth: number): string[] {
@@ -53,16 +46,17 @@ function callStringsOf(v: unknown, where: string, depth: number): string[] {
     if (Array.isArray(v.tool_calls)) return callStringsOf(v.tool_calls, `${where}.tool_calls`, depth + 1);
     if (v.tool_calls === null || (v.role === 'assistant' && v.tool_calls === undefined)) return [];
     const fn = isObj(v.function) ? v.function : v;
-    if (typeof fn.name === 'string') return [toolCallString(fn.name, fn.arguments ?? fn.parameters, where)];
+    if (typeof fn.name === 'string') return [toolCall(fn.name, fn.arguments ?? fn.parameters, where)];
     throw new BadTurns(`${where}: an object in a turn must be a tool call ({"name", "arguments"}) or an assistant message with tool_calls`);
   }
   if (v === null || v === undefined) return [];
   throw new BadTurns(`${where}: a call must be a string or a tool-call object, got ${typeof v}`);
 }
 
-/** A string holding `[a(...), b(...)]` is its calls; anything else is one call string, executed as written. */
+/** A string holding `[a(...), b(...)]` is its calls; a blank string is none; anything else is one call string, executed as written. */
 function splitCallList(s: string): string[] {
   const t = s.trim();
+  if (t === '') return [];
   if (!t.startsWith('[') && !t.startsWith('(')) return [s];
   let ast: PyAst;
   try {

@@ -224,7 +224,8 @@ export const bfclMultiTurn: GraderType<Config> = {
         for (let mask = 1; mask < n; mask++) {
           const other = run(readWith((i) => ((mask >> i) & 1) === 1));
           readings++;
-          if (other.check.valid !== result.check.valid || other.check.turns.map((t) => t.passed).join() !== result.check.turns.map((t) => t.passed).join()) {
+          const verdict = (c: CheckResult) => JSON.stringify([c.valid, c.error_type, c.failed_turn, c.turns.map((t) => t.passed)]);
+          if (verdict(other.check) !== verdict(result.check)) {
             throw new GradeFailure(
               'bad_input',
               `the outcome depends on whether ${first.ambiguous.join(', ')} ${first.ambiguous.length > 1 ? 'are ints or floats' : 'is an int or a float'} in Python, which initial_config as an object does not say; pass initial_config as JSON text`,
