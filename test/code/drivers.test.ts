@@ -173,6 +173,24 @@ describe('javascript driver, run directly', () => {
     expect(r.lines[0]).toMatch(/^load "/);
   });
 
+  it("a failed console.assert in the tests fails the test (HumanEval-X's JavaScript tests use it)", () => {
+    const tests = 'const testF = () => {\n  console.assert(f(2) === 4)\n  console.assert(f(3) === 6)\n}\ntestF()\n';
+    const ok = drive('javascript', 'function f(x) { return x * 2; }\n', { mode: 'humaneval', tests });
+    expect(ok.lines).toEqual(['0 pass', 'done']);
+    const bad = drive('javascript', 'function f(x) { return x === 2 ? 4 : 0; }\n', { mode: 'humaneval', tests });
+    expect(bad.status).toBe(1);
+    expect(bad.lines).toHaveLength(1);
+    expect(bad.lines[0]).toMatch(/^0 fail ".*AssertionError.*console\.assert failed/);
+    // a message given to console.assert is the failure's message; the solution replacing the global console changes nothing
+    const msg = drive('javascript', 'console.assert = () => {};\nglobalThis.console = { assert() {} };\nfunction f(x) { return 0; }\n', {
+      mode: 'asserts',
+      tests: ['console.assert(f(1) === 2, "f(1) is %d", f(1))', 'console.log("logs still work")'],
+    });
+    expect(msg.lines[0]).toMatch(/^0 fail ".*f\(1\) is 0/);
+    expect(msg.lines[1]).toBe('1 pass');
+    expect(msg.stdout).toContain('logs still work');
+  });
+
   it('humaneval and function modes', () => {
     const he = drive('javascript', 'function f(x) { return x * 2; }\n', { mode: 'humaneval', tests: 'assert.strictEqual(f(2), 4);' });
     expect(he.lines).toEqual(['0 pass', 'done']);

@@ -178,6 +178,16 @@ describe('humaneval format in other languages', () => {
     expect(bad.metadata.failure).toBe('assertion');
   });
 
+  it('fails a HumanEval-X javascript item whose console.assert checks fail', async () => {
+    const item = { prompt: 'const inc = (x) => {\n', test: 'const testInc = () => {\n  console.assert(inc(1) === 2)\n  console.assert(inc(5) === 6)\n}\n\ntestInc()\n' };
+    const cfg = { format: 'humaneval', language: 'javascript', prompt: '{{item.prompt}}', tests: '{{item.test}}' };
+    expect((await run(cfg, '  return x + 1;\n};', item)).score).toBe(1);
+    const bad = await run(cfg, '  return x === 1 ? 2 : 0;\n};', item);
+    expect(bad.valid).toBe(true);
+    expect(bad.score).toBe(0);
+    expect(bad.metadata.failure).toBe('assertion');
+  });
+
   it('runs a C++ program whose tests are a main()', async () => {
     const item = { prompt: 'int sq(int x) {\n', test: '#include <cassert>\nint main() { assert(sq(3) == 9); }\n' };
     const cfg = { format: 'humaneval', language: 'cpp', prompt: '{{item.prompt}}', tests: '{{item.test}}' };
