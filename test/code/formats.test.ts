@@ -179,7 +179,10 @@ describe('humaneval format in other languages', () => {
   });
 
   it('fails a HumanEval-X javascript item whose console.assert checks fail', async () => {
-    const item = { prompt: 'const inc = (x) => {\n', test: 'const testInc = () => {\n  console.assert(inc(1) === 2)\n  console.assert(inc(5) === 6)\n}\n\ntestInc()\n' };
+    const item = {
+      prompt: 'const inc = (x) => {\n',
+      test: 'const testInc = () => {\n  console.assert(inc(1) === 2)\n  console.assert(inc(5) === 6)\n}\n\ntestInc()\n',
+    };
     const cfg = { format: 'humaneval', language: 'javascript', prompt: '{{item.prompt}}', tests: '{{item.test}}' };
     expect((await run(cfg, '  return x + 1;\n};', item)).score).toBe(1);
     const bad = await run(cfg, '  return x === 1 ? 2 : 0;\n};', item);

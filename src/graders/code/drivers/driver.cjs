@@ -68,7 +68,12 @@ const __arbiter = (() => {
   const ownStacks = new WeakMap();
   const consoleAssert = (value, ...message) => {
     if (value) return;
-    const e = new AssertionError({ message: message.length ? apply(format, undefined, message) : 'console.assert failed', actual: value, expected: true, operator: '==' });
+    const e = new AssertionError({
+      message: message.length ? apply(format, undefined, message) : 'console.assert failed',
+      actual: value,
+      expected: true,
+      operator: '==',
+    });
     Error.captureStackTrace(e, consoleAssert);
     ownStacks.set(e, e.stack);
     throw e;
