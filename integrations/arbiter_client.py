@@ -33,6 +33,7 @@ import urllib.request
 from collections.abc import Mapping
 
 RETRY_STATUS = (429, 502, 503, 504)
+_DEFAULT = object()  # "not given": the server's default advantage config
 
 
 class ArbiterError(RuntimeError):
@@ -114,6 +115,27 @@ class _Config:
             body["grader"] = grader
         return body
 
+    def groups_body(self, grader, samples, advantages, global_step):
+        # a group must arrive in one request (its advantages need all of its samples): no chunking
+        body = {"samples": samples}
+        if grader:
+            body["grader"] = grader
+        if advantages is not _DEFAULT:
+            body["advantages"] = advantages
+        if global_step is not None:
+            body["global_step"] = int(global_step)
+        return body
+
+    def check_groups(self, got, n):
+        self.check_results(got, n)
+        return got
+
+    def check_advantages(self, got, n):
+        records = got.get("records") if isinstance(got, dict) else None
+        if not isinstance(records, list) or len(records) != n:
+            raise ArbiterError("arbiter returned %r records for %d" % (None if records is None else len(records), n))
+        return got
+
 
 class ArbiterClient(_Config):
     """Blocking client (urllib): one request at a time per call, safe to share between threads."""
@@ -155,6 +177,22 @@ class ArbiterClient(_Config):
             chunk = samples[start:start + self.max_batch]
             results.extend(self.check_results(self.post("/v1/score", self.score_body(grader, chunk)), len(chunk)))
         return results
+
+    def groups(self, samples, grader=None, advantages=_DEFAULT, global_step=None):
+        """Grades prompt groups in one POST /v1/groups: samples [{"id", "uid", "item", "sample"}].
+
+        `advantages`: an advantage config ({"estimator": "grpo", ...}; None for scores only; left
+        out, the server's default). Returns the response: {"grader", "estimator", "results" (in
+        order, each with "advantage"), "summary"}.
+        """
+        return self.check_groups(self.post("/v1/groups", self.groups_body(grader, samples, advantages, global_step)), len(samples))
+
+    def advantages(self, config, records):
+        """Advantages for scored records [{"id", "uid", "score", ...}] (POST /v1/advantages).
+
+        Returns {"estimator", "records" (in order, each with "advantage"), "summary"}.
+        """
+        return self.check_advantages(self.post("/v1/advantages", {"config": config, "records": records}), len(records))
 
 
 class _Pool:
@@ -304,6 +342,14 @@ class AsyncArbiterClient(_Config):
         for c, got in zip(chunks, replies):
             results.extend(self.check_results(got, len(c)))
         return results
+
+    async def groups(self, samples, grader=None, advantages=_DEFAULT, global_step=None):
+        """As ArbiterClient.groups (one POST /v1/groups)."""
+        return self.check_groups(await self.post("/v1/groups", self.groups_body(grader, samples, advantages, global_step)), len(samples))
+
+    async def advantages(self, config, records):
+        """As ArbiterClient.advantages (POST /v1/advantages)."""
+        return self.check_advantages(await self.post("/v1/advantages", {"config": config, "records": records}), len(records))
 
     async def aclose(self):
         """Closes this event loop's idle connections."""

@@ -3,6 +3,7 @@
 verl loads its custom reward function by file path (importlib), so verl_reward.py is loaded that
 way here, without integrations/ on sys.path. Prints the scenario's result as JSON on stdout.
 """
+import asyncio
 import importlib.util
 import json
 import os
@@ -48,6 +49,23 @@ def main():
         for t in threads:
             t.join()
         out = results
+    elif kind in ("groups", "advantages"):
+        client = load("arbiter_client")
+        args = cmd["args"]
+        sync = client.ArbiterClient()
+        if kind == "groups":
+            blocking = sync.groups(**args)
+        else:
+            blocking = sync.advantages(**args)
+
+        async def run_async():
+            c = client.AsyncArbiterClient()
+            try:
+                return await (c.groups(**args) if kind == "groups" else c.advantages(**args))
+            finally:
+                await c.aclose()
+
+        out = {"sync": blocking, "async": asyncio.run(run_async())}
     else:
         raise SystemExit("unknown scenario " + kind)
     json.dump(out, sys.stdout)

@@ -148,3 +148,67 @@ describe('TRL reward function', () => {
     expect(r.out.rewards).toEqual([1, null]);
   });
 });
+
+describe('group rewards from Python (ArbiterClient / AsyncArbiterClient)', () => {
+  const sampleOf = (d: (typeof data)[number], i: number) => ({
+    id: `s${i}`,
+    uid: `q${i % 3}`,
+    item: { label: d.label },
+    sample: { output_text: i % 2 ? d.solution : 'A: -1' },
+  });
+  const samples = data.slice(0, 12).map(sampleOf);
+  // what the server answers to the same body, without the clients (durations differ between calls)
+  const strip = (res: any) => ({
+    grader: res.grader,
+    estimator: res.estimator,
+    results: res.results.map((r: any) => ({ id: r.id, uid: r.uid, score: r.score, valid: r.valid, advantage: r.advantage })),
+  });
+  async function direct(path: string, body: unknown): Promise<any> {
+    const r = await fetch(srv.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify(body),
+    });
+    expect(r.status).toBe(200);
+    return r.json();
+  }
+
+  it('groups() posts one /v1/groups request and returns its results in order, with advantages', async () => {
+    const args = { samples, grader: 'openai/gsm8k', advantages: { estimator: 'rloo' }, global_step: 3 };
+    const want = strip(await direct('/v1/groups', { grader: 'openai/gsm8k', samples, advantages: { estimator: 'rloo' }, global_step: 3 }));
+    expect(want.estimator).toBe('rloo');
+    expect(new Set(want.results.map((r: any) => r.advantage)).size).toBeGreaterThan(1);
+    const r = await py({ kind: 'groups', args });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(strip(r.out.sync)).toEqual(want);
+    expect(strip(r.out.async)).toEqual(want);
+    expect(r.out.sync.summary).toEqual(expect.objectContaining({ count: 12 }));
+  });
+
+  it('groups(advantages=None) returns scores only; left out, the server default (grpo) applies', async () => {
+    const none = await py({ kind: 'groups', args: { samples, grader: 'openai/gsm8k', advantages: null } });
+    expect(none.code).toBe(0);
+    expect(none.out.sync.results.every((x: any) => x.advantage === undefined)).toBe(true);
+    expect(none.out.sync.results.map((x: any) => x.score)).toEqual(samples.map((_, i) => (i % 2 ? expected[i] : 0)));
+    const dflt = await py({ kind: 'groups', args: { samples, grader: 'openai/gsm8k' } });
+    expect(dflt.code).toBe(0);
+    expect(strip(dflt.out.async)).toEqual(strip(await direct('/v1/groups', { grader: 'openai/gsm8k', samples })));
+    expect(dflt.out.async.estimator).toBe('grpo');
+  });
+
+  it('advantages() computes advantages for scored records, and a bad config raises ArbiterError', async () => {
+    const records = [0, 1, 1, 0, 0.5, 1].map((score, i) => ({ id: `r${i}`, uid: `g${i % 2}`, score }));
+    const config = { estimator: 'grpo', norm_adv_by_std_in_grpo: false };
+    const want = await direct('/v1/advantages', { config, records });
+    const r = await py({ kind: 'advantages', args: { config, records } });
+    expect(r.code).toBe(0);
+    expect(r.out.sync.records).toEqual(want.records);
+    expect(r.out.async.records).toEqual(want.records);
+    // unnormalised grpo: score minus the group's mean (g0: 0, 1, 0.5; g1: 1, 0, 1)
+    expect(r.out.sync.records.map((x: any) => x.advantage)).toEqual([0 - 0.5, 1 - 2 / 3, 1 - 0.5, 0 - 2 / 3, 0.5 - 0.5, 1 - 2 / 3]);
+    const bad = await py({ kind: 'advantages', args: { config: { estimator: 'no-such-estimator' }, records } });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/ArbiterError: arbiter .*\/v1\/advantages: HTTP 400/);
+  });
+});
