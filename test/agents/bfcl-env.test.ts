@@ -285,6 +285,46 @@ describe('bfcl_multi_turn rollouts', () => {
     expect(lines[lines.length - 1]!.step_reward).toBeGreaterThanOrEqual(1);
   });
 
+  it('arbiter env rollout / env tools for bfcl_multi_turn: records the grader scores to the recorded rewards; bad usage is exit 2', async () => {
+    const { runCli } = await import('../helpers/cli.js');
+    const { mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'arbiter-bfcl-env-'));
+    const out = join(dir, 'bfcl.jsonl');
+    const steps = join(dir, 'steps.jsonl');
+    const id = 'multi_turn_base_3';
+    const r = await runCli(['env', 'rollout', '--env', 'bfcl_multi_turn', '--category', 'base', '--entries', '3', '--trials', '2', '--policy-model', id, '--policy-base-url', models.url, '-o', out, '--steps-output', steps]);
+    expect(r.stderr).toMatch(/2 episodes, 0 failed, mean reward 1\.0000/);
+    expect(r.code).toBe(0);
+    const recs = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(recs.map((x) => x.id)).toEqual([`${id}-0`, `${id}-1`]);
+    expect(recs[0].env).toEqual({ name: 'bfcl_multi_turn', entry_id: id });
+    // one record made worse on purpose: it must grade to 0
+    recs[1].sample.output_turns[1] = [];
+    writeFileSync(out, recs.map((x) => JSON.stringify(x)).join('\n') + '\n');
+    const gfile = join(dir, 'bfcl.json');
+    writeFileSync(gfile, JSON.stringify({ ...BASE_CONFIG, entry_id: '{{item.id}}' }));
+    const scored = await runCli(['score', '--grader', gfile, out]);
+    expect(scored.code).toBe(0);
+    const results = scored.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(results.map((x) => x.score)).toEqual([1, 0]);
+    expect(results[1].metadata.error_type).toBe('multi_turn:empty_turn_model_response');
+    expect(readFileSync(steps, 'utf8').trim().split('\n')).toHaveLength(recs[0].turns + recs[1].turns);
+
+    const tools = await runCli(['env', 'tools', '--env', 'bfcl_multi_turn', '--entry-id', 'multi_turn_miss_func_0']);
+    expect(tools.code).toBe(0);
+    const names = JSON.parse(tools.stdout).tools.map((t: any) => t.function.name);
+    expect(names).toContain('mv');
+    expect(names).not.toContain('sort'); // held back until turn 3
+    const noCat = await runCli(['env', 'rollout', '--env', 'bfcl_multi_turn', '--policy-model', id, '--policy-base-url', models.url]);
+    expect(noCat.code).toBe(2);
+    expect(noCat.stderr).toMatch(/need --category/);
+    const withDomain = await runCli(['env', 'rollout', '--env', 'bfcl_multi_turn', '--category', 'base', '--domain', 'airline', '--policy-model', id, '--policy-base-url', models.url]);
+    expect(withDomain.code).toBe(2);
+    expect(withDomain.stderr).toMatch(/--domain is not a bfcl_multi_turn option/);
+  }, 60_000);
+
   it('every ground truth of the four categories scores 1 through the environment (800 entries)', async () => {
     const fam = getEnv('bfcl_multi_turn')!;
     const failed: string[] = [];
