@@ -44,4 +44,3 @@ export function actionMessage(action: unknown, turn: number): AgentMessage {
   if (toolCalls.length) m.tool_calls = toolCalls;
   return m;
 }
-

@@ -63,7 +63,10 @@ async function serve(opts: Partial<Parameters<typeof createEnvServer>[0]> = {}):
 }
 
 async function call(url: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(url + path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(
+    url + path,
+    body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+  );
   return { status: res.status, json: await res.json() };
 }
 
@@ -125,7 +128,11 @@ describe('bfcl_multi_turn env over HTTP', () => {
     // turn 0: the ground truth makes directory "temp"; this makes "tmp"
     const s1 = await call(url, '/step', {
       session_id: sid,
-      action: { role: 'assistant', content: null, tool_calls: [tc('cd', '{"folder": "document"}'), tc('mkdir', '{"dir_name": "tmp"}'), tc('mv', '{"source": "final_report.pdf", "destination": "tmp"}')] },
+      action: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [tc('cd', '{"folder": "document"}'), tc('mkdir', '{"dir_name": "tmp"}'), tc('mv', '{"source": "final_report.pdf", "destination": "tmp"}')],
+      },
     });
     expect(s1.json.done).toBe(false);
     expect(s1.json.info.messages.map((m: any) => m.role)).toEqual(['tool', 'tool', 'tool']);
@@ -179,7 +186,10 @@ describe('bfcl_multi_turn env over HTTP', () => {
     const url = await serve();
     const sid = (await call(url, '/reset', { env: 'bfcl_multi_turn', entry_id: 'multi_turn_base_1' })).json.session_id;
     const tc = (name: string, args: string) => ({ id: `c_${name}`, type: 'function', function: { name, arguments: args } });
-    const unknown = await call(url, '/step', { session_id: sid, action: { role: 'assistant', content: null, tool_calls: [tc('no_such_tool', '{}'), tc('ls', '{"a": true}')] } });
+    const unknown = await call(url, '/step', {
+      session_id: sid,
+      action: { role: 'assistant', content: null, tool_calls: [tc('no_such_tool', '{}'), tc('ls', '{"a": true}')] },
+    });
     expect(unknown.status).toBe(200);
     expect(unknown.json.info.messages[0].content).toBe("Error during execution: name 'no_such_tool' is not defined");
     expect(unknown.json.info).toMatchObject({ tool_calls: 2, tool_errors: 1, turn_ended: false });
@@ -294,10 +304,32 @@ describe('bfcl_multi_turn rollouts', () => {
     const out = join(dir, 'bfcl.jsonl');
     const steps = join(dir, 'steps.jsonl');
     const id = 'multi_turn_base_3';
-    const r = await runCli(['env', 'rollout', '--env', 'bfcl_multi_turn', '--category', 'base', '--entries', '3', '--trials', '2', '--policy-model', id, '--policy-base-url', models.url, '-o', out, '--steps-output', steps]);
+    const r = await runCli([
+      'env',
+      'rollout',
+      '--env',
+      'bfcl_multi_turn',
+      '--category',
+      'base',
+      '--entries',
+      '3',
+      '--trials',
+      '2',
+      '--policy-model',
+      id,
+      '--policy-base-url',
+      models.url,
+      '-o',
+      out,
+      '--steps-output',
+      steps,
+    ]);
     expect(r.stderr).toMatch(/2 episodes, 0 failed, mean reward 1\.0000/);
     expect(r.code).toBe(0);
-    const recs = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const recs = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(recs.map((x) => x.id)).toEqual([`${id}-0`, `${id}-1`]);
     expect(recs[0].env).toEqual({ name: 'bfcl_multi_turn', entry_id: id });
     // one record made worse on purpose: it must grade to 0
@@ -307,7 +339,10 @@ describe('bfcl_multi_turn rollouts', () => {
     writeFileSync(gfile, JSON.stringify({ ...BASE_CONFIG, entry_id: '{{item.id}}' }));
     const scored = await runCli(['score', '--grader', gfile, out]);
     expect(scored.code).toBe(0);
-    const results = scored.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const results = scored.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(results.map((x) => x.score)).toEqual([1, 0]);
     expect(results[1].metadata.error_type).toBe('multi_turn:empty_turn_model_response');
     expect(readFileSync(steps, 'utf8').trim().split('\n')).toHaveLength(recs[0].turns + recs[1].turns);
@@ -320,7 +355,20 @@ describe('bfcl_multi_turn rollouts', () => {
     const noCat = await runCli(['env', 'rollout', '--env', 'bfcl_multi_turn', '--policy-model', id, '--policy-base-url', models.url]);
     expect(noCat.code).toBe(2);
     expect(noCat.stderr).toMatch(/need --category/);
-    const withDomain = await runCli(['env', 'rollout', '--env', 'bfcl_multi_turn', '--category', 'base', '--domain', 'airline', '--policy-model', id, '--policy-base-url', models.url]);
+    const withDomain = await runCli([
+      'env',
+      'rollout',
+      '--env',
+      'bfcl_multi_turn',
+      '--category',
+      'base',
+      '--domain',
+      'airline',
+      '--policy-model',
+      id,
+      '--policy-base-url',
+      models.url,
+    ]);
     expect(withDomain.code).toBe(2);
     expect(withDomain.stderr).toMatch(/--domain is not a bfcl_multi_turn option/);
   }, 60_000);
@@ -336,7 +384,11 @@ describe('bfcl_multi_turn rollouts', () => {
           async act(messages: any[]) {
             const reply = goldReply({ body: { model: e.id, messages } } as RecordedRequest);
             return reply.tool_calls
-              ? { role: 'assistant', content: null, tool_calls: reply.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+              ? {
+                  role: 'assistant',
+                  content: null,
+                  tool_calls: reply.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+                }
               : { role: 'assistant', content: reply.content };
           },
         };

@@ -205,9 +205,13 @@ describe('arbiter env serve (the CLI)', () => {
   it('serves episodes with a user simulator on a model server, and stops on SIGTERM with exit 0', async () => {
     const { spawn } = await import('node:child_process');
     const { CLI } = await import('../helpers/cli.js');
-    const child = spawn(process.execPath, [CLI, 'env', 'serve', '--port', '0', '--user-model', 'user', '--user-base-url', models.url, '--max-sessions', '4', '--max-steps-per-turn', '2'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'env', 'serve', '--port', '0', '--user-model', 'user', '--user-base-url', models.url, '--max-sessions', '4', '--max-steps-per-turn', '2'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     let err = '';
     const url = await new Promise<string>((resolve, reject) => {

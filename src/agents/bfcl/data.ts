@@ -103,7 +103,10 @@ export function readEntry(raw: Record<string, unknown>, configText: string, cate
   const id = raw.id;
   if (typeof id !== 'string' || id === '') throw new Error('entry.id must be a string');
   const q = raw.question;
-  if (!Array.isArray(q) || !q.every((t) => Array.isArray(t) && t.every((m) => m && typeof m === 'object' && typeof m.content === 'string' && typeof m.role === 'string')))
+  if (
+    !Array.isArray(q) ||
+    !q.every((t) => Array.isArray(t) && t.every((m) => m && typeof m === 'object' && typeof m.content === 'string' && typeof m.role === 'string'))
+  )
     throw new Error('entry.question must be a list of turns, each a list of {role, content} messages');
   if (!isStringList(raw.involved_classes)) throw new Error('entry.involved_classes must be a list of class names');
   const gt = raw.ground_truth;
@@ -115,7 +118,8 @@ export function readEntry(raw: Record<string, unknown>, configText: string, cate
     for (const [k, v] of Object.entries(m)) {
       if (!/^\d+$/.test(k) || !isStringList(v)) throw new Error(`entry.missed_function["${k}"] must be a list of function names under a turn index`);
       if (Number(k) >= q.length) throw new Error(`entry.missed_function["${k}"] names a turn the entry does not have (${q.length} turns)`);
-      if ((q[Number(k)] as unknown[]).length !== 0) throw new Error(`entry.question[${k}] must be empty: BFCL adds the held-back functions at that turn instead of a user message`);
+      if ((q[Number(k)] as unknown[]).length !== 0)
+        throw new Error(`entry.question[${k}] must be empty: BFCL adds the held-back functions at that turn instead of a user message`);
       missed[k] = v;
     }
   }

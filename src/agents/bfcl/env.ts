@@ -12,7 +12,7 @@
 // reward (progress towards the ground truth's state and results, tool errors) and a GiGPO anchor.
 import { z } from 'zod';
 import { GradeFailure } from '../../core/result.js';
-import { BfclEnv, MissingData } from '../../envs/bfcl/api.js';
+import { BfclEnv, type LongContextData, MissingData } from '../../envs/bfcl/api.js';
 import { readConfigObject, readConfigText } from '../../envs/bfcl/config.js';
 import { Side } from '../../envs/bfcl/executor.js';
 import { LONG_CONTEXT_ENV, loadLongContext } from '../../envs/bfcl/long-context.js';
@@ -36,7 +36,7 @@ export const DEFAULT_HOLDOUT_PROMPT = 'More functions are available to you now. 
 
 /** The system prompt of prompting mode (this project's wording; `system_prompt` replaces it). `{functions}` is the docs as JSON. */
 export const DEFAULT_PROMPTING_SYSTEM = [
-  'You can call functions to carry out the user\'s requests. To call functions, answer with nothing but a Python list of calls,',
+  "You can call functions to carry out the user's requests. To call functions, answer with nothing but a Python list of calls,",
   "for example [func_a(param1='value', param2=3), func_b(x=True)]. Keep calling functions until the current request is done;",
   'an answer without function calls ends your turn and the next request follows. If no function fits, or a required',
   'parameter is missing, say so instead of calling.',
@@ -77,9 +77,13 @@ function parseOptions(o: Record<string, unknown>): BfclEnvOptions {
   }
   const d = r.data;
   const ways = [d.entry_id !== undefined, d.category !== undefined || d.index !== undefined, d.entry !== undefined].filter(Boolean).length;
-  if (ways !== 1) throw new EnvOptionError('give exactly one of "entry_id" (e.g. multi_turn_base_0), "category" with "index", or "entry" (a BFCL entry with its ground_truth)');
+  if (ways !== 1)
+    throw new EnvOptionError(
+      'give exactly one of "entry_id" (e.g. multi_turn_base_0), "category" with "index", or "entry" (a BFCL entry with its ground_truth)',
+    );
   if ((d.category === undefined) !== (d.index === undefined)) throw new EnvOptionError('"category" and "index" go together');
-  if (d.system_prompt !== undefined && d.mode !== 'prompting') throw new EnvOptionError('system_prompt: only prompting mode has a system prompt (BFCL sends none to function-calling models)');
+  if (d.system_prompt !== undefined && d.mode !== 'prompting')
+    throw new EnvOptionError('system_prompt: only prompting mode has a system prompt (BFCL sends none to function-calling models)');
   return d;
 }
 
@@ -253,7 +257,7 @@ export class BfclEpisode implements Episode {
     this.systemPrompt = this.mode === 'prompting' ? promptingSystem(o.system_prompt ?? DEFAULT_PROMPTING_SYSTEM, initial) : '';
     this.item = { ...this.entry.raw, initial_config: this.entry.initialConfigText, ground_truth: this.entry.groundTruth };
     this.fp = anchorId([this.entry.id, this.entry.initialConfigText, JSON.stringify(this.entry.groundTruth)]);
-    let lc;
+    let lc: LongContextData | undefined;
     if (this.longContext) {
       const path = process.env[LONG_CONTEXT_ENV];
       if (!path)
@@ -362,7 +366,15 @@ export class BfclEpisode implements Episode {
   private anchor(): string {
     let sig: string;
     try {
-      sig = [...this.model.bound].map(([cls, b]) => `${cls}=${b.inst.stateAttrs().map(([k, v]) => `${k}:${pyRepr(v)}`).join(',')}`).join(';');
+      sig = [...this.model.bound]
+        .map(
+          ([cls, b]) =>
+            `${cls}=${b.inst
+              .stateAttrs()
+              .map(([k, v]) => `${k}:${pyRepr(v)}`)
+              .join(',')}`,
+        )
+        .join(';');
     } catch (e) {
       if (!(e instanceof PyException || e instanceof EnvLimit)) throw e;
       // a state Python cannot print (a cyclic tree): the calls that built it stand for it
@@ -396,12 +408,13 @@ export class BfclEpisode implements Episode {
     try {
       calls = this.decode(msg);
       if (calls === undefined) {
-        decodeError = this.mode === 'fc' ? 'a tool call does not decode (its arguments are not a JSON object)' : 'the response does not decode as a list of Python calls';
+        decodeError =
+          this.mode === 'fc' ? 'a tool call does not decode (its arguments are not a JSON object)' : 'the response does not decode as a list of Python calls';
         errors = 1;
       }
       this.messages.push(msg);
       let turnEnded = !calls || calls.length === 0;
-      if (calls && calls.length) {
+      if (calls?.length) {
         const results = this.model.execute(calls);
         this.outputTurns[t]!.push(...calls);
         this.modelResults.push(...results);
@@ -409,7 +422,13 @@ export class BfclEpisode implements Episode {
         if (this.mode === 'fc') {
           results.forEach((r, k) => added.push({ role: 'tool', tool_call_id: msg.tool_calls![k]!.id, content: r }));
         } else {
-          const shown = results.map((r, k) => PyDict.of([['role', 'tool'], ['name', calls![k]!], ['content', r]]));
+          const shown = results.map((r, k) =>
+            PyDict.of([
+              ['role', 'tool'],
+              ['name', calls![k]!],
+              ['content', r],
+            ]),
+          );
           added.push({ role: 'user', content: pyRepr(shown) });
         }
         this.lastObservation = contentText(added[added.length - 1]!.content);

@@ -169,7 +169,7 @@ export function register(program: Command): void {
       .option('--max-sessions <n>', 'open episodes at most; a reset past it is answered 429', positiveInt, 256)
       .option('--session-idle-ms <ms>', 'an episode unused this long is closed', positiveInt, 600_000)
       .option('--max-steps <n>', 'tau_bench: agent turns per episode before it ends with reward 0 (tau-bench: 30)', positiveInt)
-      .option('--max-steps-per-turn <n>', "bfcl_multi_turn: executed responses per user turn before the entry is force-quit (BFCL: 20)", positiveInt)
+      .option('--max-steps-per-turn <n>', 'bfcl_multi_turn: executed responses per user turn before the entry is force-quit (BFCL: 20)', positiveInt)
       .option('--default-env <name>', 'environment of requests that name none (default: tau_bench)')
       .option('--body-limit <bytes>', 'largest request body accepted', positiveInt, 8 * 1024 * 1024)
       .option('--tau-bench-dir <dir>', "folder holding tau-bench's airline/ and retail/ data (default: $ARBITER_TAU_BENCH_DIR, then shared/data/tau-bench)")
@@ -278,10 +278,16 @@ export function register(program: Command): void {
       let jobs: { id: string; group: string; env: string; options: Record<string, unknown> }[];
       let user: Awaited<ReturnType<typeof userFactory>>;
       if (o.env === 'tau_bench') {
-        for (const [flag, v] of [['--category', o.category], ['--entries', o.entries], ['--mode', o.mode], ['--max-steps-per-turn', o.maxStepsPerTurn]] as const)
+        for (const [flag, v] of [
+          ['--category', o.category],
+          ['--entries', o.entries],
+          ['--mode', o.mode],
+          ['--max-steps-per-turn', o.maxStepsPerTurn],
+        ] as const)
           if (v !== undefined) throw new InvalidArgumentError(`${flag} is a bfcl_multi_turn option`);
         if (!o.domain) throw new InvalidArgumentError('tau_bench rollouts need --domain (airline or retail)');
-        if (!agents.TAU_DOMAIN_NAMES.includes(o.domain as never)) throw new InvalidArgumentError(`--domain must be one of ${agents.TAU_DOMAIN_NAMES.join(', ')}`);
+        if (!agents.TAU_DOMAIN_NAMES.includes(o.domain as never))
+          throw new InvalidArgumentError(`--domain must be one of ${agents.TAU_DOMAIN_NAMES.join(', ')}`);
         const domain = o.domain;
         const count = agents.loadTasks(domain as never).length;
         const tasks = o.tasks ?? [...Array(count).keys()];
@@ -303,7 +309,13 @@ export function register(program: Command): void {
           })),
         );
       } else if (o.env === 'bfcl_multi_turn') {
-        for (const [flag, v] of [['--domain', o.domain], ['--tasks', o.tasks], ['--max-steps', o.maxSteps], ['--first-tool-call-only', o.firstToolCallOnly], ['--user-model', o.userModel]] as const)
+        for (const [flag, v] of [
+          ['--domain', o.domain],
+          ['--tasks', o.tasks],
+          ['--max-steps', o.maxSteps],
+          ['--first-tool-call-only', o.firstToolCallOnly],
+          ['--user-model', o.userModel],
+        ] as const)
           if (v !== undefined) throw new InvalidArgumentError(`${flag} is not a bfcl_multi_turn option (BFCL's user turns are fixed)`);
         const cat = o.category;
         if (!cat || !(agents.BFCL_CATEGORIES as readonly string[]).includes(cat))
@@ -390,7 +402,12 @@ export function register(program: Command): void {
             : { domain: o.domain };
         process.stdout.write(JSON.stringify(family.tools(options), null, 2) + '\n');
       } catch (e) {
-        if (e instanceof InvalidArgumentError || (e as Error)?.name === 'EnvOptionError' || (e as Error)?.name === 'TauDataError' || (e as Error)?.name === 'BfclDataError') {
+        if (
+          e instanceof InvalidArgumentError ||
+          (e as Error)?.name === 'EnvOptionError' ||
+          (e as Error)?.name === 'TauDataError' ||
+          (e as Error)?.name === 'BfclDataError'
+        ) {
           process.stderr.write(`arbiter: ${(e as Error).message}\n`);
           process.exit(EXIT.USAGE);
         }

@@ -174,7 +174,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({ ...DEFAULTS });
  */
 export function scoreMultiTurn(f: ScoreFields, o: ScoreOptions): Outcome {
   let raw = f.turns;
-  if (size(raw) > o.limits.max_chars) throw new GradeFailure('limit_exceeded', `the model's turns are ${size(raw)} characters, over max_chars ${o.limits.max_chars}`);
+  if (size(raw) > o.limits.max_chars)
+    throw new GradeFailure('limit_exceeded', `the model's turns are ${size(raw)} characters, over max_chars ${o.limits.max_chars}`);
   if (typeof raw === 'string') {
     try {
       raw = JSON.parse(raw);
@@ -190,7 +191,8 @@ export function scoreMultiTurn(f: ScoreFields, o: ScoreOptions): Outcome {
       steps: [],
     };
   }
-  if (raw.length > o.limits.max_turns) throw new GradeFailure('limit_exceeded', `the model's output has ${raw.length} turns, over max_turns ${o.limits.max_turns}`);
+  if (raw.length > o.limits.max_turns)
+    throw new GradeFailure('limit_exceeded', `the model's output has ${raw.length} turns, over max_turns ${o.limits.max_turns}`);
   const gt = readGroundTruth(f.reference());
   if (gt.length > o.limits.max_turns) throw new GradeFailure('limit_exceeded', `the ground truth has ${gt.length} turns, over max_turns ${o.limits.max_turns}`);
   const classes = readClasses(f.involvedClasses());
