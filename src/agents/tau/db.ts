@@ -45,10 +45,20 @@ export function dataDirCandidates(): string[] {
 }
 
 let overrideDir: string | undefined;
+/** $ARBITER_TAU_BENCH_DIR as it was before setDataDir changed it (restored by setDataDir(undefined)). */
+let envBefore: { value: string | undefined } | undefined;
 
-/** Sets the data folder for this process (the CLI's --tau-bench-dir); undefined restores the search. */
+/**
+ * Sets the data folder for this process (the CLI's --tau-bench-dir); undefined restores the search.
+ * Also sets $ARBITER_TAU_BENCH_DIR, so worker threads started afterwards (where a budgeted,
+ * cpu_heavy tau_bench grade runs) read the same data.
+ */
 export function setDataDir(dir: string | undefined): void {
+  envBefore ??= { value: process.env[DATA_DIR_ENV] };
   overrideDir = dir === undefined ? undefined : resolve(dir);
+  const value = overrideDir ?? envBefore.value;
+  if (value === undefined) delete process.env[DATA_DIR_ENV];
+  else process.env[DATA_DIR_ENV] = value;
 }
 
 export function resolveDataDir(): string {
