@@ -3,10 +3,10 @@
 // tool's eval (expected values are what CPython 3.11 prints for the same input).
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { calculate } from '../../dist/agents/py/calc.js';
-import { hashableRepr, hashableSha256, sameHashable, firstDifference } from '../../dist/agents/py/hash.js';
-import { dumps, loads } from '../../dist/agents/py/json.js';
-import { add, compare, eq, max2, mul, PyError, repr, round, sorted, sub } from '../../dist/agents/py/value.js';
+import { calculate } from '../../dist/agents/tau/calc.js';
+import { hashableRepr, hashableSha256, sameHashable, firstDifference } from '../../dist/agents/tau/hash.js';
+import { dumps, loads } from '../../dist/py/mapjson.js';
+import { add, compare, eq, max2, mul, PyError, repr, round, sorted, sub } from '../../dist/py/mapvalue.js';
 
 describe('json.loads / json.dumps', () => {
   it('keeps integer and float literals apart, as Python does', () => {

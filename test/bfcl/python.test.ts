@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { parsePythonCalls } from '../../dist/graders/tool_call/index.js';
 import { parsePythonExpr, unparse } from '../../dist/extract/python-call.js';
 import { floatRepr, jsonDumps, PyDict, pyEq, pyRepr, PyRandom, PyTuple } from '../../dist/envs/bfcl/index.js';
-import { formatFixed } from '../../dist/envs/bfcl/py/format.js';
-import { pow, pyRound, truediv } from '../../dist/envs/bfcl/py/num.js';
+import { formatFixed } from '../../dist/py/format.js';
+import { pow, pyRound, truediv } from '../../dist/py/num.js';
 
 describe('random.Random(seed), bit for bit', () => {
   it('randint, random and uniform after seeding with the APIs default seeds', () => {

@@ -6,9 +6,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { jsonDumps } from '../../envs/bfcl/py/format.js';
-import { loads } from '../../envs/bfcl/py/json.js';
-import { PyDict, type PyValue } from '../../envs/bfcl/py/values.js';
+import { jsonDumps } from '../../py/format.js';
+import { loads } from '../../py/json.js';
+import { PyDict, type PyValue } from '../../py/values.js';
 import { EnvDataError } from '../env.js';
 
 export const BFCL_CATEGORIES = ['base', 'long_context', 'miss_func', 'miss_param'] as const;

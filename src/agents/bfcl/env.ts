@@ -16,9 +16,9 @@ import { BfclEnv, type LongContextData, MissingData } from '../../envs/bfcl/api.
 import { readConfigObject, readConfigText } from '../../envs/bfcl/config.js';
 import { Side } from '../../envs/bfcl/executor.js';
 import { LONG_CONTEXT_ENV, loadLongContext } from '../../envs/bfcl/long-context.js';
-import { EnvLimit, PyException, Unsupported } from '../../envs/bfcl/py/errors.js';
-import { jsonDumps, pyRepr } from '../../envs/bfcl/py/format.js';
-import { PyDict, pyDeepCopy, pyEq, type PyValue } from '../../envs/bfcl/py/values.js';
+import { EnvLimit, PyException, Unsupported } from '../../py/errors.js';
+import { jsonDumps, pyRepr } from '../../py/format.js';
+import { PyDict, pyDeepCopy, pyEq, type PyValue } from '../../py/values.js';
 import { decodeFunctionCalling, decodePrompting } from '../../graders/bfcl_multi_turn/decode.js';
 import { DEFAULT_LIMITS, scoreMultiTurn } from '../../graders/bfcl_multi_turn/grader.js';
 import { actionMessage } from '../action.js';

@@ -9,8 +9,8 @@ import { z } from 'zod';
 import type { AgentMessage } from '../trajectory.js';
 import { contentText, MAX_ACTIONS, readArguments, readMessages, RESPOND } from '../trajectory.js';
 import { actionMessage } from '../action.js';
-import { dumps } from '../py/json.js';
-import { deepCopy } from '../py/value.js';
+import { dumps } from '../../py/mapjson.js';
+import { deepCopy } from '../../py/mapvalue.js';
 import {
   EnvOptionError,
   type EnvDeps,

@@ -5,9 +5,9 @@
 // replies (lowercased, commas removed, substring). Also the turn-level credit: per-turn progress
 // towards the gold state, tool errors, and GiGPO anchor ids of the state each turn acted in.
 import { anchorId, DEFAULT_STEP_WEIGHTS, type StepWeights } from '../credit.js';
-import { dumps } from '../py/json.js';
-import { hashableSha256, sameHashable } from '../py/hash.js';
-import { deepCopy } from '../py/value.js';
+import { dumps } from '../../py/mapjson.js';
+import { hashableSha256, sameHashable } from './hash.js';
+import { deepCopy } from '../../py/mapvalue.js';
 import { RESPOND, type Action, type Trajectory } from '../trajectory.js';
 import { compareDbs, loadBase, refPath, TauDb, type BaseDb } from './db.js';
 import { runAction, type TauDomain, type TauTask } from './domain.js';

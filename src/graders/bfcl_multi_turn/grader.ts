@@ -12,8 +12,8 @@ import { compileTemplate, renderCompiled, renderValue, type ValueTemplate } from
 import { BfclEnv, type LongContextData, MissingData } from '../../envs/bfcl/api.js';
 import { MAX_AMBIGUOUS, type ReadResult, readConfigObject, readConfigText } from '../../envs/bfcl/config.js';
 import { LONG_CONTEXT_ENV, loadLongContext } from '../../envs/bfcl/long-context.js';
-import { EnvLimit, PyException, Unsupported } from '../../envs/bfcl/py/errors.js';
-import { pyDeepCopy } from '../../envs/bfcl/py/values.js';
+import { EnvLimit, PyException, Unsupported } from '../../py/errors.js';
+import { pyDeepCopy } from '../../py/values.js';
 import { type CheckResult, checkMultiTurn, CompareCrash, ERR } from './checker.js';
 import { BadTurns, decodeTurns, type InputFormat } from './decode.js';
 
