@@ -243,6 +243,7 @@ export class BfclEpisode implements Episode {
   private progress = 0;
   private readonly credit: BfclStepInfo[] = [];
   private lastObservation = '';
+  private cachedAnchor: string | undefined;
 
   constructor(o: BfclEnvOptions) {
     this.entry = entryOf(o);
@@ -363,7 +364,13 @@ export class BfclEpisode implements Episode {
     return (state + foundFraction(this.gtResults[this.turn] ?? [], this.modelResults)) / 2;
   }
 
+  /** The anchor of the current state, computed once per state (a step's next_anchor is the next step's anchor). */
   private anchor(): string {
+    this.cachedAnchor ??= this.computeAnchor();
+    return this.cachedAnchor;
+  }
+
+  private computeAnchor(): string {
     let sig: string;
     try {
       sig = [...this.model.bound]
@@ -400,6 +407,7 @@ export class BfclEpisode implements Episode {
     const stepIndex = this.credit.length;
     const msg = actionMessage(action, stepIndex);
     const anchor = this.anchor();
+    this.cachedAnchor = undefined; // the step changes what the anchor covers
     const t = this.turn;
     const added: AgentMessage[] = [];
     let errors = 0;
