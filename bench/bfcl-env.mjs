@@ -41,7 +41,9 @@ function toolCall(call, classes, id) {
 
 const entries = ['base', 'miss_func', 'miss_param'].flatMap((c) => loadBfclCategory(c));
 const scripts = entries.map((e) =>
-  e.groundTruth.map((turn, t) => (turn.length ? { role: 'assistant', content: null, tool_calls: turn.map((c, k) => toolCall(c, e.involvedClasses, `c${t}_${k}`)) } : null)),
+  e.groundTruth.map((turn, t) =>
+    turn.length ? { role: 'assistant', content: null, tool_calls: turn.map((c, k) => toolCall(c, e.involvedClasses, `c${t}_${k}`)) } : null,
+  ),
 );
 const family = getEnv('bfcl_multi_turn');
 const steps = scripts.reduce((n, s) => n + s.length + s.filter(Boolean).length, 0);
@@ -87,6 +89,8 @@ for (let r = 0; r < ROUNDS; r++) {
 await services.close();
 const n = entries.length;
 console.log(`${n} BFCL multi-turn entries (base, miss_func, miss_param) played with their ground truth, ${steps} steps, best of ${ROUNDS} rounds`);
-console.log(`environment episodes: ${((n / bestEnv) * 1000).toFixed(0)} episodes/s, ${((steps / bestEnv) * 1000).toFixed(0)} steps/s, ${(bestEnv / n).toFixed(2)} ms/episode (${bestEnv.toFixed(0)} ms)`);
+console.log(
+  `environment episodes: ${((n / bestEnv) * 1000).toFixed(0)} episodes/s, ${((steps / bestEnv) * 1000).toFixed(0)} steps/s, ${(bestEnv / n).toFixed(2)} ms/episode (${bestEnv.toFixed(0)} ms)`,
+);
 console.log(`baseline: the bfcl_multi_turn grader alone on the recorded calls: ${((n / bestGrade) * 1000).toFixed(0)} grades/s (${bestGrade.toFixed(0)} ms)`);
 console.log(`ratio: an episode costs ${(bestEnv / bestGrade).toFixed(2)}x its final grade`);

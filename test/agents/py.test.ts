@@ -135,3 +135,19 @@ describe('calculate (eval of + - * / and parentheses, then str(round(float(x), 2
     expect(calculate('(9**999999)*(9**999999)*(9**999999)')).toBe('Error: int too large to convert to float');
   });
 });
+
+describe('the shared runtime (src/py/): behaviours tau-bench gained from the merge, as CPython 3.11 has them', () => {
+  it('strings sort by code point, a lone surrogate below an astral character', () => {
+    // CPython: sorted(['\udc00', '\U0001F600', 'z']) == ['z', '\udc00', '😀']
+    expect(sorted(['\udc00', '\u{1F600}', 'z'])).toEqual(['z', '\udc00', '\u{1F600}']);
+  });
+  it("json.loads refuses an int of more than 4300 digits, with CPython's ValueError", () => {
+    expect(() => loads('1'.repeat(4301))).toThrow(
+      new PyError(
+        'ValueError',
+        'Exceeds the limit (4300 digits) for integer string conversion: value has 4301 digits; use sys.set_int_max_str_digits() to increase the limit',
+      ),
+    );
+    expect(loads('7'.repeat(4300))).toBe(BigInt('7'.repeat(4300)));
+  });
+});

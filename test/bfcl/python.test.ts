@@ -148,3 +148,17 @@ describe('the Python-call parser', () => {
     expect(() => parsePythonCalls("sort('f.txt')")).toThrow(/positional/);
   });
 });
+
+describe('json.loads of the shared runtime (one parser for BFCL and tau-bench)', () => {
+  it('reads ints of any length up to 4300 digits (the BFCL parser once cut numbers at 400 characters)', async () => {
+    const { loads } = await import('../../dist/py/json.js');
+    const v = loads(`{"n": ${'7'.repeat(500)}, "f": 1.0}`) as InstanceType<typeof PyDict>;
+    expect(v.get('n')).toBe(BigInt('7'.repeat(500)));
+    expect(v.get('f')).toBe(1);
+    expect(jsonDumps(v)).toBe(`{"n": ${'7'.repeat(500)}, "f": 1.0}`);
+  });
+  it("malformed JSON raises CPython's JSONDecodeError text", async () => {
+    const { loads } = await import('../../dist/py/json.js');
+    expect(() => loads('{"a": }')).toThrow(/^JSONDecodeError: Expecting value: line 1 column 7 \(char 6\)$/);
+  });
+});

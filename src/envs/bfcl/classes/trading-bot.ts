@@ -8,7 +8,21 @@ import { formatFixed, pyRepr } from '../../../py/format.js';
 import { add, mul, pyAbs, sub, toFloat, toInt } from '../../../py/num.js';
 import { PyRandom } from '../../../py/random.js';
 import { formatNamed, needStr } from '../../../py/text.js';
-import { dictGet, getitem, listRemove, needDict, needList, PyDict, pyCompare, pyContains, pyEq, pyIter, type PyValue, setitem, truthy } from '../../../py/values.js';
+import {
+  dictGet,
+  getitem,
+  listRemove,
+  needDict,
+  needList,
+  PyDict,
+  pyCompare,
+  pyContains,
+  pyEq,
+  pyIter,
+  type PyValue,
+  setitem,
+  truthy,
+} from '../../../py/values.js';
 
 const stock = (price: number, change: number, volume: number, ma5: number, ma20: number): PyDict =>
   dict({ price, percent_change: change, volume, 'MA(5)': ma5, 'MA(20)': ma20 });

@@ -4,7 +4,21 @@
 import { ApiInstance, type ApiClass, type BfclEnv, dict, f, getOr, method } from '../api.js';
 import { add, toInt } from '../../../py/num.js';
 import { needStr } from '../../../py/text.js';
-import { dictGet, getitem, listRemove, needDict, needList, PyDict, pyContains, pyEq, pyIter, pyLen, type PyValue, setitem, truthy } from '../../../py/values.js';
+import {
+  dictGet,
+  getitem,
+  listRemove,
+  needDict,
+  needList,
+  PyDict,
+  pyContains,
+  pyEq,
+  pyIter,
+  pyLen,
+  type PyValue,
+  setitem,
+  truthy,
+} from '../../../py/values.js';
 
 const err = (message: string): PyDict => dict({ error: message });
 
