@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { grade, loadGrader, Services } from '../dist/index.js';
 import { BfclEnv, loadLongContext, readConfigObject, Side } from '../dist/envs/bfcl/index.js';
-import { pyDeepCopy } from '../dist/envs/bfcl/py/values.js';
+import { pyDeepCopy } from '../dist/py/values.js';
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const dir = fileURLToPath(new URL('../../shared/data/bfcl/multi_turn/', import.meta.url));

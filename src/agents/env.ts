@@ -1,5 +1,5 @@
-// The environment contract every agent environment family implements (tau-bench now; BFCL
-// multi-turn and others plug in the same way): a family creates episodes; an episode is reset, then
+// The environment contract every agent environment family implements (tau-bench, BFCL multi-turn;
+// others plug in the same way): a family creates episodes; an episode is reset, then
 // stepped with the agent's actions, answering OpenEnv-style {observation, reward, done, info}, and
 // keeps its trajectory as OpenAI chat messages, which is what the graders read. Families register
 // here; the HTTP server (serve.ts) and the rollout runner (rollout.ts) know only this interface.
@@ -18,8 +18,8 @@ export interface ResetResult {
 
 export interface StepResult {
   observation: string;
-  /** The environment's reward for this step (tau-bench: its final reward when done, else 0). */
-  reward: number;
+  /** The environment's reward for this step (its final reward when done, else 0); null when the episode ended unscored (see info.error). */
+  reward: number | null;
   done: boolean;
   info: Record<string, unknown>;
 }
@@ -51,6 +51,10 @@ export interface EpisodeState {
   messages: AgentMessage[];
   /** The dataset item the graders take as `item` (tau-bench: the task). */
   item: Record<string, unknown>;
+  /** Fields the graders read from `sample` besides `messages` (BFCL: output_turns). */
+  sample?: Record<string, unknown>;
+  /** Why the episode could not go on, when it ended unscored (reward null): an error kind and message. */
+  error?: { kind: string; message: string };
   [key: string]: unknown;
 }
 
@@ -82,6 +86,11 @@ export class EnvOptionError extends Error {
   override name = 'EnvOptionError';
 }
 
+/** The environment's own data cannot be found or read (a setup problem of the host, not the request's). */
+export class EnvDataError extends Error {
+  override name = 'EnvDataError';
+}
+
 const families = new Map<string, EnvFamily>();
 
 export function registerEnv(f: EnvFamily): void {
@@ -91,6 +100,11 @@ export function registerEnv(f: EnvFamily): void {
 
 export function getEnv(name: string): EnvFamily | undefined {
   return families.get(name);
+}
+
+/** The family registered first (the server's default when a request names none). */
+export function firstEnv(): EnvFamily | undefined {
+  return families.values().next().value;
 }
 
 export function listEnvs(): EnvFamily[] {

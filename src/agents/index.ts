@@ -1,11 +1,13 @@
-// Agent environments and trajectory rewards: the environment registry (tau-bench registered here),
-// the typed trajectory, the rollout runner, the HTTP environment server, and tau-bench's pieces.
+// Agent environments and trajectory rewards: the environment registry (tau-bench and BFCL
+// multi-turn registered here), the typed trajectory, the rollout runner, and the families' pieces.
 import { registerEnv, getEnv } from './env.js';
 import { tauBenchEnv } from './tau/env.js';
+import { bfclMultiTurnEnv } from './bfcl/env.js';
 
 if (!getEnv(tauBenchEnv.name)) registerEnv(tauBenchEnv);
+if (!getEnv(bfclMultiTurnEnv.name)) registerEnv(bfclMultiTurnEnv);
 
-export { EnvOptionError, getEnv, listEnvs, registerEnv } from './env.js';
+export { EnvDataError, EnvOptionError, getEnv, listEnvs, registerEnv } from './env.js';
 export type { EnvDeps, EnvFamily, Episode, EpisodeState, ResetResult, StepResult, ToolSchema, UserSimulator } from './env.js';
 export { assistantMessage, contentText, readActions, readArguments, readMessages, RESPOND, TrajectoryError } from './trajectory.js';
 export type { Action, AgentMessage, ToolCallMessage, Trajectory, Turn } from './trajectory.js';
@@ -23,3 +25,10 @@ export { DEFAULT_STEP_WEIGHTS, rewardTrajectory } from './tau/reward.js';
 export type { RewardOptions, StepWeights, TauOutcome, TurnCredit } from './tau/reward.js';
 export { DEFAULT_MAX_STEPS, goldCalls, tauBenchEnv, TauEpisode } from './tau/env.js';
 export { goldMessages } from './tau/gold.js';
+export { actionMessage, MAX_CALLS_PER_TURN } from './action.js';
+export { anchorId } from './credit.js';
+export { BFCL_MAX_STEPS_PER_TURN, bfclMultiTurnEnv, BfclEpisode, DEFAULT_HOLDOUT_PROMPT, DEFAULT_PROMPTING_SYSTEM } from './bfcl/env.js';
+export type { BfclEnvOptions, BfclStepInfo } from './bfcl/env.js';
+export { BFCL_CATEGORIES, BFCL_DIR_ENV, BfclDataError, categoryOfId, funcDocs, loadCategory as loadBfclCategory, setBfclDataDir } from './bfcl/data.js';
+export type { BfclCategory, BfclEntry } from './bfcl/data.js';
+export { toOpenAiTool } from './bfcl/tools.js';

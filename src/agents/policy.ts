@@ -31,7 +31,8 @@ export class ChatPolicy implements Policy {
         messages: messages as unknown as ChatMessage[],
         ...(this.opts.temperature !== undefined ? { temperature: this.opts.temperature } : {}),
         ...(this.opts.max_tokens !== undefined ? { max_tokens: this.opts.max_tokens } : {}),
-        extra_body: { ...this.opts.extra_body, tools },
+        // no tools (BFCL's prompting mode): the request has none, as BFCL sends it
+        extra_body: { ...this.opts.extra_body, ...(tools.length ? { tools } : {}) },
       },
       { signal, cache: false },
     );

@@ -26,6 +26,8 @@ export interface TurnCreditRecord {
   tool_calls: number;
   tool_errors: number;
   progress: number;
+  /** BFCL: the user turn the step acted in. */
+  bfcl_turn?: number;
 }
 
 export interface RolloutRecord {
@@ -33,7 +35,8 @@ export interface RolloutRecord {
   uid: string;
   env: Record<string, unknown>;
   item: Record<string, unknown>;
-  sample: { messages: AgentMessage[] };
+  /** The grader's sample: the messages, and the family's other fields (BFCL: output_turns). */
+  sample: { messages: AgentMessage[]; [field: string]: unknown };
   reward: number | null;
   done: boolean;
   truncated: boolean;
@@ -81,7 +84,7 @@ function recordOf(job: RolloutJob, episode: Episode | undefined, error?: { kind:
     uid: job.group,
     env: { name: job.env, ...job.options },
     item: st?.item ?? {},
-    sample: { messages: st?.messages ?? [] },
+    sample: { ...st?.sample, messages: st?.messages ?? [] },
     reward: error ? null : (st?.reward ?? null),
     done: st?.done ?? false,
     truncated: Boolean(st?.truncated),
@@ -89,7 +92,8 @@ function recordOf(job: RolloutJob, episode: Episode | undefined, error?: { kind:
     credit,
   };
   if (st?.reward_info) rec.reward_info = st.reward_info;
-  if (error) rec.error = error;
+  const failed = error ?? st?.error;
+  if (failed) rec.error = failed;
   return rec;
 }
 

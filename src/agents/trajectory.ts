@@ -3,8 +3,8 @@
 // ReAct agents' records (assistant text ending in `Action: {"name", "arguments"}`, observations as
 // user messages); or a plain list of actions. `readTrajectory` turns any of them into turns: what
 // the agent did at each assistant message, what it was told before, and where the episode ended.
-import { loads } from './py/json.js';
-import { fromJs, isDict, PyError, type PyDict, type PyValue } from './py/value.js';
+import { loads } from '../py/mapjson.js';
+import { fromJs, isDict, PyError, type PyDict, type PyValue } from '../py/mapvalue.js';
 
 /** The action name of a reply to the user (tau-bench's RESPOND_ACTION_NAME). */
 export const RESPOND = 'respond';
@@ -29,7 +29,7 @@ export function readArguments(raw: unknown): { kwargs?: PyDict; argsError?: stri
     try {
       v = loads(raw);
     } catch (e) {
-      if (e instanceof PyError) return { argsError: `Error: tool call arguments are not valid JSON: ${e.text}` };
+      if (e instanceof PyError) return { argsError: `Error: tool call arguments are not valid JSON: ${e.text()}` };
       throw e;
     }
   } else if (raw === undefined || raw === null) {

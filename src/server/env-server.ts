@@ -1,4 +1,4 @@
-// `arbiter env serve`: the registered environments over HTTP in the OpenEnv shape rollout workers
+// `arbiter env serve`: the registered environments (tau-bench, BFCL multi-turn) over HTTP in the OpenEnv shape rollout workers
 // use. POST /reset starts an episode (a session) and answers its first observation; POST /step takes
 // the agent's action and answers {observation, reward, done, info}; GET|POST /state and POST /close
 // read and end a session; GET /tools gives the tools' JSON schemas and system prompt for the policy.
@@ -12,7 +12,7 @@ import { ModelError } from '../models/errors.js';
 import { installAuth, isLoopback } from './auth.js';
 import { errorBody, HttpError } from './http-error.js';
 import { installJsonBodyParser } from './json-body.js';
-import { EnvOptionError, getEnv, listEnvs, type EnvDeps, type Episode } from '../agents/env.js';
+import { EnvDataError, EnvOptionError, firstEnv, getEnv, listEnvs, type EnvDeps, type Episode } from '../agents/env.js';
 
 export interface EnvServerOptions {
   deps: EnvDeps;
@@ -20,10 +20,12 @@ export interface EnvServerOptions {
   maxSessions?: number;
   /** A session unused this long is closed (default 10 minutes). */
   sessionIdleMs?: number;
-  /** Environment used when a reset names none (default: the only one, when there is one). */
+  /** Environment used when a request names none (default: the first registered, tau_bench). */
   defaultEnv?: string;
-  /** Options every reset gets unless it sets them (e.g. max_steps). */
+  /** Options every reset gets unless it sets them. */
   defaultOptions?: Record<string, unknown>;
+  /** Options the resets of one environment get unless they set them, by environment (e.g. tau_bench: {max_steps}). */
+  envDefaults?: Record<string, Record<string, unknown>>;
   token?: string;
   insecure?: boolean;
   bodyLimit?: number;
@@ -91,7 +93,7 @@ export function createEnvServer(o: EnvServerOptions): EnvServer {
     if (e instanceof EnvOptionError) throw new HttpError(400, 'invalid_request', e.message);
     if (e instanceof ModelError) throw new HttpError(502, 'user_simulator_error', `the user simulator failed: ${e.message}`);
     if ((e as Error)?.name === 'UserSimulatorError') throw new HttpError(502, 'user_simulator_error', (e as Error).message);
-    if ((e as Error)?.name === 'TauDataError') throw new HttpError(500, 'environment_error', (e as Error).message);
+    if (e instanceof EnvDataError || (e as Error)?.name === 'TauDataError') throw new HttpError(500, 'environment_error', (e as Error).message);
     throw e;
   };
 
@@ -124,7 +126,7 @@ export function createEnvServer(o: EnvServerOptions): EnvServer {
   app.get('/envs', async () => ({ envs: Object.fromEntries(listEnvs().map((e) => [e.name, e.describe()])) }));
 
   const envName = (x: unknown): string => {
-    const name = typeof x === 'string' ? x : (o.defaultEnv ?? (listEnvs().length === 1 ? listEnvs()[0]!.name : undefined));
+    const name = typeof x === 'string' ? x : (o.defaultEnv ?? firstEnv()?.name);
     if (!name)
       throw new HttpError(
         400,
@@ -167,7 +169,7 @@ export function createEnvServer(o: EnvServerOptions): EnvServer {
     const { env: _env, ...options } = body;
     let episode: Episode;
     try {
-      episode = getEnv(name)!.create({ ...o.defaultOptions, ...options }, o.deps);
+      episode = getEnv(name)!.create({ ...o.defaultOptions, ...o.envDefaults?.[name], ...options }, o.deps);
     } catch (e) {
       return envFailure(e);
     }

@@ -336,3 +336,23 @@ describe('turn-level credit: per-turn rewards and GiGPO anchors', () => {
     expect(sa[0]).toBe(sb[0]);
   });
 });
+
+describe('cpu_heavy: under a time budget the replay runs in a killable worker', () => {
+  it('the type is cpu_heavy; a budgeted grade goes to the worker pool and gives the inline result', async () => {
+    const { getGraderType } = await import('../../dist/index.js');
+    expect(getGraderType('tau_bench')?.cpu_heavy).toBe(true);
+    const own = new Services();
+    try {
+      const item = tasks('retail')[3]!;
+      const messages = gold('retail', 3);
+      const inline = await grade(grader('retail'), { item, sample: { messages } }, { services: own });
+      expect(own.has('workers:preempt')).toBe(false); // no budget: inline, no pool
+      const budgeted = await grade(grader('retail', { timeout_ms: 60_000 }), { item, sample: { messages } }, { services: own });
+      expect(own.has('workers:preempt')).toBe(true);
+      expect(budgeted).toMatchObject({ valid: true, score: 1, steps: inline.steps, reason: inline.reason });
+      expect(inline.score).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -3,10 +3,10 @@
 // tool's eval (expected values are what CPython 3.11 prints for the same input).
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { calculate } from '../../dist/agents/py/calc.js';
-import { hashableRepr, hashableSha256, sameHashable, firstDifference } from '../../dist/agents/py/hash.js';
-import { dumps, loads } from '../../dist/agents/py/json.js';
-import { add, compare, eq, max2, mul, PyError, repr, round, sorted, sub } from '../../dist/agents/py/value.js';
+import { calculate } from '../../dist/agents/tau/calc.js';
+import { hashableRepr, hashableSha256, sameHashable, firstDifference } from '../../dist/agents/tau/hash.js';
+import { dumps, loads } from '../../dist/py/mapjson.js';
+import { add, compare, eq, max2, mul, PyError, repr, round, sorted, sub } from '../../dist/py/mapvalue.js';
 
 describe('json.loads / json.dumps', () => {
   it('keeps integer and float literals apart, as Python does', () => {
@@ -133,5 +133,21 @@ describe('calculate (eval of + - * / and parentheses, then str(round(float(x), 2
   it('refuses integer powers too large to compute, instead of running for minutes', () => {
     expect(calculate('9**9**9')).toBe('Error: int too large to convert to float');
     expect(calculate('(9**999999)*(9**999999)*(9**999999)')).toBe('Error: int too large to convert to float');
+  });
+});
+
+describe('the shared runtime (src/py/): behaviours tau-bench gained from the merge, as CPython 3.11 has them', () => {
+  it('strings sort by code point, a lone surrogate below an astral character', () => {
+    // CPython: sorted(['\udc00', '\U0001F600', 'z']) == ['z', '\udc00', '😀']
+    expect(sorted(['\udc00', '\u{1F600}', 'z'])).toEqual(['z', '\udc00', '\u{1F600}']);
+  });
+  it("json.loads refuses an int of more than 4300 digits, with CPython's ValueError", () => {
+    expect(() => loads('1'.repeat(4301))).toThrow(
+      new PyError(
+        'ValueError',
+        'Exceeds the limit (4300 digits) for integer string conversion: value has 4301 digits; use sys.set_int_max_str_digits() to increase the limit',
+      ),
+    );
+    expect(loads('7'.repeat(4300))).toBe(BigInt('7'.repeat(4300)));
   });
 });

@@ -2,7 +2,7 @@
 // (its first message names the task; any agent reply then ends the episode with ###STOP###) and
 // model "gold" is a policy that calls the task's gold actions one by one (arguments as exact JSON
 // text), then replies with the task's outputs. Other behaviours are added per test with onChat.
-import { dumps } from '../../dist/agents/py/json.js';
+import { dumps } from '../../dist/py/mapjson.js';
 import { loadTasks, readTask } from '../../dist/agents/tau/domain.js';
 import { startTestServer, type RecordedRequest, type Reply, type TestServer } from '../helpers/openai-test-server.js';
 

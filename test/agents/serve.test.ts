@@ -6,7 +6,7 @@ import { grade, loadGrader, Services } from '../../dist/index.js';
 import { ChatClient } from '../../dist/models/chat-client.js';
 import { ChatUserSimulator } from '../../dist/agents/index.js';
 import { createEnvServer, type EnvServer } from '../../dist/server/index.js';
-import { dumps } from '../../dist/agents/py/json.js';
+import { dumps } from '../../dist/py/mapjson.js';
 import { loadTasks, readTask } from '../../dist/agents/tau/domain.js';
 import type { TestServer } from '../helpers/openai-test-server.js';
 import { scriptedServer, userReply } from './scripted.js';
@@ -205,9 +205,13 @@ describe('arbiter env serve (the CLI)', () => {
   it('serves episodes with a user simulator on a model server, and stops on SIGTERM with exit 0', async () => {
     const { spawn } = await import('node:child_process');
     const { CLI } = await import('../helpers/cli.js');
-    const child = spawn(process.execPath, [CLI, 'env', 'serve', '--port', '0', '--user-model', 'user', '--user-base-url', models.url, '--max-sessions', '4'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'env', 'serve', '--port', '0', '--user-model', 'user', '--user-base-url', models.url, '--max-sessions', '4', '--max-steps-per-turn', '2'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     let err = '';
     const url = await new Promise<string>((resolve, reject) => {
@@ -220,7 +224,11 @@ describe('arbiter env serve (the CLI)', () => {
     });
     try {
       const health = await call(url, '/health');
-      expect(health.json).toMatchObject({ status: 'ok', sessions: 0, max_sessions: 4, envs: ['tau_bench'] });
+      expect(health.json).toMatchObject({ status: 'ok', sessions: 0, max_sessions: 4, envs: ['bfcl_multi_turn', 'tau_bench'] });
+      // BFCL entries next to tau-bench; --max-steps-per-turn is BFCL's default option only
+      const b = await call(url, '/reset', { env: 'bfcl_multi_turn', entry_id: 'multi_turn_base_0' });
+      expect(b.json.info).toMatchObject({ entry_id: 'multi_turn_base_0', max_steps_per_turn: 2 });
+      await call(url, '/close', { session_id: b.json.session_id });
       const r = await call(url, '/reset', { domain: 'retail', task_index: 2 });
       expect(r.json.observation).toBe('Hi, I need help with task retail:2.');
       const s = await call(url, '/step', { session_id: r.json.session_id, action: { name: 'respond', arguments: { content: 'bye' } } });

@@ -2,7 +2,7 @@
 // Python tool returns for the same call (checked by running tau-bench's own code), and the data
 // hashes are tau-bench's get_data_hash() values (sha256 of str(to_hashable(data))).
 import { describe, expect, it } from 'vitest';
-import { dumps, loads } from '../../dist/agents/py/json.js';
+import { dumps, loads } from '../../dist/py/mapjson.js';
 import { compareDbs, loadBase, TauDb } from '../../dist/agents/tau/db.js';
 import { loadTasks, readTask, runAction, TAU_DOMAINS } from '../../dist/agents/tau/domain.js';
 

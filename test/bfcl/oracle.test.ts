@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../dist/index.js';
 import { BfclEnv, readConfigText, Side } from '../../dist/envs/bfcl/index.js';
-import { pyDeepCopy } from '../../dist/envs/bfcl/py/values.js';
+import { pyDeepCopy } from '../../dist/py/values.js';
 import { CATEGORIES, type Entry, grader, loadCategory } from './helpers.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');

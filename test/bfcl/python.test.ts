@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { parsePythonCalls } from '../../dist/graders/tool_call/index.js';
 import { parsePythonExpr, unparse } from '../../dist/extract/python-call.js';
 import { floatRepr, jsonDumps, PyDict, pyEq, pyRepr, PyRandom, PyTuple } from '../../dist/envs/bfcl/index.js';
-import { formatFixed } from '../../dist/envs/bfcl/py/format.js';
-import { pow, pyRound, truediv } from '../../dist/envs/bfcl/py/num.js';
+import { formatFixed } from '../../dist/py/format.js';
+import { pow, pyRound, truediv } from '../../dist/py/num.js';
 
 describe('random.Random(seed), bit for bit', () => {
   it('randint, random and uniform after seeding with the APIs default seeds', () => {
@@ -146,5 +146,19 @@ describe('the Python-call parser', () => {
   });
   it('the tool_call reading stays keyword-only', () => {
     expect(() => parsePythonCalls("sort('f.txt')")).toThrow(/positional/);
+  });
+});
+
+describe('json.loads of the shared runtime (one parser for BFCL and tau-bench)', () => {
+  it('reads ints of any length up to 4300 digits (the BFCL parser once cut numbers at 400 characters)', async () => {
+    const { loads } = await import('../../dist/py/json.js');
+    const v = loads(`{"n": ${'7'.repeat(500)}, "f": 1.0}`) as InstanceType<typeof PyDict>;
+    expect(v.get('n')).toBe(BigInt('7'.repeat(500)));
+    expect(v.get('f')).toBe(1);
+    expect(jsonDumps(v)).toBe(`{"n": ${'7'.repeat(500)}, "f": 1.0}`);
+  });
+  it("malformed JSON raises CPython's JSONDecodeError text", async () => {
+    const { loads } = await import('../../dist/py/json.js');
+    expect(() => loads('{"a": }')).toThrow(/^JSONDecodeError: Expecting value: line 1 column 7 \(char 6\)$/);
   });
 });

@@ -3,7 +3,7 @@
 // they do in Python, and int/float results are what Python computes). Records are made the
 // episode's own (db.own) before they change. Tool descriptions are written for this port; names,
 // parameters, types, enums and required lists are the original interface.
-import { dumps } from '../py/json.js';
+import { dumps } from '../../py/mapjson.js';
 import {
   add,
   append,
@@ -30,7 +30,7 @@ import {
   update,
   type PyDict,
   type PyValue,
-} from '../py/value.js';
+} from '../../py/mapvalue.js';
 import type { TauDb } from './db.js';
 import { calculateTool, thinkTool, transferTool } from './common.js';
 import { fnSchema, type TauTool } from './tool.js';

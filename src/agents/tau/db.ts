@@ -6,9 +6,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loads } from '../py/json.js';
-import { firstDifference, hashableRepr, hashableSha256, sameHashable } from '../py/hash.js';
-import { cmpStr, deepCopy, getItem, isDict, PyError, type PyDict, type PyValue } from '../py/value.js';
+import { loads } from '../../py/mapjson.js';
+import { firstDifference, hashableRepr, hashableSha256, sameHashable } from './hash.js';
+import { deepCopy, getItem, isDict, PyError, type PyDict, type PyValue } from '../../py/mapvalue.js';
+import { compareCodePoints } from '../../py/values.js';
 
 /** The tables of each domain, in the order tau-bench's load_data builds its dict. */
 export const DOMAIN_TABLES = {
@@ -45,10 +46,20 @@ export function dataDirCandidates(): string[] {
 }
 
 let overrideDir: string | undefined;
+/** $ARBITER_TAU_BENCH_DIR as it was before setDataDir changed it (restored by setDataDir(undefined)). */
+let envBefore: { value: string | undefined } | undefined;
 
-/** Sets the data folder for this process (the CLI's --tau-bench-dir); undefined restores the search. */
+/**
+ * Sets the data folder for this process (the CLI's --tau-bench-dir); undefined restores the search.
+ * Also sets $ARBITER_TAU_BENCH_DIR, so worker threads started afterwards (where a budgeted,
+ * cpu_heavy tau_bench grade runs) read the same data.
+ */
 export function setDataDir(dir: string | undefined): void {
+  envBefore ??= { value: process.env[DATA_DIR_ENV] };
   overrideDir = dir === undefined ? undefined : resolve(dir);
+  const value = overrideDir ?? envBefore.value;
+  if (value === undefined) delete process.env[DATA_DIR_ENV];
+  else process.env[DATA_DIR_ENV] = value;
 }
 
 export function resolveDataDir(): string {
@@ -97,7 +108,7 @@ function readJson(file: string): PyValue {
   try {
     return loads(text, 1000);
   } catch (e) {
-    throw new TauDataError(`${file} is not valid JSON: ${e instanceof PyError ? e.text : (e as Error).message}`);
+    throw new TauDataError(`${file} is not valid JSON: ${e instanceof PyError ? e.text() : (e as Error).message}`);
   }
 }
 
@@ -227,7 +238,7 @@ export interface RecordRef {
 }
 
 function sortRefs(refs: RecordRef[]): RecordRef[] {
-  return refs.sort((a, b) => cmpStr(a.table, b.table) || cmpStr(a.key, b.key));
+  return refs.sort((a, b) => compareCodePoints(a.table, b.table) || compareCodePoints(a.key, b.key));
 }
 
 /** The records either episode touched (the only places two episodes on one base can differ). */

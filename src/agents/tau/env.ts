@@ -6,10 +6,11 @@
 // final reward is the tau_bench grader's on the episode's own messages, so serving, rollouts and
 // offline grading agree; info carries the turn-level credit (progress, tool errors, anchors).
 import { z } from 'zod';
-import type { AgentMessage, ToolCallMessage } from '../trajectory.js';
+import type { AgentMessage } from '../trajectory.js';
 import { contentText, MAX_ACTIONS, readArguments, readMessages, RESPOND } from '../trajectory.js';
-import { dumps } from '../py/json.js';
-import { deepCopy } from '../py/value.js';
+import { actionMessage } from '../action.js';
+import { dumps } from '../../py/mapjson.js';
+import { deepCopy } from '../../py/mapvalue.js';
 import {
   EnvOptionError,
   type EnvDeps,
@@ -38,8 +39,6 @@ import {
 
 /** tau-bench's default max_num_steps. */
 export const DEFAULT_MAX_STEPS = 30;
-/** Most tool calls one assistant message may make. */
-export const MAX_CALLS_PER_TURN = 64;
 
 const optionsSchema = z.strictObject({
   env: z.literal('tau_bench').optional(),
@@ -63,43 +62,6 @@ export function parseTauOptions(o: Record<string, unknown>): TauEnvOptions {
     throw new EnvOptionError('give "task_index" (a task of tasks_test.json) or "task" (a task object)');
   if (r.data.task_index !== undefined && r.data.task !== undefined) throw new EnvOptionError('give either "task_index" or "task", not both');
   return r.data;
-}
-
-/** An action as the step endpoint takes it, as the assistant message it stands for. */
-export function actionMessage(action: unknown, turn: number): AgentMessage {
-  if (!action || typeof action !== 'object' || Array.isArray(action))
-    throw new EnvOptionError('action must be an assistant message {content, tool_calls} or {name, arguments}');
-  const a = action as Record<string, unknown>;
-  if (typeof a.name === 'string' && a.role === undefined && a.tool_calls === undefined) {
-    const args = a.arguments ?? a.kwargs ?? {};
-    if (a.name === RESPOND) {
-      const content = typeof args === 'string' ? args : (args as { content?: unknown }).content;
-      if (typeof content !== 'string') throw new EnvOptionError('a respond action needs {"arguments": {"content": "..."}}');
-      return { role: 'assistant', content };
-    }
-    const text = typeof args === 'string' ? args : JSON.stringify(args);
-    return { role: 'assistant', content: null, tool_calls: [{ id: `call_${turn}_0`, type: 'function', function: { name: a.name, arguments: text } }] };
-  }
-  if (a.role !== undefined && a.role !== 'assistant') throw new EnvOptionError('action message must have role "assistant"');
-  const calls = a.tool_calls;
-  if (calls !== undefined && calls !== null && !Array.isArray(calls)) throw new EnvOptionError('action.tool_calls must be a list');
-  if (Array.isArray(calls) && calls.length > MAX_CALLS_PER_TURN)
-    throw new EnvOptionError(`action has ${calls.length} tool calls, over the limit of ${MAX_CALLS_PER_TURN}`);
-  const toolCalls: ToolCallMessage[] = (Array.isArray(calls) ? calls : []).map((c, k) => {
-    const fn = (c as { function?: { name?: unknown; arguments?: unknown } })?.function;
-    if (!fn || typeof fn.name !== 'string') throw new EnvOptionError(`action.tool_calls[${k}].function.name must be a string`);
-    const args = fn.arguments;
-    const id = (c as { id?: unknown }).id;
-    return {
-      id: typeof id === 'string' ? id : `call_${turn}_${k}`,
-      type: 'function',
-      function: { name: fn.name, arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) },
-    };
-  });
-  const content = a.content === undefined || a.content === null ? null : contentText(a.content);
-  const m: AgentMessage = { role: 'assistant', content };
-  if (toolCalls.length) m.tool_calls = toolCalls;
-  return m;
 }
 
 export interface TurnInfo {

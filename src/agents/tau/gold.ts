@@ -1,8 +1,8 @@
 // A task's gold trajectory as OpenAI chat messages: the policy, the user's instruction, each gold
 // action as an assistant tool call with its replayed result, a reply stating the required outputs,
 // and the user's ###STOP###. A setup check (it must score 1) and the base of mutation tests.
-import { dumps } from '../py/json.js';
-import { deepCopy } from '../py/value.js';
+import { dumps } from '../../py/mapjson.js';
+import { deepCopy } from '../../py/mapvalue.js';
 import type { AgentMessage } from '../trajectory.js';
 import { loadBase, TauDb } from './db.js';
 import { loadWiki, RESPOND, runAction, STOP, type TauDomain, type TauTask } from './domain.js';

@@ -3,12 +3,11 @@
 // price differences summed from int 0, partial effects before an exception kept). Records are made
 // the episode's own (db.own) before they change. Descriptions are written for this port; names,
 // parameters, types and required lists are the original interface.
-import { dumps } from '../py/json.js';
+import { dumps } from '../../py/mapjson.js';
 import {
   abs,
   add,
   append,
-  cmpStr,
   compare,
   contains,
   countOf,
@@ -30,7 +29,8 @@ import {
   zip2,
   type PyDict,
   type PyValue,
-} from '../py/value.js';
+} from '../../py/mapvalue.js';
+import { compareCodePoints } from '../../py/values.js';
 import type { TauDb } from './db.js';
 import { calculateTool, thinkTool, transferTool } from './common.js';
 import { fnSchema, type TauTool } from './tool.js';
@@ -258,7 +258,7 @@ const listAllProductTypes: TauTool = {
       if (typeof name !== 'string') throw new Error('product names are strings in the store data');
       byName.set(name, g(product, 'product_id'));
     }
-    return dumps(new Map([...byName].sort((x, y) => cmpStr(x[0], y[0]))));
+    return dumps(new Map([...byName].sort((x, y) => compareCodePoints(x[0], y[0]))));
   },
 };
 

@@ -4,22 +4,15 @@
 // only when the two data hashes agree and every required output appears in one of the agent's
 // replies (lowercased, commas removed, substring). Also the turn-level credit: per-turn progress
 // towards the gold state, tool errors, and GiGPO anchor ids of the state each turn acted in.
-import { createHash } from 'node:crypto';
-import { dumps } from '../py/json.js';
-import { hashableSha256, sameHashable } from '../py/hash.js';
-import { deepCopy } from '../py/value.js';
+import { anchorId, DEFAULT_STEP_WEIGHTS, type StepWeights } from '../credit.js';
+import { dumps } from '../../py/mapjson.js';
+import { hashableSha256, sameHashable } from './hash.js';
+import { deepCopy } from '../../py/mapvalue.js';
 import { RESPOND, type Action, type Trajectory } from '../trajectory.js';
 import { compareDbs, loadBase, refPath, TauDb, type BaseDb } from './db.js';
 import { runAction, type TauDomain, type TauTask } from './domain.js';
 
-/** Weights of the per-turn reward: progress change, tool errors, and the final reward on the last turn. */
-export interface StepWeights {
-  progress: number;
-  tool_error: number;
-  outcome: number;
-}
-
-export const DEFAULT_STEP_WEIGHTS: Readonly<StepWeights> = Object.freeze({ progress: 0.5, tool_error: 0.1, outcome: 1 });
+export { anchorId, DEFAULT_STEP_WEIGHTS, type StepWeights };
 
 export interface RewardOptions {
   /** Reward 0 for an episode that never ended, as tau-bench records (default true). */
@@ -138,10 +131,6 @@ export function stateSignature(db: TauDb): string {
       return `${refPath(r)}=${v === undefined ? '-' : hashableSha256(v)}`;
     })
     .join('\n');
-}
-
-export function anchorId(parts: string[]): string {
-  return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 16);
 }
 
 /** A stable id of a task (domain, instruction, gold actions) for anchors and records. */

@@ -4,7 +4,7 @@
 // does (duplicate `data`, unknown keywords, missing arguments) before running the body.
 import type { ToolSchema } from '../env.js';
 import type { TauDb } from './db.js';
-import { PyError, type PyDict, type PyValue } from '../py/value.js';
+import { PyError, type PyDict, type PyValue } from '../../py/mapvalue.js';
 
 export type Args = Readonly<Record<string, PyValue>>;
 

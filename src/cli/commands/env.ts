@@ -1,7 +1,8 @@
-// `arbiter env`: agent environments. `env serve` runs the HTTP environment server (OpenEnv-style
-// reset/step/state/close); `env rollout` drives an OpenAI-compatible policy (and, for tau-bench, an
-// OpenAI-compatible user simulator) through episodes and writes trajectories as JSONL the tau_bench
-// grader reads, optionally with per-step GiGPO lines; `env tools` prints the tools' schemas.
+// `arbiter env`: agent environments (tau_bench, bfcl_multi_turn). `env serve` runs the HTTP
+// environment server (OpenEnv-style reset/step/state/close); `env rollout` drives an
+// OpenAI-compatible policy (and, for tau-bench, an OpenAI-compatible user simulator) through
+// episodes and writes trajectories as JSONL the tau_bench / bfcl_multi_turn graders read, optionally
+// with per-step GiGPO lines; `env tools` prints the tools' schemas.
 import { createWriteStream, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -105,8 +106,11 @@ interface ServeOpts {
   maxSessions: number;
   sessionIdleMs: number;
   maxSteps?: number;
+  maxStepsPerTurn?: number;
+  defaultEnv?: string;
   bodyLimit: number;
   tauBenchDir?: string;
+  bfclDir?: string;
   userModel?: string;
   userBaseUrl?: string;
   userApiKeyEnv: string;
@@ -119,8 +123,13 @@ interface ServeOpts {
 
 interface RolloutOpts {
   env: string;
-  domain: string;
+  domain?: string;
   tasks?: number[];
+  category?: string;
+  entries?: number[];
+  mode?: string;
+  maxStepsPerTurn?: number;
+  bfclDir?: string;
   trials: number;
   maxSteps?: number;
   policyModel: string;
@@ -159,9 +168,12 @@ export function register(program: Command): void {
       .option('--insecure', 'allow a non-loopback --host without a token')
       .option('--max-sessions <n>', 'open episodes at most; a reset past it is answered 429', positiveInt, 256)
       .option('--session-idle-ms <ms>', 'an episode unused this long is closed', positiveInt, 600_000)
-      .option('--max-steps <n>', 'agent turns per episode before it ends with reward 0 (tau-bench: 30)', positiveInt)
+      .option('--max-steps <n>', 'tau_bench: agent turns per episode before it ends with reward 0 (tau-bench: 30)', positiveInt)
+      .option('--max-steps-per-turn <n>', 'bfcl_multi_turn: executed responses per user turn before the entry is force-quit (BFCL: 20)', positiveInt)
+      .option('--default-env <name>', 'environment of requests that name none (default: tau_bench)')
       .option('--body-limit <bytes>', 'largest request body accepted', positiveInt, 8 * 1024 * 1024)
       .option('--tau-bench-dir <dir>', "folder holding tau-bench's airline/ and retail/ data (default: $ARBITER_TAU_BENCH_DIR, then shared/data/tau-bench)")
+      .option('--bfcl-dir <dir>', "folder holding BFCL's multi_turn/ data (default: $ARBITER_BFCL_DIR, then shared/data/bfcl)")
       .option('--user-concurrency <n>', 'user-model requests in flight at once', positiveInt, 64)
       .option('--log-level <level>', 'log to stdout as JSON at this level'),
   ).action(async (o: ServeOpts) => {
@@ -171,15 +183,20 @@ export function register(program: Command): void {
         import('../../agents/tau/db.js'),
         import('../../agents/index.js'),
       ]);
-      void agents;
       if (o.tauBenchDir) setDataDir(o.tauBenchDir);
+      if (o.bfclDir) agents.setBfclDataDir(o.bfclDir);
+      if (o.defaultEnv && !agents.getEnv(o.defaultEnv)) throw new InvalidArgumentError(`--default-env: unknown environment "${o.defaultEnv}"`);
+      const envDefaults: Record<string, Record<string, unknown>> = {};
+      if (o.maxSteps) envDefaults.tau_bench = { max_steps: o.maxSteps };
+      if (o.maxStepsPerTurn) envDefaults.bfcl_multi_turn = { max_steps_per_turn: o.maxStepsPerTurn };
       const user = await userFactory({ ...o, concurrency: o.userConcurrency });
       const token = o.token ?? (process.env.ARBITER_TOKEN || undefined);
       const server = createEnvServer({
         deps: user ? { user } : {},
         maxSessions: o.maxSessions,
         sessionIdleMs: o.sessionIdleMs,
-        ...(o.maxSteps ? { defaultOptions: { max_steps: o.maxSteps } } : {}),
+        envDefaults,
+        ...(o.defaultEnv ? { defaultEnv: o.defaultEnv } : {}),
         ...(token ? { token } : {}),
         insecure: Boolean(o.insecure),
         bodyLimit: o.bodyLimit,
@@ -217,11 +234,16 @@ export function register(program: Command): void {
     env
       .command('rollout')
       .description(
-        'run a policy through episodes and write trajectories as JSONL ({id, item, sample: {messages}, reward, credit, ...}); grade them with a tau_bench grader',
+        'run a policy through episodes and write trajectories as JSONL ({id, item, sample: {messages, ...}, reward, credit, ...}); grade them with a tau_bench or bfcl_multi_turn grader',
       )
-      .option('--env <name>', 'environment', 'tau_bench')
-      .requiredOption('--domain <name>', 'tau-bench domain: airline or retail')
-      .option('--tasks <list>', 'task indices, e.g. 0-9,12 (default: all test tasks)', parseIndexList)
+      .option('--env <name>', 'environment: tau_bench or bfcl_multi_turn', 'tau_bench')
+      .option('--domain <name>', 'tau_bench: domain, airline or retail')
+      .option('--tasks <list>', 'tau_bench: task indices, e.g. 0-9,12 (default: all test tasks)', parseIndexList)
+      .option('--category <name>', 'bfcl_multi_turn: base, long_context, miss_func or miss_param')
+      .option('--entries <list>', 'bfcl_multi_turn: entry indices in the category, e.g. 0-9 (default: all)', parseIndexList)
+      .option('--mode <mode>', 'bfcl_multi_turn: fc (tool calls, default) or prompting (Python calls in the text)')
+      .option('--max-steps-per-turn <n>', 'bfcl_multi_turn: executed responses per user turn before the entry is force-quit (BFCL: 20)', positiveInt)
+      .option('--bfcl-dir <dir>', "folder holding BFCL's multi_turn/ data")
       .option('--trials <n>', 'episodes per task', positiveInt, 1)
       .option('--max-steps <n>', 'agent turns per episode (tau-bench: 30)', positiveInt)
       .requiredOption('--policy-model <name>', 'model of the agent')
@@ -244,6 +266,7 @@ export function register(program: Command): void {
         import('../../agents/index.js'),
       ]);
       if (o.tauBenchDir) setDataDir(o.tauBenchDir);
+      if (o.bfclDir) agents.setBfclDataDir(o.bfclDir);
       const family = agents.getEnv(o.env);
       if (!family)
         throw new InvalidArgumentError(
@@ -252,14 +275,70 @@ export function register(program: Command): void {
             .map((e) => e.name)
             .join(', ')})`,
         );
-      if (o.env !== 'tau_bench') throw new InvalidArgumentError('env rollout drives tau_bench episodes for now');
-      if (!agents.TAU_DOMAIN_NAMES.includes(o.domain as never)) throw new InvalidArgumentError(`--domain must be one of ${agents.TAU_DOMAIN_NAMES.join(', ')}`);
-      const count = agents.loadTasks(o.domain as never).length;
-      const tasks = o.tasks ?? [...Array(count).keys()];
-      const bad = tasks.find((t) => t >= count);
-      if (bad !== undefined) throw new InvalidArgumentError(`task ${bad} is out of range: ${o.domain} has ${count} test tasks`);
-      const user = await userFactory({ ...o, concurrency: o.concurrency });
-      if (!user) throw new InvalidArgumentError('tau_bench rollouts need a user simulator: --user-model and --user-base-url');
+      let jobs: { id: string; group: string; env: string; options: Record<string, unknown> }[];
+      let user: Awaited<ReturnType<typeof userFactory>>;
+      if (o.env === 'tau_bench') {
+        for (const [flag, v] of [
+          ['--category', o.category],
+          ['--entries', o.entries],
+          ['--mode', o.mode],
+          ['--max-steps-per-turn', o.maxStepsPerTurn],
+        ] as const)
+          if (v !== undefined) throw new InvalidArgumentError(`${flag} is a bfcl_multi_turn option`);
+        if (!o.domain) throw new InvalidArgumentError('tau_bench rollouts need --domain (airline or retail)');
+        if (!agents.TAU_DOMAIN_NAMES.includes(o.domain as never))
+          throw new InvalidArgumentError(`--domain must be one of ${agents.TAU_DOMAIN_NAMES.join(', ')}`);
+        const domain = o.domain;
+        const count = agents.loadTasks(domain as never).length;
+        const tasks = o.tasks ?? [...Array(count).keys()];
+        const bad = tasks.find((t) => t >= count);
+        if (bad !== undefined) throw new InvalidArgumentError(`task ${bad} is out of range: ${domain} has ${count} test tasks`);
+        user = await userFactory({ ...o, concurrency: o.concurrency });
+        if (!user) throw new InvalidArgumentError('tau_bench rollouts need a user simulator: --user-model and --user-base-url');
+        jobs = tasks.flatMap((t) =>
+          Array.from({ length: o.trials }, (_, k) => ({
+            id: `${domain}-${t}-${k}`,
+            group: `${domain}-${t}`,
+            env: o.env,
+            options: {
+              domain,
+              task_index: t,
+              ...(o.maxSteps ? { max_steps: o.maxSteps } : {}),
+              ...(o.firstToolCallOnly ? { first_tool_call_only: true } : {}),
+            },
+          })),
+        );
+      } else if (o.env === 'bfcl_multi_turn') {
+        for (const [flag, v] of [
+          ['--domain', o.domain],
+          ['--tasks', o.tasks],
+          ['--max-steps', o.maxSteps],
+          ['--first-tool-call-only', o.firstToolCallOnly],
+          ['--user-model', o.userModel],
+        ] as const)
+          if (v !== undefined) throw new InvalidArgumentError(`${flag} is not a bfcl_multi_turn option (BFCL's user turns are fixed)`);
+        const cat = o.category;
+        if (!cat || !(agents.BFCL_CATEGORIES as readonly string[]).includes(cat))
+          throw new InvalidArgumentError(`bfcl_multi_turn rollouts need --category (one of ${agents.BFCL_CATEGORIES.join(', ')})`);
+        if (o.mode !== undefined && o.mode !== 'fc' && o.mode !== 'prompting') throw new InvalidArgumentError('--mode must be fc or prompting');
+        const entries = agents.loadBfclCategory(cat as never);
+        const picked = o.entries ?? [...entries.keys()];
+        const bad = picked.find((i) => i >= entries.length);
+        if (bad !== undefined) throw new InvalidArgumentError(`entry ${bad} is out of range: ${cat} has ${entries.length} entries`);
+        user = undefined;
+        jobs = picked.flatMap((i) =>
+          Array.from({ length: o.trials }, (_, k) => ({
+            id: `${entries[i]!.id}-${k}`,
+            group: entries[i]!.id,
+            env: o.env,
+            options: {
+              entry_id: entries[i]!.id,
+              ...(o.mode ? { mode: o.mode } : {}),
+              ...(o.maxStepsPerTurn ? { max_steps_per_turn: o.maxStepsPerTurn } : {}),
+            },
+          })),
+        );
+      } else throw new InvalidArgumentError(`env rollout drives tau_bench and bfcl_multi_turn episodes, not ${o.env}`);
       const policy = new ChatPolicy(
         await chatClient({
           model: o.policyModel,
@@ -274,19 +353,6 @@ export function register(program: Command): void {
           ...(o.maxTokens !== undefined ? { max_tokens: o.maxTokens } : {}),
         },
       );
-      const jobs = tasks.flatMap((t) =>
-        Array.from({ length: o.trials }, (_, k) => ({
-          id: `${o.domain}-${t}-${k}`,
-          group: `${o.domain}-${t}`,
-          env: o.env,
-          options: {
-            domain: o.domain,
-            task_index: t,
-            ...(o.maxSteps ? { max_steps: o.maxSteps } : {}),
-            ...(o.firstToolCallOnly ? { first_tool_call_only: true } : {}),
-          },
-        })),
-      );
       const out = o.output ? createWriteStream(o.output) : process.stdout;
       const steps = o.stepsOutput ? createWriteStream(o.stepsOutput) : undefined;
       const ac = new AbortController();
@@ -295,7 +361,7 @@ export function register(program: Command): void {
       let n = 0;
       let sum = 0;
       let failed = 0;
-      for await (const rec of runRollouts(jobs, { policy, deps: { user }, concurrency: o.concurrency, signal: ac.signal })) {
+      for await (const rec of runRollouts(jobs, { policy, deps: user ? { user } : {}, concurrency: o.concurrency, signal: ac.signal })) {
         await writeLine(out, JSON.stringify(rec));
         if (steps) for (const s of stepRecords(rec)) await writeLine(steps, JSON.stringify(s));
         n++;
@@ -317,18 +383,31 @@ export function register(program: Command): void {
   env
     .command('tools')
     .description("print an environment's tool schemas and system prompt as JSON")
-    .option('--env <name>', 'environment', 'tau_bench')
-    .requiredOption('--domain <name>', 'tau-bench domain: airline or retail')
+    .option('--env <name>', 'environment: tau_bench or bfcl_multi_turn', 'tau_bench')
+    .option('--domain <name>', 'tau_bench: domain, airline or retail')
+    .option('--entry-id <id>', 'bfcl_multi_turn: an entry id, e.g. multi_turn_miss_func_0 (the tools at its start)')
+    .option('--mode <mode>', 'bfcl_multi_turn: fc (default) or prompting')
     .option('--tau-bench-dir <dir>', "folder holding tau-bench's airline/ and retail/ data")
-    .action(async (o: { env: string; domain: string; tauBenchDir?: string }) => {
+    .option('--bfcl-dir <dir>', "folder holding BFCL's multi_turn/ data")
+    .action(async (o: { env: string; domain?: string; entryId?: string; mode?: string; tauBenchDir?: string; bfclDir?: string }) => {
       try {
         const [agents, { setDataDir }] = await Promise.all([import('../../agents/index.js'), import('../../agents/tau/db.js')]);
         if (o.tauBenchDir) setDataDir(o.tauBenchDir);
+        if (o.bfclDir) agents.setBfclDataDir(o.bfclDir);
         const family = agents.getEnv(o.env);
         if (!family) throw new InvalidArgumentError(`unknown environment "${o.env}"`);
-        process.stdout.write(JSON.stringify(family.tools({ domain: o.domain }), null, 2) + '\n');
+        const options: Record<string, unknown> =
+          o.env === 'bfcl_multi_turn'
+            ? { ...(o.entryId !== undefined ? { entry_id: o.entryId } : {}), ...(o.mode !== undefined ? { mode: o.mode } : {}) }
+            : { domain: o.domain };
+        process.stdout.write(JSON.stringify(family.tools(options), null, 2) + '\n');
       } catch (e) {
-        if (e instanceof InvalidArgumentError || (e as Error)?.name === 'EnvOptionError' || (e as Error)?.name === 'TauDataError') {
+        if (
+          e instanceof InvalidArgumentError ||
+          (e as Error)?.name === 'EnvOptionError' ||
+          (e as Error)?.name === 'TauDataError' ||
+          (e as Error)?.name === 'BfclDataError'
+        ) {
           process.stderr.write(`arbiter: ${(e as Error).message}\n`);
           process.exit(EXIT.USAGE);
         }

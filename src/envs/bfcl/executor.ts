@@ -16,11 +16,11 @@ import { TravelAPIClass } from './classes/travel-api.js';
 import { TwitterAPIClass } from './classes/twitter-api.js';
 import { VehicleControlAPIClass } from './classes/vehicle-control.js';
 import { MemoryKvClass, MemoryRecSumClass } from './classes/memory.js';
-import { EnvLimit, PyException, Unsupported } from './py/errors.js';
-import { jsonDumps, pyStr } from './py/format.js';
-import * as num from './py/num.js';
-import { PY_SPACE_CLASS } from './py/text.js';
-import { PY_ELLIPSIS, PyBytes, PyDict, PyObject, PySet, PyTuple, type PyValue, typeName } from './py/values.js';
+import { EnvLimit, PyException, Unsupported } from '../../py/errors.js';
+import { jsonDumps, pyStr } from '../../py/format.js';
+import * as num from '../../py/num.js';
+import { PY_SPACE_CLASS } from '../../py/text.js';
+import { PY_ELLIPSIS, PyBytes, PyDict, PyObject, PySet, PyTuple, type PyValue, typeName } from '../../py/values.js';
 import { parsePythonExpr, type PyAst, unparse } from '../../extract/python-call.js';
 import { ParseError } from '../../extract/tool-call-types.js';
 
@@ -70,9 +70,12 @@ const PY_GLOBALS = new Set(
   ).split(' '),
 );
 
-/** BFCL's instance variable name for one class of one side. */
-export function instanceName(modelName: string, entryId: string, className: string): string {
-  return `${modelName}_eval_${entryId}_${className}_instance`.replace(/[-./:]/g, '_');
+/**
+ * BFCL's instance variable name for one class of one side: the evaluation's (`<model>_eval_...`),
+ * or, with `evalRun` false, the inference loop's (`<model>_...`), as execute_multi_turn_func_call names them.
+ */
+export function instanceName(modelName: string, entryId: string, className: string, evalRun = true): string {
+  return `${modelName}${evalRun ? '_eval' : ''}_${entryId}_${className}_instance`.replace(/[-./:]/g, '_');
 }
 
 interface Bound {
@@ -125,6 +128,8 @@ export interface SideOptions {
   /** BFCL's model_name for this side (the ground truth's is `<model>_ground_truth`). */
   modelName: string;
   entryId: string;
+  /** Name the instances as BFCL's evaluation does (default) or as its inference loop does (false). */
+  evalRun?: boolean;
 }
 
 /** The instances one side (the model's or the ground truth's) executes against. */
@@ -147,7 +152,7 @@ export class Side {
         if (!(scenario instanceof PyDict)) throw new PyException('AttributeError', `'${typeName(scenario)}' object has no attribute 'get'`);
         inst.loadScenario(scenario, o.longContext);
       }
-      const name = instanceName(o.modelName, o.entryId, className);
+      const name = instanceName(o.modelName, o.entryId, className, o.evalRun ?? true);
       const b: Bound = { className, inst, cls };
       this.bound.set(className, b);
       this.byInstanceName.set(name, b);

@@ -4,8 +4,8 @@
 // that file (JSON numbers keep their int/float types), checking every constant is there.
 import { readFileSync, statSync } from 'node:fs';
 import { LONG_CONTEXT_KEYS, type LongContextData } from './api.js';
-import { loads } from './py/json.js';
-import { PY_ELLIPSIS, PyDict, type PyValue } from './py/values.js';
+import { loads } from '../../py/json.js';
+import { PY_ELLIPSIS, PyDict, type PyValue } from '../../py/values.js';
 
 /** The export writes Python's Ellipsis as {"__ellipsis__": true}. */
 function revive(v: PyValue, depth = 0): PyValue {

@@ -8,9 +8,9 @@
 // in a turn whose ground truth is empty.
 import type { BfclEnv } from '../../envs/bfcl/api.js';
 import { Side } from '../../envs/bfcl/executor.js';
-import { EnvLimit, PyException, Unsupported } from '../../envs/bfcl/py/errors.js';
-import { pyRepr } from '../../envs/bfcl/py/format.js';
-import { pyEq, type PyValue } from '../../envs/bfcl/py/values.js';
+import { EnvLimit, PyException, Unsupported } from '../../py/errors.js';
+import { pyRepr } from '../../py/format.js';
+import { pyEq, type PyValue } from '../../py/values.js';
 import type { DecodedTurn } from './decode.js';
 
 export const ERR = {

@@ -7,12 +7,12 @@
 // turned into strings, nested calls into nested call strings), a list of {name: arguments} with
 // convert_to_function_call; a step that does not decode, or decodes to nothing, is dropped.
 import { BadToolCall, toolCallString } from '../../envs/bfcl/calls.js';
-import { EnvLimit, Unsupported } from '../../envs/bfcl/py/errors.js';
-import { pyRepr, pyStr } from '../../envs/bfcl/py/format.js';
-import { fromJs, loads } from '../../envs/bfcl/py/json.js';
-import * as num from '../../envs/bfcl/py/num.js';
-import { PY_SPACE_CLASS, strip } from '../../envs/bfcl/py/text.js';
-import { PyBytes, PyDict, PyTuple, type PyValue } from '../../envs/bfcl/py/values.js';
+import { EnvLimit, Unsupported } from '../../py/errors.js';
+import { pyRepr, pyStr } from '../../py/format.js';
+import { fromJs, loads } from '../../py/json.js';
+import * as num from '../../py/num.js';
+import { PY_SPACE_CLASS, strip } from '../../py/text.js';
+import { PyBytes, PyDict, PyTuple, type PyValue } from '../../py/values.js';
 import { parsePythonExpr, type PyAst, unparse } from '../../extract/python-call.js';
 import { ParseError } from '../../extract/tool-call-types.js';
 

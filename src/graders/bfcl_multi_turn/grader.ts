@@ -6,14 +6,14 @@
 import { z } from 'zod';
 import { type CapabilityUse, PURE } from '../../core/capabilities.js';
 import { graderSchema, type GraderType } from '../../core/registry.js';
-import { GradeFailure } from '../../core/result.js';
+import { GradeFailure, type Outcome } from '../../core/result.js';
 import type { GradeInput } from '../../core/sample.js';
 import { compileTemplate, renderCompiled, renderValue, type ValueTemplate } from '../../core/template.js';
 import { BfclEnv, type LongContextData, MissingData } from '../../envs/bfcl/api.js';
 import { MAX_AMBIGUOUS, type ReadResult, readConfigObject, readConfigText } from '../../envs/bfcl/config.js';
 import { LONG_CONTEXT_ENV, loadLongContext } from '../../envs/bfcl/long-context.js';
-import { EnvLimit, PyException, Unsupported } from '../../envs/bfcl/py/errors.js';
-import { pyDeepCopy } from '../../envs/bfcl/py/values.js';
+import { EnvLimit, PyException, Unsupported } from '../../py/errors.js';
+import { pyDeepCopy } from '../../py/values.js';
 import { type CheckResult, checkMultiTurn, CompareCrash, ERR } from './checker.js';
 import { BadTurns, decodeTurns, type InputFormat } from './decode.js';
 
@@ -130,128 +130,170 @@ export const bfclMultiTurn: GraderType<Config> = {
     const lim = { ...DEFAULTS, ...Object.fromEntries(Object.entries(cfg).filter(([k, v]) => k in DEFAULTS && v !== undefined)) } as typeof DEFAULTS;
     const modelName = cfg.model_name ?? 'model';
 
-    return (s: GradeInput) => {
-      let raw = renderValue(input, s);
-      if (size(raw) > lim.max_chars) throw new GradeFailure('limit_exceeded', `the model's turns are ${size(raw)} characters, over max_chars ${lim.max_chars}`);
-      if (typeof raw === 'string') {
-        try {
-          raw = JSON.parse(raw);
-        } catch {
-          throw new GradeFailure('bad_input', 'input is a string that is not JSON; it must be the list of turns');
-        }
-      }
-      if (!Array.isArray(raw)) {
-        return {
-          score: 0,
-          reason: 'the model did not output a list of turns (BFCL: inference error)',
-          metadata: { error_type: ERR.inference, error_message: 'Error during inference phase. Model did not output a list of model responses.' },
-          steps: [],
-        };
-      }
-      if (raw.length > lim.max_turns) throw new GradeFailure('limit_exceeded', `the model's output has ${raw.length} turns, over max_turns ${lim.max_turns}`);
-      const gt = readGroundTruth(renderCompiled(reference, s));
-      if (gt.length > lim.max_turns) throw new GradeFailure('limit_exceeded', `the ground truth has ${gt.length} turns, over max_turns ${lim.max_turns}`);
-      const classes = readClasses(renderCompiled(involved, s));
-      const id = entryId === undefined ? undefined : String(renderValue(entryId, s));
-      const longContext = cfg.long_context ?? (id !== undefined && longContextOfId(id));
-      const lcData = longContext ? longContextData() : undefined;
-
-      let decoded: ReturnType<typeof decodeTurns>;
-      try {
-        decoded = decodeTurns(raw, format);
-      } catch (e) {
-        if (e instanceof BadTurns) throw new GradeFailure('bad_input', e.message);
-        throw translate(e, 'decoding the model output');
-      }
-      decoded.forEach((turn, t) => {
-        const calls = turn.steps.flat();
-        if (calls.length > lim.max_calls_per_turn)
-          throw new GradeFailure('limit_exceeded', `turn ${t} has ${calls.length} calls, over max_calls_per_turn ${lim.max_calls_per_turn}`);
-        for (const c of calls)
-          if (c.length > lim.max_call_chars)
-            throw new GradeFailure('limit_exceeded', `a call in turn ${t} is ${c.length} characters, over max_call_chars ${lim.max_call_chars}`);
-      });
-      gt.forEach((turn, t) => {
-        if (turn.length > lim.max_calls_per_turn)
-          throw new GradeFailure('limit_exceeded', `ground-truth turn ${t} has ${turn.length} calls, over max_calls_per_turn ${lim.max_calls_per_turn}`);
-      });
-
-      const cfgValue = renderCompiled(initialConfig, s);
-      const readWith = (floatAt: (i: number) => boolean): ReadResult => {
-        try {
-          if (typeof cfgValue === 'string') return readConfigText(cfgValue);
-          if (cfgValue === null || typeof cfgValue !== 'object' || Array.isArray(cfgValue))
-            throw new GradeFailure('bad_input', 'initial_config must be an object or JSON text');
-          return readConfigObject(cfgValue as Record<string, unknown>, { floatAt });
-        } catch (e) {
-          if (e instanceof GradeFailure) throw e;
-          throw translate(e, 'reading initial_config');
-        }
-      };
-
-      const run = (read: ReadResult): Run => {
-        const env = new BfclEnv({ maxSteps: lim.max_steps, longContext: lcData });
-        try {
-          const check = checkMultiTurn({
-            env,
-            model: decoded,
-            groundTruth: gt,
-            involvedClasses: classes,
-            scenario: (cls) => (read.scenarios.has(cls) ? pyDeepCopy(read.scenarios.get(cls)!) : undefined),
-            longContext,
-            modelName,
-            entryId: id ?? 'entry',
-            irrelevanceCheck: cfg.irrelevance_check === true,
-          });
-          return { check, stepsUsed: env.stepsUsed };
-        } catch (e) {
-          throw translate(e, 'executing the calls');
-        }
-      };
-
-      const first = readWith(() => false);
-      const result = run(first);
-      let readings = 1;
-      if (first.ambiguous.length > 0) {
-        // An integral number whose Python type the object form lost: grade under every reading.
-        if (first.ambiguous.length > MAX_AMBIGUOUS) {
-          throw new GradeFailure(
-            'bad_input',
-            `initial_config has ${first.ambiguous.length} integral numbers whose int/float type is unknown (${first.ambiguous.slice(0, 3).join(', ')}…); pass initial_config as JSON text`,
-          );
-        }
-        const n = 1 << first.ambiguous.length;
-        for (let mask = 1; mask < n; mask++) {
-          const other = run(readWith((i) => ((mask >> i) & 1) === 1));
-          readings++;
-          const verdict = (c: CheckResult) => JSON.stringify([c.valid, c.error_type, c.failed_turn, c.turns.map((t) => t.passed)]);
-          if (verdict(other.check) !== verdict(result.check)) {
-            throw new GradeFailure(
-              'bad_input',
-              `the outcome depends on whether ${first.ambiguous.join(', ')} ${first.ambiguous.length > 1 ? 'are ints or floats' : 'is an int or a float'} in Python, which initial_config as an object does not say; pass initial_config as JSON text`,
-            );
-          }
-        }
-      }
-
-      const c = result.check;
-      const steps = c.turns.map((t) => (t.passed ? 1 : 0));
-      const metadata: Record<string, unknown> = {
-        turns: c.turns,
-        steps_used: result.stepsUsed,
-        long_context: longContext,
-        ...(readings > 1 ? { int_float_readings: readings } : {}),
-        ...(c.stopped ? { stopped: c.stopped } : {}),
-        ...(format === 'bfcl_result' ? { dropped_steps: decoded.map((d) => d.dropped) } : {}),
-      };
-      if (c.valid) return { score: 1, reason: `all ${gt.length} turns match the ground truth's state and results`, steps, metadata };
-      metadata.error_type = c.error_type;
-      metadata.error_message = c.error_message;
-      metadata.failed_turn = c.failed_turn;
-      return { score: 0, reason: reasonOf(c), steps, metadata };
-    };
+    const opts: ScoreOptions = { format, limits: lim, modelName, longContext: cfg.long_context, irrelevanceCheck: cfg.irrelevance_check === true };
+    return (s: GradeInput) =>
+      scoreMultiTurn(
+        {
+          turns: renderValue(input, s),
+          reference: () => renderCompiled(reference, s),
+          involvedClasses: () => renderCompiled(involved, s),
+          initialConfig: () => renderCompiled(initialConfig, s),
+          entryId: () => (entryId === undefined ? undefined : String(renderValue(entryId, s))),
+        },
+        opts,
+      );
   },
 };
+
+/** The fields of one grade, as the grader's templates render them (read lazily, in the grader's order). */
+export interface ScoreFields {
+  /** The model's turns: a list, or JSON text of it. */
+  turns: unknown;
+  reference(): unknown;
+  involvedClasses(): unknown;
+  initialConfig(): unknown;
+  entryId(): string | undefined;
+}
+
+export type Limits = typeof DEFAULTS;
+
+export interface ScoreOptions {
+  format: InputFormat;
+  limits: Limits;
+  modelName: string;
+  /** Overrides what the entry id says. */
+  longContext?: boolean;
+  irrelevanceCheck: boolean;
+}
+
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({ ...DEFAULTS });
+
+/**
+ * One grade of the bfcl_multi_turn grader on rendered fields: the grader and the BFCL environment
+ * (its final reward) both call this. Throws GradeFailure for what cannot be graded.
+ */
+export function scoreMultiTurn(f: ScoreFields, o: ScoreOptions): Outcome {
+  let raw = f.turns;
+  if (size(raw) > o.limits.max_chars)
+    throw new GradeFailure('limit_exceeded', `the model's turns are ${size(raw)} characters, over max_chars ${o.limits.max_chars}`);
+  if (typeof raw === 'string') {
+    try {
+      raw = JSON.parse(raw);
+    } catch {
+      throw new GradeFailure('bad_input', 'input is a string that is not JSON; it must be the list of turns');
+    }
+  }
+  if (!Array.isArray(raw)) {
+    return {
+      score: 0,
+      reason: 'the model did not output a list of turns (BFCL: inference error)',
+      metadata: { error_type: ERR.inference, error_message: 'Error during inference phase. Model did not output a list of model responses.' },
+      steps: [],
+    };
+  }
+  if (raw.length > o.limits.max_turns)
+    throw new GradeFailure('limit_exceeded', `the model's output has ${raw.length} turns, over max_turns ${o.limits.max_turns}`);
+  const gt = readGroundTruth(f.reference());
+  if (gt.length > o.limits.max_turns) throw new GradeFailure('limit_exceeded', `the ground truth has ${gt.length} turns, over max_turns ${o.limits.max_turns}`);
+  const classes = readClasses(f.involvedClasses());
+  const id = f.entryId();
+  const longContext = o.longContext ?? (id !== undefined && longContextOfId(id));
+  const lcData = longContext ? longContextData() : undefined;
+
+  let decoded: ReturnType<typeof decodeTurns>;
+  try {
+    decoded = decodeTurns(raw, o.format);
+  } catch (e) {
+    if (e instanceof BadTurns) throw new GradeFailure('bad_input', e.message);
+    throw translate(e, 'decoding the model output');
+  }
+  decoded.forEach((turn, t) => {
+    const calls = turn.steps.flat();
+    if (calls.length > o.limits.max_calls_per_turn)
+      throw new GradeFailure('limit_exceeded', `turn ${t} has ${calls.length} calls, over max_calls_per_turn ${o.limits.max_calls_per_turn}`);
+    for (const c of calls)
+      if (c.length > o.limits.max_call_chars)
+        throw new GradeFailure('limit_exceeded', `a call in turn ${t} is ${c.length} characters, over max_call_chars ${o.limits.max_call_chars}`);
+  });
+  gt.forEach((turn, t) => {
+    if (turn.length > o.limits.max_calls_per_turn)
+      throw new GradeFailure('limit_exceeded', `ground-truth turn ${t} has ${turn.length} calls, over max_calls_per_turn ${o.limits.max_calls_per_turn}`);
+  });
+
+  const cfgValue = f.initialConfig();
+  const readWith = (floatAt: (i: number) => boolean): ReadResult => {
+    try {
+      if (typeof cfgValue === 'string') return readConfigText(cfgValue);
+      if (cfgValue === null || typeof cfgValue !== 'object' || Array.isArray(cfgValue))
+        throw new GradeFailure('bad_input', 'initial_config must be an object or JSON text');
+      return readConfigObject(cfgValue as Record<string, unknown>, { floatAt });
+    } catch (e) {
+      if (e instanceof GradeFailure) throw e;
+      throw translate(e, 'reading initial_config');
+    }
+  };
+
+  const run = (read: ReadResult): Run => {
+    const env = new BfclEnv({ maxSteps: o.limits.max_steps, longContext: lcData });
+    try {
+      const check = checkMultiTurn({
+        env,
+        model: decoded,
+        groundTruth: gt,
+        involvedClasses: classes,
+        scenario: (cls) => (read.scenarios.has(cls) ? pyDeepCopy(read.scenarios.get(cls)!) : undefined),
+        longContext,
+        modelName: o.modelName,
+        entryId: id ?? 'entry',
+        irrelevanceCheck: o.irrelevanceCheck,
+      });
+      return { check, stepsUsed: env.stepsUsed };
+    } catch (e) {
+      throw translate(e, 'executing the calls');
+    }
+  };
+
+  const first = readWith(() => false);
+  const result = run(first);
+  let readings = 1;
+  if (first.ambiguous.length > 0) {
+    // An integral number whose Python type the object form lost: grade under every reading.
+    if (first.ambiguous.length > MAX_AMBIGUOUS) {
+      throw new GradeFailure(
+        'bad_input',
+        `initial_config has ${first.ambiguous.length} integral numbers whose int/float type is unknown (${first.ambiguous.slice(0, 3).join(', ')}…); pass initial_config as JSON text`,
+      );
+    }
+    const n = 1 << first.ambiguous.length;
+    for (let mask = 1; mask < n; mask++) {
+      const other = run(readWith((i) => ((mask >> i) & 1) === 1));
+      readings++;
+      const verdict = (c: CheckResult) => JSON.stringify([c.valid, c.error_type, c.failed_turn, c.turns.map((t) => t.passed)]);
+      if (verdict(other.check) !== verdict(result.check)) {
+        throw new GradeFailure(
+          'bad_input',
+          `the outcome depends on whether ${first.ambiguous.join(', ')} ${first.ambiguous.length > 1 ? 'are ints or floats' : 'is an int or a float'} in Python, which initial_config as an object does not say; pass initial_config as JSON text`,
+        );
+      }
+    }
+  }
+
+  const c = result.check;
+  const steps = c.turns.map((t) => (t.passed ? 1 : 0));
+  const metadata: Record<string, unknown> = {
+    turns: c.turns,
+    steps_used: result.stepsUsed,
+    long_context: longContext,
+    ...(readings > 1 ? { int_float_readings: readings } : {}),
+    ...(c.stopped ? { stopped: c.stopped } : {}),
+    ...(o.format === 'bfcl_result' ? { dropped_steps: decoded.map((d) => d.dropped) } : {}),
+  };
+  if (c.valid) return { score: 1, reason: `all ${gt.length} turns match the ground truth's state and results`, steps, metadata };
+  metadata.error_type = c.error_type;
+  metadata.error_message = c.error_message;
+  metadata.failed_turn = c.failed_turn;
+  return { score: 0, reason: reasonOf(c), steps, metadata };
+}
 
 function reasonOf(c: CheckResult): string {
   const t = c.failed_turn;

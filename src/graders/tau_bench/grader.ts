@@ -73,6 +73,9 @@ export const tauBench: GraderType<Config> = {
   summary: 'tau-bench airline/retail: replays the trajectory and the gold actions, equal databases and required outputs give 1; per-turn credit',
   schema,
   capabilities: PURE,
+  // a replay is synchronous work on untrusted trajectories (up to 10,000 messages, report_hashes
+  // hashes a 5 MB database twice): under a time budget it runs in a killable worker thread
+  cpu_heavy: true,
   build(cfg, b) {
     if (cfg.messages !== undefined && cfg.actions !== undefined) b.fail('actions', 'give either "messages" or "actions", not both');
     if (cfg.actions !== undefined && cfg.format !== undefined) b.fail('format', '"format" applies to "messages" only');

@@ -2,9 +2,23 @@
 // for call. post_tweet's `tags=[]` and `mentions=[]` defaults are single lists shared by every call
 // of the episode, as Python's mutable default arguments are (mention() extends them in place).
 import { ApiInstance, type ApiClass, type BfclEnv, dict, f, getOr, method } from '../api.js';
-import { add, toInt } from '../py/num.js';
-import { needStr } from '../py/text.js';
-import { dictGet, getitem, listRemove, needDict, needList, PyDict, pyContains, pyEq, pyIter, pyLen, type PyValue, setitem, truthy } from '../py/values.js';
+import { add, toInt } from '../../../py/num.js';
+import { needStr } from '../../../py/text.js';
+import {
+  dictGet,
+  getitem,
+  listRemove,
+  needDict,
+  needList,
+  PyDict,
+  pyContains,
+  pyEq,
+  pyIter,
+  pyLen,
+  type PyValue,
+  setitem,
+  truthy,
+} from '../../../py/values.js';
 
 const err = (message: string): PyDict => dict({ error: message });
 

@@ -1,12 +1,19 @@
-// Python's json module over Python values: loads() keeps what JSON.parse loses (an integer literal is
-// an int, one with a fraction or exponent a float; NaN/Infinity accepted; duplicate keys keep the
-// first position and the last value; control characters in strings refused), and dumps() writes
-// what json.dumps writes by default (", " and ": " separators, ASCII only, float repr).
-import { DEFAULT_MAX_JSON_DEPTH } from '../../core/json.js';
-import { PyError, reprFloat, type PyDict, type PyList, type PyValue } from './value.js';
+// JSON into Python values: the runtime's one JSON parser. `loads` reads JSON text as Python's
+// json.loads does into the general values (dicts as PyDict); `parse` also builds JSON data with
+// string-keyed Map dicts (mapjson.ts, tau-bench's databases); `fromJs` converts an already parsed JS
+// value, where an integral number's Python type is lost and is decided by the caller (`numberAt`),
+// from the path it sits at.
+import { EnvLimit, PyException } from './errors.js';
+import { PyDict, type PyValue } from './values.js';
+
+export const MAX_JSON_DEPTH = 200;
+const INT_MAX_DIGITS = 4300;
+
+/** What the parser builds: the general values, or JSON data with Map dicts. */
+type Parsed = PyValue | Map<string, Parsed> | Parsed[];
 
 /** A json.JSONDecodeError (its `text` names the place like Python's message does). */
-export class JsonDecodeError extends PyError {
+export class JsonDecodeError extends PyException {
   constructor(msg: string, doc: string, pos: number) {
     let line = 1;
     let col = pos + 1;
@@ -22,11 +29,18 @@ export class JsonDecodeError extends PyError {
 const WS = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
 const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;
 
+/** How one parse builds values: dicts as the general PyDict (any key) or as a string-keyed Map (JSON data). */
+interface ParseOptions {
+  maxDepth: number;
+  tooDeep(max: number): Error;
+  mapDicts: boolean;
+}
+
 class Parser {
   i = 0;
   constructor(
     readonly s: string,
-    readonly maxDepth: number,
+    readonly o: ParseOptions,
   ) {}
 
   fail(msg: string, at = this.i): never {
@@ -38,7 +52,7 @@ class Parser {
     while (this.i < s.length && WS(s.charCodeAt(this.i))) this.i++;
   }
 
-  value(depth: number): PyValue {
+  value(depth: number): Parsed {
     const s = this.s;
     const c = s.charCodeAt(this.i);
     if (c === 34) return this.string();
@@ -60,8 +74,13 @@ class Parser {
     const m = NUMBER.exec(s);
     if (m) {
       this.i += m[0].length;
-      if (m[1] === undefined && m[2] === undefined) return BigInt(m[0]);
-      return Number(m[0]);
+      if (m[1] !== undefined || m[2] !== undefined) return Number(m[0]);
+      if (m[0].length > INT_MAX_DIGITS + (m[0].startsWith('-') ? 1 : 0))
+        throw new PyException(
+          'ValueError',
+          `Exceeds the limit (${INT_MAX_DIGITS} digits) for integer string conversion: value has ${m[0].replace('-', '').length} digits; use sys.set_int_max_str_digits() to increase the limit`,
+        );
+      return BigInt(m[0]);
     }
     if (c === 78 && s.startsWith('NaN', this.i)) {
       this.i += 3;
@@ -141,13 +160,13 @@ class Parser {
   }
 
   checkDepth(depth: number): void {
-    if (depth > this.maxDepth) throw new PyError('RecursionError', `JSON nested deeper than ${this.maxDepth} levels`);
+    if (depth > this.o.maxDepth) throw this.o.tooDeep(this.o.maxDepth);
   }
 
-  object(depth: number): PyDict {
+  object(depth: number): Map<string, Parsed> | PyDict {
     this.checkDepth(depth);
     const s = this.s;
-    const m: PyDict = new Map();
+    const m = this.o.mapDicts ? new Map<string, Parsed>() : new PyDict();
     this.i++;
     this.ws();
     if (s.charCodeAt(this.i) === 125) {
@@ -161,7 +180,7 @@ class Parser {
       if (s.charCodeAt(this.i) !== 58) this.fail("Expecting ':' delimiter");
       this.i++;
       this.ws();
-      m.set(k, this.value(depth));
+      (m as Map<string, Parsed>).set(k, this.value(depth));
       this.ws();
       const c = s.charCodeAt(this.i);
       if (c === 125) {
@@ -174,10 +193,10 @@ class Parser {
     }
   }
 
-  array(depth: number): PyList {
+  array(depth: number): Parsed[] {
     this.checkDepth(depth);
     const s = this.s;
-    const a: PyList = [];
+    const a: Parsed[] = [];
     this.i++;
     this.ws();
     if (s.charCodeAt(this.i) === 93) {
@@ -199,12 +218,19 @@ class Parser {
   }
 }
 
+/** Python json.loads(text) into the general values (dicts as PyDict); nesting past 200 is arbiter's limit. */
+export function loads(text: string): PyValue {
+  return parse(text, { maxDepth: MAX_JSON_DEPTH, tooDeep: (max) => new EnvLimit(`JSON nested deeper than ${max}`), mapDicts: false }) as PyValue;
+}
+
 /**
- * Python json.loads(text). Throws JsonDecodeError on malformed text, PyError('RecursionError')
- * past `maxDepth` levels of nesting.
+ * The one JSON parser of the runtime (Python's json.loads: an integer literal is an int, one with a
+ * fraction or exponent a float, NaN/Infinity accepted, duplicate keys keep the first position and
+ * the last value, control characters refused, CPython's JSONDecodeError messages, ints over 4300
+ * digits refused as Python refuses them), building dicts as `PyDict` or as string-keyed Maps.
  */
-export function loads(text: string, maxDepth = DEFAULT_MAX_JSON_DEPTH): PyValue {
-  const p = new Parser(text, maxDepth);
+export function parse(text: string, o: ParseOptions): unknown {
+  const p = new Parser(text, o);
   p.ws();
   const v = p.value(0);
   p.ws();
@@ -212,64 +238,44 @@ export function loads(text: string, maxDepth = DEFAULT_MAX_JSON_DEPTH): PyValue 
   return v;
 }
 
-const ESC: Record<number, string> = { 34: '\\"', 92: '\\\\', 8: '\\b', 12: '\\f', 10: '\\n', 13: '\\r', 9: '\\t' };
+/** Decides the Python value of a JS number found at `path` (keys, with '[]' for list items). */
+export type NumberAt = (path: readonly string[], n: number) => PyValue;
 
-/** A JSON string literal as json.dumps writes it (ensure_ascii: everything outside ' '..'~' escaped). */
-export function dumpsStr(s: string): string {
-  let plain = true;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 34 || c === 92) {
-      plain = false;
-      break;
+/** Integral numbers become ints, others floats. */
+export const intWhenIntegral: NumberAt = (_p, n) => (Number.isInteger(n) ? BigInt(n) : n);
+
+/** Converts a parsed JSON value (objects, arrays, strings, numbers, booleans, null) into Python values. */
+export function fromJs(v: unknown, numberAt: NumberAt = intWhenIntegral, path: string[] = [], depth = 0): PyValue {
+  if (depth > MAX_JSON_DEPTH) throw new EnvLimit(`JSON nested deeper than ${MAX_JSON_DEPTH}`);
+  if (v === null || v === undefined) return null;
+  switch (typeof v) {
+    case 'boolean':
+    case 'string':
+      return v;
+    case 'number':
+      return numberAt(path, v);
+    case 'bigint':
+      return v;
+  }
+  if (Array.isArray(v)) {
+    path.push('[]');
+    try {
+      return v.map((x) => fromJs(x, numberAt, path, depth + 1));
+    } finally {
+      path.pop();
     }
   }
-  if (plain) return `"${s}"`;
-  let out = '"';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x20 && c <= 0x7e && c !== 34 && c !== 92) out += s[i];
-    else out += ESC[c] ?? '\\u' + c.toString(16).padStart(4, '0');
-  }
-  return out + '"';
-}
-
-function dumpsFloat(x: number): string {
-  if (Number.isNaN(x)) return 'NaN';
-  if (x === Infinity) return 'Infinity';
-  if (x === -Infinity) return '-Infinity';
-  return reprFloat(x);
-}
-
-/** Python json.dumps(v) with default settings. */
-export function dumps(v: PyValue): string {
-  const parts: string[] = [];
-  write(v, parts);
-  return parts.join('');
-}
-
-function write(v: PyValue, out: string[]): void {
-  if (v === null) out.push('null');
-  else if (typeof v === 'boolean') out.push(v ? 'true' : 'false');
-  else if (typeof v === 'bigint') out.push(v.toString());
-  else if (typeof v === 'number') out.push(dumpsFloat(v));
-  else if (typeof v === 'string') out.push(dumpsStr(v));
-  else if (Array.isArray(v)) {
-    out.push('[');
-    for (let i = 0; i < v.length; i++) {
-      if (i) out.push(', ');
-      write(v[i]!, out);
+  if (typeof v === 'object') {
+    const d = new PyDict();
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      path.push(k);
+      try {
+        d.set(k, fromJs(x, numberAt, path, depth + 1));
+      } finally {
+        path.pop();
+      }
     }
-    out.push(']');
-  } else {
-    out.push('{');
-    let first = true;
-    for (const [k, x] of v) {
-      if (!first) out.push(', ');
-      first = false;
-      out.push(dumpsStr(k), ': ');
-      write(x, out);
-    }
-    out.push('}');
+    return d;
   }
+  throw new PyException('TypeError', `a ${typeof v} is not a JSON value`);
 }

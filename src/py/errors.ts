@@ -1,5 +1,6 @@
 // Exceptions of the Python emulation: PyException is a Python exception raised inside a simulated
-// API (BFCL turns it into the result "Error during execution: <str(e)>"); EnvLimit and Unsupported
+// API or tool (BFCL turns it into the result "Error during execution: <str(e)>", tau-bench into
+// "Error: <str(e)>"); EnvLimit and Unsupported
 // are arbiter's own refusals (a hard limit hit, or Python that arbiter cannot evaluate faithfully),
 // which make a grade invalid instead of guessing.
 
@@ -8,15 +9,16 @@ export class PyException extends Error {
   /** Formats a KeyError's key; installed by format.ts (which imports this module). */
   static reprHook: (v: unknown) => string = (v) => String(v);
 
-  private readonly render: () => string;
+  readonly #render: () => string;
 
   constructor(
     readonly type: string,
     message: string | (() => string),
   ) {
-    super(type);
+    // a lazy text (a KeyError's repr) is only rendered when asked for
+    super(typeof message === 'string' ? `${type}: ${message}` : type);
     this.name = 'PyException';
-    this.render = typeof message === 'string' ? () => message : message;
+    this.#render = typeof message === 'string' ? () => message : message;
   }
 
   /** KeyError(key): `str()` is the key's repr. */
@@ -26,7 +28,7 @@ export class PyException extends Error {
 
   /** Python's `str(e)`. */
   text(): string {
-    return this.render();
+    return this.#render();
   }
 }
 

@@ -1,22 +1,19 @@
-// Python values and the operations the tau-bench tools apply to them, with CPython 3.11's
-// semantics and error messages: ints are bigint, floats are number (so 1 and 1.0 stay apart, as
-// they do in Python's json and in tau-bench's data hash), dicts are insertion-ordered Maps with
-// string keys, lists are arrays. A Python exception is a PyError whose `text` is what str(e) gives.
+// The runtime's JSON-data values: what json.loads gives for JSON text, with the operations the
+// tau-bench tools apply to them, CPython 3.11's semantics and error messages. ints are bigint,
+// floats are number (1 and 1.0 stay apart, as in Python's json and tau-bench's data hash), dicts are
+// insertion-ordered Maps with string keys (the only keys JSON has: a plain Map keeps tau-bench's
+// 5 MB databases fast), lists are arrays. Scalars print, compare and round with the same functions
+// as the general values (values.ts, format.ts); a Python exception is the runtime's PyException.
+import { floatRepr, roundFloat, strRepr } from './format.js';
+import { PyException as PyError } from './errors.js';
+import { compareCodePoints } from './values.js';
 
 export type PyValue = null | boolean | bigint | number | string | PyList | PyDict;
 export type PyList = PyValue[];
 export type PyDict = Map<string, PyValue>;
 
-/** A Python exception: `type` is its class name, `text` what `str(e)` returns. */
-export class PyError extends Error {
-  constructor(
-    readonly type: string,
-    readonly text: string,
-  ) {
-    super(`${type}: ${text}`);
-    this.name = 'PyError';
-  }
-}
+/** tau-bench's name for the runtime's Python exception (`type`, `text()` = str(e)). */
+export { PyError };
 
 /** Largest string or list a repetition may build (Python would run out of memory or stall past it). */
 export const MAX_REPEAT = 1 << 24;
@@ -151,37 +148,7 @@ export function round(v: PyValue, ndigits = 2): PyValue {
   if (typeof v === 'boolean') return v ? 1n : 0n;
   if (typeof v === 'bigint') return v;
   if (typeof v !== 'number') throw typeError(`type ${typeName(v)} doesn't define __round__ method`);
-  return roundFloat(v, ndigits);
-}
-
-export function roundFloat(x: number, nd: number): number {
-  if (!Number.isFinite(x) || x === 0) return x;
-  if (Math.abs(x) >= 2 ** 52) return x; // no fractional digits left to round
-  const [ip, fp = ''] = exactDecimal(Math.abs(x)).split('.') as [string, string?];
-  const rest = fp.slice(nd);
-  let digits = BigInt(ip + fp.slice(0, nd).padEnd(nd, '0'));
-  if (rest.length) {
-    const first = rest[0]!;
-    const beyond = /[1-9]/.test(rest.slice(1));
-    if (first > '5' || (first === '5' && beyond) || (first === '5' && !beyond && digits % 2n === 1n)) digits++;
-  }
-  const t = digits.toString().padStart(nd + 1, '0');
-  const r = Number(nd > 0 ? `${t.slice(0, t.length - nd)}.${t.slice(t.length - nd)}` : t);
-  return x < 0 ? -r : r;
-}
-
-/** The exact decimal expansion of a finite non-negative double. */
-function exactDecimal(x: number): string {
-  // x = m / 2^k with integer m; then x = m * 5^k / 10^k has exactly k fractional digits
-  let m = x;
-  let k = 0;
-  while (!Number.isInteger(m)) {
-    m *= 2;
-    k++;
-  }
-  if (k === 0) return BigInt(m).toString();
-  const s = (BigInt(m) * 5n ** BigInt(k)).toString().padStart(k + 1, '0');
-  return `${s.slice(0, s.length - k)}.${s.slice(s.length - k)}`;
+  return roundFloat(v, BigInt(ndigits));
 }
 
 // ---------- truthiness, equality, ordering ----------
@@ -230,23 +197,6 @@ export function eq(a: PyValue, b: PyValue): boolean {
   return false;
 }
 
-/** Compares strings by code point, as Python does (JS compares UTF-16 units). */
-export function cmpStr(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    // a surrogate (an astral code point) sorts above every BMP unit outside the surrogate block
-    const hx = x >= 0xd800 && x <= 0xdfff;
-    const hy = y >= 0xd800 && y <= 0xdfff;
-    // a surrogate unit belongs to an astral code point, above every BMP character
-    if (hx !== hy) return hx ? 1 : -1;
-    return x - y;
-  }
-  return a.length - b.length;
-}
-
 export type CmpOp = '<' | '<=' | '>' | '>=';
 
 /** Python `a < b` (and the other orderings). */
@@ -266,7 +216,7 @@ export function compare(a: PyValue, b: PyValue, op: CmpOp): boolean {
     }
   }
   if (typeof a === 'string' && typeof b === 'string') {
-    const c = cmpStr(a, b);
+    const c = compareCodePoints(a, b);
     return op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -456,63 +406,6 @@ export function dict(entries: [string, PyValue][]): PyDict {
 
 // ---------- str() and repr() ----------
 
-const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-
-function hex(n: number, width: number): string {
-  return n.toString(16).padStart(width, '0');
-}
-
-/** Python repr() of a str. */
-export function reprStr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  let plain = true;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c >= 0x7f || c === 0x5c || c === quote.charCodeAt(0)) {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) return quote + s + quote;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === quote || ch === '\\') out += '\\' + ch;
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (cp < 0x20 || cp === 0x7f) out += '\\x' + hex(cp, 2);
-    else if (cp < 0x7f) out += ch;
-    else if (!NON_PRINTABLE.test(ch)) out += ch;
-    else if (cp <= 0xff) out += '\\x' + hex(cp, 2);
-    else if (cp <= 0xffff) out += '\\u' + hex(cp, 4);
-    else out += '\\U' + hex(cp, 8);
-  }
-  return out + quote;
-}
-
-/** Python repr() of a float: the shortest round-trip digits, exponent form below 1e-4 and from 1e16. */
-export function reprFloat(x: number): string {
-  if (Number.isNaN(x)) return 'nan';
-  if (x === Infinity) return 'inf';
-  if (x === -Infinity) return '-inf';
-  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-  const sign = x < 0 ? '-' : '';
-  const e = Math.abs(x).toExponential(); // shortest digits that round-trip
-  const at = e.indexOf('e');
-  const digits = e.slice(0, at).replace('.', '');
-  const exp = Number(e.slice(at + 1));
-  const decpt = exp + 1;
-  if (decpt <= -4 || decpt > 16) {
-    const mant = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    const ae = Math.abs(exp);
-    return `${sign}${mant}e${exp < 0 ? '-' : '+'}${ae < 10 ? '0' + ae : ae}`;
-  }
-  if (decpt <= 0) return `${sign}0.${'0'.repeat(-decpt)}${digits}`;
-  if (decpt >= digits.length) return `${sign}${digits}${'0'.repeat(decpt - digits.length)}.0`;
-  return `${sign}${digits.slice(0, decpt)}.${digits.slice(decpt)}`;
-}
-
 /** Python repr(). */
 export function repr(v: PyValue): string {
   if (v === null) return 'None';
@@ -522,13 +415,13 @@ export function repr(v: PyValue): string {
     case 'bigint':
       return v.toString();
     case 'number':
-      return reprFloat(v);
+      return floatRepr(v);
     case 'string':
-      return reprStr(v);
+      return strRepr(v);
   }
   if (Array.isArray(v)) return `[${v.map(repr).join(', ')}]`;
   const parts: string[] = [];
-  for (const [k, x] of v) parts.push(`${reprStr(k)}: ${repr(x)}`);
+  for (const [k, x] of v) parts.push(`${strRepr(k)}: ${repr(x)}`);
   return `{${parts.join(', ')}}`;
 }
 

@@ -127,6 +127,15 @@ const hex = (n: number, w: number): string => n.toString(16).padStart(w, '0');
 /** repr(str). */
 export function strRepr(s: string): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let plain = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c >= 0x7f || c === 0x5c || c === quote.charCodeAt(0)) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return quote + s + quote;
   let out = quote;
   for (let i = 0; i < s.length; i++) {
     let cp = s.charCodeAt(i);
@@ -213,7 +222,17 @@ export function pyStr(v: PyValue, depth = 0): string {
 
 PyException.reprHook = (v) => pyRepr(v as PyValue);
 
-function jsonString(s: string): string {
+/** A JSON string literal as json.dumps writes it (ensure_ascii: everything outside ' '..'~' escaped). */
+export function jsonString(s: string): string {
+  let plain = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return `"${s}"`;
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

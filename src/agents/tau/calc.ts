@@ -4,7 +4,8 @@
 // gives (SyntaxError texts with "(<string>, line 1)", ZeroDivisionError, OverflowError, TypeError).
 // Integer products and powers whose result would pass MAX_POW_BITS are refused with the
 // OverflowError float() would raise on them, instead of computing for minutes as Python would.
-import { intToFloat, PyError, reprFloat, roundFloat } from './value.js';
+import { floatRepr, roundFloat } from '../../py/format.js';
+import { intToFloat, PyError } from '../../py/mapvalue.js';
 
 /** Largest integer product or power computed exactly, in bits (about 1.3 million decimal digits). */
 export const MAX_POW_BITS = 1 << 22;
@@ -426,7 +427,7 @@ function display(v: Val): string {
     case 'int':
       return v.v.toString();
     case 'float':
-      return reprFloat(v.v);
+      return floatRepr(v.v);
     case 'tuple':
       return '()';
     case 'ellipsis':
@@ -528,9 +529,9 @@ export function calculate(expression: string): string {
   try {
     const v = evalArithmetic(expression);
     if (v.t !== 'int' && v.t !== 'float') throw typeError(`float() argument must be a string or a real number, not '${typeName(v)}'`);
-    return reprFloat(roundFloat(toFloat(v), 2));
+    return floatRepr(roundFloat(toFloat(v), 2n));
   } catch (e) {
-    if (e instanceof PyError) return `Error: ${e.text}`;
+    if (e instanceof PyError) return `Error: ${e.text()}`;
     throw e;
   }
 }

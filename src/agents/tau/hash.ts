@@ -4,11 +4,12 @@
 // and floats differ, True and 1 differ, a dict equals the list of its sorted pairs), and can name the
 // first place where two states differ; `hashableSha256` computes the hash itself, byte for byte.
 import { createHash, type Hash } from 'node:crypto';
-import { cmpStr, repr, typeName, type PyDict, type PyValue } from './value.js';
+import { repr, typeName, type PyDict, type PyValue } from '../../py/mapvalue.js';
+import { compareCodePoints } from '../../py/values.js';
 
 /** Sorted entries of a dict (what to_hashable makes of it). */
 function sortedEntries(d: PyDict): [string, PyValue][] {
-  return [...d.entries()].sort((a, b) => cmpStr(a[0], b[0]));
+  return [...d.entries()].sort((a, b) => compareCodePoints(a[0], b[0]));
 }
 
 const ATOM_SEP = ', ';
@@ -133,7 +134,7 @@ export function firstDifference(a: PyValue | undefined, b: PyValue | undefined, 
   if (a === undefined || b === undefined) return a === b ? undefined : `${path}: ${show(a)} vs ${show(b)}`;
   if (sameHashable(a, b)) return undefined;
   if (a instanceof Map && b instanceof Map) {
-    const keys = [...new Set([...a.keys(), ...b.keys()])].sort(cmpStr);
+    const keys = [...new Set([...a.keys(), ...b.keys()])].sort(compareCodePoints);
     for (const k of keys) {
       const d = firstDifference(a.get(k), b.get(k), keyPath(path, k));
       if (d) return d;
