@@ -23,6 +23,23 @@ import { assertTests, callCases, ioCases } from './tests.js';
 
 export type Format = 'humaneval' | 'asserts' | 'stdio' | 'function';
 
+/**
+ * The languages each format runs: stdio needs only a program, the others a driver (Python and
+ * JavaScript) or, for C++ humaneval, arbiter's own test harness.
+ */
+export const FORMAT_LANGUAGES: Record<Format, readonly LanguageName[]> = {
+  humaneval: ['python', 'javascript', 'cpp'],
+  asserts: ['python', 'javascript'],
+  function: ['python', 'javascript'],
+  stdio: ['python', 'javascript', 'typescript', 'c', 'cpp', 'go', 'rust', 'java', 'bash'],
+};
+
+/** Why a format cannot run a language, or undefined when it can. */
+export function formatRefusal(format: Format, language: LanguageName): string | undefined {
+  const ok = FORMAT_LANGUAGES[format];
+  return ok.includes(language) ? undefined : `format "${format}" supports ${ok.join(', ')}; not ${language} (stdio supports every language)`;
+}
+
 /** How one test went; `pass` or the kind of failure. */
 export type TestStatus =
   | 'pass'
@@ -167,6 +184,8 @@ function failedTest(detail: string | undefined, what = ''): TestVerdict {
 
 export async function humaneval(s: RunSettings, parts: Parts): Promise<TestVerdict[]> {
   if (typeof parts.tests !== 'string') throw new GradeFailure('bad_input', `humaneval tests must be a string of test code, got ${typeof parts.tests}`);
+  const refused = formatRefusal('humaneval', s.language);
+  if (refused) throw new GradeFailure('config_error', refused);
   const body = parts.prompt ? parts.prompt + (parts.joinNewline ? '\n' : '') + parts.code : parts.code;
   if (s.language === 'cpp') return cppHumaneval(s, parts, body);
   let solution = body;
@@ -285,7 +304,8 @@ function completeVerdicts(n: number, d: { run: RunResult; verdicts: Verdicts }, 
 }
 
 export async function asserts(s: RunSettings, parts: Parts): Promise<TestVerdict[]> {
-  if (s.language === 'cpp') throw new GradeFailure('config_error', 'the asserts format supports python and javascript');
+  const refused = formatRefusal('asserts', s.language);
+  if (refused) throw new GradeFailure('config_error', refused);
   const tests = assertTests(parts.tests);
   if (tests.length === 0) throw new GradeFailure('bad_input', 'no tests to run (tests is empty)');
   const spec: Record<string, unknown> = { mode: 'asserts', tests, setup: parts.setup ?? '', per_test_s: s.perTestSeconds };
@@ -305,7 +325,8 @@ export async function asserts(s: RunSettings, parts: Parts): Promise<TestVerdict
 }
 
 export async function functionCalls(s: RunSettings, parts: Parts): Promise<TestVerdict[]> {
-  if (s.language === 'cpp') throw new GradeFailure('config_error', 'the function format supports python and javascript');
+  const refused = formatRefusal('function', s.language);
+  if (refused) throw new GradeFailure('config_error', refused);
   const ep = parts.entryPoint;
   if (!ep || !(s.language === 'python' ? PY_IDENT : JS_PATH).test(ep))
     throw new GradeFailure('bad_input', `the function format needs entry_point, an identifier; got ${JSON.stringify(ep)}`);
