@@ -68,10 +68,11 @@ export const LANGUAGES: Record<LanguageName, Language> = {
     name: 'go',
     tags: ['go', 'golang'],
     source: 'main.go',
-    // the Go runtime starts a thread per busy P plus its own helpers
-    limits: { memoryBytes: 1024 * MiB, processes: 64 },
-    // `go build` runs compile/asm/link as separate processes, several at a time
-    compileLimits: { ...COMPILE_LIMITS, processes: 128 },
+    // the Go runtime reserves some 600 MiB of address space at start (page summaries, arena
+    // hints): bound private memory instead; it starts a thread per busy P plus its own helpers
+    limits: { memoryBytes: 1024 * MiB, memoryKind: 'data', processes: 64 },
+    // `go build` runs compile/asm/link (Go programs too) as separate processes, several at a time
+    compileLimits: { ...COMPILE_LIMITS, memoryKind: 'data', processes: 128 },
   },
   rust: {
     name: 'rust',
