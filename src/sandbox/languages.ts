@@ -192,7 +192,12 @@ export function parseBundle(b: Buffer): SandboxFile[] | string {
     const nl2 = nl1 < 0 ? -1 : b.indexOf(10, nl1 + 1);
     if (nl2 < 0) return 'truncated file list';
     const name = b.subarray(at, nl1).toString('utf8');
-    const size = Number(b.subarray(nl1 + 1, nl2).toString('utf8').trim());
+    const size = Number(
+      b
+        .subarray(nl1 + 1, nl2)
+        .toString('utf8')
+        .trim(),
+    );
     if (!Number.isInteger(size) || size < 0 || nl2 + 1 + size > b.length) return `bad size for ${JSON.stringify(name)}`;
     const bad = checkFileName(name);
     if (bad) return bad;
@@ -251,11 +256,17 @@ export async function compileProgram(pool: SandboxPool, language: LanguageName, 
     case 'typescript': {
       const b = await buildProgram(pool, language, [{ name: 'main.ts', data: source }], [rt.exe, '-e', TS_TRANSPILE, rt.aux!.typescript!], rt.binds, opts);
       if (!b.ok) return b;
-      return built(b.compile, { argv: [rt.exe, `--max-old-space-size=${v8Heap(limits)}`, 'main.js'], files: [{ name: 'main.js', data: b.output }, ...extra], binds: rt.binds });
+      return built(b.compile, {
+        argv: [rt.exe, `--max-old-space-size=${v8Heap(limits)}`, 'main.js'],
+        files: [{ name: 'main.js', data: b.output }, ...extra],
+        binds: rt.binds,
+      });
     }
     case 'cpp':
     case 'c': {
-      const script = opts.cppScript ?? (language === 'c' ? '"$0" "$@" -pipe -o prog main.c -lm 1>&2 && exec cat prog' : '"$0" "$@" -pipe -o prog main.cpp 1>&2 && exec cat prog');
+      const script =
+        opts.cppScript ??
+        (language === 'c' ? '"$0" "$@" -pipe -o prog main.c -lm 1>&2 && exec cat prog' : '"$0" "$@" -pipe -o prog main.cpp 1>&2 && exec cat prog');
       const flags = language === 'cpp' ? (opts.cppFlags ?? DEFAULT_FLAGS.cpp) : (opts.flags ?? DEFAULT_FLAGS.c);
       const b = await buildProgram(pool, language, files, ['/bin/sh', '-c', script, rt.exe, ...flags], rt.binds, opts);
       if (!b.ok) return b;
@@ -283,10 +294,18 @@ export async function compileProgram(pool: SandboxPool, language: LanguageName, 
       // classes are compiled into out/ and come back as a bundle: the run's directory holds them
       const script = `mkdir out && "$0" "$@" -d out -cp ${shellQuote(cp)} ${shellQuote(`${cls}.java`)} 1>&2 && cd out && ${BUNDLE}`;
       const srcFiles = [{ name: `${cls}.java`, data: source }, ...extra];
-      const b = await buildProgram(pool, language, srcFiles, ['/bin/sh', '-c', script, rt.exe, ...javacOpts, '-encoding', 'UTF-8', ...(opts.flags ?? DEFAULT_FLAGS.java)], rt.binds, opts);
+      const b = await buildProgram(
+        pool,
+        language,
+        srcFiles,
+        ['/bin/sh', '-c', script, rt.exe, ...javacOpts, '-encoding', 'UTF-8', ...(opts.flags ?? DEFAULT_FLAGS.java)],
+        rt.binds,
+        opts,
+      );
       if (!b.ok) return b;
       const classes = parseBundle(b.output);
-      if (typeof classes === 'string') return { ok: false, kind: 'compile_error', message: `the compiled classes could not be collected: ${classes}`, compile: b.compile };
+      if (typeof classes === 'string')
+        return { ok: false, kind: 'compile_error', message: `the compiled classes could not be collected: ${classes}`, compile: b.compile };
       const java = rt.aux!.java!;
       return built(b.compile, { argv: [java, ...jvmOptions(limits), '-ea', '-cp', cp, cls], files: [...classes, ...extra], binds: rt.binds });
     }

@@ -69,8 +69,16 @@ describe('verl sandbox_fusion check_correctness', () => {
 
   it.each([
     ['go', 'package main\n\nimport "fmt"\n\nfunc main() {\n\tvar a, b int\n\tfmt.Scan(&a, &b)\n\tfmt.Println(a + b)\n}\n', 'package main\nfunc main() { x }\n'],
-    ['rust', 'fn main() { let mut s = String::new(); std::io::stdin().read_line(&mut s).unwrap(); let v: Vec<i64> = s.split_whitespace().map(|t| t.parse().unwrap()).collect(); println!("{}", v[0] + v[1]); }', 'fn main() { let x: i32 = "s"; }'],
-    ['java', 'import java.util.*;\npublic class Main { public static void main(String[] a) { Scanner s = new Scanner(System.in); System.out.println(s.nextLong() + s.nextLong()); } }', 'public class Main { int x = "s"; }'],
+    [
+      'rust',
+      'fn main() { let mut s = String::new(); std::io::stdin().read_line(&mut s).unwrap(); let v: Vec<i64> = s.split_whitespace().map(|t| t.parse().unwrap()).collect(); println!("{}", v[0] + v[1]); }',
+      'fn main() { let x: i32 = "s"; }',
+    ],
+    [
+      'java',
+      'import java.util.*;\npublic class Main { public static void main(String[] a) { Scanner s = new Scanner(System.in); System.out.println(s.nextLong() + s.nextLong()); } }',
+      'public class Main { int x = "s"; }',
+    ],
     ['typescript', 'const [a, b]: number[] = require("fs").readFileSync(0, "utf8").split(" ").map(Number);\nconsole.log(a + b);\n', undefined],
   ])('%s: right True, wrong False; a compile error is -4 for every case', async (language, code, broken) => {
     const cases = [

@@ -133,7 +133,7 @@ fn main() {
 }
 `,
   // a nested class too: javac writes Main$Greeter.class, which must come back with Main.class
-  java: String.raw`import java.io.*;
+  java: `import java.io.*;
 import java.net.*;
 import java.util.*;
 
@@ -199,7 +199,7 @@ switch (mode) {
   case 'escape': { let ok = 0; for (const p of process.argv.slice(3)) { try { fs.writeFileSync(p, 'x'); console.log('ESCAPED', p); ok++; } catch (e) { console.error(p, (e as NodeJS.ErrnoException).code); } } if (!ok) process.exit(3); break; }
 }
 `,
-  bash: String.raw`mode=${'${1:-echo}'}
+  bash: `mode=\${1:-echo}
 case "$mode" in
   echo) read -r line; echo "hello $line" ;;
   exit) exit 7 ;;

@@ -65,7 +65,10 @@ beforeAll(async () => {
         Object.entries(MODES).map(async ([name, m]) => {
           const base = name === 'mem' || name === 'small' ? small.program : c.program;
           const p = { ...base, argv: [...base.argv, ...m.args] };
-          runs.set(`${lang}:${name}`, await runProgram(pool, p, { ...(m.stdin !== undefined ? { stdin: m.stdin } : {}), ...(m.limits ? { limits: m.limits } : {}) }));
+          runs.set(
+            `${lang}:${name}`,
+            await runProgram(pool, p, { ...(m.stdin !== undefined ? { stdin: m.stdin } : {}), ...(m.limits ? { limits: m.limits } : {}) }),
+          );
         }),
       );
       if (lang !== 'bash') broken.set(lang, await compileProgram(pool, lang, BROKEN[lang]));
@@ -172,7 +175,11 @@ describe('the host afterwards', () => {
 
 describe('language specifics', () => {
   it('TypeScript types are stripped, not checked (as tsx runs it): a type error still runs', async () => {
-    const c = await compileProgram(pool, 'typescript', 'const n: number = "text" as any as string as unknown as number;\nconst s: string = 5 as unknown as string;\nconsole.log(typeof n, typeof s);\n');
+    const c = await compileProgram(
+      pool,
+      'typescript',
+      'const n: number = "text" as any as string as unknown as number;\nconst s: string = 5 as unknown as string;\nconsole.log(typeof n, typeof s);\n',
+    );
     expect(c.ok, c.ok ? '' : c.message).toBe(true);
     if (!c.ok) return;
     const r = await runProgram(pool, c.program);
@@ -188,9 +195,14 @@ describe('language specifics', () => {
   });
 
   it('Java sizes its heap from the memory limit (-Xmx half of it)', async () => {
-    const c = await compileProgram(pool, 'java', 'class Main { public static void main(String[] a) { System.out.println(Runtime.getRuntime().maxMemory() >> 20); } }\n', {
-      limits: { memoryBytes: 512 * MiB },
-    });
+    const c = await compileProgram(
+      pool,
+      'java',
+      'class Main { public static void main(String[] a) { System.out.println(Runtime.getRuntime().maxMemory() >> 20); } }\n',
+      {
+        limits: { memoryBytes: 512 * MiB },
+      },
+    );
     expect(c.ok, c.ok ? '' : c.message).toBe(true);
     if (!c.ok) return;
     const mb = Number((await runProgram(pool, c.program)).stdout.trim());
@@ -229,7 +241,9 @@ describe('the code grader, stdio format', () => {
   });
 
   it('refuses a format that does not run the language, and cpp_flags for another language', () => {
-    expect(() => loadGrader({ type: 'code', language: 'go', format: 'humaneval', tests: 'x' })).toThrow(/format "humaneval" supports python, javascript, cpp; not go/);
+    expect(() => loadGrader({ type: 'code', language: 'go', format: 'humaneval', tests: 'x' })).toThrow(
+      /format "humaneval" supports python, javascript, cpp; not go/,
+    );
     expect(() => loadGrader({ type: 'code', language: 'rust', format: 'asserts', tests: ['x'] })).toThrow(/not rust/);
     expect(() => loadGrader({ type: 'code', language: 'c', format: 'stdio', tests: [], cpp_flags: ['-O3'] })).toThrow(/cpp_flags/);
   });

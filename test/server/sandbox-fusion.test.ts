@@ -76,17 +76,33 @@ describe('POST /run_code answers as SandboxFusion does', () => {
       language: 'go',
       stdin: '6 7',
     });
-    expect(ok.body).toMatchObject({ status: 'Success', compile_result: { status: 'Finished', return_code: 0 }, run_result: { return_code: 0, stdout: '42\n' } });
+    expect(ok.body).toMatchObject({
+      status: 'Success',
+      compile_result: { status: 'Finished', return_code: 0 },
+      run_result: { return_code: 0, stdout: '42\n' },
+    });
     // go build's own status for a compile error is 2
     const bad = await run({ code: 'package main\n\nfunc main() { nope() }\n', language: 'go' });
-    expect(bad.body).toMatchObject({ status: 'Failed', run_result: null, compile_result: { status: 'Finished', return_code: 2, stderr: expect.stringMatching(/undefined: nope/) } });
+    expect(bad.body).toMatchObject({
+      status: 'Failed',
+      run_result: null,
+      compile_result: { status: 'Finished', return_code: 2, stderr: expect.stringMatching(/undefined: nope/) },
+    });
   });
 
   it('compiles rust with plain `rustc FILE -o test` as SandboxFusion does (edition 2015: `async` is an identifier)', async () => {
-    const r = await run({ code: 'fn main() { let async = 41; let mut s = String::new(); std::io::stdin().read_line(&mut s).unwrap(); println!("{} {}", async + 1, s.trim()); }', language: 'rust', stdin: 'x\n' });
+    const r = await run({
+      code: 'fn main() { let async = 41; let mut s = String::new(); std::io::stdin().read_line(&mut s).unwrap(); println!("{} {}", async + 1, s.trim()); }',
+      language: 'rust',
+      stdin: 'x\n',
+    });
     expect(r.body).toMatchObject({ status: 'Success', compile_result: { return_code: 0 }, run_result: { return_code: 0, stdout: '42 x\n' } });
     const bad = await run({ code: 'fn main() { let x: i32 = "s"; }', language: 'rust' });
-    expect(bad.body).toMatchObject({ status: 'Failed', run_result: null, compile_result: { return_code: 1, stderr: expect.stringMatching(/mismatched types/) } });
+    expect(bad.body).toMatchObject({
+      status: 'Failed',
+      run_result: null,
+      compile_result: { return_code: 1, stderr: expect.stringMatching(/mismatched types/) },
+    });
   });
 
   it('compiles java as Main.java and runs `java -cp . -ea Main` (nested classes, assertions on; another public class does not compile)', async () => {
@@ -96,17 +112,32 @@ describe('POST /run_code answers as SandboxFusion does', () => {
       stdin: '21',
     });
     expect(ok.body).toMatchObject({ status: 'Success', compile_result: { return_code: 0 }, run_result: { return_code: 0, stdout: '42\n' } });
-    const asserts = await run({ code: 'public class Main { public static void main(String[] a) { assert 1 > 2 : "no"; System.out.println("ran"); } }', language: 'java' });
+    const asserts = await run({
+      code: 'public class Main { public static void main(String[] a) { assert 1 > 2 : "no"; System.out.println("ran"); } }',
+      language: 'java',
+    });
     expect(asserts.body).toMatchObject({ status: 'Failed', run_result: { return_code: 1, stdout: '', stderr: expect.stringMatching(/AssertionError: no/) } });
     const other = await run({ code: 'public class Solution { public static void main(String[] a) { } }', language: 'java' });
-    expect(other.body).toMatchObject({ status: 'Failed', run_result: null, compile_result: { return_code: 1, stderr: expect.stringMatching(/class Solution is public, should be declared in a file named Solution.java/) } });
+    expect(other.body).toMatchObject({
+      status: 'Failed',
+      run_result: null,
+      compile_result: { return_code: 1, stderr: expect.stringMatching(/class Solution is public, should be declared in a file named Solution.java/) },
+    });
   });
 
   it('runs typescript as tsx does: one command, types stripped; a syntax error fails the run (no compile result)', async () => {
-    const ok = await run({ code: 'interface P { n: number }\nconst p: P = { n: Number(require("fs").readFileSync(0, "utf8")) };\nconsole.log(p.n * 2);\n', language: 'typescript', stdin: '21' });
+    const ok = await run({
+      code: 'interface P { n: number }\nconst p: P = { n: Number(require("fs").readFileSync(0, "utf8")) };\nconsole.log(p.n * 2);\n',
+      language: 'typescript',
+      stdin: '21',
+    });
     expect(ok.body).toMatchObject({ status: 'Success', compile_result: null, run_result: { status: 'Finished', return_code: 0, stdout: '42\n' } });
     const bad = await run({ code: 'const x: number = ;', language: 'typescript' });
-    expect(bad.body).toMatchObject({ status: 'Failed', compile_result: null, run_result: { status: 'Finished', return_code: 1, stderr: expect.stringMatching(/main.ts\(1,19\): error TS1109/) } });
+    expect(bad.body).toMatchObject({
+      status: 'Failed',
+      compile_result: null,
+      run_result: { status: 'Finished', return_code: 1, stderr: expect.stringMatching(/main.ts\(1,19\): error TS1109/) },
+    });
   });
 
   it('writes base64 files into the working directory (subfolders, importable) and returns fetch_files in base64', async () => {
