@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxPool } from '../../dist/sandbox/index.js';
-import { compileProgram, runProgram, type CompiledProgram } from '../../dist/sandbox/languages.js';
+import { compileProgram, parseBundle, runProgram, type CompiledProgram } from '../../dist/sandbox/languages.js';
 import { runtimeFor } from '../../dist/sandbox/host.js';
 import type { RunResult } from '../../dist/sandbox/pool.js';
 import { loadGrader, PROJECT, sandboxUidProcesses, Services } from '../code/helpers.js';
@@ -208,6 +208,18 @@ describe('language specifics', () => {
     const mb = Number((await runProgram(pool, c.program)).stdout.trim());
     expect(mb).toBeGreaterThan(200);
     expect(mb).toBeLessThanOrEqual(256);
+  });
+
+  it("the compile's bundle of class files is checked like any sandbox file name (it comes from the sandbox)", () => {
+    const entry = (name: string, data: string) => Buffer.concat([Buffer.from(`${name}\n${Buffer.byteLength(data)}\n`), Buffer.from(data)]);
+    expect(parseBundle(Buffer.concat([entry('Main.class', 'ab'), entry('Main$1.class', '')]))).toEqual([
+      { name: 'Main.class', data: Buffer.from('ab') },
+      { name: 'Main$1.class', data: Buffer.alloc(0) },
+    ]);
+    expect(parseBundle(entry('../escape', 'x'))).toMatch(/invalid sandbox file name/);
+    expect(parseBundle(entry('/etc/x', 'x'))).toMatch(/invalid sandbox file name/);
+    expect(parseBundle(Buffer.from('Main.class\n99\nab'))).toMatch(/bad size/);
+    expect(parseBundle(Buffer.from('Main.class'))).toMatch(/truncated/);
   });
 
   it('Rust uses the real toolchain binary, not a rustup shim', async () => {
