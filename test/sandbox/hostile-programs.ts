@@ -102,7 +102,8 @@ export function hostilePrograms(project: string): Hostile[] {
       reason: /file too large|SIGXFSZ|EFBIG/i,
       limits: { file_size_bytes: 1024 * 1024 },
       python: "import sys\nwith open('/tmp/big', 'wb') as f:\n    for _ in range(64):\n        f.write(b'x' * 65536)\nprint('WROTE')\n",
-      javascript: "const fs = require('fs');\nconst fd = fs.openSync('/tmp/big', 'w');\nfor (let i = 0; i < 64; i++) fs.writeSync(fd, Buffer.alloc(65536, 1));\nconsole.log('WROTE');\n",
+      javascript:
+        "const fs = require('fs');\nconst fd = fs.openSync('/tmp/big', 'w');\nfor (let i = 0; i < 64; i++) fs.writeSync(fd, Buffer.alloc(65536, 1));\nconsole.log('WROTE');\n",
       cpp: '#include <cstdio>\n#include <vector>\nint main() { std::FILE* f = std::fopen("/tmp/big", "wb"); std::vector<char> b(65536, 1); for (int i = 0; i < 64; i++) if (std::fwrite(b.data(), 1, b.size(), f) != b.size()) { std::perror("write"); return 4; } if (std::fclose(f)) { std::perror("close"); return 4; } std::puts("WROTE"); }\n',
     },
     {

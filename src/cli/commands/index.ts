@@ -13,4 +13,17 @@ import * as monitor from './monitor.js';
 import * as worker from './worker.js';
 import * as sandbox from './sandbox.js';
 
-export const commands: { register(program: Command): void }[] = [score, validate, types, serve, worker, advantages, monitor, evaluate, report, search, env, sandbox];
+export const commands: { register(program: Command): void }[] = [
+  score,
+  validate,
+  types,
+  serve,
+  worker,
+  advantages,
+  monitor,
+  evaluate,
+  report,
+  search,
+  env,
+  sandbox,
+];
