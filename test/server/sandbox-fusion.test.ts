@@ -156,6 +156,24 @@ describe('POST /run_code answers as SandboxFusion does', () => {
     expect(Buffer.from(failing.body.files['o.bin'], 'base64')).toEqual(Buffer.from(Array.from({ length: 256 }, (_, i) => i)));
   });
 
+  it('compiled languages see the request files at compile and run time, and fetch_files come back', async () => {
+    const r = await run({
+      code: '#include "twice.h"\n#include <fstream>\nint main() { std::ifstream in("data/n.txt"); int n; in >> n; std::ofstream("out.txt") << twice(n); return 0; }\n',
+      language: 'cpp',
+      files: { 'twice.h': b64('inline int twice(int x) { return 2 * x; }\n'), 'data/n.txt': b64('21') },
+      fetch_files: ['out.txt'],
+    });
+    expect(r.body).toMatchObject({ status: 'Success', compile_result: { return_code: 0 }, run_result: { return_code: 0, stdout: '' } });
+    expect(r.body.files).toEqual({ 'out.txt': b64('42') });
+    const java = await run({
+      code: 'public class Main { public static void main(String[] a) throws Exception { java.nio.file.Files.writeString(java.nio.file.Path.of("o.txt"), new String(java.nio.file.Files.readAllBytes(java.nio.file.Path.of("in.txt"))).toUpperCase()); } }',
+      language: 'java',
+      files: { 'in.txt': b64('abc') },
+      fetch_files: ['o.txt'],
+    });
+    expect(java.body).toMatchObject({ status: 'Success', files: { 'o.txt': b64('ABC') } });
+  });
+
   it("refuses a file outside the working directory with SandboxFusion's error answer", async () => {
     for (const name of ['../escape.txt', '/etc/evil', 'a/../../b']) {
       const r = await run({ code: 'print(1)', language: 'python', files: { [name]: b64('x') } });
