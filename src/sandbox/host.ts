@@ -25,9 +25,9 @@ export function which(cmd: string, pathEnv = process.env.PATH ?? '/usr/bin:/bin'
   return undefined;
 }
 
-function run(file: string, args: string[], timeoutMs = 15_000): Promise<{ ok: boolean; stdout: string; stderr: string }> {
+function run(file: string, args: string[], timeoutMs = 15_000, env: Record<string, string> = {}): Promise<{ ok: boolean; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { timeout: timeoutMs, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, (err, stdout, stderr) => {
+    execFile(file, args, { timeout: timeoutMs, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env } }, (err, stdout, stderr) => {
       resolve({ ok: !err, stdout: String(stdout), stderr: String(stderr || (err ? err.message : '')) });
     });
   });
@@ -121,7 +121,10 @@ async function resolveRust(): Promise<Runtime | string> {
   const name = process.env.ARBITER_RUSTC || 'rustc';
   const found = which(name);
   if (!found) return `rustc "${name}" not found on PATH (install rustc, e.g. with scripts/setup.sh, or set ARBITER_RUSTC)`;
-  const r = await run(found, ['--print', 'sysroot']);
+  // a rustup shim picks its toolchain from these (and from a rust-toolchain file in the cwd)
+  const rustupEnv: Record<string, string> = {};
+  for (const k of ['HOME', 'RUSTUP_HOME', 'RUSTUP_TOOLCHAIN', 'CARGO_HOME']) if (process.env[k]) rustupEnv[k] = process.env[k]!;
+  const r = await run(found, ['--print', 'sysroot'], 15_000, rustupEnv);
   if (!r.ok) return `rustc "${found}" failed to start: ${r.stderr.trim().slice(0, 300)}`;
   let sysroot: string;
   try {
