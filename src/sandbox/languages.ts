@@ -208,22 +208,30 @@ export function parseBundle(b: Buffer): SandboxFile[] | string {
 }
 
 /**
- * Transpiles main.ts with the typescript package's transpileModule (types are stripped, not
- * checked: as tsx and ts-node --transpile-only run TypeScript) and prints the JavaScript; syntax
- * errors are printed as `main.ts(line,col): error TSnnnn: message` with exit status 1.
+ * Transpiles each TypeScript file named in its arguments (main.ts and the .ts files among the
+ * program's files) with the typescript package's transpileModule (types are stripped, not checked:
+ * as tsx and ts-node --transpile-only run TypeScript) and prints the JavaScript as a bundle
+ * (NAME.js for NAME.ts, so `import './helper'` finds helper.js); syntax errors are printed as
+ * `FILE(line,col): error TSnnnn: message` with exit status 1.
  */
 const TS_TRANSPILE = `const ts = require(process.argv[1]);
-const src = require('fs').readFileSync('main.ts', 'utf8');
-const r = ts.transpileModule(src, { fileName: 'main.ts', reportDiagnostics: true, compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } });
-const errs = (r.diagnostics || []).filter((d) => d.category === ts.DiagnosticCategory.Error);
-if (errs.length) {
-  for (const d of errs) {
+const fs = require('fs');
+const out = [];
+let failed = false;
+for (const name of process.argv.slice(2)) {
+  const r = ts.transpileModule(fs.readFileSync(name, 'utf8'), { fileName: name, reportDiagnostics: true, compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true } });
+  for (const d of r.diagnostics || []) {
+    if (d.category !== ts.DiagnosticCategory.Error) continue;
+    failed = true;
     const m = ts.flattenDiagnosticMessageText(d.messageText, '\\n');
-    if (d.file && d.start !== undefined) { const p = d.file.getLineAndCharacterOfPosition(d.start); process.stderr.write('main.ts(' + (p.line + 1) + ',' + (p.character + 1) + '): error TS' + d.code + ': ' + m + '\\n'); }
-    else process.stderr.write('error TS' + d.code + ': ' + m + '\\n');
+    if (d.file && d.start !== undefined) { const p = d.file.getLineAndCharacterOfPosition(d.start); process.stderr.write(name + '(' + (p.line + 1) + ',' + (p.character + 1) + '): error TS' + d.code + ': ' + m + '\\n'); }
+    else process.stderr.write(name + ': error TS' + d.code + ': ' + m + '\\n');
   }
-  process.exitCode = 1;
-} else process.stdout.write(r.outputText);
+  const js = Buffer.from(r.outputText);
+  out.push(Buffer.from(name.replace(/\\.[cm]?ts$/, '.js') + '\\n' + js.length + '\\n'), js);
+}
+if (failed) process.exitCode = 1;
+else process.stdout.write(Buffer.concat(out));
 `;
 
 /**
@@ -254,12 +262,18 @@ export async function compileProgram(pool: SandboxPool, language: LanguageName, 
     case 'bash':
       return { ok: true, program: { language, argv: [rt.exe, main], files, binds: rt.binds, limits } };
     case 'typescript': {
-      const b = await buildProgram(pool, language, [{ name: 'main.ts', data: source }], [rt.exe, '-e', TS_TRANSPILE, rt.aux!.typescript!], rt.binds, opts);
+      const ts = files.filter((f) => /\.[cm]?ts$/.test(f.name) && !f.name.endsWith('.d.ts')).map((f) => f.name);
+      const b = await buildProgram(pool, language, files, [rt.exe, '-e', TS_TRANSPILE, rt.aux!.typescript!, ...ts], rt.binds, opts);
       if (!b.ok) return b;
+      const js = parseBundle(b.output);
+      if (typeof js === 'string')
+        return { ok: false, kind: 'compile_error', message: `the transpiled files could not be collected: ${js}`, compile: b.compile };
+      const names = new Set(js.map((f) => f.name));
       return built(b.compile, {
         argv: [rt.exe, `--max-old-space-size=${v8Heap(limits)}`, 'main.js'],
-        files: [{ name: 'main.js', data: b.output }, ...extra],
-        binds: rt.binds,
+        files: [...js, ...extra.filter((f) => !names.has(f.name))],
+        // the typescript package is needed to transpile, not to run
+        binds: rt.binds.filter((d) => d !== rt.aux!.typescript),
       });
     }
     case 'cpp':

@@ -186,6 +186,27 @@ describe('language specifics', () => {
     expect(r.stdout).toBe('string number\n');
   });
 
+  it('TypeScript: .ts files among the program files are transpiled too (imports find them); the typescript package is not in the run', async () => {
+    const c = await compileProgram(
+      pool,
+      'typescript',
+      "import { twice } from './lib/twice';\nconsole.log(twice(21), require('fs').existsSync(process.argv[2]));\n",
+      {
+        files: [{ name: 'lib/twice.ts', data: 'export const twice = (n: number): number => 2 * n;\n' }],
+      },
+    );
+    expect(c.ok, c.ok ? '' : c.message).toBe(true);
+    if (!c.ok) return;
+    // the sources stay too (a SandboxFusion request may fetch its files back)
+    expect(c.program.files.map((f) => f.name).sort()).toEqual(['lib/twice.js', 'lib/twice.ts', 'main.js']);
+    const tsDir = (await runtimeFor('typescript')) as { aux: { typescript: string } };
+    const r = await runProgram(pool, { ...c.program, argv: [...c.program.argv, tsDir.aux.typescript] });
+    expect(r.stdout, r.stderr).toBe('42 false\n');
+    const bad = await compileProgram(pool, 'typescript', "import './lib/bad';\n", { files: [{ name: 'lib/bad.ts', data: 'const = 1;\n' }] });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.message).toMatch(/^lib\/bad.ts\(1,7\): error TS/m);
+  });
+
   it('Java runs the public class of the source (file and class named after it), else Main', async () => {
     const c = await compileProgram(pool, 'java', 'public class Solution { public static void main(String[] a) { System.out.println("solution"); } }\n');
     expect(c.ok, c.ok ? '' : c.message).toBe(true);
