@@ -334,6 +334,36 @@ function shellQuote(s: string): string {
   return `'${s.replace(/'/g, "'\\''")}'`;
 }
 
+/**
+ * Transpiles TypeScript texts (a solution, its tests) to JavaScript in the sandbox, in one run:
+ * the JavaScript of each, in order, or which text failed (`index`) with the transpiler's messages.
+ */
+export async function transpileTypeScript(
+  pool: SandboxPool,
+  sources: string[],
+  opts: CompileOptions = {},
+): Promise<{ ok: true; js: string[]; compile: RunResult } | (Extract<CompileOutcome, { ok: false }> & { index?: number })> {
+  const rt = await runtimeFor('typescript');
+  if (typeof rt === 'string') return { ok: false, kind: 'sandbox_error', message: rt };
+  const names = sources.map((_, i) => `t${i}.ts`);
+  const b = await buildProgram(
+    pool,
+    'typescript',
+    sources.map((data, i) => ({ name: names[i]!, data })),
+    [rt.exe, '-e', TS_TRANSPILE, rt.aux!.typescript!, ...names],
+    rt.binds,
+    opts,
+  );
+  if (!b.ok) {
+    const m = /^t(\d+)\.ts\(/m.exec(b.message);
+    return m ? { ...b, index: Number(m[1]), message: b.message.replace(/^t\d+\.ts\(/gm, '(') } : b;
+  }
+  const files = parseBundle(b.output);
+  if (typeof files === 'string' || files.length !== sources.length)
+    return { ok: false, kind: 'sandbox_error', message: 'the transpiled files could not be collected' };
+  return { ok: true, js: files.map((f) => f.data.toString('utf8')), compile: b.compile };
+}
+
 export type BuildOutcome = { ok: true; output: Buffer; compile: RunResult } | Extract<CompileOutcome, { ok: false }>;
 
 /**

@@ -199,7 +199,7 @@ describe('language specifics', () => {
     if (!c.ok) return;
     // the sources stay too (a SandboxFusion request may fetch its files back)
     expect(c.program.files.map((f) => f.name).sort()).toEqual(['lib/twice.js', 'lib/twice.ts', 'main.js']);
-    const tsDir = (await runtimeFor('typescript')) as { aux: { typescript: string } };
+    const tsDir = (await runtimeFor('typescript')) as unknown as { aux: { typescript: string } };
     const r = await runProgram(pool, { ...c.program, argv: [...c.program.argv, tsDir.aux.typescript] });
     expect(r.stdout, r.stderr).toBe('42 false\n');
     const bad = await compileProgram(pool, 'typescript', "import './lib/bad';\n", { files: [{ name: 'lib/bad.ts', data: 'const = 1;\n' }] });
@@ -274,10 +274,66 @@ describe('the code grader, stdio format', () => {
   });
 
   it('refuses a format that does not run the language, and cpp_flags for another language', () => {
+    expect(() => loadGrader({ type: 'code', language: 'java', format: 'function', tests: [], entry_point: 'f' })).toThrow(/not java/);
     expect(() => loadGrader({ type: 'code', language: 'go', format: 'humaneval', tests: 'x' })).toThrow(
-      /format "humaneval" supports python, javascript, cpp; not go/,
+      /format "humaneval" supports python, javascript, typescript, cpp; not go/,
     );
     expect(() => loadGrader({ type: 'code', language: 'rust', format: 'asserts', tests: ['x'] })).toThrow(/not rust/);
     expect(() => loadGrader({ type: 'code', language: 'c', format: 'stdio', tests: [], cpp_flags: ['-O3'] })).toThrow(/cpp_flags/);
+  });
+});
+
+describe('the code grader, TypeScript through the JavaScript driver (transpiled in the sandbox)', () => {
+  // MultiPL-E's TypeScript layout: the prompt opens the function, the tests begin by closing it
+  const prompt = '//Add two numbers\nfunction add(x: number, y: number): number {\n';
+  const tests =
+    "}\n\ndeclare var require: any;\nconst assert = require('node:assert');\nfunction test() {\n  let candidate = add;\n  assert.deepEqual(candidate(1, 2), 3);\n  assert.deepEqual(candidate(-1, 1), 0);\n}\n\ntest();\n";
+  const grade = (cfg: Record<string, unknown>, output: string) =>
+    loadGrader({ type: 'code', language: 'typescript', ...cfg }).grade({ item: {}, sample: { output_text: output } }, { services });
+
+  it('humaneval: a right completion passes, a wrong one fails its assertion, an early exit is early_exit', async () => {
+    const cfg = { format: 'humaneval', prompt, tests };
+    const ok = await grade(cfg, '  const s: number = x + y;\n  return s;\n');
+    expect(ok.score, ok.reason).toBe(1);
+    const wrong = await grade(cfg, '  return x - y;\n');
+    expect(wrong.score).toBe(0);
+    expect(wrong.metadata.failure, wrong.reason).toBe('assertion');
+    const exit = await grade(cfg, '  process.exit(0);\n  return 0;\n');
+    expect(exit.score).toBe(0);
+    expect(exit.metadata.failure, exit.reason).toBe('early_exit');
+  });
+
+  it('asserts and function formats; TypeScript in the asserts and setup is transpiled too', async () => {
+    const code = '```ts\nfunction mul(a: number, b: number): number { return a * b; }\n```';
+    const a = await grade(
+      { format: 'asserts', setup: 'const k: number = 2;', tests: ['assert.strictEqual(mul(k, 3) as number, 6)', 'assert.strictEqual(mul(2, 2), 5)'] },
+      code,
+    );
+    expect(a.score, a.reason).toBe(0.5);
+    expect(a.metadata.tests).toEqual(['pass', 'assertion']);
+    const f = await grade(
+      {
+        format: 'function',
+        entry_point: 'mul',
+        tests: [
+          { input: [2, 3], output: 6 },
+          { input: [2, 2], output: 5 },
+        ],
+      },
+      code,
+    );
+    expect(f.score, f.reason).toBe(0.5);
+    expect(f.metadata.tests).toEqual(['pass', 'wrong_output']);
+  });
+
+  it('a solution that does not transpile is compile_error; tests that do not are bad_input', async () => {
+    const bad = await grade({ format: 'asserts', tests: ['assert.ok(true)'] }, 'function f( {');
+    expect(bad.valid).toBe(true);
+    expect(bad.metadata.failure, bad.reason).toBe('compile_error');
+    expect(bad.reason).toMatch(/error TS\d+/);
+    const badTests = await grade({ format: 'asserts', tests: ['assert.ok(true)', 'const = ;'] }, 'function f() {}');
+    expect(badTests.valid).toBe(false);
+    expect(badTests.error?.kind).toBe('bad_input');
+    expect(badTests.error?.message).toMatch(/the tests are not valid TypeScript/);
   });
 });
