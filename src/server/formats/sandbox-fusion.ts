@@ -1,5 +1,6 @@
 // SandboxFusion-compatible endpoints (on only with the `sandboxApi` option / `--sandbox-api`):
-// POST /run_code runs one request-supplied program in arbiter's sandbox and answers SandboxFusion's
+// POST /run_code runs one request-supplied program (python, nodejs, typescript, cpp, go, rust, java,
+// bash: every language arbiter runs that SandboxFusion names) in arbiter's sandbox and answers SandboxFusion's
 // RunCodeResponse ({status, message, compile_result, run_result, executor_pod_name, files}), with
 // its status rules: a command that could not run (`Error`) makes `SandboxError`, a time limit or
 // a non-zero exit `Failed`, anything else `Success`; base64 `files` are written into the working
