@@ -17,6 +17,8 @@ export const EXIT = {
   SIGTERM: 143,
   /** `monitor --fail-on-alert`: a monitor alerted. */
   ALERT: 4,
+  /** `sandbox check`: the sandbox cannot run programs on this machine. */
+  SANDBOX_UNUSABLE: 5,
 } as const;
 
 /** Prints a known error and exits; rethrows nothing. */

@@ -1,7 +1,8 @@
-// Discovers the host tools the sandbox needs (bwrap, prlimit, setpriv, the language runtimes)
-// once per process, and the extra read-only paths each runtime needs inside the sandbox.
+// Discovers the host tools the sandbox needs (bwrap, prlimit, setpriv, the language runtimes and
+// compilers) once per process, and the extra read-only paths each runtime needs inside the sandbox.
 import { execFile } from 'node:child_process';
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, type Dirent, readdirSync, realpathSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,9 +25,9 @@ export function which(cmd: string, pathEnv = process.env.PATH ?? '/usr/bin:/bin'
   return undefined;
 }
 
-function run(file: string, args: string[], timeoutMs = 15_000): Promise<{ ok: boolean; stdout: string; stderr: string }> {
+function run(file: string, args: string[], timeoutMs = 15_000, env: Record<string, string> = {}): Promise<{ ok: boolean; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { timeout: timeoutMs, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, (err, stdout, stderr) => {
+    execFile(file, args, { timeout: timeoutMs, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env } }, (err, stdout, stderr) => {
       resolve({ ok: !err, stdout: String(stdout), stderr: String(stderr || (err ? err.message : '')) });
     });
   });
@@ -37,6 +38,8 @@ export interface Runtime {
   exe: string;
   /** Directories outside the standard system paths to bind read-only (e.g. a pyenv prefix). */
   binds: string[];
+  /** Further paths of the toolchain (java: the `java` launcher; typescript: the package directory). */
+  aux?: Record<string, string>;
 }
 
 const SYSTEM_PREFIXES = ['/usr/', '/bin/', '/lib/', '/lib64/', '/sbin/', '/etc/'];
@@ -84,12 +87,122 @@ function resolveNode(): Runtime | string {
   return { exe: real, binds };
 }
 
-function resolveGxx(): Runtime | string {
-  const exe = which(process.env.ARBITER_CXX || 'g++');
-  if (!exe) return 'g++ not found on PATH (install g++, e.g. with scripts/setup.sh, or set ARBITER_CXX)';
+/** A compiler or interpreter that must be a system one (under /usr): `env` overrides the name. */
+function resolveSystem(label: string, cmd: string, env: string | undefined, hint: string): Runtime | string {
+  const name = env || cmd;
+  const exe = which(name);
+  if (!exe) return `${label} "${name}" not found on PATH (${hint})`;
   const real = realpathSync(exe);
-  if (outsideSystem(real)) return `g++ at ${real} is outside /usr; only a system compiler is supported in the sandbox`;
+  if (outsideSystem(real)) return `${label} at ${real} is outside /usr; only a system ${label} is supported in the sandbox`;
   return { exe, binds: [] };
+}
+
+const gxx = () => resolveSystem('g++', 'g++', process.env.ARBITER_CXX, 'install g++, e.g. with scripts/setup.sh, or set ARBITER_CXX');
+const gcc = () => resolveSystem('gcc', 'gcc', process.env.ARBITER_CC, 'install gcc, e.g. with scripts/setup.sh, or set ARBITER_CC');
+const bash = () => resolveSystem('bash', 'bash', process.env.ARBITER_BASH, 'install bash');
+
+/**
+ * Go: the `go` command (Debian's golang-go, a link into /usr/lib/go-N); its GOROOT lies under
+ * /usr, which the sandbox binds anyway.
+ */
+function resolveGo(): Runtime | string {
+  const r = resolveSystem('go', 'go', process.env.ARBITER_GO, 'install golang-go, e.g. with scripts/setup.sh, or set ARBITER_GO');
+  if (typeof r === 'string') return r;
+  return { exe: realpathSync(r.exe), binds: [] };
+}
+
+/**
+ * Rust: `ARBITER_RUSTC` or `rustc` on PATH. A rustup shim (~/.cargo/bin/rustc) is resolved to the
+ * toolchain it selects (`rustc --print sysroot`): the sandbox runs `<sysroot>/bin/rustc` with the
+ * sysroot bound read-only (the shim itself would need rustup's home and settings). The linker is
+ * the system `cc`.
+ */
+async function resolveRust(): Promise<Runtime | string> {
+  const name = process.env.ARBITER_RUSTC || 'rustc';
+  const found = which(name);
+  if (!found) return `rustc "${name}" not found on PATH (install rustc, e.g. with scripts/setup.sh, or set ARBITER_RUSTC)`;
+  // a rustup shim picks its toolchain from these (and from a rust-toolchain file in the cwd)
+  const rustupEnv: Record<string, string> = {};
+  for (const k of ['HOME', 'RUSTUP_HOME', 'RUSTUP_TOOLCHAIN', 'CARGO_HOME']) if (process.env[k]) rustupEnv[k] = process.env[k]!;
+  const r = await run(found, ['--print', 'sysroot'], 15_000, rustupEnv);
+  if (!r.ok) return `rustc "${found}" failed to start: ${r.stderr.trim().slice(0, 300)}`;
+  let sysroot: string;
+  try {
+    sysroot = realpathSync(r.stdout.trim());
+  } catch {
+    return `rustc "${found}" printed an unusable sysroot: ${r.stdout.slice(0, 200)}`;
+  }
+  const exe = join(sysroot, 'bin', 'rustc');
+  if (!which(exe)) return `rustc's sysroot ${sysroot} has no bin/rustc`;
+  if (!which('cc')) return 'rustc needs a C linker (cc) on PATH: install gcc';
+  return { exe, binds: outsideSystem(sysroot + '/') ? [sysroot] : [] };
+}
+
+/**
+ * Java: `javac` (ARBITER_JAVAC) and the `java` next to it in the same JDK. Debian's JDK keeps its
+ * configuration in /etc/java-N-openjdk (links from <jdk>/conf): those directories are bound.
+ */
+function resolveJava(): Runtime | string {
+  const name = process.env.ARBITER_JAVAC || 'javac';
+  const found = which(name);
+  if (!found) return `javac "${name}" not found on PATH (install default-jdk-headless, e.g. with scripts/setup.sh, or set ARBITER_JAVAC)`;
+  const javac = realpathSync(found);
+  const home = dirname(dirname(javac));
+  const java = join(home, 'bin', 'java');
+  if (!which(java)) return `the JDK of ${javac} has no bin/java`;
+  const binds = new Set<string>();
+  if (outsideSystem(home + '/')) binds.add(home);
+  const walk = (dir: string, depth: number) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      if (e.isSymbolicLink()) {
+        try {
+          const t = realpathSync(p);
+          // the JDK's own configuration directory under /etc (e.g. /etc/java-17-openjdk); links
+          // elsewhere (cacerts into /etc/ssl) are left out: nothing in the sandbox uses them
+          const m = /^\/etc\/java[^/]*/.exec(t);
+          if (m) binds.add(m[0]);
+        } catch {
+          // a dangling link: the JDK does without it
+        }
+      } else if (e.isDirectory() && depth < 4) walk(p, depth + 1);
+    }
+  };
+  walk(join(home, 'conf'), 0);
+  walk(join(home, 'lib'), 2);
+  return { exe: javac, binds: [...binds], aux: { java } };
+}
+
+/**
+ * TypeScript: node plus the `typescript` package that arbiter resolves for itself (a dependency
+ * of the project; ARBITER_TYPESCRIPT names another package directory). Its directory is bound
+ * read-only and `transpileModule` runs inside the sandbox.
+ */
+function resolveTypeScript(): Runtime | string {
+  const node = resolveNode();
+  if (typeof node === 'string') return node;
+  let dir = process.env.ARBITER_TYPESCRIPT;
+  if (!dir) {
+    try {
+      dir = dirname(createRequire(import.meta.url).resolve('typescript/package.json'));
+    } catch {
+      return 'the typescript package is not installed next to arbiter (npm install typescript, or set ARBITER_TYPESCRIPT to its directory)';
+    }
+  }
+  let real: string;
+  try {
+    real = realpathSync(dir);
+    statSync(join(real, 'lib', 'typescript.js'));
+  } catch {
+    return `no typescript package at ${dir} (lib/typescript.js missing)`;
+  }
+  return { exe: node.exe, binds: [...node.binds, real], aux: { typescript: real } };
 }
 
 export interface HostTools {
@@ -125,18 +238,50 @@ function nativeHelper(): string | undefined {
   }
 }
 
-let pythonP: Promise<Runtime | string> | undefined;
-let nodeR: Runtime | string | undefined;
-let gxxR: Runtime | string | undefined;
+const cache = new Map<string, Promise<Runtime | string>>();
+
+/** The languages a runtime can be resolved for (LanguageName in languages.ts). */
+export type RuntimeLanguage = 'python' | 'javascript' | 'typescript' | 'c' | 'cpp' | 'go' | 'rust' | 'java' | 'bash';
+
+const RESOLVERS: Record<RuntimeLanguage, () => Runtime | string | Promise<Runtime | string>> = {
+  python: resolvePython,
+  javascript: resolveNode,
+  typescript: resolveTypeScript,
+  c: gcc,
+  cpp: gxx,
+  go: resolveGo,
+  rust: resolveRust,
+  java: resolveJava,
+  bash,
+};
 
 /** The runtime for a language, or a message saying why it is unavailable (cached). */
-export async function runtimeFor(language: 'python' | 'javascript' | 'cpp'): Promise<Runtime | string> {
-  switch (language) {
-    case 'python':
-      return (pythonP ??= resolvePython());
-    case 'javascript':
-      return (nodeR ??= resolveNode());
-    case 'cpp':
-      return (gxxR ??= resolveGxx());
+export function runtimeFor(language: RuntimeLanguage): Promise<Runtime | string> {
+  let p = cache.get(language);
+  if (!p) {
+    p = Promise.resolve().then(RESOLVERS[language]);
+    cache.set(language, p);
   }
+  return p;
+}
+
+/** The first line a toolchain prints about its version (for the sandbox report), or why not. */
+export async function runtimeVersion(language: RuntimeLanguage): Promise<string> {
+  const rt = await runtimeFor(language);
+  if (typeof rt === 'string') return rt;
+  const args: Record<RuntimeLanguage, [string, string[]]> = {
+    python: [rt.exe, ['--version']],
+    javascript: [rt.exe, ['--version']],
+    typescript: [rt.exe, ['-p', `'typescript ' + require(${JSON.stringify(join(rt.aux?.typescript ?? '', 'package.json'))}).version`]],
+    c: [rt.exe, ['--version']],
+    cpp: [rt.exe, ['--version']],
+    go: [rt.exe, ['version']],
+    rust: [rt.exe, ['--version']],
+    java: [rt.aux?.java ?? rt.exe, ['-version']],
+    bash: [rt.exe, ['--version']],
+  };
+  const [file, a] = args[language];
+  const r = await run(file, a);
+  const line = (r.stdout.trim() || r.stderr.trim()).split('\n')[0] ?? '';
+  return r.ok ? line.trim() : `failed to report its version: ${line.trim().slice(0, 200)}`;
 }

@@ -8,7 +8,10 @@
 // - no SysV shared memory or message queues (segments outlive their processes and are counted by
 //   no rlimit);
 // - no kernel keyrings, bpf, userfaultfd, perf_event_open or io_uring (kernel attack surface that
-//   no test program needs).
+//   no test program needs);
+// - no ptrace or process_vm_readv/writev (no reading or steering another process of the run, e.g.
+//   a grading driver), and none of the administrative calls (modules, kexec, swap, reboot, acct,
+//   quotactl, open_by_handle_at, iopl/ioperm) that need privileges the sandbox never has anyway.
 // Everything else is allowed. Foreign system-call ABIs (i386 and x32 on x86_64) kill the process.
 
 export interface SeccompArch {
@@ -55,6 +58,22 @@ const X64: SeccompArch = {
     io_uring_setup: 425,
     io_uring_enter: 426,
     io_uring_register: 427,
+    ptrace: 101,
+    process_vm_readv: 310,
+    process_vm_writev: 311,
+    kexec_load: 246,
+    kexec_file_load: 320,
+    init_module: 175,
+    finit_module: 313,
+    delete_module: 176,
+    swapon: 167,
+    swapoff: 168,
+    reboot: 169,
+    acct: 163,
+    quotactl: 179,
+    open_by_handle_at: 304,
+    iopl: 172,
+    ioperm: 173,
   },
 };
 
@@ -87,6 +106,20 @@ const ARM64: SeccompArch = {
     io_uring_setup: 425,
     io_uring_enter: 426,
     io_uring_register: 427,
+    ptrace: 117,
+    process_vm_readv: 270,
+    process_vm_writev: 271,
+    kexec_load: 104,
+    kexec_file_load: 294,
+    init_module: 105,
+    finit_module: 273,
+    delete_module: 106,
+    swapon: 224,
+    swapoff: 225,
+    reboot: 142,
+    acct: 89,
+    quotactl: 60,
+    open_by_handle_at: 265,
   },
 };
 

@@ -67,10 +67,36 @@ describe('verl sandbox_fusion check_correctness', () => {
     expect(good.out.results).toEqual([true, true]);
   });
 
+  it.each([
+    ['go', 'package main\n\nimport "fmt"\n\nfunc main() {\n\tvar a, b int\n\tfmt.Scan(&a, &b)\n\tfmt.Println(a + b)\n}\n', 'package main\nfunc main() { x }\n'],
+    [
+      'rust',
+      'fn main() { let mut s = String::new(); std::io::stdin().read_line(&mut s).unwrap(); let v: Vec<i64> = s.split_whitespace().map(|t| t.parse().unwrap()).collect(); println!("{}", v[0] + v[1]); }',
+      'fn main() { let x: i32 = "s"; }',
+    ],
+    [
+      'java',
+      'import java.util.*;\npublic class Main { public static void main(String[] a) { Scanner s = new Scanner(System.in); System.out.println(s.nextLong() + s.nextLong()); } }',
+      'public class Main { int x = "s"; }',
+    ],
+    ['typescript', 'const [a, b]: number[] = require("fs").readFileSync(0, "utf8").split(" ").map(Number);\nconsole.log(a + b);\n', undefined],
+  ])('%s: right True, wrong False; a compile error is -4 for every case', async (language, code, broken) => {
+    const cases = [
+      { stdin: '1 2', expected: '3' },
+      { stdin: '4 5', expected: '10' },
+    ];
+    const r = await runPython(CLIENT, { url: `${srv.url}/run_code`, code, language, timeout: 10, cases });
+    expect(r.stderr).toBe('');
+    expect(r.out.results).toEqual([true, false]);
+    if (!broken) return;
+    const bad = await runPython(CLIENT, { url: `${srv.url}/run_code`, code: broken, language, timeout: 10, cases });
+    expect(bad.out.results).toEqual([-4, -4]);
+  });
+
   it('a language verl lists but arbiter does not run is a SandboxError (-1); one verl does not list never leaves the client', async () => {
-    const go = await runPython(CLIENT, { url: `${srv.url}/run_code`, code: 'package main', language: 'go', cases: [{ stdin: '', expected: '' }] });
-    expect(go.out.results).toEqual([-1]);
-    expect(go.out.metadata[0]).toMatchObject({ status: 'sandbox_error', api_status: 'SandboxError', attempts: 1 });
+    const php = await runPython(CLIENT, { url: `${srv.url}/run_code`, code: '<?php echo 1;', language: 'php', cases: [{ stdin: '', expected: '' }] });
+    expect(php.out.results).toEqual([-1]);
+    expect(php.out.metadata[0]).toMatchObject({ status: 'sandbox_error', api_status: 'SandboxError', attempts: 1 });
     const cobol = await runPython(CLIENT, { url: `${srv.url}/run_code`, code: 'x', language: 'cobol', cases: [{ stdin: '', expected: '' }] });
     expect(cobol.out.metadata[0]).toMatchObject({ status: 'api_error', attempts: 0, api_request_error: 'Unsupported language: cobol' });
   });

@@ -13,7 +13,7 @@ export interface Hostile {
   /** The reason must show this (what the probe observed). */
   reason?: RegExp;
   /** Grader limits for this program, when not the shared ones. */
-  limits?: { time_ms?: number; memory_mb?: number };
+  limits?: { time_ms?: number; memory_mb?: number; file_size_bytes?: number };
   python: string;
   javascript: string;
   cpp: string;
@@ -94,6 +94,17 @@ export function hostilePrograms(project: string): Hostile[] {
       python: "import sys\nline = 'y' * 1023 + '\\n'\nfor _ in range(100 * 1024):\n    sys.stdout.write(line)\n",
       javascript: "const line = 'y'.repeat(1023) + '\\n';\nfor (let i = 0; i < 100 * 1024; i++) process.stdout.write(line);\n",
       cpp: "#include <cstdio>\n#include <string>\nint main() { std::string line(1023, 'y'); line += '\\n'; for (int i = 0; i < 100 * 1024; i++) std::fwrite(line.data(), 1, line.size(), stdout); }\n",
+    },
+    {
+      // 4 MiB into /tmp past a 1 MiB file-size limit: SIGXFSZ, or EFBIG where the runtime ignores it
+      name: 'a file past the file-size limit',
+      expect: ['runtime_error'],
+      reason: /file too large|SIGXFSZ|EFBIG/i,
+      limits: { file_size_bytes: 1024 * 1024 },
+      python: "import sys\nwith open('/tmp/big', 'wb') as f:\n    for _ in range(64):\n        f.write(b'x' * 65536)\nprint('WROTE')\n",
+      javascript:
+        "const fs = require('fs');\nconst fd = fs.openSync('/tmp/big', 'w');\nfor (let i = 0; i < 64; i++) fs.writeSync(fd, Buffer.alloc(65536, 1));\nconsole.log('WROTE');\n",
+      cpp: '#include <cstdio>\n#include <vector>\nint main() { std::FILE* f = std::fopen("/tmp/big", "wb"); std::vector<char> b(65536, 1); for (int i = 0; i < 64; i++) if (std::fwrite(b.data(), 1, b.size(), f) != b.size()) { std::perror("write"); return 4; } if (std::fclose(f)) { std::perror("close"); return 4; } std::puts("WROTE"); }\n',
     },
     {
       name: 'reading stdin forever',

@@ -200,7 +200,7 @@ describe('privilege drop and limits, with and without the native helper', () => 
   });
 });
 
-describe('no nested namespaces, mounts or SysV memory (seccomp)', () => {
+describe('no nested namespaces, mounts, SysV memory or ptrace (seccomp)', () => {
   // each attempt prints "<name> <errno name>" (or "<name> ok")
   const probe = String.raw`#include <sched.h>
 #include <errno.h>
@@ -213,6 +213,8 @@ describe('no nested namespaces, mounts or SysV memory (seccomp)', () => {
 #include <sys/shm.h>
 #include <sys/msg.h>
 #include <sys/wait.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <thread>
 static void report(const char *what, long r) {
   if (r == -1) printf("%s %s\n", what, errno == EPERM ? "EPERM" : errno == ENOSYS ? "ENOSYS" : strerror(errno));
@@ -229,6 +231,16 @@ int main() {
   report("shmget", shmget(IPC_PRIVATE, 1 << 30, IPC_CREAT | 0600));
   report("msgget", msgget(IPC_PRIVATE, IPC_CREAT | 0600));
   report("io_uring", syscall(425, 8, 0));
+  pid_t child = fork();
+  if (child == 0) { pause(); _exit(0); }
+  report("ptrace-attach", ptrace(PTRACE_ATTACH, child, 0, 0));
+  report("ptrace-traceme", ptrace(PTRACE_TRACEME, 0, 0, 0));
+  char buf[8] = {0}, dst[8];
+  struct iovec local = {dst, sizeof dst}, remote = {buf, sizeof buf};
+  report("process_vm_readv", process_vm_readv(child, &local, 1, &remote, 1, 0));
+  report("process_vm_writev", process_vm_writev(child, &local, 1, &remote, 1, 0));
+  kill(child, SIGKILL);
+  waitpid(child, 0, 0);
   int ran = 0;
   std::thread t([&] { ran = 1; });
   t.join();
@@ -257,6 +269,10 @@ int main() {
         'shmget EPERM',
         'msgget EPERM',
         'io_uring EPERM',
+        'ptrace-attach EPERM',
+        'ptrace-traceme EPERM',
+        'process_vm_readv EPERM',
+        'process_vm_writev EPERM',
         'thread 1 fork 7',
         '',
       ].join('\n'),

@@ -70,6 +70,76 @@ describe('POST /run_code answers as SandboxFusion does', () => {
     expect(sh.body).toMatchObject({ status: 'Failed', run_result: { stdout: '42\n', return_code: 4 } });
   });
 
+  it('compiles go (go build, then the binary); a compile error has no run', async () => {
+    const ok = await run({
+      code: 'package main\n\nimport "fmt"\n\nfunc main() {\n\tvar a, b int\n\tfmt.Scan(&a, &b)\n\tfmt.Println(a * b)\n}\n',
+      language: 'go',
+      stdin: '6 7',
+    });
+    expect(ok.body).toMatchObject({
+      status: 'Success',
+      compile_result: { status: 'Finished', return_code: 0 },
+      run_result: { return_code: 0, stdout: '42\n' },
+    });
+    // go build's own status for a compile error is 2
+    const bad = await run({ code: 'package main\n\nfunc main() { nope() }\n', language: 'go' });
+    expect(bad.body).toMatchObject({
+      status: 'Failed',
+      run_result: null,
+      compile_result: { status: 'Finished', return_code: 2, stderr: expect.stringMatching(/undefined: nope/) },
+    });
+  });
+
+  it('compiles rust with plain `rustc FILE -o test` as SandboxFusion does (edition 2015: `async` is an identifier)', async () => {
+    const r = await run({
+      code: 'fn main() { let async = 41; let mut s = String::new(); std::io::stdin().read_line(&mut s).unwrap(); println!("{} {}", async + 1, s.trim()); }',
+      language: 'rust',
+      stdin: 'x\n',
+    });
+    expect(r.body).toMatchObject({ status: 'Success', compile_result: { return_code: 0 }, run_result: { return_code: 0, stdout: '42 x\n' } });
+    const bad = await run({ code: 'fn main() { let x: i32 = "s"; }', language: 'rust' });
+    expect(bad.body).toMatchObject({
+      status: 'Failed',
+      run_result: null,
+      compile_result: { return_code: 1, stderr: expect.stringMatching(/mismatched types/) },
+    });
+  });
+
+  it('compiles java as Main.java and runs `java -cp . -ea Main` (nested classes, assertions on; another public class does not compile)', async () => {
+    const ok = await run({
+      code: 'import java.util.*;\npublic class Main {\n  static class Twice { static int of(int x) { return 2 * x; } }\n  public static void main(String[] a) { Scanner s = new Scanner(System.in); System.out.println(Twice.of(s.nextInt())); }\n}\n',
+      language: 'java',
+      stdin: '21',
+    });
+    expect(ok.body).toMatchObject({ status: 'Success', compile_result: { return_code: 0 }, run_result: { return_code: 0, stdout: '42\n' } });
+    const asserts = await run({
+      code: 'public class Main { public static void main(String[] a) { assert 1 > 2 : "no"; System.out.println("ran"); } }',
+      language: 'java',
+    });
+    expect(asserts.body).toMatchObject({ status: 'Failed', run_result: { return_code: 1, stdout: '', stderr: expect.stringMatching(/AssertionError: no/) } });
+    const other = await run({ code: 'public class Solution { public static void main(String[] a) { } }', language: 'java' });
+    expect(other.body).toMatchObject({
+      status: 'Failed',
+      run_result: null,
+      compile_result: { return_code: 1, stderr: expect.stringMatching(/class Solution is public, should be declared in a file named Solution.java/) },
+    });
+  });
+
+  it('runs typescript as tsx does: one command, types stripped; a syntax error fails the run (no compile result)', async () => {
+    const ok = await run({
+      code: 'interface P { n: number }\nconst p: P = { n: Number(require("fs").readFileSync(0, "utf8")) };\nconsole.log(p.n * 2);\n',
+      language: 'typescript',
+      stdin: '21',
+    });
+    expect(ok.body).toMatchObject({ status: 'Success', compile_result: null, run_result: { status: 'Finished', return_code: 0, stdout: '42\n' } });
+    const bad = await run({ code: 'const x: number = ;', language: 'typescript' });
+    expect(bad.body).toMatchObject({
+      status: 'Failed',
+      compile_result: null,
+      run_result: { status: 'Finished', return_code: 1, stderr: expect.stringMatching(/main.ts\(1,19\): error TS1109/) },
+    });
+  });
+
   it('writes base64 files into the working directory (subfolders, importable) and returns fetch_files in base64', async () => {
     const r = await run({
       code: 'import helper, os\nos.mkdir("out")\nopen("out/result.txt", "w").write(helper.twice(open("data/in.txt").read()))\nprint("done", end="")',
@@ -86,6 +156,24 @@ describe('POST /run_code answers as SandboxFusion does', () => {
     expect(Buffer.from(failing.body.files['o.bin'], 'base64')).toEqual(Buffer.from(Array.from({ length: 256 }, (_, i) => i)));
   });
 
+  it('compiled languages see the request files at compile and run time, and fetch_files come back', async () => {
+    const r = await run({
+      code: '#include "twice.h"\n#include <fstream>\nint main() { std::ifstream in("data/n.txt"); int n; in >> n; std::ofstream("out.txt") << twice(n); return 0; }\n',
+      language: 'cpp',
+      files: { 'twice.h': b64('inline int twice(int x) { return 2 * x; }\n'), 'data/n.txt': b64('21') },
+      fetch_files: ['out.txt'],
+    });
+    expect(r.body).toMatchObject({ status: 'Success', compile_result: { return_code: 0 }, run_result: { return_code: 0, stdout: '' } });
+    expect(r.body.files).toEqual({ 'out.txt': b64('42') });
+    const java = await run({
+      code: 'public class Main { public static void main(String[] a) throws Exception { java.nio.file.Files.writeString(java.nio.file.Path.of("o.txt"), new String(java.nio.file.Files.readAllBytes(java.nio.file.Path.of("in.txt"))).toUpperCase()); } }',
+      language: 'java',
+      files: { 'in.txt': b64('abc') },
+      fetch_files: ['o.txt'],
+    });
+    expect(java.body).toMatchObject({ status: 'Success', files: { 'o.txt': b64('ABC') } });
+  });
+
   it("refuses a file outside the working directory with SandboxFusion's error answer", async () => {
     for (const name of ['../escape.txt', '/etc/evil', 'a/../../b']) {
       const r = await run({ code: 'print(1)', language: 'python', files: { [name]: b64('x') } });
@@ -96,10 +184,10 @@ describe('POST /run_code answers as SandboxFusion does', () => {
   });
 
   it('a SandboxFusion language arbiter does not run is a SandboxError; a name SandboxFusion does not know is its 422', async () => {
-    const go = await run({ code: 'package main', language: 'go' });
-    expect(go.status).toBe(200);
-    expect(go.body).toMatchObject({ status: 'SandboxError', run_result: null, compile_result: null });
-    expect(go.body.message).toMatch(/"go" is not supported.*supported: python, nodejs, cpp, bash/);
+    const php = await run({ code: '<?php echo 1;', language: 'php' });
+    expect(php.status).toBe(200);
+    expect(php.body).toMatchObject({ status: 'SandboxError', run_result: null, compile_result: null });
+    expect(php.body.message).toMatch(/"php": it is not supported.*supported here: python, nodejs, typescript, cpp, go, rust, java, bash/);
     const cobol = await run({ code: 'x', language: 'cobol' });
     expect(cobol.status).toBe(422);
     expect(cobol.body.detail[0]).toMatchObject({ type: 'literal_error', loc: ['body', 'language'], input: 'cobol' });

@@ -11,5 +11,19 @@ import * as validate from './validate.js';
 import * as advantages from './advantages.js';
 import * as monitor from './monitor.js';
 import * as worker from './worker.js';
+import * as sandbox from './sandbox.js';
 
-export const commands: { register(program: Command): void }[] = [score, validate, types, serve, worker, advantages, monitor, evaluate, report, search, env];
+export const commands: { register(program: Command): void }[] = [
+  score,
+  validate,
+  types,
+  serve,
+  worker,
+  advantages,
+  monitor,
+  evaluate,
+  report,
+  search,
+  env,
+  sandbox,
+];

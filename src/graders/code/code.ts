@@ -11,10 +11,10 @@ import { limitsSchema, sandboxPool, toSandboxLimits } from './config.js';
 import { TestObjectCache } from './cpp-tests.js';
 import { applyThink, CODE_EXTRACT_ALIAS, extractSchema, renamed, resolveExtract } from '../../extract/index.js';
 import { extractCode } from './extract.js';
-import { FORMATS, summarise, type Parts, type RunSettings } from './formats.js';
+import { FORMATS, formatRefusal, summarise, type Parts, type RunSettings } from './formats.js';
 
 const schema = graderSchema({
-  language: z.enum(['python', 'javascript', 'cpp']).default('python'),
+  language: z.enum(['python', 'javascript', 'typescript', 'c', 'cpp', 'go', 'rust', 'java', 'bash']).default('python'),
   format: z.enum(['humaneval', 'asserts', 'stdio', 'function']),
   /** The model output holding the code. */
   input: z.string().default('{{sample.output_text}}'),
@@ -64,8 +64,9 @@ export const code: GraderType<Config> = {
   capabilities: codeCapabilities,
   build(cfg, b) {
     const lang = cfg.language as LanguageName;
-    if (lang === 'cpp' && (cfg.format === 'asserts' || cfg.format === 'function'))
-      b.fail('format', `format "${cfg.format}" supports python and javascript, not cpp`);
+    const refused = formatRefusal(cfg.format, lang);
+    if (refused) b.fail('format', refused);
+    if (cfg.cpp_flags !== undefined && lang !== 'cpp') b.fail('cpp_flags', `g++ flags apply to language cpp only, not ${lang}`);
     if (cfg.tests === undefined) b.fail('tests', 'required field is missing (test code, assert list or cases)');
     if (cfg.format === 'humaneval' && lang === 'python' && cfg.entry_point === undefined) b.fail('entry_point', 'humaneval with python needs entry_point');
     if (cfg.format === 'function' && cfg.entry_point === undefined) b.fail('entry_point', 'the function format needs entry_point');

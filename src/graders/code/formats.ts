@@ -2,7 +2,7 @@
 // turns the sandbox's run results into per-test verdicts, a score and a reason. Failing tests are
 // valid low scores; only a broken sandbox (or an aborted grade) is thrown as an error.
 import { GradeFailure, type Outcome } from '../../core/result.js';
-import { buildCpp, compileProgram, runProgram, type CompiledProgram, type LanguageName } from '../../sandbox/languages.js';
+import { buildCpp, compileProgram, runProgram, transpileTypeScript, type CompiledProgram, type LanguageName } from '../../sandbox/languages.js';
 import type { SandboxFile } from '../../sandbox/bwrap-args.js';
 import type { SandboxLimits } from '../../sandbox/limits.js';
 import type { RunResult, SandboxPool } from '../../sandbox/pool.js';
@@ -22,6 +22,23 @@ import { driverInput, JS_DRIVER, makeNonce, parseVerdicts, PYTHON_DRIVER, python
 import { assertTests, callCases, ioCases } from './tests.js';
 
 export type Format = 'humaneval' | 'asserts' | 'stdio' | 'function';
+
+/**
+ * The languages each format runs: stdio needs only a program, the others a driver (Python and
+ * JavaScript) or, for C++ humaneval, arbiter's own test harness.
+ */
+export const FORMAT_LANGUAGES: Record<Format, readonly LanguageName[]> = {
+  humaneval: ['python', 'javascript', 'typescript', 'cpp'],
+  asserts: ['python', 'javascript', 'typescript'],
+  function: ['python', 'javascript', 'typescript'],
+  stdio: ['python', 'javascript', 'typescript', 'c', 'cpp', 'go', 'rust', 'java', 'bash'],
+};
+
+/** Why a format cannot run a language, or undefined when it can. */
+export function formatRefusal(format: Format, language: LanguageName): string | undefined {
+  const ok = FORMAT_LANGUAGES[format];
+  return ok.includes(language) ? undefined : `format "${format}" supports ${ok.join(', ')}; not ${language} (stdio supports every language)`;
+}
 
 /** How one test went; `pass` or the kind of failure. */
 export type TestStatus =
@@ -151,10 +168,48 @@ async function driven(s: RunSettings, solution: string, spec: Record<string, unk
   const nonce = makeNonce();
   const ext = s.language === 'python' ? 'py' : 'js';
   const driver = s.language === 'python' ? PYTHON_DRIVER : JS_DRIVER;
+  if (s.language === 'typescript') {
+    // transpiled in the sandbox (the solution and the tests' TypeScript: test code, setup, each
+    // assert), then run by the JavaScript driver like any JavaScript solution
+    const t = await typescriptToJs(s, solution, spec);
+    if ('verdict' in t) return t;
+    solution = t.solution;
+    spec = t.spec;
+    s = { ...s, language: 'javascript' };
+  }
   const p = await prepare(s, driver, [{ name: `solution.${ext}`, data: solution }]);
   if (!('argv' in p)) return { verdict: p } as const;
   const r = await run(s, p, driverInput(nonce, { ...spec, solution: `solution.${ext}` }));
   return { run: r, verdicts: parseVerdicts(r.stdout, nonce) } as const;
+}
+
+/** The TypeScript of a driven run as JavaScript: the solution failing is its compile_error, the tests failing bad_input. */
+async function typescriptToJs(
+  s: RunSettings,
+  solution: string,
+  spec: Record<string, unknown>,
+): Promise<{ verdict: TestVerdict } | { solution: string; spec: Record<string, unknown> }> {
+  const keys = (['tests', 'setup'] as const).filter((k) => typeof spec[k] === 'string' || Array.isArray(spec[k]));
+  const texts: string[] = [solution];
+  for (const k of keys) texts.push(...(Array.isArray(spec[k]) ? (spec[k] as string[]) : [spec[k] as string]));
+  const t = await transpileTypeScript(s.pool, texts, { compileLimits: s.compileLimits, ...(s.signal ? { signal: s.signal } : {}) });
+  track(s, 'compile' in t ? t.compile : undefined);
+  if (!t.ok) {
+    if (t.kind === 'sandbox_error') throw new GradeFailure('sandbox_error', t.message);
+    if (t.kind === 'aborted') throw new GradeFailure('timeout', 'grading was aborted (grader deadline) during the TypeScript transpile');
+    if (t.index === undefined || t.index === 0) return { verdict: { status: 'compile_error', detail: t.message } };
+    throw new GradeFailure('bad_input', `the tests are not valid TypeScript: ${t.message}`);
+  }
+  const out: Record<string, unknown> = { ...spec };
+  let i = 1;
+  for (const k of keys) {
+    if (Array.isArray(spec[k])) {
+      const n = (spec[k] as string[]).length;
+      out[k] = t.js.slice(i, i + n);
+      i += n;
+    } else out[k] = t.js[i++];
+  }
+  return { solution: t.js[0]!, spec: out };
 }
 
 const EARLY_EXIT = 'the program exited before the tests finished (an exit, a signal handler or an exit hook in the solution?)';
@@ -167,6 +222,8 @@ function failedTest(detail: string | undefined, what = ''): TestVerdict {
 
 export async function humaneval(s: RunSettings, parts: Parts): Promise<TestVerdict[]> {
   if (typeof parts.tests !== 'string') throw new GradeFailure('bad_input', `humaneval tests must be a string of test code, got ${typeof parts.tests}`);
+  const refused = formatRefusal('humaneval', s.language);
+  if (refused) throw new GradeFailure('config_error', refused);
   const body = parts.prompt ? parts.prompt + (parts.joinNewline ? '\n' : '') + parts.code : parts.code;
   if (s.language === 'cpp') return cppHumaneval(s, parts, body);
   let solution = body;
@@ -285,7 +342,8 @@ function completeVerdicts(n: number, d: { run: RunResult; verdicts: Verdicts }, 
 }
 
 export async function asserts(s: RunSettings, parts: Parts): Promise<TestVerdict[]> {
-  if (s.language === 'cpp') throw new GradeFailure('config_error', 'the asserts format supports python and javascript');
+  const refused = formatRefusal('asserts', s.language);
+  if (refused) throw new GradeFailure('config_error', refused);
   const tests = assertTests(parts.tests);
   if (tests.length === 0) throw new GradeFailure('bad_input', 'no tests to run (tests is empty)');
   const spec: Record<string, unknown> = { mode: 'asserts', tests, setup: parts.setup ?? '', per_test_s: s.perTestSeconds };
@@ -305,13 +363,14 @@ export async function asserts(s: RunSettings, parts: Parts): Promise<TestVerdict
 }
 
 export async function functionCalls(s: RunSettings, parts: Parts): Promise<TestVerdict[]> {
-  if (s.language === 'cpp') throw new GradeFailure('config_error', 'the function format supports python and javascript');
+  const refused = formatRefusal('function', s.language);
+  if (refused) throw new GradeFailure('config_error', refused);
   const ep = parts.entryPoint;
   if (!ep || !(s.language === 'python' ? PY_IDENT : JS_PATH).test(ep))
     throw new GradeFailure('bad_input', `the function format needs entry_point, an identifier; got ${JSON.stringify(ep)}`);
   const cases = callCases(parts.tests);
   if (cases.length === 0) throw new GradeFailure('bad_input', 'no tests to run (tests is empty)');
-  if (s.language === 'javascript' && cases.some((c) => c.kwargs)) throw new GradeFailure('bad_input', 'kwargs are only supported for python');
+  if (s.language !== 'python' && cases.some((c) => c.kwargs)) throw new GradeFailure('bad_input', 'kwargs are only supported for python');
   const spec: Record<string, unknown> = {
     mode: 'function',
     entry_point: ep,

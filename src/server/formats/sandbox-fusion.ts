@@ -1,5 +1,6 @@
 // SandboxFusion-compatible endpoints (on only with the `sandboxApi` option / `--sandbox-api`):
-// POST /run_code runs one request-supplied program in arbiter's sandbox and answers SandboxFusion's
+// POST /run_code runs one request-supplied program (python, nodejs, typescript, cpp, go, rust, java,
+// bash: every language arbiter runs that SandboxFusion names) in arbiter's sandbox and answers SandboxFusion's
 // RunCodeResponse ({status, message, compile_result, run_result, executor_pod_name, files}), with
 // its status rules: a command that could not run (`Error`) makes `SandboxError`, a time limit or
 // a non-zero exit `Failed`, anything else `Success`; base64 `files` are written into the working
@@ -9,7 +10,6 @@
 // (429 when full) and the request deadline (504, which SandboxFusion clients retry) like grades.
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:os';
-import { existsSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Grader, GraderContext } from '../../core/grader.js';
 import type { Result } from '../../core/result.js';
@@ -59,28 +59,41 @@ export const FUSION_LANGUAGES = [
 
 /**
  * How arbiter runs each SandboxFusion language it supports: an arbiter language (compiled or
- * resolved by compileProgram), or a command over a source file. The names SandboxFusion uses for
- * its commands are kept: `python FILE` (the script's folder on sys.path, site-packages on),
- * `node FILE`, `g++ -std=c++17 FILE` then the binary, `/bin/bash FILE`.
+ * resolved by compileProgram), or a command over a source file. SandboxFusion's commands are kept
+ * (sandbox/runners/major.py): `python FILE` (the script's folder on sys.path, site-packages on),
+ * `node FILE`, `g++ -std=c++17 FILE` then the binary, `go build -o out FILE` then the binary,
+ * `rustc FILE -o test` (no flags: edition 2015, unoptimised) then the binary, `javac -cp .:JARS
+ * Main.java` then `java -cp .:JARS -ea Main`, `tsx FILE` (types stripped, not checked: a syntax
+ * error is the run's failure, there is no compile step), `/bin/bash FILE`.
  */
 type Recipe =
-  | { kind: 'language'; language: LanguageName; cppFlags?: string[] }
-  | { kind: 'python' }
-  | { kind: 'command'; file: string; argv: string[]; available: () => boolean };
+  | { kind: 'language'; language: LanguageName; cppFlags?: string[]; flags?: string[]; javaClass?: string; transpileOnly?: boolean }
+  | { kind: 'python' };
 
 const RECIPES: Partial<Record<(typeof FUSION_LANGUAGES)[number], Recipe>> = {
   python: { kind: 'python' },
   nodejs: { kind: 'language', language: 'javascript' },
+  typescript: { kind: 'language', language: 'typescript', transpileOnly: true },
   cpp: { kind: 'language', language: 'cpp', cppFlags: ['-std=c++17'] },
-  bash: { kind: 'command', file: 'main.sh', argv: ['/bin/bash', 'main.sh'], available: () => existsSync('/bin/bash') },
+  go: { kind: 'language', language: 'go', flags: [] },
+  rust: { kind: 'language', language: 'rust', flags: [] },
+  java: { kind: 'language', language: 'java', javaClass: 'Main', flags: [] },
+  bash: { kind: 'language', language: 'bash' },
 };
 
-/** The SandboxFusion languages this server runs (the others get SandboxFusion's error answer). */
-export function supportedFusionLanguages(): string[] {
-  return Object.entries(RECIPES)
-    .filter(([, r]) => r.kind !== 'command' || r.available())
-    .filter(([, r]) => r.kind !== 'language' || r.language in LANGUAGES)
-    .map(([k]) => k);
+/** Whether this host has the toolchain of each SandboxFusion language arbiter runs (resolved once). */
+let available: Promise<string[]> | undefined;
+
+/** The SandboxFusion languages this server runs: those whose toolchain is installed here. */
+export function supportedFusionLanguages(): Promise<string[]> {
+  return (available ??= (async () => {
+    const out: string[] = [];
+    for (const [name, r] of Object.entries(RECIPES)) {
+      const rt = await runtimeFor(r.kind === 'python' ? 'python' : r.language);
+      if (typeof rt !== 'string') out.push(name);
+    }
+    return out;
+  })());
 }
 
 interface RunCodeArgs {
@@ -281,11 +294,12 @@ function splitFetch(stdout: string, marker: string, wanted: string[]): { stdout:
 
 /** Runs one request in the sandbox; never throws (what SandboxFusion cannot do is a SandboxError answer). */
 async function runCode(pool: SandboxPool, args: RunCodeArgs, limits: ReturnType<typeof requestLimits>, signal: AbortSignal): Promise<RunCodeResponse> {
-  const recipe = supportedFusionLanguages().includes(args.language) ? RECIPES[args.language as keyof typeof RECIPES]! : undefined;
-  if (!recipe)
-    return errorAnswer(
-      `exception on running code: language "${args.language}" is not supported by this arbiter server (supported: ${supportedFusionLanguages().join(', ')})`,
-    );
+  const supported = await supportedFusionLanguages();
+  const recipe = supported.includes(args.language) ? RECIPES[args.language as keyof typeof RECIPES]! : undefined;
+  if (!recipe) {
+    const why = args.language in RECIPES ? 'its toolchain is not installed on this arbiter server' : 'it is not supported by this arbiter server';
+    return errorAnswer(`exception on running code: language "${args.language}": ${why} (supported here: ${supported.join(', ')})`);
+  }
   const files: SandboxFile[] = [];
   for (const [name, content] of Object.entries(args.files)) {
     // SandboxFusion's restore_files skips null contents and names containing IGNORE_THIS_FILE
@@ -295,7 +309,7 @@ async function runCode(pool: SandboxPool, args: RunCodeArgs, limits: ReturnType<
       return errorAnswer(`exception on running code: files: ${bad}: the files are written inside the working directory (a relative path without "." or "..")`);
     files.push({ name, data: Buffer.from(content, 'base64') });
   }
-  let program: { argv: string[]; files: SandboxFile[]; binds: string[]; limits: Partial<SandboxLimits> };
+  let program: { argv: string[]; files: SandboxFile[]; binds: string[]; limits: Partial<SandboxLimits>; env?: Record<string, string> };
   let compile: CommandRunResult | null = null;
   const taken = (source: string) => files.some((f) => f.name === source);
   if (recipe.kind === 'language') {
@@ -304,26 +318,28 @@ async function runCode(pool: SandboxPool, args: RunCodeArgs, limits: ReturnType<
     const c = await compileProgram(pool, recipe.language, args.code, {
       files,
       limits: limits.run,
-      compileLimits: limits.compile,
+      compileLimits: recipe.transpileOnly ? limits.run : limits.compile,
       ...(recipe.cppFlags ? { cppFlags: recipe.cppFlags } : {}),
+      ...(recipe.flags ? { flags: recipe.flags } : {}),
+      ...(recipe.javaClass ? { javaClass: recipe.javaClass } : {}),
       signal,
     });
+    // the compiler's stdout is the program (or the class files) itself: only a failed compile shows it
     if (c.compile) compile = commandResult(c.compile, c.compile.status === 'ok' ? '' : c.compile.stdout);
     if (!c.ok) {
       if (!c.compile) return errorAnswer(`exception on running code: ${c.message}`);
+      // SandboxFusion runs TypeScript with tsx in one command: a syntax error is the run's failure
+      if (recipe.transpileOnly) return respond(null, compile, {});
       return respond(compile, null, {});
     }
+    if (recipe.transpileOnly) compile = null;
     program = c.program;
-  } else if (recipe.kind === 'python') {
+  } else {
     const rt = await runtimeFor('python');
     if (typeof rt === 'string') return errorAnswer(`exception on running code: ${rt}`);
     if (taken('main.py'))
       return errorAnswer('exception on running code: files: "main.py" is the name of the program\'s own source file here; rename that file');
     program = { argv: [rt.exe, 'main.py'], files: [{ name: 'main.py', data: args.code }, ...files], binds: rt.binds, limits: limits.run };
-  } else {
-    if (taken(recipe.file))
-      return errorAnswer(`exception on running code: files: "${recipe.file}" is the name of the program's own source file here; rename that file`);
-    program = { argv: recipe.argv, files: [{ name: recipe.file, data: args.code }, ...files], binds: [], limits: limits.run };
   }
   const fetch = args.fetch_files.length ? withFetch(program.argv, args.fetch_files) : undefined;
   const r = await pool.run({
@@ -331,6 +347,7 @@ async function runCode(pool: SandboxPool, args: RunCodeArgs, limits: ReturnType<
     files: program.files,
     binds: program.binds,
     limits: { ...program.limits, ...limits.run },
+    ...(program.env ? { env: program.env } : {}),
     ...(args.stdin !== null ? { stdin: args.stdin } : {}),
     signal,
   });
