@@ -2,7 +2,7 @@
 // limits that suit each runtime (V8 needs RLIMIT_DATA rather than RLIMIT_AS, g++ forks helpers).
 import { runtimeFor } from './host.js';
 import type { SandboxLimits } from './limits.js';
-import type { RunResult, SandboxFile, SandboxPool } from './pool.js';
+import type { RunResult, SandboxFile, SandboxPool, WarmRun } from './pool.js';
 
 export type LanguageName = 'python' | 'javascript' | 'cpp';
 
@@ -16,12 +16,14 @@ export interface Language {
   limits: Partial<SandboxLimits>;
   /** Limits of the compile step (compiled languages only). */
   compileLimits?: Partial<SandboxLimits>;
+  /** Runs can be served by a warm interpreter of the pool (zygote.ts). */
+  warm?: 'python';
 }
 
 const MiB = 1024 * 1024;
 
 export const LANGUAGES: Record<LanguageName, Language> = {
-  python: { name: 'python', tags: ['python', 'py', 'python3', 'py3'], source: 'main.py', limits: {} },
+  python: { name: 'python', tags: ['python', 'py', 'python3', 'py3'], source: 'main.py', limits: {}, warm: 'python' },
   javascript: {
     name: 'javascript',
     tags: ['javascript', 'js', 'node', 'nodejs', 'mjs', 'cjs'],
@@ -50,6 +52,8 @@ export interface CompiledProgram {
   files: SandboxFile[];
   binds: string[];
   limits: Partial<SandboxLimits>;
+  /** How a warm interpreter may serve it (absent: always a cold run). */
+  warm?: WarmRun;
 }
 
 export type CompileOutcome =
@@ -69,6 +73,8 @@ export interface CompileOptions {
   /** Run limits (merged over the language's). */
   limits?: Partial<SandboxLimits>;
   compileLimits?: Partial<SandboxLimits>;
+  /** The main source is arbiter's own program (a driver), which a warm interpreter may compile once and keep. */
+  trustedMain?: boolean;
   /** Python: import site-packages (slower start-up; needed for third-party packages). Default false. */
   pythonSite?: boolean;
   /** C++: compiler flags (default -std=c++17 -O2). */
@@ -95,7 +101,8 @@ export async function compileProgram(pool: SandboxPool, language: LanguageName, 
   switch (language) {
     case 'python': {
       const flags = opts.pythonSite ? ['-I', '-B'] : ['-I', '-S', '-B'];
-      return { ok: true, program: { language, argv: [rt.exe, ...flags, main], files, binds: rt.binds, limits } };
+      const warm = { language: 'python' as const, trustedMain: Boolean(opts.trustedMain) && main === lang.source };
+      return { ok: true, program: { language, argv: [rt.exe, ...flags, main], files, binds: rt.binds, limits, ...(lang.warm ? { warm } : {}) } };
     }
     case 'javascript': {
       const heapMb = Math.max(32, Math.floor(((limits.memoryBytes ?? 1024 * MiB) / MiB) * 0.75));
@@ -160,6 +167,7 @@ export function runProgram(pool: SandboxPool, program: CompiledProgram, run: Pro
     files: program.files,
     binds: program.binds,
     limits: { ...program.limits, ...run.limits },
+    ...(program.warm ? { warm: program.warm } : {}),
     ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
     ...(run.signal ? { signal: run.signal } : {}),
   });

@@ -15,6 +15,7 @@ import { checkLimits, DEFAULT_LIMITS, mergeLimits, prlimitArgs, runMemoryBytes, 
 import { runProcess, type SpawnResult } from './process.js';
 import { hostSeccompProgram } from './seccomp.js';
 import { DEFAULT_UID_BASE, leaseUids, type UidLease } from './uid-lease.js';
+import { pythonWarmForm, warmKey, Zygote, ZYGOTE_PATH, ZYGOTE_SCRIPT, type WarmForm, type WarmOutcome } from './zygote.js';
 
 export type { SandboxFile } from './bwrap-args.js';
 
@@ -31,6 +32,14 @@ export interface RunRequest {
   /** Keep stdout as bytes in `stdoutBytes` (e.g. a compiled binary). */
   binaryStdout?: boolean;
   signal?: AbortSignal;
+  /** The run may be served by a warm interpreter (languages.ts sets it for recipes that allow it). */
+  warm?: WarmRun;
+}
+
+export interface WarmRun {
+  language: 'python';
+  /** The main file is arbiter's own program (a driver): the zygote may compile it once and keep it. */
+  trustedMain?: boolean;
 }
 
 /**
@@ -68,6 +77,11 @@ export interface PoolOptions {
   bwrap?: string;
   /** Memory cgroup parent: `auto` (default, ARBITER_SANDBOX_CGROUP), `off`, or a directory. */
   cgroup?: string;
+  /**
+   * Serve eligible runs (Python) from a warm interpreter per slot (default true where it works;
+   * ARBITER_SANDBOX_WARM=0 turns it off). `pool.warmMode` says which mode is active.
+   */
+  warm?: boolean;
 }
 
 const SIGNALS: Record<number, string> = { 6: 'SIGABRT', 8: 'SIGFPE', 9: 'SIGKILL', 11: 'SIGSEGV', 15: 'SIGTERM', 24: 'SIGXCPU', 25: 'SIGXFSZ' };
@@ -99,11 +113,22 @@ export class SandboxPool {
   private closed = false;
   private lease: UidLease | undefined;
   private cgroups: RunCgroup[] = [];
+  /** Per slot, the cgroup its warm interpreters live in (apart from the cold runs' one). */
+  private warmCgroups: RunCgroup[] = [];
+  /** Per slot, its warm interpreters by interpreter key, and each one's idle memory use. */
+  private readonly zygotes: Map<string, { z: Zygote; baseline: number }>[];
+  private readonly warmSetting: boolean;
+  private warmProbeP: Promise<string | undefined> | undefined;
   private readonly seq = ++poolSeq;
+  /**
+   * Whether runs are served warm: `on: ...`, `off: <why>` (disabled, not root, or the self-test
+   * at the first eligible run failed), or `not probed yet`.
+   */
+  warmMode = 'not probed yet';
   /** How a run's total memory is bounded: `cgroup v1 <dir>`, `cgroup v2 <dir>`, or `rlimits only: <why>`. */
   memoryControl = 'not probed yet';
   /** Runs started and finished (for diagnostics and tests). */
-  readonly stats = { started: 0, finished: 0, maxLive: 0, live: 0 };
+  readonly stats = { started: 0, finished: 0, maxLive: 0, live: 0, warm: 0, warmStarts: 0, coldFallbacks: 0 };
 
   constructor(opts: PoolOptions = {}) {
     const n = opts.concurrency ?? Number(process.env.ARBITER_SANDBOX_CONCURRENCY || 0) ?? 0;
@@ -114,6 +139,9 @@ export class SandboxPool {
     this.uidBase = opts.uidBase ?? Number(process.env.ARBITER_SANDBOX_UID_BASE || DEFAULT_UID_BASE);
     this.cgroupSetting = opts.cgroup ?? (process.env.ARBITER_SANDBOX_CGROUP || 'auto');
     this.freeSlots = Array.from({ length: this.concurrency }, (_, i) => this.concurrency - 1 - i);
+    this.zygotes = Array.from({ length: this.concurrency }, () => new Map());
+    this.warmSetting = opts.warm ?? process.env.ARBITER_SANDBOX_WARM !== '0';
+    if (!this.warmSetting) this.warmMode = `off: disabled (${opts.warm === false ? 'pool option warm: false' : 'ARBITER_SANDBOX_WARM=0'})`;
   }
 
   /** The uids this pool's slots run as (leased host-wide at the first run; empty when not root). */
@@ -167,6 +195,11 @@ export class SandboxPool {
         const c = new RunCgroup(parent, `${CGROUP_PREFIX}${process.pid}-${threadId}-${this.seq}-${i}`);
         this.cgroups.push(c);
         c.create();
+        if (this.warmSetting) {
+          const w = new RunCgroup(parent, `${CGROUP_PREFIX}${process.pid}-${threadId}-${this.seq}-${i}-warm`);
+          this.warmCgroups.push(w);
+          w.create();
+        }
       }
       this.memoryControl = `cgroup v${parent.version} ${parent.dir}`;
     } catch (e) {
@@ -175,8 +208,9 @@ export class SandboxPool {
   }
 
   private dropCgroups(why: string): void {
-    for (const c of this.cgroups) c.remove();
+    for (const c of [...this.cgroups, ...this.warmCgroups]) c.remove();
     this.cgroups = [];
+    this.warmCgroups = [];
     this.memoryControl = why;
   }
 
@@ -236,8 +270,15 @@ export class SandboxPool {
   /** Once closed and idle, gives the uids back and removes the cgroups. */
   private maybeFree(): void {
     if (!this.closed || this.stats.live > 0 || this.freeSlots.length < this.concurrency) return;
+    const zs = this.zygotes.flatMap((m) => [...m.values()].map((e) => e.z));
+    for (const m of this.zygotes) m.clear();
+    for (const z of zs) z.kill('the pool was closed');
     this.lease?.release();
     for (const c of this.cgroups) c.remove();
+    const warm = this.warmCgroups;
+    void Promise.all(zs.map((z) => z.exited)).then(() => {
+      for (const c of warm) c.remove();
+    });
   }
 
   private async runInSlot(slot: number, req: RunRequest, queueMs: number): Promise<RunResult> {
@@ -262,7 +303,9 @@ export class SandboxPool {
     this.stats.live++;
     this.stats.maxLive = Math.max(this.stats.maxLive, this.stats.live);
     try {
-      const r = this.unsafe ? await this.spawnUnsafe(req, files, limits, env) : await this.spawnSandboxed(slot, req, files, limits, env);
+      const r = this.unsafe
+        ? await this.spawnUnsafe(req, files, limits, env)
+        : ((await this.tryWarm(slot, req, files, limits, env)) ?? (await this.spawnSandboxed(slot, req, files, limits, env)));
       return { ...r, queueMs };
     } finally {
       this.stats.live--;
@@ -374,6 +417,182 @@ export class SandboxPool {
       out.message = `${out.message}: the run exceeded its total memory limit of ${Math.round(runMemoryBytes(limits) / 1048576)} MiB (all processes together)`;
     }
     return out;
+  }
+
+  /**
+   * Serves the run from the slot's warm interpreter when it is eligible and warm mode works;
+   * undefined means "run it cold" (not eligible, warm off, or the zygote failed before the program
+   * could have started: the cold path then runs it, once).
+   */
+  private async tryWarm(
+    slot: number,
+    req: RunRequest,
+    files: SandboxFile[],
+    limits: SandboxLimits,
+    env: Record<string, string>,
+  ): Promise<Omit<RunResult, 'queueMs'> | undefined> {
+    if (!req.warm || !this.warmSetting || req.binaryStdout || this.closed) return undefined;
+    const form = pythonWarmForm(req.argv, files, env, BASE_ENV);
+    if (!form) return undefined;
+    const bad = await (this.warmProbeP ??= this.warmSelfTest(slot, form, req.binds ?? []));
+    if (bad) return undefined;
+    const out = await this.runWarm(slot, form, req, files, limits, env);
+    if (out) this.stats.warm++;
+    else this.stats.coldFallbacks++;
+    return out;
+  }
+
+  /** At the first eligible run: runs a probe program warm and checks its confinement. */
+  private async warmSelfTest(slot: number, form: WarmForm, binds: string[]): Promise<string | undefined> {
+    let why: string | undefined;
+    if (!this.tools.isRoot) why = 'warm interpreters need arbiter to run as root (each program drops to its slot uid)';
+    else if (!this.lease) why = 'no sandbox uids leased';
+    else {
+      const probe = [
+        'import os, sys',
+        "f = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines() if ':' in l)",
+        "checks = {'uid': os.getuid() not in (0, 65534), 'nnp': f['NoNewPrivs'].strip() == '1', 'seccomp': f['Seccomp'].strip() == '2',",
+        "  'caps': int(f['CapEff'], 16) == 0 and int(f['CapBnd'], 16) == 0, 'pid': os.getpid() == 2, 'tmp': os.listdir('/tmp') == ['main.py'],",
+        "  'stdin': sys.stdin.read() == 'ping', 'env': dict(os.environ) == {'A': 'b'}}",
+        "print('ok' if all(checks.values()) else 'failed: ' + ' '.join(k for k, v in checks.items() if not v))",
+      ].join('\n');
+      const argv = [...form.prefix, 'main.py'];
+      const r = await this.runWarm(
+        slot,
+        { ...form, script: argv.length - 1, main: 0 },
+        { argv, binds, stdin: 'ping', warm: { language: 'python' } },
+        [{ name: 'main.py', data: probe }],
+        mergeLimits(DEFAULT_LIMITS, { wallMs: 15_000 }),
+        { A: 'b' },
+      );
+      if (!r) why = 'the warm interpreter did not start';
+      else if (r.status !== 'ok' || r.stdout.trim() !== 'ok')
+        why = `the self-test failed: ${r.status} ${(r.message ?? '').slice(0, 300)} ${r.stdout.trim().slice(0, 200)} ${r.stderr.trim().slice(-300)}`;
+    }
+    if (why) {
+      this.warmMode = `off: ${why}`;
+      for (const m of this.zygotes) {
+        for (const e of m.values()) e.z.kill('warm mode is off');
+        m.clear();
+      }
+      return why;
+    }
+    this.warmMode = 'on: python (a zygote per slot forks each program)';
+    return undefined;
+  }
+
+  /** The slot's zygote for this interpreter, started when missing or dead; a message when it cannot start. */
+  private async zygoteFor(slot: number, form: WarmForm, binds: string[]): Promise<{ z: Zygote; baseline: number } | string> {
+    const m = this.zygotes[slot]!;
+    const key = warmKey(form, binds);
+    const have = m.get(key);
+    if (have && !have.z.dead) return have;
+    m.delete(key);
+    if (m.size >= 2) {
+      // at most two interpreters per slot: drop the oldest
+      const [k, e] = m.entries().next().value as [string, { z: Zygote }];
+      e.z.kill('evicted');
+      m.delete(k);
+    }
+    const cg = this.warmCgroups[slot];
+    let procsFd: number | undefined;
+    let args: string[];
+    try {
+      if (cg) {
+        cg.setLimit(runMemoryBytes(DEFAULT_LIMITS));
+        procsFd = cg.openProcs();
+      }
+      args = bwrapArgs({
+        bwrap: this.tools.bwrap!,
+        prlimit: this.tools.prlimit ?? '',
+        binds,
+        files: [],
+        limits: mergeLimits(DEFAULT_LIMITS, { tmpBytes: 1024 * 1024 }),
+        env: BASE_ENV,
+        argv: [...form.prefix, ZYGOTE_PATH],
+        statusFd: 3,
+        firstFileFd: 7,
+        zygote: { script: ZYGOTE_SCRIPT, path: ZYGOTE_PATH },
+      });
+    } catch (e) {
+      closeQuietly(procsFd);
+      return `could not prepare the warm interpreter: ${(e as Error).message}`;
+    }
+    const z = new Zygote({ bwrap: this.tools.bwrap!, args, ...(procsFd !== undefined ? { procsFd } : {}), uid: this.lease!.uids[slot]!, seccomp: hostSeccompProgram() });
+    this.stats.warmStarts++;
+    const bad = await z.start();
+    closeQuietly(procsFd);
+    if (bad) {
+      z.kill(bad);
+      return bad;
+    }
+    const e = { z, baseline: cg ? cg.usage() : 0 };
+    if (this.closed) {
+      z.kill('the pool was closed');
+      return 'the sandbox pool is closed';
+    }
+    m.set(key, e);
+    return e;
+  }
+
+  private async runWarm(
+    slot: number,
+    form: WarmForm,
+    req: RunRequest,
+    files: SandboxFile[],
+    limits: SandboxLimits,
+    env: Record<string, string>,
+  ): Promise<Omit<RunResult, 'queueMs'> | undefined> {
+    const e = await this.zygoteFor(slot, form, req.binds ?? []);
+    if (typeof e === 'string') return undefined;
+    const cg = this.warmCgroups[slot];
+    let oomBefore = 0;
+    if (cg) {
+      try {
+        // the run's bound plus what the idle zygote itself holds
+        cg.setLimit(runMemoryBytes(limits) + e.baseline);
+        oomBefore = cg.oomKills();
+      } catch (err) {
+        return fail('sandbox_error', `could not prepare the run's memory cgroup ${cg.path}: ${(err as Error).message}`);
+      }
+    }
+    const o: WarmOutcome = await e.z.run(
+      { argv: req.argv, form, files, ...(req.stdin !== undefined ? { stdin: req.stdin } : {}), env, limits, trustedMain: Boolean(req.warm?.trustedMain) },
+      req.signal,
+    );
+    const memoryExceeded = cg ? cg.oomKills() > oomBefore : false;
+    const memMessage = `the run exceeded its total memory limit of ${Math.round(runMemoryBytes(limits) / 1048576)} MiB (all processes together)`;
+    switch (o.kind) {
+      case 'aborted':
+        return { ...fail('aborted', 'aborted by the caller', o.durationMs) };
+      case 'error':
+        return fail('sandbox_error', `sandbox failed to start the program: ${o.message.slice(0, 500)}`);
+      case 'died':
+        if (!o.accepted) return undefined;
+        if (memoryExceeded)
+          return { ...fail('runtime_error', `killed by SIGKILL: ${memMessage}`), signal: 'SIGKILL', memoryExceeded: true };
+        return fail('sandbox_error', `the warm interpreter died during the run: ${o.message.slice(0, 500)}`);
+      case 'result': {
+        if (/error:/.test(o.ready)) return fail('sandbox_error', `sandbox failed to start the program: ${o.ready.slice(o.ready.indexOf('error:') + 7).trim().slice(0, 500)}`, o.durationMs);
+        const r: SpawnResult = {
+          exitCode: o.code,
+          signal: o.signal !== null ? ((SIGNALS[o.signal] ?? null) as NodeJS.Signals | null) : null,
+          stdout: o.stdout,
+          stderr: o.stderr,
+          fds: {},
+          timedOut: o.timedOut,
+          outputLimit: o.outputLimit,
+          aborted: false,
+          durationMs: o.durationMs,
+        };
+        const out = classify(r, o.code);
+        if (memoryExceeded && out.status === 'runtime_error') {
+          out.memoryExceeded = true;
+          out.message = `${out.message}: ${memMessage}`;
+        }
+        return out;
+      }
+    }
   }
 
   private async spawnUnsafe(req: RunRequest, files: SandboxFile[], limits: SandboxLimits, env: Record<string, string>): Promise<Omit<RunResult, 'queueMs'>> {

@@ -1,0 +1,461 @@
+# arbiter's Python zygote: a warm interpreter inside one sandbox slot (see ../zygote.ts). It is
+# started by bubblewrap as root of the sandbox (no seccomp filter, no rlimits) with the same
+# interpreter flags as a cold run, imports what the drivers use, and then serves runs one at a
+# time on two dedicated fds (never on stdin/stdout, which it leaves untouched for the programs).
+# It never runs untrusted code itself. Per run it forks:
+#   M (monitor): a private mount namespace and a new pid namespace, a fresh tmpfs /tmp holding
+#     the run's files, pipes for stdin/stdout/stderr; it enforces the wall-clock and output
+#     limits and reports one result frame;
+#   P: pid 1 of the new pid namespace, with a fresh /proc; when it exits, the kernel kills and
+#     reaps everything left in the namespace (background, setsid and double-forked processes);
+#   Q: the program: stdio on the pipes, the run's environment, cwd /tmp, rlimits, the slot's uid
+#     (capabilities and bounding set dropped), no_new_privs, the same seccomp filter as a cold
+#     run, every fd above 2 closed; then runs main.py as `python3 <flags> main.py args` would.
+# Frames: 4-byte big-endian length, 4-byte big-endian header length, a JSON header, raw bytes.
+import os
+import sys
+
+_BASE_MODULES = set(sys.modules)
+# What the drivers import on their paths, loaded once here (pristine copies in every program).
+import json  # noqa: E402
+import traceback  # noqa: E402
+import numbers  # noqa: E402
+
+_KEEP_MODULES = set(sys.modules)
+import ctypes  # noqa: E402
+import resource  # noqa: E402
+import select  # noqa: E402
+import time  # noqa: E402
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWPID = 0x20000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_RDONLY = 2, 4, 8, 1
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 24, 38, 22, 2
+RUN_DIR = '/tmp'
+RLIMITS = {
+    'cpu': 0,  # RLIMIT_CPU
+    'fsize': 1,
+    'data': 2,
+    'core': 4,
+    'nproc': 6,
+    'nofile': 7,
+    'as': 9,
+}
+
+
+class _Fprog(ctypes.Structure):
+    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+
+
+def _err(what):
+    e = ctypes.get_errno()
+    return OSError(e, '%s: %s' % (what, os.strerror(e)))
+
+
+def _mount(src, target, fstype, flags, data=None):
+    if _libc.mount(src, target, fstype, flags, data) != 0:
+        raise _err('mount %s' % target.decode())
+
+
+def _read_exact(fd, n):
+    parts = []
+    while n > 0:
+        b = os.read(fd, min(n, 1 << 20))
+        if not b:
+            return None
+        parts.append(b)
+        n -= len(b)
+    return b''.join(parts)
+
+
+def _read_frame(fd):
+    h = _read_exact(fd, 8)
+    if h is None:
+        return None
+    total, hlen = int.from_bytes(h[:4], 'big'), int.from_bytes(h[4:], 'big')
+    body = _read_exact(fd, total - 4)
+    if body is None or hlen > len(body):
+        return None
+    return json.loads(body[:hlen]), body[hlen:]
+
+
+def _write_all(fd, b):
+    v = memoryview(b)
+    while v:
+        n = os.write(fd, v)
+        v = v[n:]
+
+
+def _frame(header, *blobs):
+    h = json.dumps(header).encode()
+    body = b''.join(blobs)
+    return (4 + len(h) + len(body)).to_bytes(4, 'big') + len(h).to_bytes(4, 'big') + h + body
+
+
+def _write_proc(path, text):
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+class Zygote:
+    def __init__(self, ctl_in, ctl_out):
+        self.ctl_in, self.ctl_out = ctl_in, ctl_out
+        self.cache = {}
+
+    def start(self):
+        frame = _read_frame(self.ctl_in)
+        if frame is None:
+            os._exit(2)
+        init, blob = frame
+        self.uid = init.get('uid')
+        self.seccomp = blob[: init.get('seccomp', 0)]
+        fd = init.get('cgroup_fd')
+        if fd is not None:
+            os.write(fd, b'0\n')  # join the slot's warm cgroup; every fork below stays in it
+            os.close(fd)
+        try:
+            _write_proc('/proc/self/oom_score_adj', '-1000')  # the OOM killer picks the program
+        except OSError:
+            pass
+        _write_all(self.ctl_out, _frame({'t': 'ready', 'version': sys.version.split()[0]}))
+
+    def serve(self):
+        """Returns only in the program's process (Q), with what it runs."""
+        while True:
+            frame = _read_frame(self.ctl_in)
+            if frame is None:
+                os._exit(0)
+            job, blob = frame
+            key = job.get('cache')
+            if key and key not in self.cache and job.get('trusted'):
+                # arbiter's own driver (never the solution): compiled once, kept for every run
+                main = job['files'][job['main']]
+                off = sum(f['size'] for f in job['files'][: job['main']])
+                if len(self.cache) >= 8:
+                    self.cache.clear()
+                self.cache[key] = compile(blob[off : off + main['size']], RUN_DIR + '/' + main['name'], 'exec', dont_inherit=True)
+            _write_all(self.ctl_out, _frame({'t': 'accepted'}))
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    os.close(self.ctl_in)
+                    out = Monitor(self, job, blob).run()
+                except BaseException as e:  # noqa: BLE001
+                    try:
+                        _write_all(self.ctl_out, _frame({'t': 'error', 'message': 'monitor: %r' % (e,)}))
+                    finally:
+                        os._exit(3)
+                if out is None:
+                    os._exit(0)
+                return out  # in Q
+            del job, blob, frame
+            _, status = os.waitpid(pid, 0)
+            if status != 0 and os.waitstatus_to_exitcode(status) != 3:
+                _write_all(self.ctl_out, _frame({'t': 'error', 'message': 'the monitor died (status %d)' % status}))
+
+
+class Monitor:
+    def __init__(self, z, job, blob):
+        self.z, self.job, self.blob = z, job, blob
+
+    def run(self):
+        job = self.job
+        lim = job['limits']
+        if _libc.unshare(CLONE_NEWNS | CLONE_NEWPID) != 0:
+            raise _err('unshare')
+        _mount(None, b'/', None, MS_REC | MS_PRIVATE)
+        _mount(b'tmpfs', b'/tmp', b'tmpfs', MS_NOSUID | MS_NODEV, b'size=%d,mode=1777' % lim['tmp'])
+        off = 0
+        made = set()
+        for f in job['files']:
+            parts = f['name'].split('/')
+            for k in range(1, len(parts)):
+                d = RUN_DIR + '/' + '/'.join(parts[:k])
+                if d not in made:
+                    os.mkdir(d)
+                    os.chmod(d, 0o1777)
+                    made.add(d)
+            p = RUN_DIR + '/' + f['name']
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            _write_all(fd, self.blob[off : off + f['size']])
+            os.fchmod(fd, 0o755 if f.get('exec') else 0o644)
+            os.close(fd)
+            off += f['size']
+        stdin = self.blob[off : off + job['stdin']]
+        self.blob = None
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        ready_r, ready_w = os.pipe()
+        t0 = _monotonic()
+        pid = os.fork()
+        if pid == 0:
+            # P: pid 1 of the run's pid namespace
+            try:
+                for fd in (in_w, out_r, err_r, ready_r, self.z.ctl_out):
+                    os.close(fd)
+                q = pid1(job, (in_r, out_w, err_w, ready_w))
+            except BaseException as e:  # noqa: BLE001
+                try:
+                    os.write(ready_w, ('error: %s\n' % (e,)).encode())
+                finally:
+                    os._exit(127)
+            return q  # in Q
+        for fd in (in_r, out_w, err_w, ready_w):
+            os.close(fd)
+        del job
+        res = supervise(pid, stdin, in_w, out_r, err_r, ready_r, lim, t0)
+        out, err = res.pop('stdout'), res.pop('stderr')
+        res['t'] = 'result'
+        res['out'], res['err'] = len(out), len(err)
+        _write_all(self.z.ctl_out, _frame(res, out, err))
+        return None
+
+
+_monotonic = time.monotonic
+
+
+def pid1(job, fds):
+    """P: mounts the namespace's /proc, forks the program and relays its exit status."""
+    in_r, out_w, err_w, ready_w = fds
+    # (bwrap also binds /proc/sys and friends read-only for user-namespace runs; a program here is
+    # an unprivileged uid without capabilities, for which they are read-only anyway)
+    _mount(b'proc', b'/proc', b'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    q = os.fork()
+    if q == 0:
+        try:
+            return program_setup(job, fds)
+        except BaseException as e:  # noqa: BLE001
+            try:
+                os.write(ready_w, ('error: %s\n' % (e,)).encode())
+            finally:
+                os._exit(127)
+    for fd in fds:
+        os.close(fd)
+    nul = os.open('/dev/null', os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(nul, fd)
+    os.close(nul)
+    while True:
+        pid, status = os.wait()
+        if pid == q:
+            break
+    code = os.waitstatus_to_exitcode(status)
+    os._exit(code if code >= 0 else 128 - code)
+
+
+def program_setup(job, fds):
+    """Q: becomes the program's process; returns what top level runs."""
+    in_r, out_w, err_w, ready_w = fds
+    os.setsid()
+    os.dup2(in_r, 0)
+    os.dup2(out_w, 1)
+    os.dup2(err_w, 2)
+    for fd in (in_r, out_w, err_w):
+        os.close(fd)
+    try:
+        _write_proc('/proc/self/oom_score_adj', '0')
+    except OSError:
+        pass
+    os.chdir(RUN_DIR)
+    env = job['env']
+    os.environ.clear()
+    os.environ.update(env)
+    lim = job['limits']
+    for name, v in lim['rlimits'].items():
+        resource.setrlimit(RLIMITS[name], (v[0], v[1]))
+    uid = Z.uid
+    if uid is not None:
+        for cap in range(64):
+            if _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() != 22:
+                raise _err('dropping capabilities')
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise _err('no_new_privs')
+    argv = job['argv']
+    main_file = job['files'][job['main']]
+    path = RUN_DIR + '/' + main_file['name']
+    code = Z.cache.get(job.get('cache')) if job.get('cache') else None
+    if Z.seccomp:
+        buf = ctypes.create_string_buffer(Z.seccomp, len(Z.seccomp))
+        prog = _Fprog(len(Z.seccomp) // 8, ctypes.cast(buf, ctypes.c_void_p))
+        if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(prog), 0, 0) != 0:
+            raise _err('seccomp')
+    for name in os.listdir('/proc/self/fd'):
+        fd = int(name)
+        if fd > 2 and fd != ready_w:
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # the listing's own fd
+    os.write(ready_w, b'ok\n')
+    os.close(ready_w)
+    Z.cache.clear()
+    for name in list(sys.modules):
+        if name not in _KEEP_MODULES:
+            del sys.modules[name]
+    return argv, job['script'], path, code
+
+
+def supervise(pid, stdin, in_w, out_r, err_r, ready_r, lim, t0):
+    """M: feeds stdin, captures output up to the cap, kills P at the wall-clock or output limit."""
+    cap, wall = lim['output'], lim['wall_ms'] / 1000.0
+    bufs = {out_r: [], err_r: []}
+    sizes = {out_r: 0, err_r: 0}
+    ready = []
+    timed_out = over = False
+    pidfd = os.pidfd_open(pid)
+    poll = select.poll()
+    for fd in (out_r, err_r, ready_r):
+        poll.register(fd, select.POLLIN)
+    poll.register(pidfd, select.POLLIN)
+    if stdin:
+        os.set_blocking(in_w, False)
+        poll.register(in_w, select.POLLOUT)
+        sent = 0
+    else:
+        os.close(in_w)
+        in_w = -1
+    open_fds = {out_r, err_r, ready_r}
+    exited = False
+    status = None
+    while open_fds or not exited:
+        left = t0 + wall - _monotonic()
+        if left <= 0 and not exited and not timed_out:
+            timed_out = True
+            os.kill(pid, 9)
+        for fd, ev in poll.poll(max(0, left) * 1000 if not timed_out and not exited else 1000):
+            if fd == pidfd:
+                poll.unregister(pidfd)
+                _, status = os.waitpid(pid, 0)
+                exited = True
+            elif fd == in_w:
+                try:
+                    sent += os.write(in_w, stdin[sent : sent + 65536])
+                except OSError:
+                    sent = len(stdin)  # the program closed its stdin (EPIPE): not an error
+                if sent >= len(stdin):
+                    poll.unregister(in_w)
+                    os.close(in_w)
+                    in_w = -1
+            else:
+                b = os.read(fd, 65536)
+                if not b:
+                    poll.unregister(fd)
+                    open_fds.discard(fd)
+                    os.close(fd)
+                elif fd == ready_r:
+                    ready.append(b)
+                else:
+                    room = cap - sizes[fd]
+                    if len(b) > room:
+                        b = b[: max(0, room)]
+                        if not over and not exited:
+                            over = True
+                            os.kill(pid, 9)
+                    bufs[fd].append(b)
+                    sizes[fd] += len(b)
+    if in_w >= 0:
+        os.close(in_w)
+    ms = (_monotonic() - t0) * 1000.0
+    code = os.waitstatus_to_exitcode(status)
+    return {
+        'code': code if code >= 0 else None,
+        'signal': -code if code < 0 else None,
+        'timed_out': timed_out,
+        'output_limit': over and not timed_out,
+        'ms': ms,
+        'ready': b''.join(ready).decode('utf-8', 'replace')[:2000],
+        'stdout': b''.join(bufs[out_r]),
+        'stderr': b''.join(bufs[err_r]),
+    }
+
+
+def _exit_status(code):
+    """The exit status the interpreter gives SystemExit(code) (printing a non-integer code)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF if -(1 << 63) <= code < (1 << 63) else 255
+    try:
+        sys.stderr.write(str(code) + '\n')
+    except BaseException:  # noqa: BLE001
+        pass
+    return 1
+
+
+def _finish(status, interrupted=False):
+    """Ends the program as the interpreter's shutdown would, observably: non-daemon threads are
+    joined, atexit handlers run, stdout and stderr are flushed (status 120 when stdout cannot be),
+    then the process exits without tearing the interpreter down (which, in a forked child, would
+    cost milliseconds of copy-on-write faults; objects alive at exit are not finalised, which
+    Python does not promise either)."""
+    try:
+        th = sys.modules.get('threading')
+        if th is not None:
+            th._shutdown()
+    except BaseException:  # noqa: BLE001
+        pass
+    import atexit
+
+    atexit._run_exitfuncs()
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BaseException:  # noqa: BLE001
+        status = 120
+    try:
+        if sys.stderr is not None:
+            sys.stderr.flush()
+    except BaseException:  # noqa: BLE001
+        pass
+    if interrupted:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    os._exit(status)
+
+
+def _run(argv, script, path, code):
+    """The program (Q): runs `path` as the interpreter would run the script `argv[script]`."""
+    import builtins
+
+    main = type(sys)('__main__')
+    ext = sys.modules['_frozen_importlib_external']
+    main.__dict__.update(__builtins__=builtins, __file__=path, __cached__=None, __loader__=ext.SourceFileLoader('__main__', path))
+    sys.modules['__main__'] = main
+    sys.argv = argv[script:]
+    sys.orig_argv = list(argv)
+    try:
+        if code is None:
+            with open(path, 'rb') as f:
+                src = f.read()
+            code = compile(src, path, 'exec', dont_inherit=True)
+        exec(code, main.__dict__)
+    except SystemExit as e:
+        _finish(_exit_status(e.code))
+    except BaseException as e:  # noqa: BLE001
+        try:
+            sys.excepthook(type(e), e, e.__traceback__.tb_next)
+        except BaseException:  # noqa: BLE001
+            pass
+        _finish(1, isinstance(e, KeyboardInterrupt))
+    _finish(0)
+
+
+Z = Zygote(int(os.environ.pop('ARBITER_ZYGOTE_IN', '5')), int(os.environ.pop('ARBITER_ZYGOTE_OUT', '6')))
+Z.start()
+_job = Z.serve()
+del Zygote, Monitor
+_run(*_job)
