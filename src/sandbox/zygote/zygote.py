@@ -74,14 +74,32 @@ def _read_exact(fd, n):
 
 
 def _read_frame(fd):
+    """(header, blob) with blob a bytearray (which the caller wipes when done), or None at EOF."""
     h = _read_exact(fd, 8)
     if h is None:
         return None
     total, hlen = int.from_bytes(h[:4], 'big'), int.from_bytes(h[4:], 'big')
-    body = _read_exact(fd, total - 4)
-    if body is None or hlen > len(body):
+    if hlen > total - 4:
         return None
-    return json.loads(body[:hlen]), body[hlen:]
+    head = _read_exact(fd, hlen)
+    if head is None:
+        return None
+    blob = bytearray(total - 4 - hlen)
+    view = memoryview(blob)
+    got = 0
+    while got < len(blob):
+        n = os.readv(fd, [view[got:]])
+        if n == 0:
+            return None
+        got += n
+    view.release()
+    return json.loads(head), blob
+
+
+def _wipe(b):
+    """Zeroes a bytearray in place, so that a later fork's memory holds nothing of this run."""
+    if b:
+        ctypes.memset((ctypes.c_char * len(b)).from_buffer(b), 0, len(b))
 
 
 def _write_all(fd, b):
@@ -97,12 +115,29 @@ def _frame(header, *blobs):
     return (4 + len(h) + len(body)).to_bytes(4, 'big') + len(h).to_bytes(4, 'big') + h + body
 
 
-def _write_proc(path, text):
-    fd = os.open(path, os.O_WRONLY)
+def _prewarm():
+    """Does once what every program's first steps would otherwise initialise lazily in each fork
+    (the parser and compiler, file opening, exception formatting): copy-on-write makes a fork pay
+    milliseconds for such first uses."""
+    src = (
+        "import sys\nclass A:\n    x: int = 1\n    def f(self, *a, **k):\n        return [i for i in a if i] or {k: v for k, v in k.items()}\n"
+        "def g(n):\n    try:\n        assert n, f'{n!r:>3}'\n    except AssertionError as e:\n        return str(e)\n    finally:\n        pass\n"
+        "    return lambda y=n: (y, *range(2), {1, 2}, (yield), b'x'.decode())\nr = A().f(1, 0, 2)\n"
+    )
+    ns = {'__name__': '__prewarm__'}
+    exec(compile(src.encode(), '/prewarm.py', 'exec', dont_inherit=True), ns)
+    exec(compile(src, '/prewarm.py', 'exec', dont_inherit=True), ns)
+    eval('{"a": [1, 2.5, "x", null, true, {"b": false}]}', {'__builtins__': {}, 'true': True, 'false': False, 'null': None})
     try:
-        os.write(fd, text.encode())
-    finally:
-        os.close(fd)
+        raise ValueError('x')
+    except ValueError as e:
+        traceback.format_exception(type(e), e, e.__traceback__)
+    with open(__file__, 'rb') as f:
+        f.read(16)
+    with open(__file__, encoding='utf-8') as f:
+        f.read(16)
+    json.loads(json.dumps({'a': [1, 'b']}))
+    '%s %r %d %.3f' % ('a', 'b', 1, 0.5)
 
 
 class Zygote:
@@ -116,15 +151,28 @@ class Zygote:
             os._exit(2)
         init, blob = frame
         self.uid = init.get('uid')
-        self.seccomp = blob[: init.get('seccomp', 0)]
+        seccomp = bytes(blob[: init.get('seccomp', 0)])
+        self.fprog = None
+        if seccomp:
+            # built once; each program installs it with one prctl
+            self.filter = ctypes.create_string_buffer(seccomp, len(seccomp))
+            self.fprog = _Fprog(len(seccomp) // 8, ctypes.cast(self.filter, ctypes.c_void_p))
+            self.fprog_addr = ctypes.addressof(self.fprog)
         fd = init.get('cgroup_fd')
         if fd is not None:
             os.write(fd, b'0\n')  # join the slot's warm cgroup; every fork below stays in it
             os.close(fd)
-        try:
-            _write_proc('/proc/self/oom_score_adj', '-1000')  # the OOM killer picks the program
-        except OSError:
-            pass
+        os.chdir('/')
+        if self.uid is not None:
+            # the bounding set is only consulted at execve: empty it here, once, for every program
+            for cap in range(64):
+                if _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() != 22:
+                    raise _err('dropping capabilities')
+        # inherited by every fork, and never cleared: no program can gain privileges by an exec
+        if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise _err('no_new_privs')
+        _prewarm()
+        self.drop_modules = [m for m in sys.modules if m not in _KEEP_MODULES]
         _write_all(self.ctl_out, _frame({'t': 'ready', 'version': sys.version.split()[0]}))
 
     def serve(self):
@@ -141,7 +189,7 @@ class Zygote:
                 off = sum(f['size'] for f in job['files'][: job['main']])
                 if len(self.cache) >= 8:
                     self.cache.clear()
-                self.cache[key] = compile(blob[off : off + main['size']], RUN_DIR + '/' + main['name'], 'exec', dont_inherit=True)
+                self.cache[key] = compile(bytes(blob[off : off + main['size']]), RUN_DIR + '/' + main['name'], 'exec', dont_inherit=True)
             _write_all(self.ctl_out, _frame({'t': 'accepted'}))
             pid = os.fork()
             if pid == 0:
@@ -156,6 +204,8 @@ class Zygote:
                 if out is None:
                     os._exit(0)
                 return out  # in Q
+            # the run's files and stdin now live in the monitor only
+            _wipe(blob)
             del job, blob, frame
             _, status = os.waitpid(pid, 0)
             if status != 0 and os.waitstatus_to_exitcode(status) != 3:
@@ -185,11 +235,11 @@ class Monitor:
                     made.add(d)
             p = RUN_DIR + '/' + f['name']
             fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            _write_all(fd, self.blob[off : off + f['size']])
+            _write_all(fd, memoryview(self.blob)[off : off + f['size']])
             os.fchmod(fd, 0o755 if f.get('exec') else 0o644)
             os.close(fd)
             off += f['size']
-        stdin = self.blob[off : off + job['stdin']]
+        stdin = bytes(memoryview(self.blob)[off : off + job['stdin']])
         self.blob = None
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
@@ -261,10 +311,6 @@ def program_setup(job, fds):
     os.dup2(err_w, 2)
     for fd in (in_r, out_w, err_w):
         os.close(fd)
-    try:
-        _write_proc('/proc/self/oom_score_adj', '0')
-    except OSError:
-        pass
     os.chdir(RUN_DIR)
     env = job['env']
     os.environ.clear()
@@ -274,22 +320,16 @@ def program_setup(job, fds):
         resource.setrlimit(RLIMITS[name], (v[0], v[1]))
     uid = Z.uid
     if uid is not None:
-        for cap in range(64):
-            if _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() != 22:
-                raise _err('dropping capabilities')
+        # (the bounding set is already empty and no_new_privs set: see Zygote.start)
         os.setgroups([])
         os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)
-    if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        raise _err('no_new_privs')
+        os.setresuid(uid, uid, uid)  # clears every capability
     argv = job['argv']
     main_file = job['files'][job['main']]
     path = RUN_DIR + '/' + main_file['name']
     code = Z.cache.get(job.get('cache')) if job.get('cache') else None
-    if Z.seccomp:
-        buf = ctypes.create_string_buffer(Z.seccomp, len(Z.seccomp))
-        prog = _Fprog(len(Z.seccomp) // 8, ctypes.cast(buf, ctypes.c_void_p))
-        if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(prog), 0, 0) != 0:
+    if Z.fprog is not None:
+        if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, Z.fprog_addr, 0, 0) != 0:
             raise _err('seccomp')
     for name in os.listdir('/proc/self/fd'):
         fd = int(name)
@@ -301,9 +341,8 @@ def program_setup(job, fds):
     os.write(ready_w, b'ok\n')
     os.close(ready_w)
     Z.cache.clear()
-    for name in list(sys.modules):
-        if name not in _KEEP_MODULES:
-            del sys.modules[name]
+    for name in Z.drop_modules:
+        sys.modules.pop(name, None)
     return argv, job['script'], path, code
 
 
