@@ -453,7 +453,7 @@ export class SandboxPool {
         "f = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines() if ':' in l)",
         "checks = {'uid': os.getuid() not in (0, 65534), 'nnp': f['NoNewPrivs'].strip() == '1', 'seccomp': f['Seccomp'].strip() == '2',",
         "  'caps': int(f['CapEff'], 16) == 0 and int(f['CapBnd'], 16) == 0, 'pid': os.getpid() == 2, 'tmp': os.listdir('/tmp') == ['main.py'],",
-        "  'stdin': sys.stdin.read() == 'ping', 'env': dict(os.environ) == {'A': 'b'}}",
+        "  'stdin': sys.stdin.read() == 'ping', 'env': dict(os.environ) == {'A': 'b', 'PWD': '/tmp'}}",
         "print('ok' if all(checks.values()) else 'failed: ' + ' '.join(k for k, v in checks.items() if not v))",
       ].join('\n');
       const argv = [...form.prefix, 'main.py'];
@@ -557,7 +557,8 @@ export class SandboxPool {
       }
     }
     const o: WarmOutcome = await e.z.run(
-      { argv: req.argv, form, files, ...(req.stdin !== undefined ? { stdin: req.stdin } : {}), env, limits, trustedMain: Boolean(req.warm?.trustedMain) },
+      // bwrap's --chdir sets PWD for a cold run
+      { argv: req.argv, form, files, ...(req.stdin !== undefined ? { stdin: req.stdin } : {}), env: { ...env, PWD: RUN_DIR }, limits, trustedMain: Boolean(req.warm?.trustedMain) },
       req.signal,
     );
     const memoryExceeded = cg ? cg.oomKills() > oomBefore : false;

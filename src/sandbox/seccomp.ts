@@ -7,8 +7,9 @@
 // - no mount syscalls of any kind (old and new mount API);
 // - no SysV shared memory or message queues (segments outlive their processes and are counted by
 //   no rlimit);
-// - no kernel keyrings, bpf, userfaultfd, perf_event_open or io_uring (kernel attack surface that
-//   no test program needs).
+// - no ptrace (a program could otherwise trace its own children past their limits' intent), no
+//   kernel keyrings, bpf, userfaultfd, perf_event_open or io_uring (kernel attack surface that no
+//   test program needs).
 // Everything else is allowed. Foreign system-call ABIs (i386 and x32 on x86_64) kill the process.
 
 export interface SeccompArch {
@@ -46,6 +47,7 @@ const X64: SeccompArch = {
     mount_setattr: 442,
     shmget: 29,
     msgget: 68,
+    ptrace: 101,
     keyctl: 250,
     add_key: 248,
     request_key: 249,
@@ -78,6 +80,7 @@ const ARM64: SeccompArch = {
     mount_setattr: 442,
     shmget: 194,
     msgget: 186,
+    ptrace: 117,
     keyctl: 219,
     add_key: 217,
     request_key: 218,

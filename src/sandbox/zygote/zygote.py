@@ -22,6 +22,7 @@ import traceback  # noqa: E402
 import numbers  # noqa: E402
 
 _KEEP_MODULES = set(sys.modules)
+import _socket  # noqa: E402
 import ctypes  # noqa: E402
 import resource  # noqa: E402
 import select  # noqa: E402
@@ -241,9 +242,10 @@ class Monitor:
             off += f['size']
         stdin = bytes(memoryview(self.blob)[off : off + job['stdin']])
         self.blob = None
-        in_r, in_w = os.pipe()
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
+        # stdio are stream socket pairs, as those node gives a cold run's bwrap (and so its program)
+        in_w, in_r = _socketpair()
+        out_r, out_w = _socketpair()
+        err_r, err_w = _socketpair()
         ready_r, ready_w = os.pipe()
         t0 = _monotonic()
         pid = os.fork()
@@ -273,9 +275,15 @@ class Monitor:
 _monotonic = time.monotonic
 
 
+def _socketpair():
+    a, b = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    return a.detach(), b.detach()
+
+
 def pid1(job, fds):
     """P: mounts the namespace's /proc, forks the program and relays its exit status."""
     in_r, out_w, err_w, ready_w = fds
+    os.setsid()  # the program's session and group are 1, as under bwrap's --new-session
     # (bwrap also binds /proc/sys and friends read-only for user-namespace runs; a program here is
     # an unprivileged uid without capabilities, for which they are read-only anyway)
     _mount(b'proc', b'/proc', b'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -305,7 +313,6 @@ def pid1(job, fds):
 def program_setup(job, fds):
     """Q: becomes the program's process; returns what top level runs."""
     in_r, out_w, err_w, ready_w = fds
-    os.setsid()
     os.dup2(in_r, 0)
     os.dup2(out_w, 1)
     os.dup2(err_w, 2)
@@ -472,7 +479,10 @@ def _run(argv, script, path, code):
 
     main = type(sys)('__main__')
     ext = sys.modules['_frozen_importlib_external']
-    main.__dict__.update(__builtins__=builtins, __file__=path, __cached__=None, __loader__=ext.SourceFileLoader('__main__', path))
+    # what the interpreter's own __main__ holds when it runs a script
+    main.__dict__.update(
+        __annotations__={}, __builtins__=builtins, __file__=path, __cached__=None, __loader__=ext.SourceFileLoader('__main__', path)
+    )
     sys.modules['__main__'] = main
     sys.argv = argv[script:]
     sys.orig_argv = list(argv)
@@ -486,7 +496,9 @@ def _run(argv, script, path, code):
         _finish(_exit_status(e.code))
     except BaseException as e:  # noqa: BLE001
         try:
-            sys.excepthook(type(e), e, e.__traceback__.tb_next)
+            # the report starts at the program's frames, as the interpreter's own would
+            e.__traceback__ = e.__traceback__.tb_next
+            sys.excepthook(type(e), e, e.__traceback__)
         except BaseException:  # noqa: BLE001
             pass
         _finish(1, isinstance(e, KeyboardInterrupt))
