@@ -128,7 +128,7 @@ export class SandboxPool {
   /** How a run's total memory is bounded: `cgroup v1 <dir>`, `cgroup v2 <dir>`, or `rlimits only: <why>`. */
   memoryControl = 'not probed yet';
   /** Runs started and finished (for diagnostics and tests). */
-  readonly stats = { started: 0, finished: 0, maxLive: 0, live: 0, warm: 0, warmStarts: 0, coldFallbacks: 0 };
+  readonly stats = { started: 0, finished: 0, maxLive: 0, live: 0, warm: 0, warmStarts: 0, coldFallbacks: 0, warmCpuMs: 0 };
 
   constructor(opts: PoolOptions = {}) {
     const n = opts.concurrency ?? Number(process.env.ARBITER_SANDBOX_CONCURRENCY || 0) ?? 0;
@@ -574,6 +574,7 @@ export class SandboxPool {
           return { ...fail('runtime_error', `killed by SIGKILL: ${memMessage}`), signal: 'SIGKILL', memoryExceeded: true };
         return fail('sandbox_error', `the warm interpreter died during the run: ${o.message.slice(0, 500)}`);
       case 'result': {
+        this.stats.warmCpuMs += o.cpuMs;
         if (/error:/.test(o.ready)) return fail('sandbox_error', `sandbox failed to start the program: ${o.ready.slice(o.ready.indexOf('error:') + 7).trim().slice(0, 500)}`, o.durationMs);
         const r: SpawnResult = {
           exitCode: o.code,

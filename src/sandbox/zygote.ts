@@ -73,6 +73,8 @@ export type WarmOutcome =
       timedOut: boolean;
       outputLimit: boolean;
       durationMs: number;
+      /** CPU time of the run's processes (diagnostics). */
+      cpuMs: number;
       /** The program's process reported "ok" before running, or "error: ..." when a step failed. */
       ready: string;
       stdout: Buffer;
@@ -316,7 +318,17 @@ export class Zygote {
           this.kill('unexpected frame');
           return { kind: 'died', message: `the warm interpreter sent an unexpected frame ${String(t)}`, accepted };
         }
-        const h = f.header as { code: number | null; signal: number | null; timed_out: boolean; output_limit: boolean; ms: number; ready: string; out: number; err: number };
+        const h = f.header as {
+          code: number | null;
+          signal: number | null;
+          timed_out: boolean;
+          output_limit: boolean;
+          ms: number;
+          cpu_ms: number;
+          ready: string;
+          out: number;
+          err: number;
+        };
         if (h.out + h.err !== f.body.length) {
           this.kill('frame size mismatch');
           return { kind: 'died', message: 'the warm interpreter sent a malformed result frame', accepted };
@@ -328,6 +340,7 @@ export class Zygote {
           timedOut: h.timed_out,
           outputLimit: h.output_limit,
           durationMs: h.ms,
+          cpuMs: Number(h.cpu_ms) || 0,
           ready: h.ready,
           stdout: f.body.subarray(0, h.out),
           stderr: f.body.subarray(h.out),

@@ -1,29 +1,38 @@
 # arbiter's Python zygote: a warm interpreter inside one sandbox slot (see ../zygote.ts). It is
 # started by bubblewrap as root of the sandbox (no seccomp filter, no rlimits) with the same
-# interpreter flags as a cold run, imports what the drivers use, and then serves runs one at a
+# interpreter flags as a cold run, warms up the parser and compiler, and then serves runs one at a
 # time on two dedicated fds (never on stdin/stdout, which it leaves untouched for the programs).
-# It never runs untrusted code itself. Per run it forks:
-#   M (monitor): a private mount namespace and a new pid namespace, a fresh tmpfs /tmp holding
-#     the run's files, pipes for stdin/stdout/stderr; it enforces the wall-clock and output
-#     limits and reports one result frame;
-#   P: pid 1 of the new pid namespace, with a fresh /proc; when it exits, the kernel kills and
-#     reaps everything left in the namespace (background, setsid and double-forked processes);
-#   Q: the program: stdio on the pipes, the run's environment, cwd /tmp, rlimits, the slot's uid
-#     (capabilities and bounding set dropped), no_new_privs, the same seccomp filter as a cold
-#     run, every fd above 2 closed; then runs main.py as `python3 <flags> main.py args` would.
+# It never runs untrusted code itself. Per run it mounts a fresh tmpfs /tmp holding the run's
+# files (in the sandbox's private mount namespace) and forks
+#   P: pid 1 of a new pid namespace, with a fresh /proc stacked on the sandbox's; when P exits, the
+#     kernel kills and reaps everything left in the namespace (background, setsid and
+#     double-forked processes);
+#   Q (P's child): the program: stdio on socket pairs, the run's environment, cwd /tmp, rlimits,
+#     the slot's uid (capabilities cleared; the bounding set was emptied and no_new_privs set
+#     once, in the zygote), the same seccomp filter as a cold run, every fd above 2 closed; then
+#     it runs main.py as `python3 <flags> main.py args` would.
+# The zygote feeds stdin, captures output up to the cap and enforces the wall clock itself, then
+# unmounts the run's /proc and /tmp, wipes the run's input and output from its memory and reports
+# one result frame: nothing of one run is left in the zygote for the next run's fork to inherit.
 # Frames: 4-byte big-endian length, 4-byte big-endian header length, a JSON header, raw bytes.
 import os
 import sys
 
-_BASE_MODULES = set(sys.modules)
-# What the drivers import on their paths, loaded once here (pristine copies in every program).
-import json  # noqa: E402
-import traceback  # noqa: E402
-import numbers  # noqa: E402
-
+# The modules a program finds loaded are those of a cold start with the same flags plus these,
+# imported here once: standard modules that test programs often import and whose import draws
+# no randomness and reads no clock, environment or file a program could change (so a pristine
+# copy is exactly what the program's own import would give; not `random`, `tempfile`, `hashlib`).
+# Everything the zygote imports for itself is taken out of sys.modules in the program's process.
+PRELOAD = ('typing', 'collections', 're', 'math', 'itertools', 'functools', 'operator', 'heapq', 'bisect', 'string', 'copy')
+for _m in PRELOAD:
+    __import__(_m)
+del _m
 _KEEP_MODULES = set(sys.modules)
 import _socket  # noqa: E402
+import json  # noqa: E402
+import traceback  # noqa: E402
 import ctypes  # noqa: E402
+import mmap  # noqa: E402
 import resource  # noqa: E402
 import select  # noqa: E402
 import time  # noqa: E402
@@ -31,11 +40,13 @@ import time  # noqa: E402
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
 _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+_libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
+_libc.unshare.argtypes = [ctypes.c_int]
 
-CLONE_NEWNS = 0x00020000
 CLONE_NEWPID = 0x20000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_RDONLY = 2, 4, 8, 1
-MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
+MS_REC, MS_PRIVATE, MNT_DETACH = 16384, 1 << 18, 2
 PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 24, 38, 22, 2
 RUN_DIR = '/tmp'
 RLIMITS = {
@@ -61,6 +72,14 @@ def _err(what):
 def _mount(src, target, fstype, flags, data=None):
     if _libc.mount(src, target, fstype, flags, data) != 0:
         raise _err('mount %s' % target.decode())
+
+
+_monotonic = time.monotonic
+
+
+def _socketpair():
+    a, b = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    return a.detach(), b.detach()
 
 
 def _read_exact(fd, n):
@@ -110,10 +129,12 @@ def _write_all(fd, b):
         v = v[n:]
 
 
-def _frame(header, *blobs):
+def _frame(header, body_len=None):
+    """A frame's head: the whole frame when body_len is None, else to be followed by that many bytes."""
     h = json.dumps(header).encode()
-    body = b''.join(blobs)
-    return (4 + len(h) + len(body)).to_bytes(4, 'big') + len(h).to_bytes(4, 'big') + h + body
+    if body_len is None:
+        body_len = header.get('out', 0) + header.get('err', 0)
+    return (4 + len(h) + body_len).to_bytes(4, 'big') + len(h).to_bytes(4, 'big') + h
 
 
 def _prewarm():
@@ -164,6 +185,9 @@ class Zygote:
             os.write(fd, b'0\n')  # join the slot's warm cgroup; every fork below stays in it
             os.close(fd)
         os.chdir('/')
+        # every run mounts its /tmp (and P its /proc) here and unmounts them afterwards
+        _mount(None, b'/', None, MS_REC | MS_PRIVATE)
+        self.pidns = os.open('/proc/self/ns/pid', os.O_RDONLY | os.O_CLOEXEC)
         if self.uid is not None:
             # the bounding set is only consulted at execve: empty it here, once, for every program
             for cap in range(64):
@@ -192,38 +216,24 @@ class Zygote:
                     self.cache.clear()
                 self.cache[key] = compile(bytes(blob[off : off + main['size']]), RUN_DIR + '/' + main['name'], 'exec', dont_inherit=True)
             _write_all(self.ctl_out, _frame({'t': 'accepted'}))
-            pid = os.fork()
-            if pid == 0:
+            try:
+                q = self.run(job, blob)
+            except BaseException as e:  # noqa: BLE001
+                # the zygote's own failure: say so and end; the pool starts a fresh one
                 try:
-                    os.close(self.ctl_in)
-                    out = Monitor(self, job, blob).run()
-                except BaseException as e:  # noqa: BLE001
-                    try:
-                        _write_all(self.ctl_out, _frame({'t': 'error', 'message': 'monitor: %r' % (e,)}))
-                    finally:
-                        os._exit(3)
-                if out is None:
-                    os._exit(0)
-                return out  # in Q
-            # the run's files and stdin now live in the monitor only
-            _wipe(blob)
+                    _write_all(self.ctl_out, _frame({'t': 'error', 'message': '%s' % (e,)}))
+                finally:
+                    os._exit(3)
+            if q is not None:
+                return q  # in Q
             del job, blob, frame
-            _, status = os.waitpid(pid, 0)
-            if status != 0 and os.waitstatus_to_exitcode(status) != 3:
-                _write_all(self.ctl_out, _frame({'t': 'error', 'message': 'the monitor died (status %d)' % status}))
 
-
-class Monitor:
-    def __init__(self, z, job, blob):
-        self.z, self.job, self.blob = z, job, blob
-
-    def run(self):
-        job = self.job
+    def run(self, job, blob):
+        """One run: a fresh /tmp with the files, P in a new pid namespace, supervision, cleanup.
+        Returns None here, and what to run in the program's process."""
         lim = job['limits']
-        if _libc.unshare(CLONE_NEWNS | CLONE_NEWPID) != 0:
-            raise _err('unshare')
-        _mount(None, b'/', None, MS_REC | MS_PRIVATE)
         _mount(b'tmpfs', b'/tmp', b'tmpfs', MS_NOSUID | MS_NODEV, b'size=%d,mode=1777' % lim['tmp'])
+        view = memoryview(blob)
         off = 0
         made = set()
         for f in job['files']:
@@ -234,26 +244,28 @@ class Monitor:
                     os.mkdir(d)
                     os.chmod(d, 0o1777)
                     made.add(d)
-            p = RUN_DIR + '/' + f['name']
-            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            _write_all(fd, memoryview(self.blob)[off : off + f['size']])
+            fd = os.open(RUN_DIR + '/' + f['name'], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            _write_all(fd, view[off : off + f['size']])
             os.fchmod(fd, 0o755 if f.get('exec') else 0o644)
             os.close(fd)
             off += f['size']
-        stdin = bytes(memoryview(self.blob)[off : off + job['stdin']])
-        self.blob = None
+        stdin = view[off : off + job['stdin']]
         # stdio are stream socket pairs, as those node gives a cold run's bwrap (and so its program)
         in_w, in_r = _socketpair()
         out_r, out_w = _socketpair()
         err_r, err_w = _socketpair()
         ready_r, ready_w = os.pipe()
+        # the next child (P) is born as pid 1 of a new pid namespace; then back to our own
+        if _libc.unshare(CLONE_NEWPID) != 0:
+            raise _err('unshare')
         t0 = _monotonic()
         pid = os.fork()
         if pid == 0:
-            # P: pid 1 of the run's pid namespace
             try:
-                for fd in (in_w, out_r, err_r, ready_r, self.z.ctl_out):
+                for fd in (in_w, out_r, err_r, ready_r, self.ctl_in, self.ctl_out, self.pidns):
                     os.close(fd)
+                stdin.release()
+                view.release()
                 q = pid1(job, (in_r, out_w, err_w, ready_w))
             except BaseException as e:  # noqa: BLE001
                 try:
@@ -261,23 +273,37 @@ class Monitor:
                 finally:
                     os._exit(127)
             return q  # in Q
+        if _libc.setns(self.pidns, CLONE_NEWPID) != 0:
+            os.kill(pid, 9)
+            raise _err('setns')
         for fd in (in_r, out_w, err_w, ready_w):
             os.close(fd)
-        del job
-        res = supervise(pid, stdin, in_w, out_r, err_r, ready_r, lim, t0)
-        out, err = res.pop('stdout'), res.pop('stderr')
+        try:
+            res, out, err = supervise(pid, stdin, in_w, out_r, err_r, ready_r, lim, t0)
+        finally:
+            stdin.release()
+            view.release()
+            # the namespace is empty now: drop its /proc (stacked by P) and the run's /tmp
+            while not os.path.exists('/proc/self'):
+                if _libc.umount2(b'/proc', MNT_DETACH) != 0:
+                    raise _err('umount /proc')
+            if _libc.umount2(b'/tmp', MNT_DETACH) != 0:
+                raise _err('umount /tmp')
+            _wipe(blob)
         res['t'] = 'result'
         res['out'], res['err'] = len(out), len(err)
-        _write_all(self.z.ctl_out, _frame(res, out, err))
+        try:
+            _write_all(self.ctl_out, _frame(res))
+            _write_all(self.ctl_out, out)
+            _write_all(self.ctl_out, err)
+        finally:
+            out.release()
+            err.release()
+            res = None
+            for mm in _OUT_MAPS:
+                mm.close()  # unmapped: no later fork holds this run's output
+            _OUT_MAPS.clear()
         return None
-
-
-_monotonic = time.monotonic
-
-
-def _socketpair():
-    a, b = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    return a.detach(), b.detach()
 
 
 def pid1(job, fds):
@@ -353,11 +379,18 @@ def program_setup(job, fds):
     return argv, job['script'], path, code
 
 
+_OUT_MAPS = []
+
+
 def supervise(pid, stdin, in_w, out_r, err_r, ready_r, lim, t0):
-    """M: feeds stdin, captures output up to the cap, kills P at the wall-clock or output limit."""
+    """Feeds stdin, captures stdout and stderr up to the cap (into anonymous maps, unmapped after
+    the report), kills P at the wall-clock or output limit, and waits for it."""
     cap, wall = lim['output'], lim['wall_ms'] / 1000.0
-    bufs = {out_r: [], err_r: []}
+    maps = {out_r: mmap.mmap(-1, max(1, cap)), err_r: mmap.mmap(-1, max(1, cap))}
+    _OUT_MAPS.extend(maps.values())
+    views = {fd: memoryview(mm) for fd, mm in maps.items()}
     sizes = {out_r: 0, err_r: 0}
+    scratch = bytearray(4096)
     ready = []
     timed_out = over = False
     pidfd = os.pidfd_open(pid)
@@ -365,66 +398,80 @@ def supervise(pid, stdin, in_w, out_r, err_r, ready_r, lim, t0):
     for fd in (out_r, err_r, ready_r):
         poll.register(fd, select.POLLIN)
     poll.register(pidfd, select.POLLIN)
-    if stdin:
+    sent = 0
+    if len(stdin):
         os.set_blocking(in_w, False)
         poll.register(in_w, select.POLLOUT)
-        sent = 0
     else:
         os.close(in_w)
         in_w = -1
     open_fds = {out_r, err_r, ready_r}
     exited = False
-    status = None
-    while open_fds or not exited:
-        left = t0 + wall - _monotonic()
-        if left <= 0 and not exited and not timed_out:
-            timed_out = True
-            os.kill(pid, 9)
-        for fd, ev in poll.poll(max(0, left) * 1000 if not timed_out and not exited else 1000):
-            if fd == pidfd:
-                poll.unregister(pidfd)
-                _, status = os.waitpid(pid, 0)
-                exited = True
-            elif fd == in_w:
-                try:
-                    sent += os.write(in_w, stdin[sent : sent + 65536])
-                except OSError:
-                    sent = len(stdin)  # the program closed its stdin (EPIPE): not an error
-                if sent >= len(stdin):
-                    poll.unregister(in_w)
-                    os.close(in_w)
-                    in_w = -1
-            else:
-                b = os.read(fd, 65536)
-                if not b:
-                    poll.unregister(fd)
-                    open_fds.discard(fd)
-                    os.close(fd)
+    status = usage = None
+    try:
+        while open_fds or not exited:
+            left = t0 + wall - _monotonic()
+            if left <= 0 and not exited and not timed_out:
+                timed_out = True
+                os.kill(pid, 9)
+            for fd, _ev in poll.poll(max(0, left) * 1000 if not timed_out and not exited else 1000):
+                if fd == pidfd:
+                    poll.unregister(pidfd)
+                    _, status, usage = os.wait4(pid, 0)
+                    exited = True
+                elif fd == in_w:
+                    try:
+                        sent += os.write(in_w, stdin[sent : sent + 65536])
+                    except OSError:
+                        sent = len(stdin)  # the program closed its stdin: not an error
+                    if sent >= len(stdin):
+                        poll.unregister(in_w)
+                        os.close(in_w)
+                        in_w = -1
                 elif fd == ready_r:
-                    ready.append(b)
+                    b = os.read(fd, 4096)
+                    if b:
+                        ready.append(b)
+                    else:
+                        poll.unregister(fd)
+                        open_fds.discard(fd)
                 else:
                     room = cap - sizes[fd]
-                    if len(b) > room:
-                        b = b[: max(0, room)]
-                        if not over and not exited:
+                    if room > 0:
+                        n = os.readv(fd, [views[fd][sizes[fd] : sizes[fd] + min(room, 1 << 16)]])
+                        sizes[fd] += n
+                    else:
+                        n = os.readv(fd, [scratch])
+                        if n and not over and not exited:
                             over = True
                             os.kill(pid, 9)
-                    bufs[fd].append(b)
-                    sizes[fd] += len(b)
-    if in_w >= 0:
-        os.close(in_w)
+                    if n == 0:
+                        poll.unregister(fd)
+                        open_fds.discard(fd)
+    finally:
+        if not exited:
+            os.kill(pid, 9)
+            _, status, usage = os.wait4(pid, 0)
+        for fd in (out_r, err_r, ready_r, pidfd, in_w):
+            if fd >= 0:
+                os.close(fd)
+        _wipe(scratch)
     ms = (_monotonic() - t0) * 1000.0
     code = os.waitstatus_to_exitcode(status)
-    return {
-        'code': code if code >= 0 else None,
-        'signal': -code if code < 0 else None,
-        'timed_out': timed_out,
-        'output_limit': over and not timed_out,
-        'ms': ms,
-        'ready': b''.join(ready).decode('utf-8', 'replace')[:2000],
-        'stdout': b''.join(bufs[out_r]),
-        'stderr': b''.join(bufs[err_r]),
-    }
+    return (
+        {
+            # CPU time of the run's processes (diagnostics)
+            'cpu_ms': (usage.ru_utime + usage.ru_stime) * 1000.0,
+            'code': code if code >= 0 else None,
+            'signal': -code if code < 0 else None,
+            'timed_out': timed_out,
+            'output_limit': over and not timed_out,
+            'ms': ms,
+            'ready': b''.join(ready).decode('utf-8', 'replace')[:2000],
+        },
+        views[out_r][: sizes[out_r]],
+        views[err_r][: sizes[err_r]],
+    )
 
 
 def _exit_status(code):
@@ -508,5 +555,5 @@ def _run(argv, script, path, code):
 Z = Zygote(int(os.environ.pop('ARBITER_ZYGOTE_IN', '5')), int(os.environ.pop('ARBITER_ZYGOTE_OUT', '6')))
 Z.start()
 _job = Z.serve()
-del Zygote, Monitor
+del Zygote
 _run(*_job)
