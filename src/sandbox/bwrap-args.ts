@@ -43,6 +43,8 @@ export interface BwrapPlan {
    * to each program it forks.
    */
   zygote?: { script: string; path: string };
+  /** Host files bound read-only at a path of the sandbox's root (e.g. the JavaScript spare's loader). */
+  roFiles?: { src: string; dest: string }[];
 }
 
 /** Inside the sandbox the run directory is always this path (a private tmpfs). */
@@ -114,6 +116,7 @@ export function bwrapArgs(p: BwrapPlan): string[] {
   });
   if (p.exec && !p.zygote) a.push('--ro-bind', p.exec, EXEC_PATH);
   if (p.zygote) a.push('--ro-bind', p.zygote.script, p.zygote.path);
+  for (const f of p.roFiles ?? []) a.push('--ro-bind', f.src, f.dest);
   // the root (a tmpfs of bwrap's, writable by the sandbox user without a uid drop) holds no data
   a.push('--remount-ro', '/');
   if (p.seccompFd !== undefined && !p.zygote) a.push('--seccomp', String(p.seccompFd));

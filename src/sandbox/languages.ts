@@ -16,8 +16,8 @@ export interface Language {
   limits: Partial<SandboxLimits>;
   /** Limits of the compile step (compiled languages only). */
   compileLimits?: Partial<SandboxLimits>;
-  /** Runs can be served by a warm interpreter of the pool (zygote.ts). */
-  warm?: 'python';
+  /** Runs can be served warm by the pool: a forked Python zygote, or a pre-started node (pool.ts). */
+  warm?: 'python' | 'javascript';
 }
 
 const MiB = 1024 * 1024;
@@ -30,6 +30,7 @@ export const LANGUAGES: Record<LanguageName, Language> = {
     source: 'main.js',
     // V8 reserves gigabytes of address space at start-up; bound the heap and private memory instead.
     limits: { memoryKind: 'data', processes: 64 },
+    warm: 'javascript',
   },
   cpp: {
     name: 'cpp',
@@ -106,7 +107,11 @@ export async function compileProgram(pool: SandboxPool, language: LanguageName, 
     }
     case 'javascript': {
       const heapMb = Math.max(32, Math.floor(((limits.memoryBytes ?? 1024 * MiB) / MiB) * 0.75));
-      return { ok: true, program: { language, argv: [rt.exe, `--max-old-space-size=${heapMb}`, main], files, binds: rt.binds, limits } };
+      const warm = { language: 'javascript' as const };
+      return {
+        ok: true,
+        program: { language, argv: [rt.exe, `--max-old-space-size=${heapMb}`, main], files, binds: rt.binds, limits, ...(lang.warm ? { warm } : {}) },
+      };
     }
     case 'cpp': {
       const b = await buildCpp(pool, files, opts.cppScript ?? '"$0" "$@" -pipe -o prog main.cpp 1>&2 && exec cat prog', opts);

@@ -12,10 +12,22 @@ import { bwrapArgs, checkFileName, RUN_DIR, type SandboxFile } from './bwrap-arg
 import { closeQuietly, findCgroupParent, removeStale, RunCgroup } from './cgroup.js';
 import { hostTools, which, type HostTools } from './host.js';
 import { checkLimits, DEFAULT_LIMITS, mergeLimits, prlimitArgs, runMemoryBytes, type SandboxLimits } from './limits.js';
-import { runProcess, type SpawnResult } from './process.js';
+import { runProcess, type SpawnResult, type SpawnSpec } from './process.js';
 import { hostSeccompProgram } from './seccomp.js';
 import { DEFAULT_UID_BASE, leaseUids, type UidLease } from './uid-lease.js';
-import { pythonWarmForm, warmKey, Zygote, ZYGOTE_PATH, ZYGOTE_SCRIPT, type WarmForm, type WarmOutcome } from './zygote.js';
+import {
+  JS_SPARE_PATH,
+  JS_SPARE_SCRIPT,
+  nodeWarmForm,
+  pythonWarmForm,
+  spareInput,
+  warmKey,
+  Zygote,
+  ZYGOTE_PATH,
+  ZYGOTE_SCRIPT,
+  type WarmForm,
+  type WarmOutcome,
+} from './zygote.js';
 
 export type { SandboxFile } from './bwrap-args.js';
 
@@ -37,7 +49,7 @@ export interface RunRequest {
 }
 
 export interface WarmRun {
-  language: 'python';
+  language: 'python' | 'javascript';
   /** The main file is arbiter's own program (a driver): the zygote may compile it once and keep it. */
   trustedMain?: boolean;
 }
@@ -84,6 +96,26 @@ export interface PoolOptions {
   warm?: boolean;
 }
 
+/** A pre-started JavaScript sandbox (zygote/js-spare.cjs) waiting for its one run. */
+interface Spare {
+  key: string;
+  side: number;
+  s: Started;
+  /** Hands it its run (stdin, abort signal), or lets it go (undefined: it is killed). */
+  open: (g: { stdin?: string | Buffer; signal?: AbortSignal } | undefined) => void;
+  dead: boolean;
+}
+
+/** A bwrap run started by startSandboxed, to be finished by finishSandboxed. */
+interface Started {
+  pending: Promise<SpawnResult>;
+  cg: RunCgroup | undefined;
+  oomBefore: number;
+  statusFd: number;
+  readyFd: number;
+  helper: boolean;
+}
+
 const SIGNALS: Record<number, string> = { 6: 'SIGABRT', 8: 'SIGFPE', 9: 'SIGKILL', 11: 'SIGSEGV', 15: 'SIGTERM', 24: 'SIGXCPU', 25: 'SIGXFSZ' };
 
 const BASE_ENV: Record<string, string> = {
@@ -119,6 +151,16 @@ export class SandboxPool {
   private readonly zygotes: Map<string, { z: Zygote; baseline: number }>[];
   private readonly warmSetting: boolean;
   private warmProbeP: Promise<string | undefined> | undefined;
+  /** JavaScript: per slot, the pre-started node waiting for the slot's next run (see runSpare). */
+  private readonly spares: (Spare | undefined)[];
+  /** Per slot and side (two each), when the last run on that side's uid and cgroup is gone. */
+  private readonly sideFree: Promise<void>[];
+  private spareLeaseP: Promise<UidLease | string> | undefined;
+  private spareLease: UidLease | undefined;
+  private spareCgroups: RunCgroup[] = [];
+  private jsProbeP: Promise<string | undefined> | undefined;
+  /** Whether JavaScript runs use pre-started spares: `on`, `off: <why>` or `not probed yet`. */
+  jsWarmMode = 'not probed yet';
   private readonly seq = ++poolSeq;
   /**
    * Whether runs are served warm: `on: ...`, `off: <why>` (disabled, not root, or the self-test
@@ -128,7 +170,7 @@ export class SandboxPool {
   /** How a run's total memory is bounded: `cgroup v1 <dir>`, `cgroup v2 <dir>`, or `rlimits only: <why>`. */
   memoryControl = 'not probed yet';
   /** Runs started and finished (for diagnostics and tests). */
-  readonly stats = { started: 0, finished: 0, maxLive: 0, live: 0, warm: 0, warmStarts: 0, coldFallbacks: 0, warmCpuMs: 0 };
+  readonly stats = { started: 0, finished: 0, maxLive: 0, live: 0, warm: 0, warmStarts: 0, coldFallbacks: 0, warmCpuMs: 0, spareRuns: 0, spareStarts: 0 };
 
   constructor(opts: PoolOptions = {}) {
     const n = opts.concurrency ?? Number(process.env.ARBITER_SANDBOX_CONCURRENCY || 0) ?? 0;
@@ -140,13 +182,15 @@ export class SandboxPool {
     this.cgroupSetting = opts.cgroup ?? (process.env.ARBITER_SANDBOX_CGROUP || 'auto');
     this.freeSlots = Array.from({ length: this.concurrency }, (_, i) => this.concurrency - 1 - i);
     this.zygotes = Array.from({ length: this.concurrency }, () => new Map());
+    this.spares = Array.from({ length: this.concurrency }, () => undefined);
+    this.sideFree = Array.from({ length: this.concurrency * 2 }, () => Promise.resolve());
     this.warmSetting = opts.warm ?? process.env.ARBITER_SANDBOX_WARM !== '0';
-    if (!this.warmSetting) this.warmMode = `off: disabled (${opts.warm === false ? 'pool option warm: false' : 'ARBITER_SANDBOX_WARM=0'})`;
+    if (!this.warmSetting) this.jsWarmMode = this.warmMode = `off: disabled (${opts.warm === false ? 'pool option warm: false' : 'ARBITER_SANDBOX_WARM=0'})`;
   }
 
   /** The uids this pool's slots run as (leased host-wide at the first run; empty when not root). */
   get uids(): readonly number[] {
-    return this.lease?.uids ?? [];
+    return [...(this.lease?.uids ?? []), ...(this.spareLease?.uids ?? [])];
   }
 
   /** Undefined when the sandbox works, else why not (checked once, by running a trivial program). */
@@ -199,6 +243,11 @@ export class SandboxPool {
           const w = new RunCgroup(parent, `${CGROUP_PREFIX}${process.pid}-${threadId}-${this.seq}-${i}-warm`);
           this.warmCgroups.push(w);
           w.create();
+          for (const side of [0, 1]) {
+            const j = new RunCgroup(parent, `${CGROUP_PREFIX}${process.pid}-${threadId}-${this.seq}-${i}-js${side}`);
+            this.spareCgroups.push(j);
+            j.create();
+          }
         }
       }
       this.memoryControl = `cgroup v${parent.version} ${parent.dir}`;
@@ -208,9 +257,10 @@ export class SandboxPool {
   }
 
   private dropCgroups(why: string): void {
-    for (const c of [...this.cgroups, ...this.warmCgroups]) c.remove();
+    for (const c of [...this.cgroups, ...this.warmCgroups, ...this.spareCgroups]) c.remove();
     this.cgroups = [];
     this.warmCgroups = [];
+    this.spareCgroups = [];
     this.memoryControl = why;
   }
 
@@ -273,10 +323,14 @@ export class SandboxPool {
     const zs = this.zygotes.flatMap((m) => [...m.values()].map((e) => e.z));
     for (const m of this.zygotes) m.clear();
     for (const z of zs) z.kill('the pool was closed');
+    const spares = this.spares.splice(0).filter((x): x is Spare => x !== undefined);
+    for (const sp of spares) sp.open(undefined);
     this.lease?.release();
     for (const c of this.cgroups) c.remove();
-    const warm = this.warmCgroups;
-    void Promise.all(zs.map((z) => z.exited)).then(() => {
+    const warm = [...this.warmCgroups, ...this.spareCgroups];
+    const spareLease = this.spareLease;
+    void Promise.all([...zs.map((z) => z.exited), ...spares.map((sp) => sp.s.pending), ...this.sideFree]).then(() => {
+      spareLease?.release();
       for (const c of warm) c.remove();
     });
   }
@@ -320,6 +374,23 @@ export class SandboxPool {
     limits: SandboxLimits,
     env: Record<string, string>,
   ): Promise<Omit<RunResult, 'queueMs'>> {
+    const s = this.startSandboxed({ uid: this.lease?.uids[slot], cg: this.cgroups[slot] }, req, files, limits, env);
+    if ('status' in s) return s;
+    return this.finishSandboxed(s, await s.pending, req, limits);
+  }
+
+  /**
+   * Starts one bwrap run as `target`'s uid in its cgroup. With `gate`, the process starts now but
+   * gets its stdin, wall clock and abort signal when the gate resolves (a pre-started spare).
+   */
+  private startSandboxed(
+    target: { uid: number | undefined; cg: RunCgroup | undefined },
+    req: Pick<RunRequest, 'argv' | 'binds' | 'stdin' | 'signal' | 'binaryStdout'>,
+    files: SandboxFile[],
+    limits: SandboxLimits,
+    env: Record<string, string>,
+    extra: { gate?: SpawnSpec['gate']; roFiles?: { src: string; dest: string }[] } = {},
+  ): Omit<RunResult, 'queueMs'> | Started {
     // fd 3: bwrap's JSON status (proof that the sandbox started, and the sandbox init's pid);
     // fd 4: the slot cgroup's cgroup.procs; fd 5: the helper's "ok" before it execs the program;
     // fd 6: the seccomp program; the run's files from fd 7 on.
@@ -329,9 +400,8 @@ export class SandboxPool {
     const seccompFd = 6;
     const firstFileFd = 7;
     const seccomp = hostSeccompProgram();
-    const cg = this.cgroups[slot];
+    const { cg, uid } = target;
     const helper = this.tools.sandboxExec;
-    const uid = this.lease?.uids[slot];
     let procsFd: number | undefined;
     let oomBefore = 0;
     if (cg) {
@@ -352,6 +422,7 @@ export class SandboxPool {
         ...(this.tools.isRoot && uid !== undefined ? { setpriv: { path: this.tools.setpriv!, uid } } : {}),
         ...(seccomp ? { seccompFd } : {}),
         ...(procsFd !== undefined ? { cgroupFd } : {}),
+        ...(extra.roFiles ? { roFiles: extra.roFiles } : {}),
         binds: req.binds ?? [],
         files,
         limits,
@@ -384,9 +455,14 @@ export class SandboxPool {
       wallMs: limits.wallMs,
       outputBytes: req.binaryStdout ? Math.max(limits.outputBytes, 256 * 1024 * 1024) : limits.outputBytes,
       signal: req.signal,
+      ...(extra.gate ? { gate: extra.gate } : {}),
     });
     closeQuietly(procsFd); // the child has its copy (spawn is synchronous)
-    const r = await pending;
+    return { pending, cg, oomBefore, statusFd, readyFd, helper: Boolean(helper) };
+  }
+
+  private async finishSandboxed(s: Started, r: SpawnResult, req: Pick<RunRequest, 'binaryStdout'>, limits: SandboxLimits): Promise<Omit<RunResult, 'queueMs'>> {
+    const { cg, oomBefore, statusFd, readyFd, helper } = s;
     const memoryExceeded = cg ? cg.oomKills() > oomBefore : false;
     // the slot is reused only once every process of this run is gone
     if (cg) await cg.drain();
@@ -432,6 +508,7 @@ export class SandboxPool {
     env: Record<string, string>,
   ): Promise<Omit<RunResult, 'queueMs'> | undefined> {
     if (!req.warm || !this.warmSetting || req.binaryStdout || this.closed) return undefined;
+    if (req.warm.language === 'javascript') return this.tryJsSpare(slot, req, files, limits, env);
     const form = pythonWarmForm(req.argv, files, env, BASE_ENV);
     if (!form) return undefined;
     const bad = await (this.warmProbeP ??= this.warmSelfTest(slot, form, req.binds ?? []));
@@ -440,6 +517,132 @@ export class SandboxPool {
     if (out) this.stats.warm++;
     else this.stats.coldFallbacks++;
     return out;
+  }
+
+  /** JavaScript: runs on the slot's pre-started spare when its probe passed; undefined means cold. */
+  private async tryJsSpare(
+    slot: number,
+    req: RunRequest,
+    files: SandboxFile[],
+    limits: SandboxLimits,
+    env: Record<string, string>,
+  ): Promise<Omit<RunResult, 'queueMs'> | undefined> {
+    const form = nodeWarmForm(req.argv, files);
+    if (!form) return undefined;
+    const bad = await (this.jsProbeP ??= this.jsSelfTest(slot, form, req.binds ?? []));
+    if (bad) return undefined;
+    const r = await this.runSpare(slot, form, req, files, limits, env);
+    this.stats.spareRuns++;
+    return r;
+  }
+
+  private async jsSelfTest(slot: number, form: WarmForm, binds: string[]): Promise<string | undefined> {
+    let why: string | undefined;
+    if (!this.tools.isRoot || !this.lease) why = 'pre-started spares need arbiter to run as root (each runs as a leased uid)';
+    else {
+      const l = await (this.spareLeaseP ??= leaseUids(2 * this.concurrency, this.uidBase));
+      if (typeof l === 'string') why = l;
+      else {
+        this.spareLease = l;
+        const probe = [
+          "const fs = require('fs');",
+          "const st = fs.readFileSync('/proc/self/status', 'utf8');",
+          "const ok = process.getuid() !== 0 && /NoNewPrivs:\\s+1/.test(st) && /Seccomp:\\s+2/.test(st) && /CapEff:\\s+0+\\n/.test(st)",
+          "  && require.main === module && process.argv[1] === '/tmp/main.js' && fs.readFileSync(0, 'utf8') === 'ping' && fs.readdirSync('/tmp').join() === 'main.js';",
+          "console.log(ok ? 'ok' : 'failed ' + process.argv.join(' '));",
+        ].join('\n');
+        const argv = [...form.prefix, 'main.js'];
+        const r = await this.runSpare(
+          slot,
+          { ...form, script: argv.length - 1, main: 0 },
+          { argv, binds, stdin: 'ping', warm: { language: 'javascript' } },
+          [{ name: 'main.js', data: probe }],
+          mergeLimits(DEFAULT_LIMITS, { wallMs: 15_000, memoryKind: 'data', processes: 64 }),
+          BASE_ENV,
+        );
+        if (r.status !== 'ok' || r.stdout.trim() !== 'ok')
+          why = `the self-test failed: ${r.status} ${(r.message ?? '').slice(0, 300)} ${r.stdout.trim().slice(0, 200)} ${r.stderr.trim().slice(-300)}`;
+      }
+    }
+    if (why) {
+      this.jsWarmMode = `off: ${why}`;
+      const sp = this.spares[slot];
+      this.spares[slot] = undefined;
+      sp?.open(undefined);
+      return why;
+    }
+    this.jsWarmMode = 'on: a pre-started node per slot runs each program';
+    return undefined;
+  }
+
+  /**
+   * Starts a spare on `side` of the slot once everything earlier on that side (a spare, its run)
+   * is gone: a side's uid and cgroup hold at most one spare or run at a time.
+   */
+  private async prepareSpare(slot: number, side: number, key: string, form: WarmForm, binds: string[], limits: SandboxLimits, env: Record<string, string>): Promise<Spare | undefined> {
+    const idx = slot * 2 + side;
+    const prev = this.sideFree[idx]!;
+    let release!: () => void;
+    this.sideFree[idx] = new Promise((r) => (release = r));
+    await prev;
+    if (this.closed || !this.spareLease) {
+      release();
+      return undefined;
+    }
+    let open!: Spare['open'];
+    const gate = new Promise<{ stdin?: string | Buffer; signal?: AbortSignal } | undefined>((r) => (open = r));
+    const cg = this.spareCgroups[idx];
+    const s = this.startSandboxed({ uid: this.spareLease.uids[idx], cg }, { argv: [...form.prefix, JS_SPARE_PATH], binds }, [], limits, env, {
+      gate,
+      roFiles: [{ src: JS_SPARE_SCRIPT, dest: JS_SPARE_PATH }],
+    });
+    if ('status' in s) {
+      release();
+      return undefined;
+    }
+    this.stats.spareStarts++;
+    const sp: Spare = { key, side, s, open, dead: false };
+    // the side is free once this spare (run or let go) and all its processes are gone
+    void s.pending
+      .then(async () => {
+        sp.dead = true;
+        await cg?.drain();
+      })
+      .finally(release);
+    return sp;
+  }
+
+  /**
+   * Runs on the slot's spare (started now if there is none for this key), and at once starts the
+   * next spare on the slot's other side (its own uid and cgroup), which waits for the next run.
+   */
+  private async runSpare(
+    slot: number,
+    form: WarmForm,
+    req: RunRequest,
+    files: SandboxFile[],
+    limits: SandboxLimits,
+    env: Record<string, string>,
+  ): Promise<Omit<RunResult, 'queueMs'>> {
+    const binds = req.binds ?? [];
+    const key = JSON.stringify([form.prefix, [...binds].sort(), limits, env]);
+    let sp = this.spares[slot];
+    this.spares[slot] = undefined;
+    if (sp && (sp.key !== key || sp.dead)) {
+      sp.open(undefined);
+      sp = undefined;
+    }
+    sp ??= await this.prepareSpare(slot, 0, key, form, binds, limits, env);
+    if (!sp) return fail('sandbox_error', this.closed ? 'the sandbox pool is closed' : 'could not start the JavaScript sandbox');
+    const mine = sp;
+    if (!this.closed)
+      void this.prepareSpare(slot, 1 - mine.side, key, form, binds, limits, env).then((next) => {
+        if (!next) return;
+        if (this.closed || this.spares[slot]) next.open(undefined);
+        else this.spares[slot] = next;
+      });
+    mine.open({ stdin: spareInput(req.argv, form, files, req.stdin), ...(req.signal ? { signal: req.signal } : {}) });
+    return this.finishSandboxed(mine.s, await mine.s.pending, req, limits);
   }
 
   /** At the first eligible run: runs a probe program warm and checks its confinement. */

@@ -14,6 +14,9 @@ import { prlimitArgs, type SandboxLimits } from './limits.js';
 export const ZYGOTE_SCRIPT = fileURLToPath(new URL('./zygote/zygote.py', import.meta.url));
 /** Where it is bound inside the sandbox. */
 export const ZYGOTE_PATH = '/.arbiter-zygote.py';
+/** The JavaScript spare's loader (zygote/js-spare.cjs) and where it is bound. */
+export const JS_SPARE_SCRIPT = fileURLToPath(new URL('./zygote/js-spare.cjs', import.meta.url));
+export const JS_SPARE_PATH = '/.arbiter-js-spare.cjs';
 /** The zygote's control fds (fixed in zygote.py): commands in, frames out. */
 export const CTL_IN_FD = 5;
 export const CTL_OUT_FD = 6;
@@ -46,6 +49,25 @@ export function pythonWarmForm(argv: string[], files: SandboxFile[], env: Record
   if (main < 0) return undefined;
   for (const [k, v] of Object.entries(env)) if (STARTUP_ENV.test(k) && base[k] !== v) return undefined;
   return { prefix: argv.slice(0, i), script: i, main };
+}
+
+/** Whether a node run can use a pre-started spare: `exe [--flag...] main.js args...`, main.js one of the files. */
+export function nodeWarmForm(argv: string[], files: SandboxFile[]): WarmForm | undefined {
+  let i = 1;
+  while (i < argv.length && argv[i]!.startsWith('--')) i++;
+  if (i >= argv.length) return undefined;
+  const main = files.findIndex((f) => f.name === argv[i]);
+  if (main < 0) return undefined;
+  return { prefix: argv.slice(0, i), script: i, main };
+}
+
+/** The stdin a spare reads: its job (header length, JSON header, the files), then the program's stdin. */
+export function spareInput(argv: string[], form: WarmForm, files: SandboxFile[], stdin: string | Buffer | undefined): Buffer {
+  const blobs = files.map((f) => toBuf(f.data));
+  const h = Buffer.from(JSON.stringify({ argv, script: form.script, files: files.map((f, i) => ({ name: f.name, size: blobs[i]!.length, exec: Boolean(f.executable) })) }));
+  const pre = Buffer.alloc(4);
+  pre.writeUInt32BE(h.length, 0);
+  return Buffer.concat([pre, h, ...blobs, ...(stdin === undefined ? [] : [toBuf(stdin)])]);
 }
 
 export function warmKey(form: WarmForm, binds: string[]): string {

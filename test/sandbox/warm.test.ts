@@ -2,6 +2,7 @@
 // next program on the same slot, get every kernel limit the cold path gives, behave as a cold
 // `python3 -I -S -B main.py` does, and survive their zygote being killed. Real bubblewrap, one slot
 // (so that A and B always share a zygote), checked against a cold pool where the meaning matters.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileProgram, runProgram, SandboxPool, type RunResult } from '../../dist/sandbox/index.js';
 import { DEFAULT_LIMITS, rlimitMemoryBound, type SandboxLimits } from '../../dist/sandbox/limits.js';
@@ -409,5 +410,82 @@ describe('warm mode setting', () => {
     } finally {
       p.close();
     }
+  });
+});
+
+describe('JavaScript: a pre-started node per slot runs each program', () => {
+  async function js(src: string, opts: { stdin?: string; limits?: Partial<SandboxLimits>; on?: SandboxPool } = {}) {
+    const p = opts.on ?? pool;
+    const c = await compileProgram(p, 'javascript', src, opts.limits ? { limits: opts.limits } : {});
+    if (!c.ok) throw new Error(c.message);
+    return runProgram(p, c.program, opts.stdin !== undefined ? { stdin: opts.stdin } : {});
+  }
+  async function spare(src: string, opts: Parameters<typeof js>[1] = {}): Promise<RunResult> {
+    const before = pool.stats.spareRuns;
+    const r = await js(src, opts);
+    expect(pool.stats.spareRuns, `served cold: ${pool.jsWarmMode}`).toBe(before + 1);
+    return r;
+  }
+
+  it('is on, and A leaves nothing for B: globals, prototypes, /tmp, environment, background processes', async () => {
+    const a = await spare(String.raw`
+const fs = require('fs'), cp = require('child_process');
+globalThis.ARB_LEFT = 1;
+Array.prototype.includes = () => true;
+process.env.ARB_LEAK = '1';
+fs.writeFileSync('/tmp/left.txt', 'from A');
+cp.spawn('/bin/sh', ['-c', 'while :; do echo LATE; done'], { detached: true, stdio: ['ignore', 'inherit', 'ignore'] }).unref();
+console.log('A done');
+`);
+    expect(pool.jsWarmMode).toMatch(/^on:/);
+    expect(a.stdout).toMatch(/^A done\n/);
+    // the detached shell died with A's sandbox (only the next spare, a node, may be running)
+    const shells = sandboxUidProcesses(pool.uids).filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('echo LATE');
+      } catch {
+        return false;
+      }
+    });
+    expect(shells).toEqual([]);
+    const b = await spare(String.raw`
+const fs = require('fs');
+console.log(typeof globalThis.ARB_LEFT, [1].includes(2), process.env.ARB_LEAK, fs.readdirSync('/tmp').join(','),
+  fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).join(','));
+`);
+    expect(b.status, b.stderr).toBe('ok');
+    expect(b.stdout).toBe('undefined false undefined main.js 1,2\n');
+  });
+
+  it('has the cold limits, uid, filter and no_new_privs', async () => {
+    const src = String.raw`
+const st = require('fs').readFileSync('/proc/self/status', 'utf8');
+const lim = require('fs').readFileSync('/proc/self/limits', 'utf8');
+const pick = (re) => (re.exec(st) || re.exec(lim) || [])[1];
+console.log([process.getuid() !== 0, pick(/NoNewPrivs:\s+(\d)/), pick(/Seccomp:\s+(\d)/), pick(/CapEff:\s+(\w+)/), pick(/Max processes\s+(\d+)/), pick(/Max data size\s+(\d+)/), pick(/Max open files\s+(\d+)/)].join(' '));
+`;
+    const limits = { processes: 50, openFiles: 60 };
+    const w = await spare(src, { limits });
+    const c = await js(src, { limits, on: cold });
+    expect(w.stdout).toMatch(/^true 1 2 0000000000000000 50 \d+ 60\n$/);
+    expect(w.stdout).toBe(c.stdout);
+  });
+
+  const cases: [string, string, string?][] = [
+    ['output, argv and stdin', "console.log(process.argv.slice(1), __filename, require.main === module, require('fs').readFileSync(0, 'utf8'))\nconsole.error('err')\n", 'abc'],
+    ['exit status', 'process.exit(4)\n'],
+    ['uncaught exception', 'function f() { throw new TypeError("boom"); }\nf();\n'],
+    ['syntax error', 'function (\n'],
+    ['signal', "process.kill(process.pid, 'SIGSEGV')\n"],
+    ['wall clock', 'setInterval(() => {}, 1000)\n'],
+  ];
+  it.each(cases)('means what a cold run means: %s', async (_name, src, stdin) => {
+    const limits = { wallMs: 2000 };
+    const w = await spare(src, { limits, ...(stdin !== undefined ? { stdin } : {}) });
+    const c = await js(src, { limits, on: cold, ...(stdin !== undefined ? { stdin } : {}) });
+    // the deepest frames of a stack trace are node's own main (cold) or the spare's loader (warm)
+    const stack = (t: string) => t.replace(/(at Function\.executeUserEntryPoint[^\n]*\n)(\s+at [^\n]*\n)+/, '$1');
+    const pickOut = (r: RunResult) => ({ status: r.status, exitCode: r.exitCode, signal: r.signal, stdout: r.stdout, stderr: stack(r.stderr), message: r.message });
+    expect(pickOut(w)).toEqual(pickOut(c));
   });
 });
