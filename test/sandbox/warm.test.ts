@@ -438,7 +438,7 @@ cp.spawn('/bin/sh', ['-c', 'while :; do echo LATE; done'], { detached: true, std
 console.log('A done');
 `);
     expect(pool.jsWarmMode).toMatch(/^on:/);
-    expect(a.stdout).toMatch(/^A done\n/);
+    expect(a.stdout).toMatch(/^A done$/m);
     // the detached shell died with A's sandbox (only the next spare, a node, may be running)
     const shells = sandboxUidProcesses(pool.uids).filter((pid) => {
       try {
