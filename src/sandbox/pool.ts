@@ -193,6 +193,16 @@ export class SandboxPool {
     return [...(this.lease?.uids ?? []), ...(this.spareLease?.uids ?? [])];
   }
 
+  /**
+   * The uids of idle JavaScript spares: their processes are the spares themselves (a side's spare
+   * starts only once everything of the side's previous run is gone).
+   */
+  get idleSpareUids(): readonly number[] {
+    const l = this.spareLease;
+    if (!l) return [];
+    return this.spares.flatMap((sp, slot) => (sp && !sp.dead ? [l.uids[slot * 2 + sp.side]!] : []));
+  }
+
   /** Undefined when the sandbox works, else why not (checked once, by running a trivial program). */
   unavailable(): Promise<string | undefined> {
     return (this.probeP ??= this.probe().finally(() => this.maybeFree()));
