@@ -197,7 +197,10 @@ class Zygote:
         if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise _err('no_new_privs')
         _prewarm()
-        self.drop_modules = [m for m in sys.modules if m not in _KEEP_MODULES]
+        # The zygote's own modules leave sys.modules now (its globals keep them alive), so that a
+        # program's process starts with exactly a cold start's modules without undoing anything.
+        for name in [m for m in sys.modules if m not in _KEEP_MODULES]:
+            del sys.modules[name]
         _write_all(self.ctl_out, _frame({'t': 'ready', 'version': sys.version.split()[0]}))
 
     def serve(self):
@@ -346,8 +349,9 @@ def program_setup(job, fds):
         os.close(fd)
     os.chdir(RUN_DIR)
     env = job['env']
-    os.environ.clear()
-    os.environ.update(env)
+    if dict(os.environ) != env:  # (usually the zygote's own: the same base environment)
+        os.environ.clear()
+        os.environ.update(env)
     lim = job['limits']
     for name, v in lim['rlimits'].items():
         resource.setrlimit(RLIMITS[name], (v[0], v[1]))
@@ -374,8 +378,6 @@ def program_setup(job, fds):
     os.write(ready_w, b'ok\n')
     os.close(ready_w)
     Z.cache.clear()
-    for name in Z.drop_modules:
-        sys.modules.pop(name, None)
     return argv, job['script'], path, code
 
 
