@@ -23,8 +23,10 @@ import {
   spareInput,
   warmKey,
   Zygote,
+  ZYGOTE_LIB_PATH,
   ZYGOTE_PATH,
   ZYGOTE_SCRIPT,
+  zygoteLib,
   type WarmForm,
   type WarmOutcome,
 } from './zygote.js';
@@ -708,6 +710,7 @@ export class SandboxPool {
       m.delete(k);
     }
     const cg = this.warmCgroups[slot];
+    const lib = zygoteLib();
     let procsFd: number | undefined;
     let args: string[];
     try {
@@ -725,13 +728,20 @@ export class SandboxPool {
         argv: [...form.prefix, ZYGOTE_PATH],
         statusFd: 3,
         firstFileFd: 7,
-        zygote: { script: ZYGOTE_SCRIPT, path: ZYGOTE_PATH },
+        zygote: { script: ZYGOTE_SCRIPT, path: ZYGOTE_PATH, ...(lib ? { lib: { src: lib, dest: ZYGOTE_LIB_PATH } } : {}) },
       });
     } catch (e) {
       closeQuietly(procsFd);
       return `could not prepare the warm interpreter: ${(e as Error).message}`;
     }
-    const z = new Zygote({ bwrap: this.tools.bwrap!, args, ...(procsFd !== undefined ? { procsFd } : {}), uid: this.lease!.uids[slot]!, seccomp: hostSeccompProgram() });
+    const z = new Zygote({
+      bwrap: this.tools.bwrap!,
+      args,
+      ...(procsFd !== undefined ? { procsFd } : {}),
+      uid: this.lease!.uids[slot]!,
+      seccomp: hostSeccompProgram(),
+      native: lib !== undefined,
+    });
     this.stats.warmStarts++;
     const bad = await z.start();
     closeQuietly(procsFd);
@@ -780,9 +790,11 @@ export class SandboxPool {
       case 'aborted':
         return { ...fail('aborted', 'aborted by the caller', o.durationMs) };
       case 'error':
-        return fail('sandbox_error', `sandbox failed to start the program: ${o.message.slice(0, 500)}`);
+        if (!o.started) return undefined;
+        return fail('sandbox_error', `the warm interpreter failed during the run: ${o.message.slice(0, 500)}`);
       case 'died':
-        if (!o.accepted) return undefined;
+        // the program never began: the cold path runs it (once)
+        if (!o.started) return undefined;
         if (memoryExceeded)
           return { ...fail('runtime_error', `killed by SIGKILL: ${memMessage}`), signal: 'SIGKILL', memoryExceeded: true };
         return fail('sandbox_error', `the warm interpreter died during the run: ${o.message.slice(0, 500)}`);

@@ -5,6 +5,7 @@
 // runs go warm and falls back to the cold path when a zygote cannot serve.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { SandboxFile } from './bwrap-args.js';
@@ -14,6 +15,13 @@ import { prlimitArgs, type SandboxLimits } from './limits.js';
 export const ZYGOTE_SCRIPT = fileURLToPath(new URL('./zygote/zygote.py', import.meta.url));
 /** Where it is bound inside the sandbox. */
 export const ZYGOTE_PATH = '/.arbiter-zygote.py';
+/** The zygote's fork helper (dist/native/zygote-fork.so, when built) and where it is bound. */
+export const ZYGOTE_LIB_PATH = '/.arbiter-zygote-fork.so';
+export function zygoteLib(): string | undefined {
+  if (process.env.ARBITER_SANDBOX_NO_HELPER) return undefined;
+  const p = fileURLToPath(new URL('../native/zygote-fork.so', import.meta.url));
+  return existsSync(p) ? p : undefined;
+}
 /** The JavaScript spare's loader (zygote/js-spare.cjs) and where it is bound. */
 export const JS_SPARE_SCRIPT = fileURLToPath(new URL('./zygote/js-spare.cjs', import.meta.url));
 export const JS_SPARE_PATH = '/.arbiter-js-spare.cjs';
@@ -102,10 +110,13 @@ export type WarmOutcome =
       stdout: Buffer;
       stderr: Buffer;
     }
-  /** The zygote could not set the run up (`accepted`: it had taken the job). */
-  | { kind: 'error'; message: string; accepted: boolean }
-  /** The zygote died, stopped answering or sent a malformed frame; it has been killed. */
-  | { kind: 'died'; message: string; accepted: boolean }
+  /** The zygote failed in its own part of the run (it then exits). */
+  | { kind: 'error'; message: string; started: boolean }
+  /**
+   * The zygote died, stopped answering or sent a malformed frame; it has been killed. `started`:
+   * the program's process had reported that it was about to run the program.
+   */
+  | { kind: 'died'; message: string; started: boolean }
   | { kind: 'aborted'; durationMs: number };
 
 export interface ZygoteSpawn {
@@ -115,6 +126,8 @@ export interface ZygoteSpawn {
   procsFd?: number;
   uid?: number;
   seccomp: Buffer | null;
+  /** The fork helper is bound at ZYGOTE_LIB_PATH. */
+  native: boolean;
 }
 
 interface Frame {
@@ -207,7 +220,8 @@ export class Zygote {
       this.markExited();
     });
     const seccomp = this.spec.seccomp ?? Buffer.alloc(0);
-    this.ctlIn.write(encode({ uid: this.spec.uid ?? null, seccomp: seccomp.length, cgroup_fd: passFd !== undefined ? 4 : null }, seccomp));
+    const init = { uid: this.spec.uid ?? null, seccomp: seccomp.length, cgroup_fd: passFd !== undefined ? 4 : null, native: this.spec.native ? ZYGOTE_LIB_PATH : null };
+    this.ctlIn.write(encode(init, seccomp));
     const timer = setTimeout(() => this.kill('the warm interpreter did not start within 20 s'), 20_000);
     const f = await this.next();
     clearTimeout(timer);
@@ -296,7 +310,7 @@ export class Zygote {
   /** Runs one program. Never rejects; on `died` and `aborted` the zygote has been killed. */
   async run(job: WarmJob, signal?: AbortSignal): Promise<WarmOutcome> {
     const t0 = performance.now();
-    if (this.dead || !this.ctlIn) return { kind: 'died', message: 'the warm interpreter is gone', accepted: false };
+    if (this.dead || !this.ctlIn) return { kind: 'died', message: 'the warm interpreter is gone', started: false };
     if (signal?.aborted) return { kind: 'aborted', durationMs: 0 };
     const l = job.limits;
     const rlimits: Record<string, [number, number]> = {};
@@ -321,24 +335,24 @@ export class Zygote {
     const onAbort = () => this.kill('aborted');
     signal?.addEventListener('abort', onAbort, { once: true });
     const backstop = setTimeout(() => this.kill(`the warm interpreter did not answer within the wall-clock limit + ${BACKSTOP_MS / 1000} s`), l.wallMs + BACKSTOP_MS);
-    let accepted = false;
+    let started = false;
     try {
       this.ctlIn.write(encode(header, ...blobs, stdin));
       for (;;) {
         const f = await this.next();
         if (typeof f === 'string') {
           if (signal?.aborted) return { kind: 'aborted', durationMs: performance.now() - t0 };
-          return { kind: 'died', message: f, accepted };
+          return { kind: 'died', message: f, started };
         }
         const t = f.header.t;
-        if (t === 'accepted') {
-          accepted = true;
+        if (t === 'started') {
+          started = true;
           continue;
         }
-        if (t === 'error') return { kind: 'error', message: String(f.header.message ?? 'unknown error'), accepted };
+        if (t === 'error') return { kind: 'error', message: String(f.header.message ?? 'unknown error'), started };
         if (t !== 'result') {
           this.kill('unexpected frame');
-          return { kind: 'died', message: `the warm interpreter sent an unexpected frame ${String(t)}`, accepted };
+          return { kind: 'died', message: `the warm interpreter sent an unexpected frame ${String(t)}`, started };
         }
         const h = f.header as {
           code: number | null;
@@ -353,7 +367,7 @@ export class Zygote {
         };
         if (h.out + h.err !== f.body.length) {
           this.kill('frame size mismatch');
-          return { kind: 'died', message: 'the warm interpreter sent a malformed result frame', accepted };
+          return { kind: 'died', message: 'the warm interpreter sent a malformed result frame', started };
         }
         return {
           kind: 'result',

@@ -377,7 +377,7 @@ describe('crash recovery', () => {
     const pid = Number(/"child-pid"\s*:\s*(\d+)/.exec(e!.z.statusText)?.[1]);
     process.kill(pid, 'SIGKILL');
     const r = await py('print(6 * 7)');
-    expect(r.status).toBe('ok');
+    expect(r.status, r.message).toBe('ok');
     expect(r.stdout).toBe('42\n');
     const again = await warm('print(7 * 6)');
     expect(again.stdout).toBe('42\n');

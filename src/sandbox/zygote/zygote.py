@@ -38,6 +38,10 @@ import select  # noqa: E402
 import time  # noqa: E402
 
 _libc = ctypes.CDLL(None, use_errno=True)
+_pyapi = ctypes.pythonapi
+for _f in ('PyOS_BeforeFork', 'PyOS_AfterFork_Parent', 'PyOS_AfterFork_Child'):
+    getattr(_pyapi, _f).restype = None
+    getattr(_pyapi, _f).argtypes = []
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
 _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 _libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
@@ -173,6 +177,12 @@ class Zygote:
             os._exit(2)
         init, blob = frame
         self.uid = init.get('uid')
+        self.native = None
+        if init.get('native'):
+            # the forks in C (native/zygote-fork.c); a PyDLL keeps the interpreter lock held
+            self.native = ctypes.PyDLL(init['native'])
+            self.native.zygote_fork_run.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_int]
+            self.native.zygote_fork_run.restype = ctypes.c_int
         seccomp = bytes(blob[: init.get('seccomp', 0)])
         self.fprog = None
         if seccomp:
@@ -218,7 +228,6 @@ class Zygote:
                 if len(self.cache) >= 8:
                     self.cache.clear()
                 self.cache[key] = compile(bytes(blob[off : off + main['size']]), RUN_DIR + '/' + main['name'], 'exec', dont_inherit=True)
-            _write_all(self.ctl_out, _frame({'t': 'accepted'}))
             try:
                 q = self.run(job, blob)
             except BaseException as e:  # noqa: BLE001
@@ -262,7 +271,26 @@ class Zygote:
         if _libc.unshare(CLONE_NEWPID) != 0:
             raise _err('unshare')
         t0 = _monotonic()
-        pid = os.fork()
+        if self.native is not None:
+            fds = (in_r, out_w, err_w, ready_w)
+            own = (in_w, out_r, err_r, ready_r, self.ctl_in, self.ctl_out, self.pidns)
+            _pyapi.PyOS_BeforeFork()
+            pid = self.native.zygote_fork_run((ctypes.c_int * 4)(*fds), 4, (ctypes.c_int * len(own))(*own), len(own))
+            if pid == 0:
+                # Q (P stays in C): what os.fork does in a child, then the program's set-up
+                _pyapi.PyOS_AfterFork_Child()
+                try:
+                    return program_setup(job, fds)
+                except BaseException as e:  # noqa: BLE001
+                    try:
+                        os.write(ready_w, ('error: %s\n' % (e,)).encode())
+                    finally:
+                        os._exit(127)
+            _pyapi.PyOS_AfterFork_Parent()
+            if pid < 0:
+                raise OSError(-pid, 'fork: ' + os.strerror(-pid))
+        else:
+            pid = os.fork()
         if pid == 0:
             try:
                 for fd in (in_w, out_r, err_r, ready_r, self.ctl_in, self.ctl_out, self.pidns):
@@ -282,7 +310,7 @@ class Zygote:
         for fd in (in_r, out_w, err_w, ready_w):
             os.close(fd)
         try:
-            res, out, err = supervise(pid, stdin, in_w, out_r, err_r, ready_r, lim, t0)
+            res, out, err = supervise(pid, stdin, in_w, out_r, err_r, ready_r, lim, t0, self.ctl_out)
         finally:
             stdin.release()
             view.release()
@@ -384,7 +412,7 @@ def program_setup(job, fds):
 _OUT_MAPS = []
 
 
-def supervise(pid, stdin, in_w, out_r, err_r, ready_r, lim, t0):
+def supervise(pid, stdin, in_w, out_r, err_r, ready_r, lim, t0, ctl_out):
     """Feeds stdin, captures stdout and stderr up to the cap (into anonymous maps, unmapped after
     the report), kills P at the wall-clock or output limit, and waits for it."""
     cap, wall = lim['output'], lim['wall_ms'] / 1000.0
@@ -433,6 +461,9 @@ def supervise(pid, stdin, in_w, out_r, err_r, ready_r, lim, t0):
                 elif fd == ready_r:
                     b = os.read(fd, 4096)
                     if b:
+                        if not ready and b.startswith(b'ok'):
+                            # the program runs from now on: arbiter may no longer rerun it elsewhere
+                            _write_all(ctl_out, _frame({'t': 'started'}))
                         ready.append(b)
                     else:
                         poll.unregister(fd)
