@@ -170,6 +170,21 @@ except OSError:
     expectClean(await warm(probeB));
   });
 
+  it('a SysV semaphore set or POSIX message queue made by A does not exist for B', async () => {
+    const make = String.raw`
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+print(libc.semget(4242, 1, 0o1666) >= 0, libc.mq_open(b'/arbq', os.O_CREAT | os.O_RDWR, 0o666, None) >= 0)
+`;
+    const look = String.raw`
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+print(libc.semget(4242, 0, 0) >= 0, libc.mq_open(b'/arbq', os.O_RDWR) >= 0)
+`;
+    expect((await warm(make)).stdout).toBe('True True\n');
+    expect((await warm(look)).stdout).toBe('False False\n');
+  });
+
   it('two programs get independent random seeds and fresh module state', async () => {
     const src = 'import random, sys\nprint(random.random(), len(sys.modules))\n';
     const a = (await warm(src)).stdout.split(' ');

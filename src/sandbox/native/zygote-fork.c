@@ -6,8 +6,8 @@
  * zygote forks in Python. Built by scripts/build-native.mjs.
  *
  * zygote_fork_run(fds, nfds, close, nclose) forks P (pid 1 of the pid namespace the caller has
- * just unshared). P closes the zygote's own fds (`close`), becomes a session leader, mounts the
- * namespace's /proc, forks Q and then only reaps: when Q ends, P exits with Q's status (128 + N
+ * just unshared). P closes the zygote's own fds (`close`), becomes a session leader, enters a new
+ * IPC namespace, mounts the namespace's /proc, forks Q and then only reaps: when Q ends, P exits with Q's status (128 + N
  * for a signal N, as bwrap reports it), and the kernel kills whatever else is left in the
  * namespace. Returns P's pid in the caller, 0 in Q (which returns to Python), -errno on failure.
  * fds = {in_r, out_w, err_w, ready_w}: Q's ends; P writes "error: ..." on ready_w if a step fails.
@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -37,6 +38,8 @@ int zygote_fork_run(const int *fds, int nfds, const int *close_fds, int nclose) 
   /* P */
   for (int i = 0; i < nclose; i++) close(close_fds[i]);
   if (setsid() < 0) fail(fds[3], "setsid");
+  /* a fresh IPC namespace: SysV semaphores and POSIX queues die with the run, as in a cold run */
+  if (unshare(CLONE_NEWIPC) != 0) fail(fds[3], "unshare ipc");
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) fail(fds[3], "mount /proc");
   pid_t q = fork();
   if (q < 0) fail(fds[3], "fork");

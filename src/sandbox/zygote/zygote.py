@@ -4,7 +4,7 @@
 # time on two dedicated fds (never on stdin/stdout, which it leaves untouched for the programs).
 # It never runs untrusted code itself. Per run it mounts a fresh tmpfs /tmp holding the run's
 # files (in the sandbox's private mount namespace) and forks
-#   P: pid 1 of a new pid namespace, with a fresh /proc stacked on the sandbox's; when P exits, the
+#   P: pid 1 of a new pid namespace, in a new IPC namespace, with a fresh /proc stacked on the sandbox's; when P exits, the
 #     kernel kills and reaps everything left in the namespace (background, setsid and
 #     double-forked processes);
 #   Q (P's child): the program: stdio on socket pairs, the run's environment, cwd /tmp, rlimits,
@@ -49,6 +49,7 @@ _libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
 _libc.unshare.argtypes = [ctypes.c_int]
 
 CLONE_NEWPID = 0x20000000
+CLONE_NEWIPC = 0x08000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
 MS_REC, MS_PRIVATE, MNT_DETACH = 16384, 1 << 18, 2
 PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 24, 38, 22, 2
@@ -341,6 +342,9 @@ def pid1(job, fds):
     """P: mounts the namespace's /proc, forks the program and relays its exit status."""
     in_r, out_w, err_w, ready_w = fds
     os.setsid()  # the program's session and group are 1, as under bwrap's --new-session
+    # a fresh IPC namespace: SysV semaphores and POSIX queues die with the run, as in a cold run
+    if _libc.unshare(CLONE_NEWIPC) != 0:
+        raise _err('unshare ipc')
     # (bwrap also binds /proc/sys and friends read-only for user-namespace runs; a program here is
     # an unprivileged uid without capabilities, for which they are read-only anyway)
     _mount(b'proc', b'/proc', b'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC)
