@@ -79,10 +79,14 @@ try {
 
   // --- arbiter score, default settings ---------------------------------------------------------
   const grader = join(dir, 'grader.json');
-  await writeFile(grader, JSON.stringify({ type: 'code', format: 'humaneval', prompt: '{{item.prompt}}', tests: '{{item.test}}', entry_point: '{{item.entry_point}}' }));
+  await writeFile(
+    grader,
+    JSON.stringify({ type: 'code', format: 'humaneval', prompt: '{{item.prompt}}', tests: '{{item.test}}', entry_point: '{{item.entry_point}}' }),
+  );
   const samples = join(dir, 'samples.jsonl');
   const lines = [];
-  for (let r = 0; r < rounds; r++) for (const it of items) lines.push(JSON.stringify({ id: `${it.task_id}#${r}`, item: it, sample: { output_text: it.canonical_solution } }));
+  for (let r = 0; r < rounds; r++)
+    for (const it of items) lines.push(JSON.stringify({ id: `${it.task_id}#${r}`, item: it, sample: { output_text: it.canonical_solution } }));
   await writeFile(samples, lines.join('\n') + '\n');
   const out = join(dir, 'out.jsonl');
   const summaryFile = join(dir, 'summary.json');
@@ -120,13 +124,23 @@ try {
   const baseRate = n / (baseWall / 1000);
   const cliRate = n / (c.ms / 1000);
   const gradeRate = n / summary.duration_s;
-  console.log(`HumanEval canonical solutions: ${items.length} problems x ${rounds} rounds = ${n} programs, ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  console.log(`baseline (fresh ${rt.exe} -I -S -B per program, ${baseConc} at a time): ${fmt(baseRate)} programs/s   p50 ${fmt(pct(baseLat, 50))} ms   p99 ${fmt(pct(baseLat, 99))} ms   failed ${baseFailed}`);
+  console.log(
+    `HumanEval canonical solutions: ${items.length} problems x ${rounds} rounds = ${n} programs, ${cpus().length} cores, load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(
+    `baseline (fresh ${rt.exe} -I -S -B per program, ${baseConc} at a time): ${fmt(baseRate)} programs/s   p50 ${fmt(pct(baseLat, 50))} ms   p99 ${fmt(pct(baseLat, 99))} ms   failed ${baseFailed}`,
+  );
   console.log(
     `arbiter score (default settings, ${ownWarm.mode}): ${fmt(cliRate)} programs/s end to end (${(c.ms / 1000).toFixed(2)} s with start-up), ${fmt(gradeRate)}/s grading (${summary.duration_s.toFixed(2)} s)`,
   );
-  console.log(`  per program: sandbox run p50 ${fmt(pct(runMs, 50))} ms   p99 ${fmt(pct(runMs, 99))} ms;  grade p50 ${fmt(pct(gradeMs, 50))} ms   p99 ${fmt(pct(gradeMs, 99))} ms;  passed ${passed}/${n}`);
-  console.log(`sandbox's own cost per run (empty program, one slot): warm p50 ${fmt(ownWarm.p50)} ms p99 ${fmt(ownWarm.p99)} ms;  cold (bwrap) p50 ${fmt(ownCold.p50)} ms p99 ${fmt(ownCold.p99)} ms`);
+  console.log(
+    `  per program: sandbox run p50 ${fmt(pct(runMs, 50))} ms   p99 ${fmt(pct(runMs, 99))} ms;  grade p50 ${fmt(pct(gradeMs, 50))} ms   p99 ${fmt(pct(gradeMs, 99))} ms;  passed ${passed}/${n}`,
+  );
+  console.log(
+    `sandbox's own cost per run (empty program, one slot): warm p50 ${fmt(ownWarm.p50)} ms p99 ${fmt(ownWarm.p99)} ms;  cold (bwrap) p50 ${fmt(ownCold.p50)} ms p99 ${fmt(ownCold.p99)} ms`,
+  );
   console.log(`ratio vs baseline: ${(cliRate / baseRate).toFixed(2)}x end to end, ${(gradeRate / baseRate).toFixed(2)}x grading`);
   if (passed !== n || baseFailed) {
     console.error(`FAILED: ${n - passed} programs did not pass through arbiter score, ${baseFailed} in the baseline`);

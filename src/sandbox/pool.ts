@@ -559,7 +559,7 @@ export class SandboxPool {
         const probe = [
           "const fs = require('fs');",
           "const st = fs.readFileSync('/proc/self/status', 'utf8');",
-          "const ok = process.getuid() !== 0 && /NoNewPrivs:\\s+1/.test(st) && /Seccomp:\\s+2/.test(st) && /CapEff:\\s+0+\\n/.test(st)",
+          'const ok = process.getuid() !== 0 && /NoNewPrivs:\\s+1/.test(st) && /Seccomp:\\s+2/.test(st) && /CapEff:\\s+0+\\n/.test(st)',
           "  && require.main === module && process.argv[1] === '/tmp/main.js' && fs.readFileSync(0, 'utf8') === 'ping' && fs.readdirSync('/tmp').join() === 'main.js';",
           "console.log(ok ? 'ok' : 'failed ' + process.argv.join(' '));",
         ].join('\n');
@@ -591,7 +591,15 @@ export class SandboxPool {
    * Starts a spare on `side` of the slot once everything earlier on that side (a spare, its run)
    * is gone: a side's uid and cgroup hold at most one spare or run at a time.
    */
-  private async prepareSpare(slot: number, side: number, key: string, form: WarmForm, binds: string[], limits: SandboxLimits, env: Record<string, string>): Promise<Spare | undefined> {
+  private async prepareSpare(
+    slot: number,
+    side: number,
+    key: string,
+    form: WarmForm,
+    binds: string[],
+    limits: SandboxLimits,
+    env: Record<string, string>,
+  ): Promise<Spare | undefined> {
     const idx = slot * 2 + side;
     const prev = this.sideFree[idx]!;
     let release!: () => void;
@@ -781,7 +789,15 @@ export class SandboxPool {
     }
     const o: WarmOutcome = await e.z.run(
       // bwrap's --chdir sets PWD for a cold run
-      { argv: req.argv, form, files, ...(req.stdin !== undefined ? { stdin: req.stdin } : {}), env: { ...env, PWD: RUN_DIR }, limits, trustedMain: Boolean(req.warm?.trustedMain) },
+      {
+        argv: req.argv,
+        form,
+        files,
+        ...(req.stdin !== undefined ? { stdin: req.stdin } : {}),
+        env: { ...env, PWD: RUN_DIR },
+        limits,
+        trustedMain: Boolean(req.warm?.trustedMain),
+      },
       req.signal,
     );
     const memoryExceeded = cg ? cg.oomKills() > oomBefore : false;
@@ -795,12 +811,19 @@ export class SandboxPool {
       case 'died':
         // the program never began: the cold path runs it (once)
         if (!o.started) return undefined;
-        if (memoryExceeded)
-          return { ...fail('runtime_error', `killed by SIGKILL: ${memMessage}`), signal: 'SIGKILL', memoryExceeded: true };
+        if (memoryExceeded) return { ...fail('runtime_error', `killed by SIGKILL: ${memMessage}`), signal: 'SIGKILL', memoryExceeded: true };
         return fail('sandbox_error', `the warm interpreter died during the run: ${o.message.slice(0, 500)}`);
       case 'result': {
         this.stats.warmCpuMs += o.cpuMs;
-        if (/error:/.test(o.ready)) return fail('sandbox_error', `sandbox failed to start the program: ${o.ready.slice(o.ready.indexOf('error:') + 7).trim().slice(0, 500)}`, o.durationMs);
+        if (/error:/.test(o.ready))
+          return fail(
+            'sandbox_error',
+            `sandbox failed to start the program: ${o.ready
+              .slice(o.ready.indexOf('error:') + 7)
+              .trim()
+              .slice(0, 500)}`,
+            o.durationMs,
+          );
         const r: SpawnResult = {
           exitCode: o.code,
           signal: o.signal !== null ? ((SIGNALS[o.signal] ?? null) as NodeJS.Signals | null) : null,

@@ -72,7 +72,9 @@ export function nodeWarmForm(argv: string[], files: SandboxFile[]): WarmForm | u
 /** The stdin a spare reads: its job (header length, JSON header, the files), then the program's stdin. */
 export function spareInput(argv: string[], form: WarmForm, files: SandboxFile[], stdin: string | Buffer | undefined): Buffer {
   const blobs = files.map((f) => toBuf(f.data));
-  const h = Buffer.from(JSON.stringify({ argv, script: form.script, files: files.map((f, i) => ({ name: f.name, size: blobs[i]!.length, exec: Boolean(f.executable) })) }));
+  const h = Buffer.from(
+    JSON.stringify({ argv, script: form.script, files: files.map((f, i) => ({ name: f.name, size: blobs[i]!.length, exec: Boolean(f.executable) })) }),
+  );
   const pre = Buffer.alloc(4);
   pre.writeUInt32BE(h.length, 0);
   return Buffer.concat([pre, h, ...blobs, ...(stdin === undefined ? [] : [toBuf(stdin)])]);
@@ -220,7 +222,12 @@ export class Zygote {
       this.markExited();
     });
     const seccomp = this.spec.seccomp ?? Buffer.alloc(0);
-    const init = { uid: this.spec.uid ?? null, seccomp: seccomp.length, cgroup_fd: passFd !== undefined ? 4 : null, native: this.spec.native ? ZYGOTE_LIB_PATH : null };
+    const init = {
+      uid: this.spec.uid ?? null,
+      seccomp: seccomp.length,
+      cgroup_fd: passFd !== undefined ? 4 : null,
+      native: this.spec.native ? ZYGOTE_LIB_PATH : null,
+    };
     this.ctlIn.write(encode(init, seccomp));
     const timer = setTimeout(() => this.kill('the warm interpreter did not start within 20 s'), 20_000);
     const f = await this.next();
@@ -334,7 +341,10 @@ export class Zygote {
     this.runs++;
     const onAbort = () => this.kill('aborted');
     signal?.addEventListener('abort', onAbort, { once: true });
-    const backstop = setTimeout(() => this.kill(`the warm interpreter did not answer within the wall-clock limit + ${BACKSTOP_MS / 1000} s`), l.wallMs + BACKSTOP_MS);
+    const backstop = setTimeout(
+      () => this.kill(`the warm interpreter did not answer within the wall-clock limit + ${BACKSTOP_MS / 1000} s`),
+      l.wallMs + BACKSTOP_MS,
+    );
     let started = false;
     try {
       this.ctlIn.write(encode(header, ...blobs, stdin));

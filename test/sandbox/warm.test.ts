@@ -30,7 +30,9 @@ async function warm(src: string, opts: Parameters<typeof py>[1] = {}): Promise<R
   return r;
 }
 
-const zygotes = () => [...(pool as unknown as { zygotes: Map<string, { z: { dead: boolean; exited: Promise<void>; statusText: string } }>[] }).zygotes[0]!.values()];
+const zygotes = () => [
+  ...(pool as unknown as { zygotes: Map<string, { z: { dead: boolean; exited: Promise<void>; statusText: string } }>[] }).zygotes[0]!.values(),
+];
 
 beforeAll(async () => {
   await py('pass');
@@ -209,7 +211,8 @@ describe('kernel limits on the warm path', () => {
   });
 
   it('per-process memory, processes, open files, file size and core as rlimits with the cold values', async () => {
-    const src = "import resource as r\nprint([r.getrlimit(k) for k in (r.RLIMIT_CPU, r.RLIMIT_AS, r.RLIMIT_NPROC, r.RLIMIT_FSIZE, r.RLIMIT_NOFILE, r.RLIMIT_CORE)])\n";
+    const src =
+      'import resource as r\nprint([r.getrlimit(k) for k in (r.RLIMIT_CPU, r.RLIMIT_AS, r.RLIMIT_NPROC, r.RLIMIT_FSIZE, r.RLIMIT_NOFILE, r.RLIMIT_CORE)])\n';
     const limits = { cpuSeconds: 3, memoryBytes: 300 * 1024 * 1024, processes: 9, fileSizeBytes: 12345, openFiles: 40 };
     const w = await warm(src, { limits });
     const c = await py(src, { limits, on: cold });
@@ -218,16 +221,22 @@ describe('kernel limits on the warm path', () => {
   });
 
   it('file size: a write past the limit stops at it', async () => {
-    const r = await warm("import os\nf = open('/tmp/big', 'wb')\ntry:\n    f.write(b'x' * 2000000)\n    f.flush()\nexcept OSError as e:\n    print(e.errno)\nprint(os.path.getsize('/tmp/big'))\n", {
-      limits: { fileSizeBytes: 1_000_000 },
-    });
+    const r = await warm(
+      "import os\nf = open('/tmp/big', 'wb')\ntry:\n    f.write(b'x' * 2000000)\n    f.flush()\nexcept OSError as e:\n    print(e.errno)\nprint(os.path.getsize('/tmp/big'))\n",
+      {
+        limits: { fileSizeBytes: 1_000_000 },
+      },
+    );
     expect(r.stdout.trim().split('\n').pop()).toBe('1000000');
   });
 
   it('/tmp holds at most tmpBytes', async () => {
-    const r = await warm("try:\n    open('/tmp/fill', 'wb').write(b'x' * 50000000)\nexcept OSError as e:\n    print('full', e.errno)\nimport os\nprint(os.path.getsize('/tmp/fill'))\n", {
-      limits: { tmpBytes: 4 * 1024 * 1024, fileSizeBytes: 100_000_000 },
-    });
+    const r = await warm(
+      "try:\n    open('/tmp/fill', 'wb').write(b'x' * 50000000)\nexcept OSError as e:\n    print('full', e.errno)\nimport os\nprint(os.path.getsize('/tmp/fill'))\n",
+      {
+        limits: { tmpBytes: 4 * 1024 * 1024, fileSizeBytes: 100_000_000 },
+      },
+    );
     expect(r.stdout).toMatch(/^full 28\n/);
     expect(Number(r.stdout.trim().split('\n').pop())).toBeLessThanOrEqual(4 * 1024 * 1024);
   });
@@ -356,7 +365,10 @@ describe('the warm path means what the cold path means', () => {
     ['atexit and unflushed output', "import atexit, sys\natexit.register(lambda: print('at exit'))\nsys.stdout.write('no newline')\n"],
     ['thread joined at exit', "import threading\nt = threading.Thread(target=lambda: print('thread ran'))\nt.start()\n"],
     ['excepthook', "import sys\nsys.excepthook = lambda *a: print('hooked', a[0].__name__)\nraise OSError\n"],
-    ['interpreter state', "import sys, os\nprint(sys.path, sys.flags.isolated, sys.flags.no_site, sys.dont_write_bytecode, sorted(vars(sys.modules['__main__'])))\nprint(os.getpid(), os.getppid(), os.getsid(0), os.getpgrp(), sorted(os.environ.items()))\n"],
+    [
+      'interpreter state',
+      "import sys, os\nprint(sys.path, sys.flags.isolated, sys.flags.no_site, sys.dont_write_bytecode, sorted(vars(sys.modules['__main__'])))\nprint(os.getpid(), os.getppid(), os.getsid(0), os.getpgrp(), sorted(os.environ.items()))\n",
+    ],
   ];
   it.each(cases)('%s', async (_name, src, stdin) => {
     const w = await warm(src, stdin !== undefined ? { stdin } : {});
@@ -487,7 +499,11 @@ console.log([process.getuid() !== 0, pick(/NoNewPrivs:\s+(\d)/), pick(/Seccomp:\
   });
 
   const cases: [string, string, string?][] = [
-    ['output, argv and stdin', "console.log(process.argv.slice(1), __filename, require.main === module, require('fs').readFileSync(0, 'utf8'))\nconsole.error('err')\n", 'abc'],
+    [
+      'output, argv and stdin',
+      "console.log(process.argv.slice(1), __filename, require.main === module, require('fs').readFileSync(0, 'utf8'))\nconsole.error('err')\n",
+      'abc',
+    ],
     ['exit status', 'process.exit(4)\n'],
     ['uncaught exception', 'function f() { throw new TypeError("boom"); }\nf();\n'],
     ['syntax error', 'function (\n'],
@@ -500,7 +516,14 @@ console.log([process.getuid() !== 0, pick(/NoNewPrivs:\s+(\d)/), pick(/Seccomp:\
     const c = await js(src, { limits, on: cold, ...(stdin !== undefined ? { stdin } : {}) });
     // the deepest frames of a stack trace are node's own main (cold) or the spare's loader (warm)
     const stack = (t: string) => t.replace(/(at Function\.executeUserEntryPoint[^\n]*\n)(\s+at [^\n]*\n)+/, '$1');
-    const pickOut = (r: RunResult) => ({ status: r.status, exitCode: r.exitCode, signal: r.signal, stdout: r.stdout, stderr: stack(r.stderr), message: r.message });
+    const pickOut = (r: RunResult) => ({
+      status: r.status,
+      exitCode: r.exitCode,
+      signal: r.signal,
+      stdout: r.stdout,
+      stderr: stack(r.stderr),
+      message: r.message,
+    });
     expect(pickOut(w)).toEqual(pickOut(c));
   });
 });
