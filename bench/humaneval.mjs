@@ -5,7 +5,8 @@
 // interpreter binary, not a shim; the flags of the sandbox's cold path), two at a time. Prints
 // programs/s, p50/p99 per program, the sandbox's own cost per run (an empty program, warm and
 // cold), the ratio, and fails unless every program passed both ways.
-//   node bench/humaneval.mjs [--rounds 3] [--baseline-concurrency 2]
+//   node bench/humaneval.mjs [--rounds 3] [--baseline-concurrency 2] [--no-cold]
+// (--no-cold skips the reference run of `arbiter score` with ARBITER_SANDBOX_WARM=0)
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ const arg = (name, dflt) => {
 };
 const rounds = arg('rounds', 3);
 const baseConc = arg('baseline-concurrency', 2);
+const noCold = process.argv.includes('--no-cold');
 
 const data = fileURLToPath(new URL('../../shared/data/humaneval/HumanEval.jsonl.gz', import.meta.url));
 const items = gunzipSync(readFileSync(data))
@@ -92,7 +94,21 @@ try {
   const summaryFile = join(dir, 'summary.json');
   const env = { ...process.env };
   delete env.ARBITER_SANDBOX_WARM;
-  const c = await spawnTimed([process.execPath, cli, 'score', '--grader', grader, samples, '-o', out, '--summary-json', summaryFile, '--no-progress'], { env });
+  const score = (e) =>
+    spawnTimed([process.execPath, cli, 'score', '--grader', grader, samples, '-o', out, '--summary-json', summaryFile, '--no-progress'], { env: e });
+  // for reference: the same command with warm interpreters off (every program a cold bwrap + python3)
+  const off = noCold ? undefined : await score({ ...env, ARBITER_SANDBOX_WARM: '0' });
+  if (off && off.code !== 0) throw new Error(`arbiter score (warm off) exited with ${off.code}: ${off.err}`);
+  const offPassed = off
+    ? (await readFile(out, 'utf8'))
+        .trim()
+        .split('\n')
+        .filter((l) => {
+          const r = JSON.parse(l);
+          return r.valid && r.score === 1;
+        }).length
+    : 0;
+  const c = await score(env);
   if (c.code !== 0) throw new Error(`arbiter score exited with ${c.code}: ${c.err}`);
   const results = (await readFile(out, 'utf8'))
     .trim()
@@ -141,8 +157,12 @@ try {
   console.log(
     `sandbox's own cost per run (empty program, one slot): warm p50 ${fmt(ownWarm.p50)} ms p99 ${fmt(ownWarm.p99)} ms;  cold (bwrap) p50 ${fmt(ownCold.p50)} ms p99 ${fmt(ownCold.p99)} ms`,
   );
+  if (off)
+    console.log(
+      `arbiter score with ARBITER_SANDBOX_WARM=0 (a cold bwrap + python3 per program): ${fmt(n / (off.ms / 1000))} programs/s end to end, passed ${offPassed}/${n}; warm is ${(off.ms / c.ms).toFixed(2)}x that`,
+    );
   console.log(`ratio vs baseline: ${(cliRate / baseRate).toFixed(2)}x end to end, ${(gradeRate / baseRate).toFixed(2)}x grading`);
-  if (passed !== n || baseFailed) {
+  if (passed !== n || baseFailed || (off && offPassed !== n)) {
     console.error(`FAILED: ${n - passed} programs did not pass through arbiter score, ${baseFailed} in the baseline`);
     process.exitCode = 1;
   }
