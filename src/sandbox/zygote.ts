@@ -188,7 +188,9 @@ export class Zygote {
   /** Starts the sandbox and waits for the zygote's ready frame. Undefined when ready, else why not. */
   async start(): Promise<string | undefined> {
     const passFd = this.spec.procsFd;
-    const stdio: ('pipe' | 'ignore' | number)[] = ['pipe', 'ignore', 'pipe', 'pipe', passFd ?? 'ignore', 'pipe', 'pipe'];
+    // stdin, stdout and stderr are stream sockets, as a cold run's: the interpreter sets its std
+    // streams up from them (seekable or not, buffering) before any program replaces the fds
+    const stdio: ('pipe' | 'ignore' | number)[] = ['pipe', 'pipe', 'pipe', 'pipe', passFd ?? 'ignore', 'pipe', 'pipe'];
     let child: ChildProcess;
     try {
       child = spawn(this.spec.bwrap, this.spec.args, { stdio, detached: true, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
@@ -200,6 +202,7 @@ export class Zygote {
     this.child = child;
     child.unref();
     (child.stdin as Writable).end();
+    (child.stdout as Readable).resume();
     const err = child.stderr as Readable;
     err.setEncoding('utf8');
     err.on('data', (t: string) => {
@@ -215,7 +218,7 @@ export class Zygote {
     const out = (child.stdio as unknown as Readable[])[CTL_OUT_FD]!;
     out.on('data', (b: Buffer) => this.onData(b));
     out.on('error', () => {});
-    for (const s of [err, st, out, this.ctlIn]) (s as unknown as { unref?: () => void }).unref?.();
+    for (const s of [child.stdout, err, st, out, this.ctlIn]) (s as unknown as { unref?: () => void }).unref?.();
     child.on('error', (e) => this.onGone(`the warm interpreter failed: ${e.message}`));
     child.on('exit', (code, sig) => {
       this.onGone(`the warm interpreter exited (${sig ?? `status ${code}`})${this.stderrText ? `: ${this.stderrText.trim().slice(-500)}` : ''}`);

@@ -366,6 +366,10 @@ describe('the warm path means what the cold path means', () => {
     ['thread joined at exit', "import threading\nt = threading.Thread(target=lambda: print('thread ran'))\nt.start()\n"],
     ['excepthook', "import sys\nsys.excepthook = lambda *a: print('hooked', a[0].__name__)\nraise OSError\n"],
     [
+      'std streams',
+      'import sys\nfor f in (sys.stdin, sys.stdout, sys.stderr):\n    print(f.seekable(), f.isatty(), f.line_buffering, f.encoding, f.errors, f.buffer.raw.seekable(), file=sys.stderr)\n',
+    ],
+    [
       'interpreter state',
       "import sys, os\nprint(sys.path, sys.flags.isolated, sys.flags.no_site, sys.dont_write_bytecode, sorted(vars(sys.modules['__main__'])))\nprint(os.getpid(), os.getppid(), os.getsid(0), os.getpgrp(), sorted(os.environ.items()))\n",
     ],
