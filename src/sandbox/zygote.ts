@@ -130,6 +130,8 @@ export interface ZygoteSpawn {
   seccomp: Buffer | null;
   /** The fork helper is bound at ZYGOTE_LIB_PATH. */
   native: boolean;
+  /** Grace beyond a run's wall-clock limit before an unanswering zygote is killed (default 5 s). */
+  backstopMs?: number;
 }
 
 interface Frame {
@@ -342,12 +344,10 @@ export class Zygote {
       ...(job.trustedMain ? { cache: cacheKey(main.data), trusted: true } : {}),
     };
     this.runs++;
+    const grace = this.spec.backstopMs ?? BACKSTOP_MS;
     const onAbort = () => this.kill('aborted');
     signal?.addEventListener('abort', onAbort, { once: true });
-    const backstop = setTimeout(
-      () => this.kill(`the warm interpreter did not answer within the wall-clock limit + ${BACKSTOP_MS / 1000} s`),
-      l.wallMs + BACKSTOP_MS,
-    );
+    const backstop = setTimeout(() => this.kill(`the warm interpreter did not answer within the wall-clock limit + ${grace / 1000} s`), l.wallMs + grace);
     let started = false;
     try {
       this.ctlIn.write(encode(header, ...blobs, stdin));
