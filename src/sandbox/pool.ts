@@ -155,6 +155,8 @@ export class SandboxPool {
   private warmProbeP: Promise<string | undefined> | undefined;
   /** JavaScript: per slot, the pre-started node waiting for the slot's next run (see runSpare). */
   private readonly spares: (Spare | undefined)[];
+  /** Per slot, the spare being started for the slot's next run. */
+  private readonly pendingSpares: (Promise<Spare | undefined> | undefined)[];
   /** Per slot and side (two each), when the last run on that side's uid and cgroup is gone. */
   private readonly sideFree: Promise<void>[];
   private spareLeaseP: Promise<UidLease | string> | undefined;
@@ -185,6 +187,7 @@ export class SandboxPool {
     this.freeSlots = Array.from({ length: this.concurrency }, (_, i) => this.concurrency - 1 - i);
     this.zygotes = Array.from({ length: this.concurrency }, () => new Map());
     this.spares = Array.from({ length: this.concurrency }, () => undefined);
+    this.pendingSpares = Array.from({ length: this.concurrency }, () => undefined);
     this.sideFree = Array.from({ length: this.concurrency * 2 }, () => Promise.resolve());
     this.warmSetting = opts.warm ?? process.env.ARBITER_SANDBOX_WARM !== '0';
     if (!this.warmSetting) this.jsWarmMode = this.warmMode = `off: disabled (${opts.warm === false ? 'pool option warm: false' : 'ARBITER_SANDBOX_WARM=0'})`;
@@ -646,21 +649,36 @@ export class SandboxPool {
   ): Promise<Omit<RunResult, 'queueMs'>> {
     const binds = req.binds ?? [];
     const key = JSON.stringify([form.prefix, [...binds].sort(), limits, env]);
+    // the slot's spare: ready, or still being prepared (its side only waits for a finished run)
     let sp = this.spares[slot];
     this.spares[slot] = undefined;
+    if (!sp && this.pendingSpares[slot]) {
+      sp = await this.pendingSpares[slot];
+      if (sp && this.spares[slot] === sp) this.spares[slot] = undefined;
+    }
+    let side = 0;
     if (sp && (sp.key !== key || sp.dead)) {
+      side = sp.side;
       sp.open(undefined);
       sp = undefined;
     }
-    sp ??= await this.prepareSpare(slot, 0, key, form, binds, limits, env);
+    // (no spare is idle on either side now, so each side waits only for runs that have ended)
+    sp ??= await this.prepareSpare(slot, side, key, form, binds, limits, env);
     if (!sp) return fail('sandbox_error', this.closed ? 'the sandbox pool is closed' : 'could not start the JavaScript sandbox');
     const mine = sp;
-    if (!this.closed)
-      void this.prepareSpare(slot, 1 - mine.side, key, form, binds, limits, env).then((next) => {
-        if (!next) return;
-        if (this.closed || this.spares[slot]) next.open(undefined);
-        else this.spares[slot] = next;
+    if (!this.closed) {
+      const next: Promise<Spare | undefined> = this.prepareSpare(slot, 1 - mine.side, key, form, binds, limits, env).then((n) => {
+        if (this.pendingSpares[slot] === next) this.pendingSpares[slot] = undefined;
+        if (!n) return undefined;
+        if (this.closed || this.spares[slot]) {
+          n.open(undefined);
+          return undefined;
+        }
+        this.spares[slot] = n;
+        return n;
       });
+      this.pendingSpares[slot] = next;
+    }
     mine.open({ stdin: spareInput(req.argv, form, files, req.stdin), ...(req.signal ? { signal: req.signal } : {}) });
     return this.finishSandboxed(mine.s, await mine.s.pending, req, limits);
   }

@@ -502,6 +502,17 @@ console.log([process.getuid() !== 0, pick(/NoNewPrivs:\s+(\d)/), pick(/Seccomp:\
     expect(w.stdout).toBe(c.stdout);
   });
 
+  it('runs with changing settings and back-to-back runs each get a spare (none waits on an idle one)', async () => {
+    const src = 'console.log(require("fs").readFileSync("/proc/self/limits", "utf8").match(/Max processes\\s+(\\d+)/)[1])';
+    const outs: string[] = [];
+    for (const n of [50, 51, 51, 50, 50, 50, 52]) outs.push((await spare(src, { limits: { processes: n } })).stdout.trim());
+    expect(outs).toEqual(['50', '51', '51', '50', '50', '50', '52']);
+    const before = pool.stats.spareRuns;
+    const all = await Promise.all([1, 2, 3].map((i) => js(`console.log(${i})`)));
+    expect(all.map((r) => r.stdout)).toEqual(['1\n', '2\n', '3\n']);
+    expect(pool.stats.spareRuns).toBe(before + 3);
+  });
+
   const cases: [string, string, string?][] = [
     [
       'output, argv and stdin',
