@@ -4,9 +4,10 @@
 # time on two dedicated fds (never on stdin/stdout, which it leaves untouched for the programs).
 # It never runs untrusted code itself. Per run it mounts a fresh tmpfs /tmp holding the run's
 # files (in the sandbox's private mount namespace) and forks
-#   P: pid 1 of a new pid namespace, in a new IPC namespace, with a fresh /proc stacked on the sandbox's; when P exits, the
-#     kernel kills and reaps everything left in the namespace (background, setsid and
-#     double-forked processes);
+#   P: pid 1 of a new pid namespace, in a new IPC namespace, with a fresh /proc stacked on the
+#     sandbox's; when P exits, the kernel kills and reaps everything left in the namespace
+#     (background, setsid and double-forked processes); with native/zygote-fork.c (when built)
+#     P's part runs in C and never touches the interpreter;
 #   Q (P's child): the program: stdio on socket pairs, the run's environment, cwd /tmp, rlimits,
 #     the slot's uid (capabilities cleared; the bounding set was emptied and no_new_privs set
 #     once, in the zygote), the same seccomp filter as a cold run, every fd above 2 closed; then
