@@ -1,4 +1,4 @@
-// Compiles the sandbox's native helper (src/sandbox/native/sandbox-exec.c) into dist/native/,
+// Compiles the sandbox's native helpers into dist/native/: sandbox-exec (src/sandbox/native/sandbox-exec.c),
 // statically linked so its exec is cheap. Optional: without a C compiler the sandbox falls back
 // to prlimit + setpriv, and this script only says so.
 import { spawnSync } from 'node:child_process';
@@ -25,4 +25,15 @@ if (cc === 'up-to-date') {
   let r = spawnSync(cc, ['-O2', '-static', '-Wall', '-o', out, src], { stdio: 'inherit' });
   if (r.status !== 0) r = spawnSync(cc, ['-O2', '-Wall', '-o', out, src], { stdio: 'inherit' });
   if (r.status !== 0) console.error('build-native: compile failed; the sandbox will use prlimit + setpriv');
+}
+
+// The warm Python interpreter's fork helper (src/sandbox/native/zygote-fork.c), a shared library
+// the zygote loads with ctypes; optional: without it the zygote forks in Python (slower).
+const zsrc = fileURLToPath(new URL('../src/sandbox/native/zygote-fork.c', import.meta.url));
+const zout = outDir + 'zygote-fork.so';
+if (mtime(zout) <= mtime(zsrc)) {
+  const zcc = ['cc', 'gcc'].find((c) => spawnSync(c, ['--version']).status === 0);
+  if (!zcc) console.error('build-native: no C compiler; the warm Python interpreter will fork in Python');
+  else if (spawnSync(zcc, ['-O2', '-Wall', '-shared', '-fPIC', '-o', zout, zsrc], { stdio: 'inherit' }).status !== 0)
+    console.error('build-native: zygote-fork.so failed to compile; the warm Python interpreter will fork in Python');
 }

@@ -1,12 +1,12 @@
 // Copies the non-TypeScript files the built modules load at run time (the code graders' driver
-// programs) from src/ into dist/, called by `npm run build` after tsc. Incremental and idempotent:
+// programs, the sandbox's warm interpreter) from src/ into dist/, called by `npm run build` after tsc. Incremental and idempotent:
 // a file is written only when its bytes differ, and files no longer in src/ are removed from dist/.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Folders of src/ copied as they are, relative to src/. */
-const ASSET_DIRS = ['graders/code/drivers'];
+const ASSET_DIRS = ['graders/code/drivers', 'sandbox/zygote'];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 let copied = 0;

@@ -37,6 +37,14 @@ export interface BwrapPlan {
   cgroupFd?: number;
   /** The helper reports "ok" (or "error: ...") on this fd just before it execs the program. */
   readyFd?: number;
+  /**
+   * A warm interpreter (zygote.ts): `script` is bound read-only at `path`, and `argv` runs as it is,
+   * as root of the sandbox (arbiter runs as root) without filter or limits: it applies them itself
+   * to each program it forks.
+   */
+  zygote?: { script: string; path: string; lib?: { src: string; dest: string } };
+  /** Host files bound read-only at a path of the sandbox's root (e.g. the JavaScript spare's loader). */
+  roFiles?: { src: string; dest: string }[];
 }
 
 /** Inside the sandbox the run directory is always this path (a private tmpfs). */
@@ -76,7 +84,7 @@ export function checkFileName(name: string): string | undefined {
 
 export function bwrapArgs(p: BwrapPlan): string[] {
   const a: string[] = ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try'];
-  if (!p.setpriv) a.push('--unshare-user');
+  if (!p.setpriv && !p.zygote) a.push('--unshare-user');
   a.push('--die-with-parent', '--new-session', '--hostname', 'sandbox', '--json-status-fd', String(p.statusFd));
   a.push(...systemMountArgs());
   const made = new Set<string>(['/', '/usr', '/tmp', '/proc', '/dev']);
@@ -106,13 +114,20 @@ export function bwrapArgs(p: BwrapPlan): string[] {
     }
     a.push('--perms', f.executable ? '0755' : '0644', '--file', String(p.firstFileFd + i), `${RUN_DIR}/${f.name}`);
   });
-  if (p.exec) a.push('--ro-bind', p.exec, EXEC_PATH);
+  if (p.exec && !p.zygote) a.push('--ro-bind', p.exec, EXEC_PATH);
+  if (p.zygote) a.push('--ro-bind', p.zygote.script, p.zygote.path);
+  if (p.zygote?.lib) a.push('--ro-bind', p.zygote.lib.src, p.zygote.lib.dest);
+  for (const f of p.roFiles ?? []) a.push('--ro-bind', f.src, f.dest);
   // the root (a tmpfs of bwrap's, writable by the sandbox user without a uid drop) holds no data
   a.push('--remount-ro', '/');
-  if (p.seccompFd !== undefined) a.push('--seccomp', String(p.seccompFd));
+  if (p.seccompFd !== undefined && !p.zygote) a.push('--seccomp', String(p.seccompFd));
   a.push('--chdir', RUN_DIR, '--clearenv');
   for (const [k, v] of Object.entries(p.env)) a.push('--setenv', k, v);
   a.push('--');
+  if (p.zygote) {
+    a.push(...p.argv);
+    return a;
+  }
   if (p.exec) {
     a.push(EXEC_PATH);
     if (p.readyFd !== undefined) a.push(`--ready-fd=${p.readyFd}`);

@@ -192,6 +192,15 @@ export class RunCgroup {
     }
   }
 
+  /** Memory the cgroup holds now, in bytes (0 when unreadable). */
+  usage(): number {
+    try {
+      return Number(read(join(this.path, this.parent.version === 2 ? 'memory.current' : 'memory.usage_in_bytes')).trim()) || 0;
+    } catch {
+      return 0;
+    }
+  }
+
   pids(): number[] {
     try {
       return read(join(this.path, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);

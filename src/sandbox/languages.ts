@@ -4,7 +4,7 @@
 // sandbox with the compile limits; what it produced is brought back and run in a fresh sandbox.
 import { runtimeFor } from './host.js';
 import type { SandboxLimits } from './limits.js';
-import type { RunResult, SandboxFile, SandboxPool } from './pool.js';
+import type { RunResult, SandboxFile, SandboxPool, WarmRun } from './pool.js';
 import { checkFileName } from './bwrap-args.js';
 
 export type LanguageName = 'python' | 'javascript' | 'typescript' | 'c' | 'cpp' | 'go' | 'rust' | 'java' | 'bash';
@@ -19,6 +19,8 @@ export interface Language {
   limits: Partial<SandboxLimits>;
   /** Limits of the compile step (compiled languages only). */
   compileLimits?: Partial<SandboxLimits>;
+  /** Runs can be served warm by the pool: a forked Python zygote, or a pre-started node (pool.ts). */
+  warm?: 'python' | 'javascript';
 }
 
 const MiB = 1024 * 1024;
@@ -34,13 +36,14 @@ const COMPILE_LIMITS: Partial<SandboxLimits> = {
 };
 
 export const LANGUAGES: Record<LanguageName, Language> = {
-  python: { name: 'python', tags: ['python', 'py', 'python3', 'py3'], source: 'main.py', limits: {} },
+  python: { name: 'python', tags: ['python', 'py', 'python3', 'py3'], source: 'main.py', limits: {}, warm: 'python' },
   javascript: {
     name: 'javascript',
     tags: ['javascript', 'js', 'node', 'nodejs', 'mjs', 'cjs'],
     source: 'main.js',
     // V8 reserves gigabytes of address space at start-up; bound the heap and private memory instead.
     limits: { memoryKind: 'data', processes: 64 },
+    warm: 'javascript',
   },
   typescript: {
     name: 'typescript',
@@ -108,6 +111,8 @@ export interface CompiledProgram {
   limits: Partial<SandboxLimits>;
   /** Environment variables of each run (besides the sandbox's own). */
   env?: Record<string, string>;
+  /** How a warm interpreter may serve it (absent: always a cold run). */
+  warm?: WarmRun;
 }
 
 export type CompileOutcome =
@@ -127,6 +132,8 @@ export interface CompileOptions {
   /** Run limits (merged over the language's). */
   limits?: Partial<SandboxLimits>;
   compileLimits?: Partial<SandboxLimits>;
+  /** The main source is arbiter's own program (a driver), which a warm interpreter may compile once and keep. */
+  trustedMain?: boolean;
   /** Python: import site-packages (slower start-up; needed for third-party packages). Default false. */
   pythonSite?: boolean;
   /** C++: compiler flags (default -std=c++17 -O2). */
@@ -255,10 +262,16 @@ export async function compileProgram(pool: SandboxPool, language: LanguageName, 
   switch (language) {
     case 'python': {
       const flags = opts.pythonSite ? ['-I', '-B'] : ['-I', '-S', '-B'];
-      return { ok: true, program: { language, argv: [rt.exe, ...flags, main], files, binds: rt.binds, limits } };
+      const warm = { language: 'python' as const, trustedMain: Boolean(opts.trustedMain) && main === lang.source };
+      return { ok: true, program: { language, argv: [rt.exe, ...flags, main], files, binds: rt.binds, limits, ...(lang.warm ? { warm } : {}) } };
     }
-    case 'javascript':
-      return { ok: true, program: { language, argv: [rt.exe, `--max-old-space-size=${v8Heap(limits)}`, main], files, binds: rt.binds, limits } };
+    case 'javascript': {
+      const warm = { language: 'javascript' as const };
+      return {
+        ok: true,
+        program: { language, argv: [rt.exe, `--max-old-space-size=${v8Heap(limits)}`, main], files, binds: rt.binds, limits, ...(lang.warm ? { warm } : {}) },
+      };
+    }
     case 'bash':
       return { ok: true, program: { language, argv: [rt.exe, main], files, binds: rt.binds, limits } };
     case 'typescript': {
@@ -428,6 +441,7 @@ export function runProgram(pool: SandboxPool, program: CompiledProgram, run: Pro
     binds: program.binds,
     limits: { ...program.limits, ...run.limits },
     ...(program.env ? { env: program.env } : {}),
+    ...(program.warm ? { warm: program.warm } : {}),
     ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
     ...(run.signal ? { signal: run.signal } : {}),
   });

@@ -12,9 +12,24 @@ import { bwrapArgs, checkFileName, RUN_DIR, type SandboxFile } from './bwrap-arg
 import { closeQuietly, findCgroupParent, removeStale, RunCgroup } from './cgroup.js';
 import { hostTools, which, type HostTools } from './host.js';
 import { checkLimits, DEFAULT_LIMITS, mergeLimits, prlimitArgs, runMemoryBytes, type SandboxLimits } from './limits.js';
-import { runProcess, type SpawnResult } from './process.js';
+import { runProcess, type SpawnResult, type SpawnSpec } from './process.js';
 import { hostSeccompProgram } from './seccomp.js';
 import { DEFAULT_UID_BASE, leaseUids, type UidLease } from './uid-lease.js';
+import {
+  JS_SPARE_PATH,
+  JS_SPARE_SCRIPT,
+  nodeWarmForm,
+  pythonWarmForm,
+  spareInput,
+  warmKey,
+  Zygote,
+  ZYGOTE_LIB_PATH,
+  ZYGOTE_PATH,
+  ZYGOTE_SCRIPT,
+  zygoteLib,
+  type WarmForm,
+  type WarmOutcome,
+} from './zygote.js';
 
 export type { SandboxFile } from './bwrap-args.js';
 
@@ -31,6 +46,14 @@ export interface RunRequest {
   /** Keep stdout as bytes in `stdoutBytes` (e.g. a compiled binary). */
   binaryStdout?: boolean;
   signal?: AbortSignal;
+  /** The run may be served by a warm interpreter (languages.ts sets it for recipes that allow it). */
+  warm?: WarmRun;
+}
+
+export interface WarmRun {
+  language: 'python' | 'javascript';
+  /** The main file is arbiter's own program (a driver): the zygote may compile it once and keep it. */
+  trustedMain?: boolean;
 }
 
 /**
@@ -68,6 +91,31 @@ export interface PoolOptions {
   bwrap?: string;
   /** Memory cgroup parent: `auto` (default, ARBITER_SANDBOX_CGROUP), `off`, or a directory. */
   cgroup?: string;
+  /**
+   * Serve eligible runs (Python) from a warm interpreter per slot (default true where it works;
+   * ARBITER_SANDBOX_WARM=0 turns it off). `pool.warmMode` says which mode is active.
+   */
+  warm?: boolean;
+}
+
+/** A pre-started JavaScript sandbox (zygote/js-spare.cjs) waiting for its one run. */
+interface Spare {
+  key: string;
+  side: number;
+  s: Started;
+  /** Hands it its run (stdin, abort signal), or lets it go (undefined: it is killed). */
+  open: (g: { stdin?: string | Buffer; signal?: AbortSignal } | undefined) => void;
+  dead: boolean;
+}
+
+/** A bwrap run started by startSandboxed, to be finished by finishSandboxed. */
+interface Started {
+  pending: Promise<SpawnResult>;
+  cg: RunCgroup | undefined;
+  oomBefore: number;
+  statusFd: number;
+  readyFd: number;
+  helper: boolean;
 }
 
 const SIGNALS: Record<number, string> = { 6: 'SIGABRT', 8: 'SIGFPE', 9: 'SIGKILL', 11: 'SIGSEGV', 15: 'SIGTERM', 24: 'SIGXCPU', 25: 'SIGXFSZ' };
@@ -99,11 +147,34 @@ export class SandboxPool {
   private closed = false;
   private lease: UidLease | undefined;
   private cgroups: RunCgroup[] = [];
+  /** Per slot, the cgroup its warm interpreters live in (apart from the cold runs' one). */
+  private warmCgroups: RunCgroup[] = [];
+  /** Per slot, its warm interpreters by interpreter key, and each one's idle memory use. */
+  private readonly zygotes: Map<string, { z: Zygote; baseline: number }>[];
+  private readonly warmSetting: boolean;
+  private warmProbeP: Promise<string | undefined> | undefined;
+  /** JavaScript: per slot, the pre-started node waiting for the slot's next run (see runSpare). */
+  private readonly spares: (Spare | undefined)[];
+  /** Per slot, the spare being started for the slot's next run. */
+  private readonly pendingSpares: (Promise<Spare | undefined> | undefined)[];
+  /** Per slot and side (two each), when the last run on that side's uid and cgroup is gone. */
+  private readonly sideFree: Promise<void>[];
+  private spareLeaseP: Promise<UidLease | string> | undefined;
+  private spareLease: UidLease | undefined;
+  private spareCgroups: RunCgroup[] = [];
+  private jsProbeP: Promise<string | undefined> | undefined;
+  /** Whether JavaScript runs use pre-started spares: `on`, `off: <why>` or `not probed yet`. */
+  jsWarmMode = 'not probed yet';
   private readonly seq = ++poolSeq;
+  /**
+   * Whether runs are served warm: `on: ...`, `off: <why>` (disabled, not root, or the self-test
+   * at the first eligible run failed), or `not probed yet`.
+   */
+  warmMode = 'not probed yet';
   /** How a run's total memory is bounded: `cgroup v1 <dir>`, `cgroup v2 <dir>`, or `rlimits only: <why>`. */
   memoryControl = 'not probed yet';
   /** Runs started and finished (for diagnostics and tests). */
-  readonly stats = { started: 0, finished: 0, maxLive: 0, live: 0 };
+  readonly stats = { started: 0, finished: 0, maxLive: 0, live: 0, warm: 0, warmStarts: 0, coldFallbacks: 0, warmCpuMs: 0, spareRuns: 0, spareStarts: 0 };
 
   constructor(opts: PoolOptions = {}) {
     const n = opts.concurrency ?? Number(process.env.ARBITER_SANDBOX_CONCURRENCY || 0) ?? 0;
@@ -114,11 +185,27 @@ export class SandboxPool {
     this.uidBase = opts.uidBase ?? Number(process.env.ARBITER_SANDBOX_UID_BASE || DEFAULT_UID_BASE);
     this.cgroupSetting = opts.cgroup ?? (process.env.ARBITER_SANDBOX_CGROUP || 'auto');
     this.freeSlots = Array.from({ length: this.concurrency }, (_, i) => this.concurrency - 1 - i);
+    this.zygotes = Array.from({ length: this.concurrency }, () => new Map());
+    this.spares = Array.from({ length: this.concurrency }, () => undefined);
+    this.pendingSpares = Array.from({ length: this.concurrency }, () => undefined);
+    this.sideFree = Array.from({ length: this.concurrency * 2 }, () => Promise.resolve());
+    this.warmSetting = opts.warm ?? process.env.ARBITER_SANDBOX_WARM !== '0';
+    if (!this.warmSetting) this.jsWarmMode = this.warmMode = `off: disabled (${opts.warm === false ? 'pool option warm: false' : 'ARBITER_SANDBOX_WARM=0'})`;
   }
 
   /** The uids this pool's slots run as (leased host-wide at the first run; empty when not root). */
   get uids(): readonly number[] {
-    return this.lease?.uids ?? [];
+    return [...(this.lease?.uids ?? []), ...(this.spareLease?.uids ?? [])];
+  }
+
+  /**
+   * The uids of idle JavaScript spares: their processes are the spares themselves (a side's spare
+   * starts only once everything of the side's previous run is gone).
+   */
+  get idleSpareUids(): readonly number[] {
+    const l = this.spareLease;
+    if (!l) return [];
+    return this.spares.flatMap((sp, slot) => (sp && !sp.dead ? [l.uids[slot * 2 + sp.side]!] : []));
   }
 
   /** Undefined when the sandbox works, else why not (checked once, by running a trivial program). */
@@ -167,6 +254,16 @@ export class SandboxPool {
         const c = new RunCgroup(parent, `${CGROUP_PREFIX}${process.pid}-${threadId}-${this.seq}-${i}`);
         this.cgroups.push(c);
         c.create();
+        if (this.warmSetting) {
+          const w = new RunCgroup(parent, `${CGROUP_PREFIX}${process.pid}-${threadId}-${this.seq}-${i}-warm`);
+          this.warmCgroups.push(w);
+          w.create();
+          for (const side of [0, 1]) {
+            const j = new RunCgroup(parent, `${CGROUP_PREFIX}${process.pid}-${threadId}-${this.seq}-${i}-js${side}`);
+            this.spareCgroups.push(j);
+            j.create();
+          }
+        }
       }
       this.memoryControl = `cgroup v${parent.version} ${parent.dir}`;
     } catch (e) {
@@ -175,8 +272,10 @@ export class SandboxPool {
   }
 
   private dropCgroups(why: string): void {
-    for (const c of this.cgroups) c.remove();
+    for (const c of [...this.cgroups, ...this.warmCgroups, ...this.spareCgroups]) c.remove();
     this.cgroups = [];
+    this.warmCgroups = [];
+    this.spareCgroups = [];
     this.memoryControl = why;
   }
 
@@ -236,8 +335,19 @@ export class SandboxPool {
   /** Once closed and idle, gives the uids back and removes the cgroups. */
   private maybeFree(): void {
     if (!this.closed || this.stats.live > 0 || this.freeSlots.length < this.concurrency) return;
+    const zs = this.zygotes.flatMap((m) => [...m.values()].map((e) => e.z));
+    for (const m of this.zygotes) m.clear();
+    for (const z of zs) z.kill('the pool was closed');
+    const spares = this.spares.splice(0).filter((x): x is Spare => x !== undefined);
+    for (const sp of spares) sp.open(undefined);
     this.lease?.release();
     for (const c of this.cgroups) c.remove();
+    const warm = [...this.warmCgroups, ...this.spareCgroups];
+    const spareLease = this.spareLease;
+    void Promise.all([...zs.map((z) => z.exited), ...spares.map((sp) => sp.s.pending), ...this.sideFree]).then(() => {
+      spareLease?.release();
+      for (const c of warm) c.remove();
+    });
   }
 
   private async runInSlot(slot: number, req: RunRequest, queueMs: number): Promise<RunResult> {
@@ -262,7 +372,9 @@ export class SandboxPool {
     this.stats.live++;
     this.stats.maxLive = Math.max(this.stats.maxLive, this.stats.live);
     try {
-      const r = this.unsafe ? await this.spawnUnsafe(req, files, limits, env) : await this.spawnSandboxed(slot, req, files, limits, env);
+      const r = this.unsafe
+        ? await this.spawnUnsafe(req, files, limits, env)
+        : ((await this.tryWarm(slot, req, files, limits, env)) ?? (await this.spawnSandboxed(slot, req, files, limits, env)));
       return { ...r, queueMs };
     } finally {
       this.stats.live--;
@@ -277,6 +389,23 @@ export class SandboxPool {
     limits: SandboxLimits,
     env: Record<string, string>,
   ): Promise<Omit<RunResult, 'queueMs'>> {
+    const s = this.startSandboxed({ uid: this.lease?.uids[slot], cg: this.cgroups[slot] }, req, files, limits, env);
+    if ('status' in s) return s;
+    return this.finishSandboxed(s, await s.pending, req, limits);
+  }
+
+  /**
+   * Starts one bwrap run as `target`'s uid in its cgroup. With `gate`, the process starts now but
+   * gets its stdin, wall clock and abort signal when the gate resolves (a pre-started spare).
+   */
+  private startSandboxed(
+    target: { uid: number | undefined; cg: RunCgroup | undefined },
+    req: Pick<RunRequest, 'argv' | 'binds' | 'stdin' | 'signal' | 'binaryStdout'>,
+    files: SandboxFile[],
+    limits: SandboxLimits,
+    env: Record<string, string>,
+    extra: { gate?: SpawnSpec['gate']; roFiles?: { src: string; dest: string }[] } = {},
+  ): Omit<RunResult, 'queueMs'> | Started {
     // fd 3: bwrap's JSON status (proof that the sandbox started, and the sandbox init's pid);
     // fd 4: the slot cgroup's cgroup.procs; fd 5: the helper's "ok" before it execs the program;
     // fd 6: the seccomp program; the run's files from fd 7 on.
@@ -286,9 +415,8 @@ export class SandboxPool {
     const seccompFd = 6;
     const firstFileFd = 7;
     const seccomp = hostSeccompProgram();
-    const cg = this.cgroups[slot];
+    const { cg, uid } = target;
     const helper = this.tools.sandboxExec;
-    const uid = this.lease?.uids[slot];
     let procsFd: number | undefined;
     let oomBefore = 0;
     if (cg) {
@@ -309,6 +437,7 @@ export class SandboxPool {
         ...(this.tools.isRoot && uid !== undefined ? { setpriv: { path: this.tools.setpriv!, uid } } : {}),
         ...(seccomp ? { seccompFd } : {}),
         ...(procsFd !== undefined ? { cgroupFd } : {}),
+        ...(extra.roFiles ? { roFiles: extra.roFiles } : {}),
         binds: req.binds ?? [],
         files,
         limits,
@@ -341,9 +470,14 @@ export class SandboxPool {
       wallMs: limits.wallMs,
       outputBytes: req.binaryStdout ? Math.max(limits.outputBytes, 256 * 1024 * 1024) : limits.outputBytes,
       signal: req.signal,
+      ...(extra.gate ? { gate: extra.gate } : {}),
     });
     closeQuietly(procsFd); // the child has its copy (spawn is synchronous)
-    const r = await pending;
+    return { pending, cg, oomBefore, statusFd, readyFd, helper: Boolean(helper) };
+  }
+
+  private async finishSandboxed(s: Started, r: SpawnResult, req: Pick<RunRequest, 'binaryStdout'>, limits: SandboxLimits): Promise<Omit<RunResult, 'queueMs'>> {
+    const { cg, oomBefore, statusFd, readyFd, helper } = s;
     const memoryExceeded = cg ? cg.oomKills() > oomBefore : false;
     // the slot is reused only once every process of this run is gone
     if (cg) await cg.drain();
@@ -374,6 +508,359 @@ export class SandboxPool {
       out.message = `${out.message}: the run exceeded its total memory limit of ${Math.round(runMemoryBytes(limits) / 1048576)} MiB (all processes together)`;
     }
     return out;
+  }
+
+  /**
+   * Serves the run from the slot's warm interpreter when it is eligible and warm mode works;
+   * undefined means "run it cold" (not eligible, warm off, or the zygote failed before the program
+   * could have started: the cold path then runs it, once).
+   */
+  private async tryWarm(
+    slot: number,
+    req: RunRequest,
+    files: SandboxFile[],
+    limits: SandboxLimits,
+    env: Record<string, string>,
+  ): Promise<Omit<RunResult, 'queueMs'> | undefined> {
+    if (!req.warm || !this.warmSetting || req.binaryStdout || this.closed) return undefined;
+    if (req.warm.language === 'javascript') return this.tryJsSpare(slot, req, files, limits, env);
+    const form = pythonWarmForm(req.argv, files, env, BASE_ENV);
+    if (!form) return undefined;
+    const bad = await (this.warmProbeP ??= this.warmSelfTest(slot, form, req.binds ?? []));
+    if (bad) return undefined;
+    const out = await this.runWarm(slot, form, req, files, limits, env);
+    if (out) this.stats.warm++;
+    else this.stats.coldFallbacks++;
+    return out;
+  }
+
+  /** JavaScript: runs on the slot's pre-started spare when its probe passed; undefined means cold. */
+  private async tryJsSpare(
+    slot: number,
+    req: RunRequest,
+    files: SandboxFile[],
+    limits: SandboxLimits,
+    env: Record<string, string>,
+  ): Promise<Omit<RunResult, 'queueMs'> | undefined> {
+    const form = nodeWarmForm(req.argv, files);
+    if (!form) return undefined;
+    const bad = await (this.jsProbeP ??= this.jsSelfTest(slot, form, req.binds ?? []));
+    if (bad) return undefined;
+    const r = await this.runSpare(slot, form, req, files, limits, env);
+    this.stats.spareRuns++;
+    return r;
+  }
+
+  private async jsSelfTest(slot: number, form: WarmForm, binds: string[]): Promise<string | undefined> {
+    let why: string | undefined;
+    if (!this.tools.isRoot || !this.lease) why = 'pre-started spares need arbiter to run as root (each runs as a leased uid)';
+    else {
+      const l = await (this.spareLeaseP ??= leaseUids(2 * this.concurrency, this.uidBase));
+      if (typeof l === 'string') why = l;
+      else {
+        this.spareLease = l;
+        const probe = [
+          "const fs = require('fs');",
+          "const st = fs.readFileSync('/proc/self/status', 'utf8');",
+          'const ok = process.getuid() !== 0 && /NoNewPrivs:\\s+1/.test(st) && /Seccomp:\\s+2/.test(st) && /CapEff:\\s+0+\\n/.test(st)',
+          "  && require.main === module && process.argv[1] === '/tmp/main.js' && fs.readFileSync(0, 'utf8') === 'ping' && fs.readdirSync('/tmp').join() === 'main.js';",
+          "console.log(ok ? 'ok' : 'failed ' + process.argv.join(' '));",
+        ].join('\n');
+        const argv = [...form.prefix, 'main.js'];
+        const r = await this.runSpare(
+          slot,
+          { ...form, script: argv.length - 1, main: 0 },
+          { argv, binds, stdin: 'ping', warm: { language: 'javascript' } },
+          [{ name: 'main.js', data: probe }],
+          mergeLimits(DEFAULT_LIMITS, { wallMs: 15_000, memoryKind: 'data', processes: 64 }),
+          BASE_ENV,
+        );
+        if (r.status !== 'ok' || r.stdout.trim() !== 'ok')
+          why = `the self-test failed: ${r.status} ${(r.message ?? '').slice(0, 300)} ${r.stdout.trim().slice(0, 200)} ${r.stderr.trim().slice(-300)}`;
+      }
+    }
+    if (why) {
+      this.jsWarmMode = `off: ${why}`;
+      const sp = this.spares[slot];
+      this.spares[slot] = undefined;
+      sp?.open(undefined);
+      return why;
+    }
+    this.jsWarmMode = 'on: a pre-started node per slot runs each program';
+    return undefined;
+  }
+
+  /**
+   * Starts a spare on `side` of the slot once everything earlier on that side (a spare, its run)
+   * is gone: a side's uid and cgroup hold at most one spare or run at a time.
+   */
+  private async prepareSpare(
+    slot: number,
+    side: number,
+    key: string,
+    form: WarmForm,
+    binds: string[],
+    limits: SandboxLimits,
+    env: Record<string, string>,
+  ): Promise<Spare | undefined> {
+    const idx = slot * 2 + side;
+    const prev = this.sideFree[idx]!;
+    let release!: () => void;
+    this.sideFree[idx] = new Promise((r) => (release = r));
+    await prev;
+    if (this.closed || !this.spareLease) {
+      release();
+      return undefined;
+    }
+    let open!: Spare['open'];
+    const gate = new Promise<{ stdin?: string | Buffer; signal?: AbortSignal } | undefined>((r) => (open = r));
+    const cg = this.spareCgroups[idx];
+    const s = this.startSandboxed({ uid: this.spareLease.uids[idx], cg }, { argv: [...form.prefix, JS_SPARE_PATH], binds }, [], limits, env, {
+      gate,
+      roFiles: [{ src: JS_SPARE_SCRIPT, dest: JS_SPARE_PATH }],
+    });
+    if ('status' in s) {
+      release();
+      return undefined;
+    }
+    this.stats.spareStarts++;
+    const sp: Spare = { key, side, s, open, dead: false };
+    // the side is free once this spare (run or let go) and all its processes are gone
+    void s.pending
+      .then(async () => {
+        sp.dead = true;
+        await cg?.drain();
+      })
+      .finally(release);
+    return sp;
+  }
+
+  /**
+   * Runs on the slot's spare (started now if there is none for this key), and at once starts the
+   * next spare on the slot's other side (its own uid and cgroup), which waits for the next run.
+   */
+  private async runSpare(
+    slot: number,
+    form: WarmForm,
+    req: RunRequest,
+    files: SandboxFile[],
+    limits: SandboxLimits,
+    env: Record<string, string>,
+  ): Promise<Omit<RunResult, 'queueMs'>> {
+    const binds = req.binds ?? [];
+    const key = JSON.stringify([form.prefix, [...binds].sort(), limits, env]);
+    // the slot's spare: ready, or still being prepared (its side only waits for a finished run)
+    let sp = this.spares[slot];
+    this.spares[slot] = undefined;
+    if (!sp && this.pendingSpares[slot]) {
+      sp = await this.pendingSpares[slot];
+      if (sp && this.spares[slot] === sp) this.spares[slot] = undefined;
+    }
+    let side = 0;
+    if (sp && (sp.key !== key || sp.dead)) {
+      side = sp.side;
+      sp.open(undefined);
+      sp = undefined;
+    }
+    // (no spare is idle on either side now, so each side waits only for runs that have ended)
+    sp ??= await this.prepareSpare(slot, side, key, form, binds, limits, env);
+    if (!sp) return fail('sandbox_error', this.closed ? 'the sandbox pool is closed' : 'could not start the JavaScript sandbox');
+    const mine = sp;
+    if (!this.closed) {
+      const next: Promise<Spare | undefined> = this.prepareSpare(slot, 1 - mine.side, key, form, binds, limits, env).then((n) => {
+        if (this.pendingSpares[slot] === next) this.pendingSpares[slot] = undefined;
+        if (!n) return undefined;
+        if (this.closed || this.spares[slot]) {
+          n.open(undefined);
+          return undefined;
+        }
+        this.spares[slot] = n;
+        return n;
+      });
+      this.pendingSpares[slot] = next;
+    }
+    mine.open({ stdin: spareInput(req.argv, form, files, req.stdin), ...(req.signal ? { signal: req.signal } : {}) });
+    return this.finishSandboxed(mine.s, await mine.s.pending, req, limits);
+  }
+
+  /** At the first eligible run: runs a probe program warm and checks its confinement. */
+  private async warmSelfTest(slot: number, form: WarmForm, binds: string[]): Promise<string | undefined> {
+    let why: string | undefined;
+    if (!this.tools.isRoot) why = 'warm interpreters need arbiter to run as root (each program drops to its slot uid)';
+    else if (!this.lease) why = 'no sandbox uids leased';
+    else {
+      const probe = [
+        'import os, sys',
+        "f = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines() if ':' in l)",
+        "checks = {'uid': os.getuid() not in (0, 65534), 'nnp': f['NoNewPrivs'].strip() == '1', 'seccomp': f['Seccomp'].strip() == '2',",
+        "  'caps': int(f['CapEff'], 16) == 0 and int(f['CapBnd'], 16) == 0, 'pid': os.getpid() == 2, 'tmp': os.listdir('/tmp') == ['main.py'],",
+        "  'stdin': sys.stdin.read() == 'ping', 'env': dict(os.environ) == {'A': 'b', 'PWD': '/tmp'}}",
+        "print('ok' if all(checks.values()) else 'failed: ' + ' '.join(k for k, v in checks.items() if not v))",
+      ].join('\n');
+      const argv = [...form.prefix, 'main.py'];
+      const r = await this.runWarm(
+        slot,
+        { ...form, script: argv.length - 1, main: 0 },
+        { argv, binds, stdin: 'ping', warm: { language: 'python' } },
+        [{ name: 'main.py', data: probe }],
+        mergeLimits(DEFAULT_LIMITS, { wallMs: 15_000 }),
+        { A: 'b' },
+      );
+      if (!r) why = 'the warm interpreter did not start';
+      else if (r.status !== 'ok' || r.stdout.trim() !== 'ok')
+        why = `the self-test failed: ${r.status} ${(r.message ?? '').slice(0, 300)} ${r.stdout.trim().slice(0, 200)} ${r.stderr.trim().slice(-300)}`;
+    }
+    if (why) {
+      this.warmMode = `off: ${why}`;
+      for (const m of this.zygotes) {
+        for (const e of m.values()) e.z.kill('warm mode is off');
+        m.clear();
+      }
+      return why;
+    }
+    this.warmMode = 'on: python (a zygote per slot forks each program)';
+    return undefined;
+  }
+
+  /** The slot's zygote for this interpreter, started when missing or dead; a message when it cannot start. */
+  private async zygoteFor(slot: number, form: WarmForm, binds: string[]): Promise<{ z: Zygote; baseline: number } | string> {
+    const m = this.zygotes[slot]!;
+    const key = warmKey(form, binds);
+    const have = m.get(key);
+    if (have && !have.z.dead) return have;
+    m.delete(key);
+    if (m.size >= 2) {
+      // at most two interpreters per slot: drop the oldest
+      const [k, e] = m.entries().next().value as [string, { z: Zygote }];
+      e.z.kill('evicted');
+      m.delete(k);
+    }
+    const cg = this.warmCgroups[slot];
+    const lib = zygoteLib();
+    let procsFd: number | undefined;
+    let args: string[];
+    try {
+      if (cg) {
+        cg.setLimit(runMemoryBytes(DEFAULT_LIMITS));
+        procsFd = cg.openProcs();
+      }
+      args = bwrapArgs({
+        bwrap: this.tools.bwrap!,
+        prlimit: this.tools.prlimit ?? '',
+        binds,
+        files: [],
+        limits: mergeLimits(DEFAULT_LIMITS, { tmpBytes: 1024 * 1024 }),
+        env: BASE_ENV,
+        argv: [...form.prefix, ZYGOTE_PATH],
+        statusFd: 3,
+        firstFileFd: 7,
+        zygote: { script: ZYGOTE_SCRIPT, path: ZYGOTE_PATH, ...(lib ? { lib: { src: lib, dest: ZYGOTE_LIB_PATH } } : {}) },
+      });
+    } catch (e) {
+      closeQuietly(procsFd);
+      return `could not prepare the warm interpreter: ${(e as Error).message}`;
+    }
+    const z = new Zygote({
+      bwrap: this.tools.bwrap!,
+      args,
+      ...(procsFd !== undefined ? { procsFd } : {}),
+      uid: this.lease!.uids[slot]!,
+      seccomp: hostSeccompProgram(),
+      native: lib !== undefined,
+    });
+    this.stats.warmStarts++;
+    const bad = await z.start();
+    closeQuietly(procsFd);
+    if (bad) {
+      z.kill(bad);
+      return bad;
+    }
+    const e = { z, baseline: cg ? cg.usage() : 0 };
+    if (this.closed) {
+      z.kill('the pool was closed');
+      return 'the sandbox pool is closed';
+    }
+    m.set(key, e);
+    return e;
+  }
+
+  private async runWarm(
+    slot: number,
+    form: WarmForm,
+    req: RunRequest,
+    files: SandboxFile[],
+    limits: SandboxLimits,
+    env: Record<string, string>,
+  ): Promise<Omit<RunResult, 'queueMs'> | undefined> {
+    const e = await this.zygoteFor(slot, form, req.binds ?? []);
+    if (typeof e === 'string') return undefined;
+    const cg = this.warmCgroups[slot];
+    let oomBefore = 0;
+    if (cg) {
+      try {
+        // the run's bound plus what the idle zygote itself holds
+        cg.setLimit(runMemoryBytes(limits) + e.baseline);
+        oomBefore = cg.oomKills();
+      } catch (err) {
+        return fail('sandbox_error', `could not prepare the run's memory cgroup ${cg.path}: ${(err as Error).message}`);
+      }
+    }
+    const o: WarmOutcome = await e.z.run(
+      // bwrap's --chdir sets PWD for a cold run
+      {
+        argv: req.argv,
+        form,
+        files,
+        ...(req.stdin !== undefined ? { stdin: req.stdin } : {}),
+        env: { ...env, PWD: RUN_DIR },
+        limits,
+        trustedMain: Boolean(req.warm?.trustedMain),
+      },
+      req.signal,
+    );
+    const memoryExceeded = cg ? cg.oomKills() > oomBefore : false;
+    const memMessage = `the run exceeded its total memory limit of ${Math.round(runMemoryBytes(limits) / 1048576)} MiB (all processes together)`;
+    switch (o.kind) {
+      case 'aborted':
+        return { ...fail('aborted', 'aborted by the caller', o.durationMs) };
+      case 'error':
+        if (!o.started) return undefined;
+        return fail('sandbox_error', `the warm interpreter failed during the run: ${o.message.slice(0, 500)}`);
+      case 'died':
+        // the program never began: the cold path runs it (once)
+        if (!o.started) return undefined;
+        if (memoryExceeded) return { ...fail('runtime_error', `killed by SIGKILL: ${memMessage}`), signal: 'SIGKILL', memoryExceeded: true };
+        return fail('sandbox_error', `the warm interpreter died during the run: ${o.message.slice(0, 500)}`);
+      case 'result': {
+        this.stats.warmCpuMs += o.cpuMs;
+        if (/error:/.test(o.ready))
+          return fail(
+            'sandbox_error',
+            `sandbox failed to start the program: ${o.ready
+              .slice(o.ready.indexOf('error:') + 7)
+              .trim()
+              .slice(0, 500)}`,
+            o.durationMs,
+          );
+        const r: SpawnResult = {
+          exitCode: o.code,
+          signal: o.signal !== null ? ((SIGNALS[o.signal] ?? null) as NodeJS.Signals | null) : null,
+          stdout: o.stdout,
+          stderr: o.stderr,
+          fds: {},
+          timedOut: o.timedOut,
+          outputLimit: o.outputLimit,
+          aborted: false,
+          durationMs: o.durationMs,
+        };
+        const out = classify(r, o.code);
+        if (memoryExceeded && out.status === 'runtime_error') {
+          out.memoryExceeded = true;
+          out.message = `${out.message}: ${memMessage}`;
+        }
+        return out;
+      }
+    }
   }
 
   private async spawnUnsafe(req: RunRequest, files: SandboxFile[], limits: SandboxLimits, env: Record<string, string>): Promise<Omit<RunResult, 'queueMs'>> {

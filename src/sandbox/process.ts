@@ -29,6 +29,11 @@ export interface SpawnSpec {
   wallMs: number;
   outputBytes: number;
   signal?: AbortSignal;
+  /**
+   * A pre-started run (a warm spare): the process starts now, but its stdin, wall-clock limit,
+   * abort signal and duration wait for the gate. Resolving it with undefined kills the process.
+   */
+  gate?: Promise<{ stdin?: string | Buffer; signal?: AbortSignal } | undefined>;
 }
 
 export interface SpawnResult {
@@ -84,7 +89,7 @@ function killGroup(pid: number | undefined): void {
 
 /** Runs the process to completion. Never rejects. */
 export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
-  const t0 = performance.now();
+  let t0 = performance.now();
   const nIn = spec.inputFds?.length ?? 0;
   const inBase = spec.inputFdBase ?? 3;
   const outFds = spec.outputFds ?? [];
@@ -156,13 +161,14 @@ export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
       }
       groupTimer ??= setTimeout(() => killGroup(pid), 3000);
     };
+    let signal = spec.signal;
     const finish = (spawnError?: string) => {
       if (done) return;
       done = true;
       clearTimeout(wallTimer);
       clearTimeout(graceTimer);
       clearTimeout(groupTimer);
-      spec.signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
       if (!exited) killGroup(pid);
       for (const s of child.stdio) (s as Readable | Writable | null)?.destroy();
       const r: SpawnResult = {
@@ -180,15 +186,21 @@ export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
       resolve(r);
     };
 
-    const wallTimer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, spec.wallMs);
+    let wallTimer: NodeJS.Timeout | undefined;
     const onAbort = () => {
       aborted = true;
       kill();
     };
-    spec.signal?.addEventListener('abort', onAbort, { once: true });
+    const begin = (stdin: string | Buffer | undefined) => {
+      t0 = performance.now();
+      wallTimer = setTimeout(() => {
+        timedOut = true;
+        kill();
+      }, spec.wallMs);
+      if (signal?.aborted) onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      feed(child.stdin, stdin);
+    };
 
     child.on('error', (e) => finish(e.message));
     child.stdout!.on('data', (b: Buffer) => {
@@ -219,7 +231,18 @@ export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
       if (data !== undefined && data.length > 0) w.end(data);
       else w.end();
     };
-    feed(child.stdin, spec.stdin);
+    if (spec.gate) {
+      child.stdin?.on('error', () => {});
+      spec.gate.then(
+        (g) => {
+          if (done) return;
+          if (!g) return kill();
+          signal = g.signal;
+          begin(g.stdin);
+        },
+        () => kill(),
+      );
+    } else begin(spec.stdin);
     for (let i = 0; i < nIn; i++) feed(child.stdio[inBase + i] as Writable | null, spec.inputFds![i]);
 
     child.on('exit', (code, sig) => {

@@ -137,8 +137,16 @@ async function run(s: RunSettings, p: CompiledProgram, stdin?: string): Promise<
   return track(s, await runProgram(s.pool, p, { ...(stdin !== undefined ? { stdin } : {}), ...(s.signal ? { signal: s.signal } : {}) }))!;
 }
 
-async function prepare(s: RunSettings, source: string, extra: SandboxFile[], main?: string, cppScript?: string): Promise<CompiledProgram | TestVerdict> {
+async function prepare(
+  s: RunSettings,
+  source: string,
+  extra: SandboxFile[],
+  main?: string,
+  cppScript?: string,
+  trustedMain = false,
+): Promise<CompiledProgram | TestVerdict> {
   const c = await compileProgram(s.pool, s.language, source, {
+    trustedMain,
     files: extra,
     ...(main ? { main } : {}),
     limits: s.limits,
@@ -177,7 +185,7 @@ async function driven(s: RunSettings, solution: string, spec: Record<string, unk
     spec = t.spec;
     s = { ...s, language: 'javascript' };
   }
-  const p = await prepare(s, driver, [{ name: `solution.${ext}`, data: solution }]);
+  const p = await prepare(s, driver, [{ name: `solution.${ext}`, data: solution }], undefined, undefined, true);
   if (!('argv' in p)) return { verdict: p } as const;
   const r = await run(s, p, driverInput(nonce, { ...spec, solution: `solution.${ext}` }));
   return { run: r, verdicts: parseVerdicts(r.stdout, nonce) } as const;

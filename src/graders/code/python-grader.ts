@@ -50,6 +50,7 @@ export const pythonGrader: GraderType<Config> = {
         files: [{ name: 'grader.py', data: cfg.source }],
         limits,
         pythonSite: cfg.python_site,
+        trustedMain: true,
       });
       if (!c.ok) throw new GradeFailure('sandbox_error', c.message);
       const r = await runProgram(pool, c.program, { stdin: input, ...(ctx.signal ? { signal: ctx.signal } : {}) });

@@ -1,0 +1,171 @@
+// HumanEval throughput, end to end: the 164 canonical solutions (each repeated --rounds times)
+// graded by `arbiter score` (the CLI, default settings, a `code` humaneval grader config) against
+// the cold-start baseline measured in the same command: each program (prompt + canonical solution
+// + the item's tests + `check(entry_point)`) in a fresh unsandboxed `python3 -I -S -B` (the real
+// interpreter binary, not a shim; the flags of the sandbox's cold path), two at a time. Prints
+// programs/s, p50/p99 per program, the sandbox's own cost per run (an empty program, warm and
+// cold), the ratio, and fails unless every program passed both ways.
+//   node bench/humaneval.mjs [--rounds 3] [--baseline-concurrency 2] [--no-cold]
+// (--no-cold skips the reference run of `arbiter score` with ARBITER_SANDBOX_WARM=0)
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { compileProgram, runProgram, SandboxPool } from '../dist/sandbox/index.js';
+import { runtimeFor } from '../dist/sandbox/host.js';
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const rounds = arg('rounds', 3);
+const baseConc = arg('baseline-concurrency', 2);
+const noCold = process.argv.includes('--no-cold');
+
+const data = fileURLToPath(new URL('../../shared/data/humaneval/HumanEval.jsonl.gz', import.meta.url));
+const items = gunzipSync(readFileSync(data))
+  .toString('utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l));
+const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const fmt = (x) => x.toFixed(1).padStart(6);
+
+function spawnTimed(argv, opts) {
+  return new Promise((resolve) => {
+    const t = performance.now();
+    const c = spawn(argv[0], argv.slice(1), { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    c.stdout.on('data', (b) => (out += b));
+    c.stderr.on('data', (b) => (err += b));
+    c.on('close', (code) => resolve({ ms: performance.now() - t, code, out, err }));
+  });
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'arbiter-humaneval-'));
+try {
+  // --- baseline: a fresh python3 per program, two at a time ----------------------------------
+  const rt = await runtimeFor('python');
+  if (typeof rt === 'string') throw new Error(rt);
+  const files = [];
+  for (const [i, it] of items.entries()) {
+    const f = join(dir, `p${i}.py`);
+    await writeFile(f, `${it.prompt}${it.canonical_solution}\n\n${it.test}\n\ncheck(${it.entry_point})\n`);
+    files.push(f);
+  }
+  const jobs = Array.from({ length: rounds }, () => files).flat();
+  await spawnTimed([rt.exe, '-I', '-S', '-B', files[0]], { cwd: dir });
+  const baseLat = [];
+  let baseFailed = 0;
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: baseConc }, async () => {
+      while (next < jobs.length) {
+        const f = jobs[next++];
+        const r = await spawnTimed([rt.exe, '-I', '-S', '-B', f], { cwd: dir, env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' } });
+        baseLat.push(r.ms);
+        if (r.code !== 0) baseFailed++;
+      }
+    }),
+  );
+  const baseWall = performance.now() - t0;
+
+  // --- arbiter score, default settings ---------------------------------------------------------
+  const grader = join(dir, 'grader.json');
+  await writeFile(
+    grader,
+    JSON.stringify({ type: 'code', format: 'humaneval', prompt: '{{item.prompt}}', tests: '{{item.test}}', entry_point: '{{item.entry_point}}' }),
+  );
+  const samples = join(dir, 'samples.jsonl');
+  const lines = [];
+  for (let r = 0; r < rounds; r++)
+    for (const it of items) lines.push(JSON.stringify({ id: `${it.task_id}#${r}`, item: it, sample: { output_text: it.canonical_solution } }));
+  await writeFile(samples, lines.join('\n') + '\n');
+  const out = join(dir, 'out.jsonl');
+  const summaryFile = join(dir, 'summary.json');
+  const env = { ...process.env };
+  delete env.ARBITER_SANDBOX_WARM;
+  const score = (e) =>
+    spawnTimed([process.execPath, cli, 'score', '--grader', grader, samples, '-o', out, '--summary-json', summaryFile, '--no-progress'], { env: e });
+  // for reference: the same command with warm interpreters off (every program a cold bwrap + python3)
+  const off = noCold ? undefined : await score({ ...env, ARBITER_SANDBOX_WARM: '0' });
+  if (off && off.code !== 0) throw new Error(`arbiter score (warm off) exited with ${off.code}: ${off.err}`);
+  const offPassed = off
+    ? (await readFile(out, 'utf8'))
+        .trim()
+        .split('\n')
+        .filter((l) => {
+          const r = JSON.parse(l);
+          return r.valid && r.score === 1;
+        }).length
+    : 0;
+  const c = await score(env);
+  if (c.code !== 0) throw new Error(`arbiter score exited with ${c.code}: ${c.err}`);
+  const results = (await readFile(out, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const summary = JSON.parse(await readFile(summaryFile, 'utf8'));
+  const passed = results.filter((r) => r.valid && r.score === 1).length;
+  const runMs = results.map((r) => r.metadata.run_ms ?? 0);
+  const gradeMs = results.map((r) => r.metadata.duration_ms);
+
+  // --- the sandbox's own cost per run: an empty program, warm and cold, one slot ---------------
+  const own = async (warm) => {
+    const pool = new SandboxPool({ concurrency: 1, warm });
+    const p = await compileProgram(pool, 'python', 'pass\n');
+    const ms = [];
+    for (let i = 0; i < 60; i++) {
+      const r = await runProgram(pool, p.program);
+      if (r.status !== 'ok') throw new Error(`empty program: ${r.status} ${r.message}`);
+      if (i >= 10) ms.push(r.durationMs);
+    }
+    const mode = pool.warmMode;
+    pool.close();
+    return { p50: pct(ms, 50), p99: pct(ms, 99), mode };
+  };
+  const ownWarm = await own(true);
+  const ownCold = await own(false);
+
+  const n = jobs.length;
+  const baseRate = n / (baseWall / 1000);
+  const cliRate = n / (c.ms / 1000);
+  const gradeRate = n / summary.duration_s;
+  console.log(
+    `HumanEval canonical solutions: ${items.length} problems x ${rounds} rounds = ${n} programs, ${cpus().length} cores, load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(
+    `baseline (fresh ${rt.exe} -I -S -B per program, ${baseConc} at a time): ${fmt(baseRate)} programs/s   p50 ${fmt(pct(baseLat, 50))} ms   p99 ${fmt(pct(baseLat, 99))} ms   failed ${baseFailed}`,
+  );
+  console.log(
+    `arbiter score (default settings, ${ownWarm.mode}): ${fmt(cliRate)} programs/s end to end (${(c.ms / 1000).toFixed(2)} s with start-up), ${fmt(gradeRate)}/s grading (${summary.duration_s.toFixed(2)} s)`,
+  );
+  console.log(
+    `  per program: sandbox run p50 ${fmt(pct(runMs, 50))} ms   p99 ${fmt(pct(runMs, 99))} ms;  grade p50 ${fmt(pct(gradeMs, 50))} ms   p99 ${fmt(pct(gradeMs, 99))} ms;  passed ${passed}/${n}`,
+  );
+  console.log(
+    `sandbox's own cost per run (empty program, one slot): warm p50 ${fmt(ownWarm.p50)} ms p99 ${fmt(ownWarm.p99)} ms;  cold (bwrap) p50 ${fmt(ownCold.p50)} ms p99 ${fmt(ownCold.p99)} ms`,
+  );
+  if (off)
+    console.log(
+      `arbiter score with ARBITER_SANDBOX_WARM=0 (a cold bwrap + python3 per program): ${fmt(n / (off.ms / 1000))} programs/s end to end, passed ${offPassed}/${n}; warm is ${(off.ms / c.ms).toFixed(2)}x that`,
+    );
+  console.log(`ratio vs baseline: ${(cliRate / baseRate).toFixed(2)}x end to end, ${(gradeRate / baseRate).toFixed(2)}x grading`);
+  if (passed !== n || baseFailed || (off && offPassed !== n)) {
+    console.error(`FAILED: ${n - passed} programs did not pass through arbiter score, ${baseFailed} in the baseline`);
+    process.exitCode = 1;
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}

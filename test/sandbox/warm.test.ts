@@ -1,0 +1,544 @@
+// Warm interpreters (zygotes): programs forked from a slot's warm Python must leave nothing for the
+// next program on the same slot, get every kernel limit the cold path gives, behave as a cold
+// `python3 -I -S -B main.py` does, and survive their zygote being killed. Real bubblewrap, one slot
+// (so that A and B always share a zygote), checked against a cold pool where the meaning matters.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileProgram, runProgram, SandboxPool, type RunResult } from '../../dist/sandbox/index.js';
+import { DEFAULT_LIMITS, rlimitMemoryBound, type SandboxLimits } from '../../dist/sandbox/limits.js';
+import { sandboxUidProcesses } from '../code/helpers.js';
+
+const pool = new SandboxPool({ concurrency: 1 });
+const cold = new SandboxPool({ concurrency: 1, warm: false });
+afterAll(() => {
+  pool.close();
+  cold.close();
+});
+
+async function py(src: string, opts: { stdin?: string; limits?: Partial<SandboxLimits>; files?: { name: string; data: string }[]; on?: SandboxPool } = {}) {
+  const p = opts.on ?? pool;
+  const c = await compileProgram(p, 'python', src, { ...(opts.files ? { files: opts.files } : {}), ...(opts.limits ? { limits: opts.limits } : {}) });
+  if (!c.ok) throw new Error(c.message);
+  return runProgram(p, c.program, opts.stdin !== undefined ? { stdin: opts.stdin } : {});
+}
+
+/** Runs on the warm pool and checks that the zygote (not the cold path) served it. */
+async function warm(src: string, opts: Parameters<typeof py>[1] = {}): Promise<RunResult> {
+  const before = pool.stats.warm;
+  const r = await py(src, opts);
+  expect(pool.stats.warm, `served cold: ${pool.warmMode}`).toBe(before + 1);
+  return r;
+}
+
+const zygotes = () => [
+  ...(pool as unknown as { zygotes: Map<string, { z: { dead: boolean; exited: Promise<void>; statusText: string } }>[] }).zygotes[0]!.values(),
+];
+
+beforeAll(async () => {
+  await py('pass');
+  expect(pool.warmMode).toMatch(/^on:/);
+});
+
+// B's view of the state A may have tried to leave behind: prints one line per probe.
+const probeB = String.raw`
+import builtins, os, sys, json, random
+print('len', len([1, 2, 3]))
+print('builtin', hasattr(builtins, 'ARB_LEFT'))
+print('module', 'arb_evil' in sys.modules, sys.modules.get('json') is json, json.dumps([1]))
+print('os', os.getcwd(), os.path.join('a', 'b'))
+print('tmp', sorted(os.listdir('/tmp')))
+print('env', sorted(k for k in os.environ if k.startswith('ARB')), os.environ.get('HOME'))
+print('procs', sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))
+print('fds', sorted(int(f) for f in os.listdir('/proc/self/fd')))
+print('random', random.random())
+print('main', sorted(k for k in ('types', 'linger', 'res', 'wrote', 'x', 'n') if k in vars(sys.modules['__main__'])))
+`;
+
+function linesOf(r: RunResult): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const l of r.stdout.trim().split('\n')) {
+    const i = l.indexOf(' ');
+    out[l.slice(0, i)] = l.slice(i + 1);
+  }
+  return out;
+}
+
+function expectClean(r: RunResult): void {
+  expect(r.status, r.stderr).toBe('ok');
+  const b = linesOf(r);
+  expect(b.len).toBe('3');
+  expect(b.builtin).toBe('False');
+  expect(b.module).toBe('False True [1]');
+  expect(b.os).toBe('/tmp a/b');
+  expect(b.tmp).toBe("['main.py']");
+  expect(b.env).toBe('[] /tmp');
+  // pid 1 (the namespace's init) and the program: nothing of A, and no zygote to be seen
+  expect(b.procs).toBe('[1, 2]');
+  // 0-2 and the listing's own fd
+  expect(b.fds).toBe('[0, 1, 2, 3]');
+  expect(b.main).toBe('[]');
+}
+
+describe('isolation: program A cannot leave state for program B on the same slot', () => {
+  it('globals, builtins, sys.modules, patched stdlib modules, /tmp and cwd files, environment', async () => {
+    const a = await warm(String.raw`
+import builtins, os, sys, json, types
+builtins.len = lambda x: 42
+builtins.ARB_LEFT = 1
+sys.modules['arb_evil'] = types.ModuleType('arb_evil')
+json.dumps = lambda *a, **k: 'HACKED'
+os.getcwd = lambda: '/evil'
+os.path.join = lambda *a: 'evil'
+open('/tmp/left.txt', 'w').write('from A')
+open('cwd_left.txt', 'w').write('from A')
+os.environ['ARB_LEAK'] = '1'
+os.putenv('ARB_PUTENV', '1')
+print('A done', len([1]))
+`);
+    expect(a.stdout).toBe('A done 42\n');
+    const b = await warm(probeB);
+    expectClean(b);
+  });
+
+  it('background processes (fork + setsid, double fork) that would write into B later are gone when A returns', async () => {
+    const a = await warm(String.raw`
+import os, sys
+def linger():
+    # writes to A's stdout and /tmp for as long as it lives
+    while True:
+        try:
+            os.write(1, b'LATE\n')
+            open('/tmp/late', 'a').write('x')
+        except OSError:
+            pass
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        linger()
+    os._exit(0)
+if os.fork() == 0:
+    linger()
+print('A forked', flush=True)
+`);
+    expect(a.status).toBe('ok');
+    expect(a.stdout).toMatch(/^A forked\n/m);
+    // the run's pid namespace died with its init: no process of the slot's uid is left on the host
+    expect(sandboxUidProcesses(pool.uids)).toEqual([]);
+    const b = await warm(probeB);
+    expectClean(b);
+    expect(b.stdout).not.toMatch(/LATE/);
+  });
+
+  it('signals to everything it can reach, attempts on the zygote, and writes to every fd number', async () => {
+    const a = await warm(String.raw`
+import os, signal
+res = []
+for pid in (1, 0):
+    try:
+        os.kill(pid, signal.SIGKILL if pid == 1 else 0)
+        res.append('%d ok' % pid)
+    except OSError as e:
+        res.append('%d %s' % (pid, e.errno))
+wrote = []
+for fd in range(3, 4096):
+    try:
+        os.write(fd, b'x')
+        wrote.append(fd)
+    except OSError:
+        pass
+print(res, wrote, sorted(p for p in os.listdir('/proc') if p.isdigit()))
+try:
+    os.kill(-1, signal.SIGKILL)
+except OSError:
+    pass
+`);
+    // P (pid 1) belongs to root: EPERM; the program sees pids 1 and 2 only and no fd above 2
+    expect(a.stdout).toBe("['1 1', '0 ok'] [] ['1', '2']\n");
+    // (kill(-1) spares the caller and the namespace's init)
+    expect([a.status, a.stderr]).toEqual(['ok', '']);
+    expectClean(await warm(probeB));
+  });
+
+  it('exhausting memory and processes costs A its run, never B its result', async () => {
+    const mem = await warm('x = []\nwhile True:\n    x.append(bytearray(64 << 20))\n', { limits: { memoryBytes: 256 * 1024 * 1024 } });
+    expect(mem.status).toBe('runtime_error');
+    expect(mem.stderr).toMatch(/MemoryError/);
+    const bomb = await warm(
+      'import os\nn = 0\nwhile True:\n    try:\n        if os.fork() == 0:\n            os.read(os.open("/proc/self/status", 0), 1)\n            while True: pass\n        n += 1\n    except OSError:\n        break\nprint("forked", n)\n',
+      { limits: { processes: 8 } },
+    );
+    expect(bomb.status).toBe('ok');
+    expect(Number(/forked (\d+)/.exec(bomb.stdout)?.[1])).toBeLessThanOrEqual(8);
+    expectClean(await warm(probeB));
+  });
+
+  it('a SysV semaphore set or POSIX message queue made by A does not exist for B', async () => {
+    const make = String.raw`
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+print(libc.semget(4242, 1, 0o1666) >= 0, libc.mq_open(b'/arbq', os.O_CREAT | os.O_RDWR, 0o666, None) >= 0)
+`;
+    const look = String.raw`
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+print(libc.semget(4242, 0, 0) >= 0, libc.mq_open(b'/arbq', os.O_RDWR) >= 0)
+`;
+    expect((await warm(make)).stdout).toBe('True True\n');
+    expect((await warm(look)).stdout).toBe('False False\n');
+  });
+
+  it('two programs get independent random seeds and fresh module state', async () => {
+    const src = 'import random, sys\nprint(random.random(), len(sys.modules))\n';
+    const a = (await warm(src)).stdout.split(' ');
+    const b = (await warm(src)).stdout.split(' ');
+    expect(a[0]).not.toBe(b[0]);
+    expect(a[1]).toBe(b[1]);
+  });
+});
+
+describe('kernel limits on the warm path', () => {
+  it('CPU time: SIGXCPU is a timeout', async () => {
+    const r = await warm('while True:\n    pass\n', { limits: { cpuSeconds: 1, wallMs: 20_000 } });
+    expect(r.status).toBe('timeout');
+    expect(r.message).toMatch(/CPU/);
+  });
+
+  it('wall clock: the run and its setsid child are killed', async () => {
+    const r = await warm('import os, signal\nif os.fork() == 0:\n    os.setsid()\n    signal.pause()\nsignal.pause()\n', { limits: { wallMs: 300 } });
+    expect(r.status).toBe('timeout');
+    expect(r.message).toMatch(/wall-clock/);
+    expect(sandboxUidProcesses(pool.uids)).toEqual([]);
+  });
+
+  it('per-process memory, processes, open files, file size and core as rlimits with the cold values', async () => {
+    const src =
+      'import resource as r\nprint([r.getrlimit(k) for k in (r.RLIMIT_CPU, r.RLIMIT_AS, r.RLIMIT_NPROC, r.RLIMIT_FSIZE, r.RLIMIT_NOFILE, r.RLIMIT_CORE)])\n';
+    const limits = { cpuSeconds: 3, memoryBytes: 300 * 1024 * 1024, processes: 9, fileSizeBytes: 12345, openFiles: 40 };
+    const w = await warm(src, { limits });
+    const c = await py(src, { limits, on: cold });
+    expect(w.stdout).toBe('[(3, 4), (314572800, 314572800), (9, 9), (12345, 12345), (40, 40), (0, 0)]\n');
+    expect(w.stdout).toBe(c.stdout);
+  });
+
+  it('file size: a write past the limit stops at it', async () => {
+    const r = await warm(
+      "import os\nf = open('/tmp/big', 'wb')\ntry:\n    f.write(b'x' * 2000000)\n    f.flush()\nexcept OSError as e:\n    print(e.errno)\nprint(os.path.getsize('/tmp/big'))\n",
+      {
+        limits: { fileSizeBytes: 1_000_000 },
+      },
+    );
+    expect(r.stdout.trim().split('\n').pop()).toBe('1000000');
+  });
+
+  it('/tmp holds at most tmpBytes', async () => {
+    const r = await warm(
+      "try:\n    open('/tmp/fill', 'wb').write(b'x' * 50000000)\nexcept OSError as e:\n    print('full', e.errno)\nimport os\nprint(os.path.getsize('/tmp/fill'))\n",
+      {
+        limits: { tmpBytes: 4 * 1024 * 1024, fileSizeBytes: 100_000_000 },
+      },
+    );
+    expect(r.stdout).toMatch(/^full 28\n/);
+    expect(Number(r.stdout.trim().split('\n').pop())).toBeLessThanOrEqual(4 * 1024 * 1024);
+  });
+
+  it('output size: stdout is capped and the writer killed', async () => {
+    const r = await warm("import sys\nwhile True:\n    sys.stdout.write('y' * 1000)\n", { limits: { outputBytes: 4096 } });
+    expect(r.status).toBe('output_limit');
+    expect(r.stdout.length).toBe(4096);
+  });
+
+  it('no network: only a loopback, and no connection out', async () => {
+    const r = await warm(
+      "import socket\nprint([l.split(':')[0].strip() for l in open('/proc/net/dev').read().splitlines()[2:]])\ntry:\n    socket.create_connection(('1.1.1.1', 80), timeout=2)\n    print('CONNECTED')\nexcept OSError as e:\n    print('refused')\n",
+    );
+    expect(r.stdout).toBe("['lo']\nrefused\n");
+  });
+
+  it('seccomp: unshare, mount, ptrace, keyctl, bpf, SysV shm refused; uid, groups and capabilities dropped; no_new_privs', async () => {
+    const r = await warm(String.raw`
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+def call(name, *a):
+    r = libc.syscall(*a)
+    print(name, 'ok' if r >= 0 else os.strerror(ctypes.get_errno()))
+call('unshare', 272, 0x10000000)
+call('mount', 165, b'none', b'/tmp', b'tmpfs', 0, None)
+call('ptrace', 101, 16, 1, 0, 0)
+call('keyctl', 250, 0, 0)
+call('bpf', 321, 0, 0, 0)
+call('shmget', 29, 0, 1 << 20, 0o1600)
+st = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines() if ':' in l)
+print('ids', os.getuid(), os.geteuid(), os.getgid(), os.getgroups())
+for k in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb', 'NoNewPrivs', 'Seccomp'):
+    print(k, st[k].strip())
+`);
+    expect(r.status, r.stderr).toBe('ok');
+    const uid = pool.uids[0]!;
+    expect(r.stdout).toBe(
+      [
+        'unshare Operation not permitted',
+        'mount Operation not permitted',
+        'ptrace Operation not permitted',
+        'keyctl Operation not permitted',
+        'bpf Operation not permitted',
+        'shmget Operation not permitted',
+        `ids ${uid} ${uid} ${uid} []`,
+        'CapInh 0000000000000000',
+        'CapPrm 0000000000000000',
+        'CapEff 0000000000000000',
+        'CapBnd 0000000000000000',
+        'CapAmb 0000000000000000',
+        'NoNewPrivs 1',
+        'Seccomp 2',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('total memory of the run: ten children of 200 MiB hold at most the bound together, and a run over its cgroup is memoryExceeded', async () => {
+    const children = String.raw`
+import os
+r, w = os.pipe()
+hold_r, hold_w = os.pipe()
+pids = []
+for i in range(10):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        os.close(r); os.close(hold_w)
+        try:
+            b = bytearray(200 * 1024 * 1024)
+            for j in range(0, len(b), 4096):
+                b[j] = 1
+        except MemoryError:
+            pass
+        os.close(w)
+        os.read(hold_r, 1)
+        os._exit(0)
+    pids.append(pid)
+os.close(w)
+os.close(hold_r)
+while os.read(r, 1):
+    pass
+held = 0
+for pid in pids:
+    for line in open('/proc/%d/status' % pid):
+        if line.startswith('RssAnon:'):
+            held += int(line.split()[1]) * 1024
+print(held)
+`;
+    const limits = { memoryBytes: 256 * 1024 * 1024, processes: 8, wallMs: 30_000 };
+    const r = await warm(children, { limits });
+    expect(r.status, r.stderr).toBe('ok');
+    const held = Number(r.stdout.trim());
+    const all = { ...DEFAULT_LIMITS, ...limits };
+    const bound = pool.memoryControl.startsWith('cgroup') ? all.memoryBytes + all.tmpBytes : rlimitMemoryBound(all);
+    expect(held, `${pool.memoryControl}: ${r.stdout}`).toBeLessThanOrEqual(bound);
+    expect(held).toBeGreaterThan(0);
+    if (pool.memoryControl.startsWith('cgroup')) {
+      const o = await warm('b = bytearray(400 * 1024 * 1024)\nfor j in range(0, len(b), 4096): b[j] = 1\nprint("held")', {
+        limits: { runMemoryBytes: 128 * 1024 * 1024, wallMs: 30_000 },
+      });
+      expect(o.status).toBe('runtime_error');
+      expect(o.memoryExceeded).toBe(true);
+      expect(o.message).toMatch(/total memory limit of 128 MiB/);
+      expect(o.stdout).toBe('');
+    }
+    expectClean(await warm(probeB));
+  });
+});
+
+describe('the warm path means what the cold path means', () => {
+  const cases: [string, string, string?][] = [
+    ['output and argv', "import sys\nprint('hi', sys.argv, __file__, __name__)\nprint('err', file=sys.stderr)\n"],
+    ['stdin', 'import sys\nprint(sys.stdin.read()[::-1])\n', 'abc'],
+    ['exit status', 'import sys\nsys.exit(3)\n'],
+    ['exit message', "import sys\nsys.exit('bye')\n"],
+    ['exit 256', 'raise SystemExit(256)\n'],
+    ['os._exit', 'import os\nos._exit(5)\n'],
+    ['uncaught exception', 'def f():\n    raise ValueError("boom")\nf()\n'],
+    ['syntax error', 'def f(:\n'],
+    ['chained exception', 'try:\n    1/0\nexcept ZeroDivisionError:\n    raise KeyError("k")\n'],
+    ['signal', 'import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n'],
+    ['atexit and unflushed output', "import atexit, sys\natexit.register(lambda: print('at exit'))\nsys.stdout.write('no newline')\n"],
+    ['thread joined at exit', "import threading\nt = threading.Thread(target=lambda: print('thread ran'))\nt.start()\n"],
+    ['excepthook', "import sys\nsys.excepthook = lambda *a: print('hooked', a[0].__name__)\nraise OSError\n"],
+    [
+      'std streams',
+      'import sys\nfor f in (sys.stdin, sys.stdout, sys.stderr):\n    print(f.seekable(), f.isatty(), f.line_buffering, f.encoding, f.errors, f.buffer.raw.seekable(), file=sys.stderr)\n',
+    ],
+    [
+      'interpreter state',
+      "import sys, os\nprint(sys.path, sys.flags.isolated, sys.flags.no_site, sys.dont_write_bytecode, sorted(vars(sys.modules['__main__'])))\nprint(os.getpid(), os.getppid(), os.getsid(0), os.getpgrp(), sorted(os.environ.items()))\n",
+    ],
+  ];
+  it.each(cases)('%s', async (_name, src, stdin) => {
+    const w = await warm(src, stdin !== undefined ? { stdin } : {});
+    const c = await py(src, { ...(stdin !== undefined ? { stdin } : {}), on: cold });
+    expect({ status: w.status, exitCode: w.exitCode, signal: w.signal, stdout: w.stdout, stderr: w.stderr, message: w.message }).toEqual({
+      status: c.status,
+      exitCode: c.exitCode,
+      signal: c.signal,
+      stdout: c.stdout,
+      stderr: c.stderr,
+      message: c.message,
+    });
+  });
+});
+
+describe('crash recovery', () => {
+  it('a zygote killed from outside between runs costs one restart, and the next run is correct', async () => {
+    await warm('pass');
+    const [e] = zygotes();
+    const pid = Number(/"child-pid"\s*:\s*(\d+)/.exec(e!.z.statusText)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    const starts = pool.stats.warmStarts;
+    process.kill(pid, 'SIGKILL');
+    await e!.z.exited;
+    const r = await warm('print(6 * 7)');
+    expect(r.stdout).toBe('42\n');
+    expect(pool.stats.warmStarts).toBe(starts + 1);
+  });
+
+  it('killed just before a run (its death not yet seen): the run is still correct', async () => {
+    await warm('pass');
+    const [e] = zygotes();
+    const pid = Number(/"child-pid"\s*:\s*(\d+)/.exec(e!.z.statusText)?.[1]);
+    process.kill(pid, 'SIGKILL');
+    const r = await py('print(6 * 7)');
+    expect(r.status, r.message).toBe('ok');
+    expect(r.stdout).toBe('42\n');
+    const again = await warm('print(7 * 6)');
+    expect(again.stdout).toBe('42\n');
+  });
+
+  it('an aborted run kills its zygote; the next run gets a fresh one', async () => {
+    const ac = new AbortController();
+    const c = await compileProgram(pool, 'python', 'import signal\nprint("started", flush=True)\nsignal.pause()\n');
+    if (!c.ok) throw new Error(c.message);
+    const p = runProgram(pool, c.program, { signal: ac.signal });
+    ac.abort();
+    expect((await p).status).toBe('aborted');
+    expect((await warm('print(1)')).stdout).toBe('1\n');
+  });
+});
+
+describe('warm mode setting', () => {
+  it('warm: false and ARBITER_SANDBOX_WARM=0 turn it off and say so', async () => {
+    expect(cold.warmMode).toMatch(/^off: disabled/);
+    const before = process.env.ARBITER_SANDBOX_WARM;
+    process.env.ARBITER_SANDBOX_WARM = '0';
+    const p = new SandboxPool({ concurrency: 1 });
+    if (before === undefined) delete process.env.ARBITER_SANDBOX_WARM;
+    else process.env.ARBITER_SANDBOX_WARM = before;
+    try {
+      const r = await py('print(1)', { on: p });
+      expect(r.stdout).toBe('1\n');
+      expect(p.stats.warm).toBe(0);
+      expect(p.warmMode).toBe('off: disabled (ARBITER_SANDBOX_WARM=0)');
+    } finally {
+      p.close();
+    }
+  });
+});
+
+describe('JavaScript: a pre-started node per slot runs each program', () => {
+  async function js(src: string, opts: { stdin?: string; limits?: Partial<SandboxLimits>; on?: SandboxPool } = {}) {
+    const p = opts.on ?? pool;
+    const c = await compileProgram(p, 'javascript', src, opts.limits ? { limits: opts.limits } : {});
+    if (!c.ok) throw new Error(c.message);
+    return runProgram(p, c.program, opts.stdin !== undefined ? { stdin: opts.stdin } : {});
+  }
+  async function spare(src: string, opts: Parameters<typeof js>[1] = {}): Promise<RunResult> {
+    const before = pool.stats.spareRuns;
+    const r = await js(src, opts);
+    expect(pool.stats.spareRuns, `served cold: ${pool.jsWarmMode}`).toBe(before + 1);
+    return r;
+  }
+
+  it('is on, and A leaves nothing for B: globals, prototypes, /tmp, environment, background processes', async () => {
+    const a = await spare(String.raw`
+const fs = require('fs'), cp = require('child_process');
+globalThis.ARB_LEFT = 1;
+Array.prototype.includes = () => true;
+process.env.ARB_LEAK = '1';
+fs.writeFileSync('/tmp/left.txt', 'from A');
+cp.spawn('/bin/sh', ['-c', 'while :; do echo LATE; done'], { detached: true, stdio: ['ignore', 'inherit', 'ignore'] }).unref();
+console.log('A done');
+`);
+    expect(pool.jsWarmMode).toMatch(/^on:/);
+    expect(a.stdout).toMatch(/^A done$/m);
+    // the detached shell died with A's sandbox (only the next spare, a node, may be running)
+    const shells = sandboxUidProcesses(pool.uids).filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('echo LATE');
+      } catch {
+        return false;
+      }
+    });
+    expect(shells).toEqual([]);
+    const b = await spare(String.raw`
+const fs = require('fs');
+console.log(typeof globalThis.ARB_LEFT, [1].includes(2), process.env.ARB_LEAK, fs.readdirSync('/tmp').join(','),
+  fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).join(','));
+`);
+    expect(b.status, b.stderr).toBe('ok');
+    expect(b.stdout).toBe('undefined false undefined main.js 1,2\n');
+  });
+
+  it('has the cold limits, uid, filter and no_new_privs', async () => {
+    const src = String.raw`
+const st = require('fs').readFileSync('/proc/self/status', 'utf8');
+const lim = require('fs').readFileSync('/proc/self/limits', 'utf8');
+const pick = (re) => (re.exec(st) || re.exec(lim) || [])[1];
+console.log([process.getuid() !== 0, pick(/NoNewPrivs:\s+(\d)/), pick(/Seccomp:\s+(\d)/), pick(/CapEff:\s+(\w+)/), pick(/Max processes\s+(\d+)/), pick(/Max data size\s+(\d+)/), pick(/Max open files\s+(\d+)/)].join(' '));
+`;
+    const limits = { processes: 50, openFiles: 60 };
+    const w = await spare(src, { limits });
+    const c = await js(src, { limits, on: cold });
+    expect(w.stdout).toMatch(/^true 1 2 0000000000000000 50 \d+ 60\n$/);
+    expect(w.stdout).toBe(c.stdout);
+  });
+
+  it('runs with changing settings and back-to-back runs each get a spare (none waits on an idle one)', async () => {
+    const src = 'console.log(require("fs").readFileSync("/proc/self/limits", "utf8").match(/Max processes\\s+(\\d+)/)[1])';
+    const outs: string[] = [];
+    for (const n of [50, 51, 51, 50, 50, 50, 52]) outs.push((await spare(src, { limits: { processes: n } })).stdout.trim());
+    expect(outs).toEqual(['50', '51', '51', '50', '50', '50', '52']);
+    const before = pool.stats.spareRuns;
+    const all = await Promise.all([1, 2, 3].map((i) => js(`console.log(${i})`)));
+    expect(all.map((r) => r.stdout)).toEqual(['1\n', '2\n', '3\n']);
+    expect(pool.stats.spareRuns).toBe(before + 3);
+  });
+
+  const cases: [string, string, string?][] = [
+    [
+      'output, argv and stdin',
+      "console.log(process.argv.slice(1), __filename, require.main === module, require('fs').readFileSync(0, 'utf8'))\nconsole.error('err')\n",
+      'abc',
+    ],
+    ['exit status', 'process.exit(4)\n'],
+    ['uncaught exception', 'function f() { throw new TypeError("boom"); }\nf();\n'],
+    ['syntax error', 'function (\n'],
+    ['signal', "process.kill(process.pid, 'SIGSEGV')\n"],
+    ['wall clock', 'setInterval(() => {}, 1000)\n'],
+  ];
+  it.each(cases)('means what a cold run means: %s', async (_name, src, stdin) => {
+    const limits = { wallMs: 2000 };
+    const w = await spare(src, { limits, ...(stdin !== undefined ? { stdin } : {}) });
+    const c = await js(src, { limits, on: cold, ...(stdin !== undefined ? { stdin } : {}) });
+    // the deepest frames of a stack trace are node's own main (cold) or the spare's loader (warm)
+    const stack = (t: string) => t.replace(/(at Function\.executeUserEntryPoint[^\n]*\n)(\s+at [^\n]*\n)+/, '$1');
+    const pickOut = (r: RunResult) => ({
+      status: r.status,
+      exitCode: r.exitCode,
+      signal: r.signal,
+      stdout: r.stdout,
+      stderr: stack(r.stderr),
+      message: r.message,
+    });
+    expect(pickOut(w)).toEqual(pickOut(c));
+  });
+});
