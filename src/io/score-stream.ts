@@ -1,6 +1,7 @@
 // Grades a stream of input lines with bounded concurrency and yields exactly one output record per
 // input line, in input order. Malformed lines (invalid JSON or UTF-8, blank, too deep, not a record)
 // become invalid results that name the line number. Ids are kept as their raw JSON text (ID_JSON).
+import { setMaxListeners } from 'node:events';
 import type { Grader, GraderContext } from '../core/grader.js';
 import { GradeFailure, invalidResult, type ErrorKind, type Result } from '../core/result.js';
 import { normalizeRecord, type GradeInput } from '../core/sample.js';
@@ -152,6 +153,9 @@ export function scoreLines(grader: Grader, lines: AsyncIterable<RawLine>, ctx: G
   const maxDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const done = opts.done;
   const signal = opts.signal;
+  // every sample in flight shares the run's signal, and each may listen on it (a sandbox slot it
+  // waits for, a model request): more than ten listeners is the design here, not a leak
+  for (const s of new Set([signal, ctx.signal])) if (s) setMaxListeners(0, s);
   // each line becomes either a ready record (a malformed line) or an input to grade
   async function* prepared(): AsyncGenerator<OutputRecord | ParsedLine> {
     let k = 0;

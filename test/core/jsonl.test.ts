@@ -47,6 +47,48 @@ describe('scoreLines', () => {
   });
 });
 
+describe('scoreLines with a shared signal', () => {
+  it("many samples in flight listening on the run's signal raise no MaxListenersExceededWarning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    const ac = new AbortController();
+    let listening = 0;
+    let release!: () => void;
+    const allListening = new Promise<void>((r) => (release = r));
+    const n = 40;
+    // a grader that waits on the run's signal like a run queued for a sandbox slot does
+    const g = {
+      name: 'wait',
+      type: 'wait',
+      config: {},
+      capabilities: [],
+      grade: async (_input: unknown, ctx: { signal?: AbortSignal }) => {
+        const onAbort = () => {};
+        ctx.signal?.addEventListener('abort', onAbort, { once: true });
+        if (++listening === n) release();
+        await allListening;
+        ctx.signal?.removeEventListener('abort', onAbort);
+        return { score: 1, valid: true, metadata: { grader: 'wait', type: 'wait' } };
+      },
+    };
+    const text = Array.from({ length: n }, (_, i) => `{"id":${i},"item":{},"output_text":"a"}\n`).join('');
+    const out = [];
+    for await (const r of scoreLines(
+      g as never,
+      readLines(chunks(text)),
+      { services: new Services(), signal: ac.signal },
+      { concurrency: n, signal: ac.signal },
+    ))
+      out.push(r);
+    await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+    process.off('warning', onWarning);
+    expect(listening).toBe(n);
+    expect(out).toHaveLength(n);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+});
+
 describe('progress line', async () => {
   const { vi } = await import('vitest');
   const { Progress } = await import('../../dist/io/progress.js');
@@ -61,7 +103,7 @@ describe('progress line', async () => {
       const p = new Progress(stats, 1000, true);
       p.tick(500);
       p.done();
-      expect(writes[0]).toMatch(/^\r\[#{12}\.{12}\]  50\.0% 2 graded, \d+\/s, 1 invalid, mean 1\.000/);
+      expect(writes[0]).toMatch(/^\r\[#{12}\.{12}\] {2}50\.0% 2 graded, \d+\/s, 1 invalid, mean 1\.000/);
       expect(writes[1]).toBe('\r\x1b[K');
       const quiet = new Progress(stats, 1000, false);
       quiet.tick(10);
