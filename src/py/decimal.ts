@@ -2,6 +2,7 @@
 // Decimal.sqrt() under a context precision (round-half-even, the ideal exponent for exact roots, as
 // the General Decimal Arithmetic spec and CPython do), and str()/repr().
 import { EnvLimit, PyException } from './errors.js';
+import { doubleParts } from './double.js';
 import { PyObject, type PyValue, typeName } from './values.js';
 
 export const MAX_DECIMAL_PREC = 5000;
@@ -141,17 +142,7 @@ export class PyDecimal extends PyObject {
 }
 
 function binary(x: number): { num: bigint; shift: number } {
-  const buf = new DataView(new ArrayBuffer(8));
-  buf.setFloat64(0, x);
-  const bits = buf.getBigUint64(0);
-  const e = Number((bits >> 52n) & 0x7ffn);
-  let m = bits & ((1n << 52n) - 1n);
-  let exp: number;
-  if (e === 0) exp = -1074;
-  else {
-    m |= 1n << 52n;
-    exp = e - 1075;
-  }
+  let { m, exp } = doubleParts(x);
   if (m === 0n) return { num: 0n, shift: 0 };
   while (exp < 0 && (m & 1n) === 0n) {
     m >>= 1n;

@@ -2,6 +2,7 @@
 // syntax), json.dumps with its defaults (ensure_ascii, ", " / ": " separators, NaN/Infinity,
 // non-string keys), and exact decimal formatting of floats (f"{x:.2f}", round(x, n)).
 import { EnvLimit, PyException } from './errors.js';
+import { doubleParts } from './double.js';
 import { MAX_NESTING, PyDict, PyObject, PySet, PyTuple, type PyValue, typeName } from './values.js';
 
 /** Python refuses to print ints longer than this many digits (sys.int_info.default_max_str_digits). */
@@ -50,17 +51,7 @@ export function floatRepr(x: number): string {
 
 /** The exact value of a finite double as numerator / 2^shift. */
 function exactBinary(x: number): { num: bigint; shift: bigint } {
-  const buf = new DataView(new ArrayBuffer(8));
-  buf.setFloat64(0, Math.abs(x));
-  const bits = buf.getBigUint64(0);
-  const e = Number((bits >> 52n) & 0x7ffn);
-  let m = bits & ((1n << 52n) - 1n);
-  let exp: number;
-  if (e === 0) exp = -1074;
-  else {
-    m |= 1n << 52n;
-    exp = e - 1075;
-  }
+  const { m, exp } = doubleParts(x);
   return exp >= 0 ? { num: m << BigInt(exp), shift: 0n } : { num: m, shift: BigInt(-exp) };
 }
 

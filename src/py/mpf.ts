@@ -5,6 +5,7 @@
 // rounded once; mpmath rounds its own 20-guard-bit approximation, so the two can differ only when
 // the true value lies within about 2^-20 of an ulp from a rounding boundary.
 import { EnvLimit, PyException } from './errors.js';
+import { doubleParts } from './double.js';
 import { PyObject, type PyValue, typeName } from './values.js';
 
 /** Largest mp.dps arbiter evaluates. */
@@ -69,17 +70,7 @@ export function fromFloat(x: number): Mpf {
   if (Number.isNaN(x)) return NAN;
   if (!Number.isFinite(x)) return { k: 'inf', neg: x < 0 };
   if (x === 0) return ZERO;
-  const buf = new DataView(new ArrayBuffer(8));
-  buf.setFloat64(0, Math.abs(x));
-  const bits = buf.getBigUint64(0);
-  const e = Number((bits >> 52n) & 0x7ffn);
-  let m = bits & ((1n << 52n) - 1n);
-  let exp: number;
-  if (e === 0) exp = -1074;
-  else {
-    m |= 1n << 52n;
-    exp = e - 1075;
-  }
+  const { m, exp } = doubleParts(x);
   return normalize(x < 0, m, exp, 64);
 }
 

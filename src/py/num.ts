@@ -3,6 +3,7 @@
 // Python's errors (ZeroDivisionError, OverflowError, TypeError with its operand type names), plus
 // float(), int(), abs(), round(), sum(), min() and max().
 import { EnvLimit, PyException, Unsupported } from './errors.js';
+import { doubleParts } from './double.js';
 import { roundFloat } from './format.js';
 import { crPow } from './mpf.js';
 import { pyIntDigits, TRIM_RE } from './text.js';
@@ -232,17 +233,7 @@ function exactFloatPowInt(x: number, n: number): number {
 }
 
 function floatRatio(x: number): { num: bigint; den: bigint } {
-  const buf = new DataView(new ArrayBuffer(8));
-  buf.setFloat64(0, x);
-  const bits = buf.getBigUint64(0);
-  const e = Number((bits >> 52n) & 0x7ffn);
-  let m = bits & ((1n << 52n) - 1n);
-  let exp: number;
-  if (e === 0) exp = -1074;
-  else {
-    m |= 1n << 52n;
-    exp = e - 1075;
-  }
+  const { m, exp } = doubleParts(x);
   return exp >= 0 ? { num: m << BigInt(exp), den: 1n } : { num: m, den: 1n << BigInt(-exp) };
 }
 

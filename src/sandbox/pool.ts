@@ -135,6 +135,12 @@ export const SANDBOX_HINT = 'install bubblewrap (scripts/setup.sh) or, for trust
 let poolSeq = 0;
 const CGROUP_PREFIX = 'arbiter-sb-';
 
+/** Why a warm mode's self-test probe failed (it prints exactly "ok" when confined as it should be). */
+function selfTestFailure(r: Omit<RunResult, 'queueMs'>): string | undefined {
+  if (r.status === 'ok' && r.stdout.trim() === 'ok') return undefined;
+  return `the self-test failed: ${r.status} ${(r.message ?? '').slice(0, 300)} ${r.stdout.trim().slice(0, 200)} ${r.stderr.trim().slice(-300)}`;
+}
+
 export class SandboxPool {
   readonly concurrency: number;
   readonly unsafe: boolean;
@@ -575,8 +581,7 @@ export class SandboxPool {
           mergeLimits(DEFAULT_LIMITS, { wallMs: 15_000, memoryKind: 'data', processes: 64 }),
           BASE_ENV,
         );
-        if (r.status !== 'ok' || r.stdout.trim() !== 'ok')
-          why = `the self-test failed: ${r.status} ${(r.message ?? '').slice(0, 300)} ${r.stdout.trim().slice(0, 200)} ${r.stderr.trim().slice(-300)}`;
+        why = selfTestFailure(r);
       }
     }
     if (why) {
@@ -706,9 +711,7 @@ export class SandboxPool {
         mergeLimits(DEFAULT_LIMITS, { wallMs: 15_000 }),
         { A: 'b' },
       );
-      if (!r) why = 'the warm interpreter did not start';
-      else if (r.status !== 'ok' || r.stdout.trim() !== 'ok')
-        why = `the self-test failed: ${r.status} ${(r.message ?? '').slice(0, 300)} ${r.stdout.trim().slice(0, 200)} ${r.stderr.trim().slice(-300)}`;
+      why = r ? selfTestFailure(r) : 'the warm interpreter did not start';
     }
     if (why) {
       this.warmMode = `off: ${why}`;
