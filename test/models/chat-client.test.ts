@@ -115,10 +115,17 @@ describe('chat client', () => {
   });
 
   it('turns a slow reply into a timeout error', async () => {
-    server.onChat(() => ({ content: 'Score: 1', delay_ms: 400 }));
+    // the answer is held until both attempts have timed out (an event, not a delay)
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    server.onChat(async () => {
+      await held;
+      return { content: 'Score: 1' };
+    });
     const e = await client({ timeoutMs: 100, retry: { ...fast, maxRetries: 1 } })
       .chat(req)
       .catch((x) => x);
+    release();
     expect(e).toBeInstanceOf(ModelError);
     expect(e.kind).toBe('timeout');
     expect(e.attempts).toBe(2);

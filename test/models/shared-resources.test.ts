@@ -132,12 +132,21 @@ describe('judges sharing one Services keep their own settings', () => {
   });
 
   it('score_model: request_timeout_ms — a short deadline times out, a long one waits for the answer', async () => {
-    server.onChat(() => ({ content: 'Score: 6', delay_ms: 600 }));
+    // every answer is held until the short deadline has fired (an event, not a delay)
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    server.onChat(async () => {
+      await held;
+      return { content: 'Score: 6' };
+    });
     const s = svc();
     const cfg = judges[0]!.cfg;
     const ga = loadGrader(cfg({ request_timeout_ms: 150, max_retries: 0 }));
     const gb = loadGrader(cfg({ request_timeout_ms: 20_000, max_retries: 0 }));
-    const [ra, rb] = await Promise.all([grade(ga, input, { services: s }), grade(gb, input, { services: s })]);
+    const pb = grade(gb, input, { services: s });
+    const ra = await grade(ga, input, { services: s });
+    release();
+    const rb = await pb;
     expect(ra).toMatchObject({ valid: false, error: { kind: 'timeout' } });
     expect(rb).toMatchObject({ valid: true, score: 6 });
   });

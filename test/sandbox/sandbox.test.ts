@@ -5,10 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableParallelism } from 'node:os';
 import { compileProgram, runInSandbox, runProgram, SandboxPool } from '../../dist/sandbox/index.js';
 import { runtimeFor } from '../../dist/sandbox/host.js';
-import { rlimitMemoryBound } from '../../dist/sandbox/limits.js';
-import { DEFAULT_LIMITS } from '../../dist/sandbox/limits.js';
 import { sandboxPoolKey } from '../../dist/graders/code/config.js';
 import { PROJECT, Services, loadGrader, sandboxUidProcesses } from '../code/helpers.js';
+import { expectHeldWithinBound, MEMORY_CHILDREN, MEMORY_CHILDREN_LIMITS } from './memory-programs.js';
 
 const pool = new SandboxPool();
 afterAll(() => pool.close());
@@ -309,50 +308,9 @@ describe("a run's total memory is bounded", () => {
     py = r;
     await mem.unavailable();
   });
-  // ten children each touch 200 MiB and hold it; once all have tried, the parent sums the
-  // anonymous resident memory of those still alive
-  const children = String.raw`
-import os, sys
-r, w = os.pipe()
-hold_r, hold_w = os.pipe()
-pids = []
-for i in range(10):
-    try:
-        pid = os.fork()
-    except OSError:
-        break
-    if pid == 0:
-        os.close(r); os.close(hold_w)
-        try:
-            b = bytearray(200 * 1024 * 1024)
-            for j in range(0, len(b), 4096):
-                b[j] = 1
-        except MemoryError:
-            pass
-        os.close(w)
-        os.read(hold_r, 1)
-        os._exit(0)
-    pids.append(pid)
-os.close(w)
-os.close(hold_r)
-while os.read(r, 1):
-    pass
-held = 0
-for pid in pids:
-    for line in open('/proc/%d/status' % pid):
-        if line.startswith('RssAnon:'):
-            held += int(line.split()[1]) * 1024
-print(held)
-`;
   it('ten children of 200 MiB hold at most the bound together (cgroup where available, else processes x memory)', async () => {
-    const limits = { memoryBytes: 256 * 1024 * 1024, processes: 8, wallMs: 30_000 };
-    const r = await mem.run({ argv: [py.exe, '-I', '-S', '-c', children], binds: py.binds, limits });
-    expect(r.status, r.stderr).toBe('ok');
-    const held = Number(r.stdout.trim());
-    const all = { ...DEFAULT_LIMITS, ...limits };
-    const bound = mem.memoryControl.startsWith('cgroup') ? all.memoryBytes + all.tmpBytes : rlimitMemoryBound(all);
-    expect(held, `${mem.memoryControl}: ${r.stdout}`).toBeLessThanOrEqual(bound);
-    expect(held).toBeGreaterThan(0);
+    const r = await mem.run({ argv: [py.exe, '-I', '-S', '-c', MEMORY_CHILDREN], binds: py.binds, limits: MEMORY_CHILDREN_LIMITS });
+    expectHeldWithinBound(r, mem.memoryControl);
   });
 
   it('reports a run killed for exceeding its total memory, and refuses run_memory_mb without a cgroup', async () => {

@@ -5,8 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileProgram, runProgram, SandboxPool, type RunResult } from '../../dist/sandbox/index.js';
-import { DEFAULT_LIMITS, rlimitMemoryBound, type SandboxLimits } from '../../dist/sandbox/limits.js';
+import type { SandboxLimits } from '../../dist/sandbox/limits.js';
 import { sandboxUidProcesses } from '../code/helpers.js';
+import { expectHeldWithinBound, MEMORY_CHILDREN, MEMORY_CHILDREN_LIMITS } from './memory-programs.js';
 
 const pool = new SandboxPool({ concurrency: 1 });
 const cold = new SandboxPool({ concurrency: 1, warm: false });
@@ -296,47 +297,7 @@ for k in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb', 'NoNewPrivs', 'Secco
   });
 
   it('total memory of the run: ten children of 200 MiB hold at most the bound together, and a run over its cgroup is memoryExceeded', async () => {
-    const children = String.raw`
-import os
-r, w = os.pipe()
-hold_r, hold_w = os.pipe()
-pids = []
-for i in range(10):
-    try:
-        pid = os.fork()
-    except OSError:
-        break
-    if pid == 0:
-        os.close(r); os.close(hold_w)
-        try:
-            b = bytearray(200 * 1024 * 1024)
-            for j in range(0, len(b), 4096):
-                b[j] = 1
-        except MemoryError:
-            pass
-        os.close(w)
-        os.read(hold_r, 1)
-        os._exit(0)
-    pids.append(pid)
-os.close(w)
-os.close(hold_r)
-while os.read(r, 1):
-    pass
-held = 0
-for pid in pids:
-    for line in open('/proc/%d/status' % pid):
-        if line.startswith('RssAnon:'):
-            held += int(line.split()[1]) * 1024
-print(held)
-`;
-    const limits = { memoryBytes: 256 * 1024 * 1024, processes: 8, wallMs: 30_000 };
-    const r = await warm(children, { limits });
-    expect(r.status, r.stderr).toBe('ok');
-    const held = Number(r.stdout.trim());
-    const all = { ...DEFAULT_LIMITS, ...limits };
-    const bound = pool.memoryControl.startsWith('cgroup') ? all.memoryBytes + all.tmpBytes : rlimitMemoryBound(all);
-    expect(held, `${pool.memoryControl}: ${r.stdout}`).toBeLessThanOrEqual(bound);
-    expect(held).toBeGreaterThan(0);
+    expectHeldWithinBound(await warm(MEMORY_CHILDREN, { limits: MEMORY_CHILDREN_LIMITS }), pool.memoryControl);
     if (pool.memoryControl.startsWith('cgroup')) {
       const o = await warm('b = bytearray(400 * 1024 * 1024)\nfor j in range(0, len(b), 4096): b[j] = 1\nprint("held")', {
         limits: { runMemoryBytes: 128 * 1024 * 1024, wallMs: 30_000 },

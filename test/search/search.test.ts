@@ -16,6 +16,7 @@ import {
   searchPlotSvg,
   Services,
   stepSearch,
+  type StepSearchOptions,
   verifyCandidates,
 } from '../../dist/index.js';
 import { runCli } from '../helpers/cli.js';
@@ -170,17 +171,21 @@ describe('runSearch: sampling methods over a pool of samples', () => {
   });
 });
 
+/** PRM-guided step search on one question with the scripted generator and PRM ("last" step score). */
+function searchSteps(question: string, o: Pick<StepSearchOptions, 'n' | 'beamWidth'> & Partial<StepSearchOptions>) {
+  return stepSearch({
+    generator: new Generator(generator()),
+    prm: loadGrader(prmCfg('last')),
+    services,
+    input: { item: { question }, sample: {} },
+    cost: { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 },
+    ...o,
+  });
+}
+
 describe('PRM-guided step search', () => {
   it('beam search: N first steps, the best N/M kept and expanded M ways (continuing the partial as the assistant turn), best finished solution chosen', async () => {
-    const r = await stepSearch({
-      generator: new Generator(generator()),
-      prm: loadGrader(prmCfg('last')),
-      services,
-      input: { item: { question: 'Q1?' }, sample: {} },
-      n: 4,
-      beamWidth: 2,
-      cost: { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 },
-    });
+    const r = await searchSteps('Q1?', { n: 4, beamWidth: 2 });
     expect(r.best).toMatchObject({ steps: ['good C', 'great \\boxed{4}'], score: 0.95, done: true, ended: 'answer' });
     expect(r.finished.map((b) => b.steps.join(' | '))).toContain('good A | good A2 | good \\boxed{4}');
     expect(r.rounds).toBe(3);
@@ -195,16 +200,7 @@ describe('PRM-guided step search', () => {
   });
 
   it('DVTS: N/M subtrees, each continued greedily with its best of M children', async () => {
-    const r = await stepSearch({
-      generator: new Generator(generator()),
-      prm: loadGrader(prmCfg('last')),
-      services,
-      input: { item: { question: 'Q1?' }, sample: {} },
-      n: 4,
-      beamWidth: 2,
-      diverse: true,
-      cost: { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 },
-    });
+    const r = await searchSteps('Q1?', { n: 4, beamWidth: 2, diverse: true });
     expect(r.finished).toHaveLength(2);
     for (const b of r.finished) expect(b.steps).toEqual(['good A', 'good A2', 'good \\boxed{4}']);
     const reqs = srv.server.chatRequests;
@@ -214,16 +210,7 @@ describe('PRM-guided step search', () => {
 
   it('a token budget stops the search after the round that spent it; the best partial is returned, unfinished', async () => {
     const cost = { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 };
-    const r = await stepSearch({
-      generator: new Generator(generator()),
-      prm: loadGrader(prmCfg('last')),
-      services,
-      input: { item: { question: 'Q1?' }, sample: {} },
-      n: 4,
-      beamWidth: 2,
-      tokenBudget: 1,
-      cost,
-    });
+    const r = await searchSteps('Q1?', { n: 4, beamWidth: 2, tokenBudget: 1, cost });
     expect(r).toMatchObject({ stopped: 'token_budget', rounds: 1, finished: [] });
     expect(r.best!.done).toBe(false);
     expect(cost.completion_tokens).toBeGreaterThan(0);
@@ -240,15 +227,7 @@ describe('PRM-guided step search', () => {
       usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
     });
     srv.server.enqueue({ body: body('\n\n', 'good first') }, { body: body(null, 'good end without a box') });
-    const r = await stepSearch({
-      generator: new Generator(generator()),
-      prm: loadGrader(prmCfg('last')),
-      services,
-      input: { item: { question: 'Q3?' }, sample: {} },
-      n: 1,
-      beamWidth: 1,
-      cost: { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 },
-    });
+    const r = await searchSteps('Q3?', { n: 1, beamWidth: 1 });
     expect(r.best).toMatchObject({ steps: ['good first', 'good end without a box'], done: true, ended: 'eos' });
     expect(r.rounds).toBe(2);
   });
@@ -262,15 +241,7 @@ describe('PRM-guided step search', () => {
       return body;
     });
     try {
-      const r = await stepSearch({
-        generator: new Generator(generator()),
-        prm: loadGrader(prmCfg('last')),
-        services,
-        input: { item: { question: 'Q1?' }, sample: {} },
-        n: 4,
-        beamWidth: 2,
-        cost: { requests: 0, completion_tokens: 0, prompt_tokens: 0, unreported: 0 },
-      });
+      const r = await searchSteps('Q1?', { n: 4, beamWidth: 2 });
       expect(r.prm_invalid).toBeGreaterThan(0);
       for (const b of r.finished) expect(b.steps[0]).not.toBe('good C');
       expect(r.best!.steps).toEqual(['good A', 'good A2', 'good \\boxed{4}']);

@@ -3,20 +3,17 @@
 // only the value — with the value vocabulary supplied by each verdict kind. A whole-answer JSON
 // object (structured output) is read by its own key; otherwise the candidates go through the
 // shared selection (quotes of the graded response dropped, conflicts refused).
-import { findJsonObjects, pickKey, type JsonHit } from '../../../extract/json.js';
+import { pickKey, type JsonHit } from '../../../extract/json.js';
 import {
   MAX_VERDICT_LINE,
-  finish,
   lastLine,
-  prepare,
-  rankOf,
-  rationaleOf,
-  select,
-  wholeJson,
+  lineCandidate,
+  matchCandidate,
+  objectCandidate,
+  parseVerdict,
   type Candidate,
   type ParseContext,
   type ParseErrorCode,
-  type Span,
   type Verdict,
 } from './verdict.js';
 
@@ -97,93 +94,38 @@ function jsonCandidate<T>(h: JsonHit, text: string, c: CompiledChoice<T>): Cand<
     val = spec.fromNumber?.(k.value);
   } else return undefined;
   if (val === undefined && !spec.strictUnknown) return undefined;
-  const at = text.lastIndexOf(token, h.end);
-  const tokStart = at >= h.start ? at : h.start;
-  const keyAt = text.slice(h.start, tokStart).toLowerCase().lastIndexOf(k.key);
-  const echoStart = keyAt >= 0 ? Math.max(h.start, h.start + keyAt - 1) : h.start;
   // the offsets point at the value inside its marks ("[[YES]]" -> YES), where its logprob token is
   const inner = token.replace(/^[("'[*\s]+/, '');
   const core = inner.replace(/[)"'\].!*\s]+$/, '');
-  const vstart = tokStart + (token.length - inner.length);
-  const vend = vstart + (core.length || token.length);
-  const cand: Cand<T> = {
-    value: val === undefined ? unknown(spec.what, token) : val,
-    format: 'json',
-    start: h.start,
-    end: h.end,
-    echo: [echoStart, Math.min(h.end, tokStart + token.length + 1)],
-    vstart,
-    vend,
-    matched: text.slice(h.start, h.end),
-    rank: rankOf('json'),
-  };
-  const r = rationaleOf(h.value);
-  if (r !== undefined) cand.rationale = r;
-  return cand;
+  return objectCandidate(h, text, k.key, token, val === undefined ? unknown(spec.what, token) : val, {
+    lead: token.length - inner.length,
+    length: core.length || token.length,
+  });
 }
 
 export function parseChoice<T>(raw: string, c: CompiledChoice<T>, ctx: ParseContext = {}): Verdict<T> {
   const { spec } = c;
-  const p = prepare(raw);
-  if ('ok' in p) return p;
-  const text = p.visible;
-  // structured output: the whole answer is one JSON object; its key is the verdict, whatever its strings quote
-  const whole = wholeJson(text);
-  if (whole) {
-    const cand = jsonCandidate(whole, text, c);
-    if (cand) return finish({ pick: cand }, text, spec.what);
-  }
-  const structured: Cand<T>[] = [];
-  const add = (format: string, m: RegExpExecArray, idx: number, token: string) => {
-    const vstart = m.indices?.[idx]?.[0] ?? m.index;
-    const val = spec.canon(token);
-    if (val === undefined && !spec.strictUnknown) return;
-    const lead = m[0].length - m[0].trimStart().length;
-    structured.push({
-      value: val === undefined ? unknown(spec.what, token) : val,
-      format,
-      start: m.index + lead,
-      end: m.index + m[0].length,
-      vstart,
-      vend: vstart + token.length,
-      matched: m[0].trim(),
-      rank: rankOf(format),
-    });
-  };
-  for (const m of text.matchAll(c.brackets)) add('brackets', m, 1, m[1]!);
-  for (const m of text.matchAll(c.tags)) {
-    const t = m[2]!;
-    if (c.whole.test(t)) add('tag', m, 2, t);
-    else if (spec.strictUnknown) add('tag', m, 2, t);
-  }
-  for (const m of text.matchAll(c.keyed)) add('keyed', m, 1, m[1]!);
-  const jsonSpans: Span[] = [];
-  for (const h of findJsonObjects(text)) {
-    const cand = jsonCandidate(h, text, c);
-    if (!cand) continue;
-    structured.push(cand);
-    jsonSpans.push({ start: h.start, end: h.end });
-  }
-  const fallback = (): Cand<T>[] => {
-    const ll = lastLine(text);
-    const m = ll && c.finalLine.exec(ll.line);
-    if (!ll || !m) return [];
-    const val = spec.canon(m[1]!);
-    if (val === undefined) return [];
-    const at = ll.start + ll.line.lastIndexOf(m[1]!);
-    const lead = ll.line.length - ll.line.trimStart().length;
-    return [
-      {
-        value: val,
-        format: 'final_line',
-        start: ll.start + lead,
-        end: ll.start + ll.line.trimEnd().length,
-        vstart: at,
-        vend: at + m[1]!.length,
-        matched: ll.line.trim(),
-        rank: rankOf('final_line'),
-      },
-    ];
-  };
-  return finish(select({ structured, fallback, text, jsonSpans, ctx }, spec.what), text, spec.what);
+  return parseVerdict<T>(raw, spec.what, ctx, {
+    json: (h, text) => jsonCandidate(h, text, c),
+    marked: (text) => {
+      const structured: Cand<T>[] = [];
+      const add = (format: string, m: RegExpExecArray, idx: number) => {
+        const val = spec.canon(m[idx]!);
+        if (val === undefined && !spec.strictUnknown) return;
+        structured.push(matchCandidate<T>(format, m, idx, val === undefined ? unknown(spec.what, m[idx]!) : val));
+      };
+      for (const m of text.matchAll(c.brackets)) add('brackets', m, 1);
+      for (const m of text.matchAll(c.tags)) if (c.whole.test(m[2]!) || spec.strictUnknown) add('tag', m, 2);
+      for (const m of text.matchAll(c.keyed)) add('keyed', m, 1);
+      return structured;
+    },
+    bare: (text) => {
+      const ll = lastLine(text);
+      const m = ll && c.finalLine.exec(ll.line);
+      if (!ll || !m) return [];
+      const val = spec.canon(m[1]!);
+      if (val === undefined) return [];
+      return [lineCandidate<T>(ll, ll.start + ll.line.lastIndexOf(m[1]!), m[1]!, val)];
+    },
+  });
 }

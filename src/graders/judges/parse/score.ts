@@ -3,19 +3,17 @@
 // configured range; values outside it are rejected (or clamped when asked), never truncated. A
 // whole-answer JSON object (structured output) is read by its own key; otherwise the candidates go
 // through the shared selection (quotes of the graded response dropped, conflicts refused).
-import { findJsonObjects, pickKey, type JsonHit } from '../../../extract/json.js';
+import { pickKey, type JsonHit } from '../../../extract/json.js';
 import {
   MAX_VERDICT_LINE,
-  finish,
   lastLine,
-  prepare,
+  lineCandidate,
+  matchCandidate,
+  objectCandidate,
+  parseVerdict,
   rankOf,
-  rationaleOf,
-  select,
-  wholeJson,
   type Candidate,
   type ParseContext,
-  type Span,
   type Verdict,
 } from './verdict.js';
 
@@ -92,84 +90,28 @@ function jsonCandidate(h: JsonHit, text: string, opts: RangeOpts): Candidate<V> 
     value = toRange(f.raw, f.denom, f.percent, opts);
   } else return undefined;
   const numText = typeof k.value === 'number' ? String(k.value) : String(k.value).trim();
-  const at = text.lastIndexOf(numText, h.end);
-  const vstart = at >= h.start ? at : h.start;
-  const keyAt = text.slice(h.start, vstart).toLowerCase().lastIndexOf(k.key);
-  const echoStart = keyAt >= 0 ? Math.max(h.start, h.start + keyAt - 1) : h.start;
-  const c: Candidate<V> = {
-    value,
-    format: 'json',
-    start: h.start,
-    end: h.end,
-    echo: [echoStart, vstart + numText.length],
-    vstart,
-    vend: vstart + numText.length,
-    matched: text.slice(h.start, h.end),
-    rank: rankOf('json'),
-  };
+  const c = objectCandidate(h, text, k.key, numText, value);
   if (k.key === 'final_score' || k.key === 'overall_score') c.matched = `final ${c.matched}`;
-  const r = rationaleOf(h.value);
-  if (r !== undefined) c.rationale = r;
   return c;
 }
 
 export function parseScore(raw: string, options: ScoreParseOptions = {}): Verdict<ScoreValue> {
   const opts = { range: options.range ?? [0, 1], outOfRange: options.outOfRange ?? 'reject' } as RangeOpts;
-  const p = prepare(raw);
-  if ('ok' in p) return p;
-  const text = p.visible;
-  // structured output: the whole answer is one JSON object; its key is the verdict, whatever its strings quote
-  const whole = wholeJson(text);
-  if (whole) {
-    const c = jsonCandidate(whole, text, opts);
-    if (c) return finish({ pick: c }, text, 'score');
-  }
-  const structured: Candidate<V>[] = [];
-  const push = (list: Candidate<V>[], format: string, m: RegExpExecArray, numIdx: number, denIdx: number, pctIdx: number) => {
-    const num = m[numIdx]!;
-    const vstart = m.indices?.[numIdx]?.[0] ?? m.index;
-    const value = toRange(Number(num), m[denIdx] !== undefined ? Number(m[denIdx]) : undefined, pctIdx > 0 && !!m[pctIdx], opts);
-    const lead = m[0].length - m[0].trimStart().length;
-    list.push({
-      value,
-      format,
-      start: m.index + lead,
-      end: m.index + m[0].length,
-      vstart,
-      vend: vstart + num.length,
-      matched: m[0].trim(),
-      rank: rankOf(format),
-    });
-  };
-  for (const m of text.matchAll(BRACKETS)) push(structured, 'brackets', m, 1, 2, 0);
-  for (const m of text.matchAll(TAGS)) push(structured, 'tag', m, 2, 3, 4);
-  for (const m of text.matchAll(KEYED)) push(structured, 'keyed', m, 1, 2, 3);
-  for (const m of text.matchAll(GIVE)) push(structured, 'keyed', m, 1, 2, 0);
-  const jsonSpans: Span[] = [];
-  for (const h of findJsonObjects(text)) {
-    const c = jsonCandidate(h, text, opts);
-    if (!c) continue;
-    structured.push(c);
-    jsonSpans.push({ start: h.start, end: h.end });
-  }
-  const fallback = (): Candidate<V>[] => {
-    const out: Candidate<V>[] = [];
-    const ll = lastLine(text);
-    const m = ll && FINAL_LINE.exec(ll.line);
-    if (ll && m) {
-      const at = ll.start + ll.line.indexOf(m[1]!);
-      const lead = ll.line.length - ll.line.trimStart().length;
-      out.push({
-        value: toRange(Number(m[1]), m[2] !== undefined ? Number(m[2]) : undefined, !!m[3], opts),
-        format: 'final_line',
-        start: ll.start + lead,
-        end: ll.start + ll.line.trimEnd().length,
-        vstart: at,
-        vend: at + m[1]!.length,
-        matched: ll.line.trim(),
-        rank: rankOf('final_line'),
-      });
-    } else {
+  const scoreOf = (m: RegExpExecArray, numIdx: number, denIdx: number, pctIdx: number) =>
+    toRange(Number(m[numIdx]), m[denIdx] !== undefined ? Number(m[denIdx]) : undefined, pctIdx > 0 && !!m[pctIdx], opts);
+  return parseVerdict<V>(raw, 'score', options, {
+    json: (h, text) => jsonCandidate(h, text, opts),
+    marked: (text) => [
+      ...[...text.matchAll(BRACKETS)].map((m) => matchCandidate<V>('brackets', m, 1, scoreOf(m, 1, 2, 0))),
+      ...[...text.matchAll(TAGS)].map((m) => matchCandidate<V>('tag', m, 2, scoreOf(m, 2, 3, 4))),
+      ...[...text.matchAll(KEYED)].map((m) => matchCandidate<V>('keyed', m, 1, scoreOf(m, 1, 2, 3))),
+      ...[...text.matchAll(GIVE)].map((m) => matchCandidate<V>('keyed', m, 1, scoreOf(m, 1, 2, 0))),
+    ],
+    bare: (text) => {
+      const ll = lastLine(text);
+      const m = ll && FINAL_LINE.exec(ll.line);
+      if (ll && m) return [lineCandidate<V>(ll, ll.start + ll.line.indexOf(m[1]!), m[1]!, scoreOf(m, 1, 2, 3))];
+      const out: Candidate<V>[] = [];
       const plausible = new Set([opts.range[1], 5, 10, 100]);
       for (const f of text.matchAll(ANY_FRACTION)) {
         if (!plausible.has(Number(f[2]))) continue;
@@ -184,8 +126,7 @@ export function parseScore(raw: string, options: ScoreParseOptions = {}): Verdic
           rank: rankOf('fraction'),
         });
       }
-    }
-    return out;
-  };
-  return finish(select({ structured, fallback, text, jsonSpans, ctx: options }, 'score'), text, 'score');
+      return out;
+    },
+  });
 }

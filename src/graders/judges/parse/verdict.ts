@@ -2,7 +2,9 @@
 // quoted blocks hidden), candidate selection — verdicts the judge copied from the graded response
 // are dropped, the rest must agree (or the ones marked final must), and the one that ends last
 // gives the offsets; formats with an explicit key or marker beat a bare final line — refusal
-// detection, and the size limit on judge output.
+// detection, the size limit on judge output — and the parse skeleton every verdict kind runs
+// (whole-answer JSON, marked formats, JSON objects, bare fallback) with its candidate builders.
+import { findJsonObjects, type JsonHit } from '../../../extract/json.js';
 import { echoIndexOf, maskQuoted, MAX_ECHO_CHECKS, normalizeForEcho, type EchoIndex } from './quotes.js';
 import { maskReasoning } from '../../../extract/think.js';
 
@@ -294,4 +296,107 @@ export function wholeJson(text: string): { value: Record<string, unknown>; start
   } catch {
     return undefined;
   }
+}
+
+/** A candidate from a regex match whose group `idx` holds the value as written. */
+export function matchCandidate<T>(format: string, m: RegExpExecArray, idx: number, value: Candidate<T>['value']): Candidate<T> {
+  const token = m[idx]!;
+  const vstart = m.indices?.[idx]?.[0] ?? m.index;
+  const lead = m[0].length - m[0].trimStart().length;
+  return {
+    value,
+    format,
+    start: m.index + lead,
+    end: m.index + m[0].length,
+    vstart,
+    vend: vstart + token.length,
+    matched: m[0].trim(),
+    rank: rankOf(format),
+  };
+}
+
+/** A bare final-line candidate: the whole (trimmed) line, its value `token` at offset `at`. */
+export function lineCandidate<T>(ll: { line: string; start: number }, at: number, token: string, value: Candidate<T>['value']): Candidate<T> {
+  const lead = ll.line.length - ll.line.trimStart().length;
+  return {
+    value,
+    format: 'final_line',
+    start: ll.start + lead,
+    end: ll.start + ll.line.trimEnd().length,
+    vstart: at,
+    vend: at + token.length,
+    matched: ll.line.trim(),
+    rank: rankOf('final_line'),
+  };
+}
+
+/**
+ * The candidate of a verdict JSON object whose `key` holds `token`: the value is its last
+ * occurrence in the object, and the echo span runs from the key to the value. `inner` narrows the
+ * value offsets to the part inside the token's marks ("[[YES]]" -> YES), and then the echo span
+ * takes in the string's closing quote.
+ */
+export function objectCandidate<T>(
+  h: JsonHit,
+  text: string,
+  key: string,
+  token: string,
+  value: Candidate<T>['value'],
+  inner?: { lead: number; length: number },
+): Candidate<T> {
+  const at = text.lastIndexOf(token, h.end);
+  const tokStart = at >= h.start ? at : h.start;
+  const keyAt = text.slice(h.start, tokStart).toLowerCase().lastIndexOf(key);
+  const echoStart = keyAt >= 0 ? Math.max(h.start, h.start + keyAt - 1) : h.start;
+  const vstart = tokStart + (inner?.lead ?? 0);
+  const vend = vstart + (inner?.length ?? token.length);
+  const c: Candidate<T> = {
+    value,
+    format: 'json',
+    start: h.start,
+    end: h.end,
+    echo: [echoStart, inner ? Math.min(h.end, tokStart + token.length + 1) : vend],
+    vstart,
+    vend,
+    matched: text.slice(h.start, h.end),
+    rank: rankOf('json'),
+  };
+  const r = rationaleOf(h.value);
+  if (r !== undefined) c.rationale = r;
+  return c;
+}
+
+/** How one verdict kind reads its candidates out of the visible judge text. */
+export interface VerdictFormats<T> {
+  /** The candidate of a JSON object, when it carries a verdict key. */
+  json(h: JsonHit, text: string): Candidate<T> | undefined;
+  /** Candidates in the keyed/marked text formats (brackets, tags, "Key: value", ...). */
+  marked(text: string): Candidate<T>[];
+  /** Bare candidates (final line, fractions); consulted only when no structured one is left. */
+  bare(text: string): Candidate<T>[];
+}
+
+/**
+ * The parse every verdict kind runs: limits and masking, then a whole-answer JSON object (structured
+ * output) read by its own key whatever its strings quote; otherwise the marked formats and the JSON
+ * objects in the text go through the shared selection, with the bare formats as the fallback.
+ */
+export function parseVerdict<T>(raw: string, what: string, ctx: ParseContext, f: VerdictFormats<T>): Verdict<T> {
+  const p = prepare(raw);
+  if ('ok' in p) return p;
+  const text = p.visible;
+  const whole = wholeJson(text);
+  if (whole) {
+    const c = f.json(whole, text);
+    if (c) return finish({ pick: c }, text, what);
+  }
+  const structured = f.marked(text);
+  const jsonSpans: Span[] = [];
+  for (const h of findJsonObjects(text)) {
+    const c = f.json(h, text);
+    if (!c) continue;
+    structured.push(c);
+    jsonSpans.push({ start: h.start, end: h.end });
+  }
+  return finish(select({ structured, fallback: () => f.bare(text), text, jsonSpans, ctx }, what), text, what);
 }
