@@ -6,6 +6,7 @@
 // comparisons, subscripts: `unsupported`). `unparse` prints an AST as ast.unparse does.
 // `parsePythonCalls` reads a call list the way the tool_call grader needs it: literals only,
 // keyword arguments only, like BFCL's AST decoder.
+import { bytesRepr, floatRepr, strRepr } from './python-repr.js';
 import { ParseError, type ToolCall, type UnsupportedConstruct } from './tool-call-types.js';
 
 const MAX_DEPTH = 64;
@@ -524,63 +525,6 @@ export function parsePythonExpr(text: string): PyAst {
 
 const PREC: Record<string, number> = { tuple: 0, '+': 11, '-': 11, '*': 12, '/': 12, '//': 12, '%': 12, unary: 13, '**': 14, atom: 16 };
 
-/** repr() of a str, as Python prints it. */
-export function pyStrRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === quote || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (cp === 0x20 || (cp > 0x20 && cp < 0x7f) || (cp >= 0x7f && !/[\p{C}\p{Z}]/u.test(ch))) out += ch;
-    else if (cp < 0x100) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
-    else out += `\\U${cp.toString(16).padStart(8, '0')}`;
-  }
-  return out + quote;
-}
-
-/** repr() of a bytes value. */
-export function pyBytesRepr(b: Uint8Array): string {
-  const has = (c: number) => b.includes(c);
-  const quote = has(0x27) && !has(0x22) ? '"' : "'";
-  let out = `b${quote}`;
-  for (const c of b) {
-    const ch = String.fromCharCode(c);
-    if (ch === quote || ch === '\\') out += `\\${ch}`;
-    else if (c === 9) out += '\\t';
-    else if (c === 10) out += '\\n';
-    else if (c === 13) out += '\\r';
-    else if (c < 0x20 || c >= 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return out + quote;
-}
-
-/** repr() of a float. */
-export function pyFloatRepr(x: number): string {
-  if (Number.isNaN(x)) return 'nan';
-  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
-  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-  const [mant, expText] = x.toExponential().split('e') as [string, string];
-  const exp = Number(expText);
-  const neg = mant.startsWith('-');
-  const digits = mant.replace('-', '').replace('.', '');
-  let body: string;
-  if (exp >= -4 && exp < 16) {
-    if (exp < 0) body = `0.${'0'.repeat(-exp - 1)}${digits}`;
-    else if (digits.length <= exp + 1) body = `${digits}${'0'.repeat(exp + 1 - digits.length)}.0`;
-    else body = `${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
-  } else {
-    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    const e = Math.abs(exp);
-    body = `${m}e${exp < 0 ? '-' : '+'}${e < 10 ? '0' : ''}${e}`;
-  }
-  return neg ? `-${body}` : body;
-}
-
 /** Python's ast.unparse for the nodes this parser builds. */
 export function unparse(n: PyAst, outer = 0): string {
   const wrap = (s: string, p: number) => (p < outer ? `(${s})` : s);
@@ -588,11 +532,11 @@ export function unparse(n: PyAst, outer = 0): string {
     case 'int':
       return n.v.toString();
     case 'float':
-      return Number.isFinite(n.v) ? pyFloatRepr(n.v) : '1e309';
+      return Number.isFinite(n.v) ? floatRepr(n.v) : '1e309';
     case 'str':
-      return pyStrRepr(n.v);
+      return strRepr(n.v);
     case 'bytes':
-      return pyBytesRepr(n.v);
+      return bytesRepr(n.v);
     case 'const':
       return n.v === null ? 'None' : n.v ? 'True' : 'False';
     case 'ellipsis':

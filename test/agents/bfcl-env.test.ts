@@ -262,6 +262,12 @@ describe('bfcl_multi_turn env over HTTP', () => {
     const travel = loadBfclCategory('base').find((x: any) => x.id === 'multi_turn_base_151')!;
     expect(travel.initialConfigText).toMatch(/"balance": \d+[,}]/);
     expect(await bad({ entry: travel.raw })).toMatch(/int or a float.*JSON text/);
+    // a class name that is a property of every JS object is still an unknown class, not a crash
+    for (const cls of ['constructor', 'toString', '__proto__']) {
+      expect(await bad({ entry: { ...e.raw, initial_config: e.initialConfigText, involved_classes: [cls] } })).toMatch(
+        `no function docs for a class named ${cls}`,
+      );
+    }
     const ok = await call(url, '/reset', { env: 'bfcl_multi_turn', entry: { ...e.raw, initial_config: e.initialConfigText } });
     expect(ok.status).toBe(200);
     const full = await call(url, '/reset', { env: 'bfcl_multi_turn', entry_id: 'multi_turn_base_1' });

@@ -258,6 +258,14 @@ describe('hard limits and refusals', () => {
   it('classes arbiter does not simulate, and a malformed ground truth, are bad_input', async () => {
     const web = await grade(g, { item: { ...item(gt), involved_classes: ['WebSearchAPI'] }, sample: { output_turns: [['x()']] } });
     expect(web.error?.message).toMatch(/WebSearchAPI is not simulated \(it calls a live search engine/);
+    // names of Object.prototype properties are unknown classes too, as a class and as an initial_config key
+    for (const cls of ['constructor', 'toString', '__proto__']) {
+      const r = await grade(g, { item: { ...item(gt), involved_classes: [cls] }, sample: { output_turns: [['x()']] } });
+      expect(r.error?.kind).toBe('bad_input');
+      expect(r.error?.message).toContain(`class ${cls} is not simulated`);
+    }
+    const keyed = await grade(g, { item: { ...item(gt), initial_config: { ...fsConfig, toString: { a: 1 } } }, sample: { output_turns: gt } });
+    expect(keyed.valid).toBe(true);
     const bad = await grade(g, { item: { ...item(gt), ground_truth: 'cd()' }, sample: { output_turns: [['x()']] } });
     expect(bad.error?.kind).toBe('bad_input');
   });

@@ -180,7 +180,7 @@ const docs = new Map<string, FuncDoc[]>();
 export function funcDocs(className: string): FuncDoc[] {
   const hit = docs.get(className);
   if (hit) return hit;
-  const file = FUNC_DOC_FILES[className];
+  const file = Object.hasOwn(FUNC_DOC_FILES, className) ? FUNC_DOC_FILES[className] : undefined;
   if (!file) throw new BfclDataError(`BFCL has no function docs for a class named ${className}`);
   const out = readLines(join(resolveBfclDir(), 'multi_turn', 'func_doc', file)).map((l) => {
     const json = JSON.parse(l) as Record<string, unknown>;

@@ -351,6 +351,33 @@ const sendCertificate: TauTool = {
   },
 };
 
+/** The payment method a reservation update is charged to, or tau-bench's error text: the method must be
+ * the user's, not a certificate, and a gift card must cover the total. */
+function updateMethod(users: PyValue, userId: PyValue, paymentId: PyValue, total: PyValue): { method: PyValue } | string {
+  if (!contains(g(g(users, userId), 'payment_methods'), paymentId)) return 'Error: payment method not found';
+  const method = g(g(g(users, userId), 'payment_methods'), paymentId);
+  if (eq(g(method, 'source'), 'certificate')) return 'Error: certificate cannot be used to update reservation';
+  if (eq(g(method, 'source'), 'gift_card') && compare(g(method, 'amount'), total, '<')) return 'Error: gift card balance is not enough';
+  return { method };
+}
+
+/** Charges a reservation update: a gift card pays the total, and a non-zero total joins the payment history. */
+function chargeUpdate(db: TauDb, r: PyValue, userId: PyValue, paymentId: PyValue, method: PyValue, total: PyValue): void {
+  if (eq(g(method, 'source'), 'gift_card')) {
+    const m = g(g(db.own('users', userId), 'payment_methods'), paymentId);
+    setItem(m, 'amount', sub(g(m, 'amount'), total, '-='));
+  }
+  if (!eq(total, 0n)) {
+    append(
+      g(r, 'payment_history'),
+      dict([
+        ['payment_id', paymentId],
+        ['amount', total],
+      ]),
+    );
+  }
+}
+
 const updateReservationBaggages: TauTool = {
   name: 'update_reservation_baggages',
   pyClass: 'UpdateReservationBaggages',
@@ -368,26 +395,12 @@ const updateReservationBaggages: TauTool = {
     const reservation = g(db.table('reservations'), a.reservation_id!);
     const total = mul(50n, max2(0n, sub(a.nonfree_baggages!, g(reservation, 'nonfree_baggages'))));
     const userId = g(reservation, 'user_id');
-    if (!contains(g(g(users, userId), 'payment_methods'), a.payment_id!)) return 'Error: payment method not found';
-    const method = g(g(g(users, userId), 'payment_methods'), a.payment_id!);
-    if (eq(g(method, 'source'), 'certificate')) return 'Error: certificate cannot be used to update reservation';
-    if (eq(g(method, 'source'), 'gift_card') && compare(g(method, 'amount'), total, '<')) return 'Error: gift card balance is not enough';
+    const pay = updateMethod(users, userId, a.payment_id!, total);
+    if (typeof pay === 'string') return pay;
     const r = db.own('reservations', a.reservation_id!);
     setItem(r, 'total_baggages', a.total_baggages!);
     setItem(r, 'nonfree_baggages', a.nonfree_baggages!);
-    if (eq(g(method, 'source'), 'gift_card')) {
-      const m = g(g(db.own('users', userId), 'payment_methods'), a.payment_id!);
-      setItem(m, 'amount', sub(g(m, 'amount'), total, '-='));
-    }
-    if (!eq(total, 0n)) {
-      append(
-        g(r, 'payment_history'),
-        dict([
-          ['payment_id', a.payment_id!],
-          ['amount', total],
-        ]),
-      );
-    }
+    chargeUpdate(db, r, userId, a.payment_id!, pay.method, total);
     return dumps(r);
   },
 };
@@ -428,25 +441,11 @@ const updateReservationFlights: TauTool = {
     }
     total = sub(total, mul(sum(iterate(g(reservation, 'flights')).map((f) => g(f, 'price'))), len(g(reservation, 'passengers'))), '-=');
     const userId = g(reservation, 'user_id');
-    if (!contains(g(g(users, userId), 'payment_methods'), a.payment_id!)) return 'Error: payment method not found';
-    const method = g(g(g(users, userId), 'payment_methods'), a.payment_id!);
-    if (eq(g(method, 'source'), 'certificate')) return 'Error: certificate cannot be used to update reservation';
-    if (eq(g(method, 'source'), 'gift_card') && compare(g(method, 'amount'), total, '<')) return 'Error: gift card balance is not enough';
-    if (eq(g(method, 'source'), 'gift_card')) {
-      const m = g(g(db.own('users', userId), 'payment_methods'), a.payment_id!);
-      setItem(m, 'amount', sub(g(m, 'amount'), total, '-='));
-    }
+    const pay = updateMethod(users, userId, a.payment_id!, total);
+    if (typeof pay === 'string') return pay;
     const r = db.own('reservations', a.reservation_id!);
     setItem(r, 'flights', flights);
-    if (!eq(total, 0n)) {
-      append(
-        g(r, 'payment_history'),
-        dict([
-          ['payment_id', a.payment_id!],
-          ['amount', total],
-        ]),
-      );
-    }
+    chargeUpdate(db, r, userId, a.payment_id!, pay.method, total);
     return dumps(r);
   },
 };

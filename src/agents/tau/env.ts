@@ -99,6 +99,7 @@ export class TauEpisode implements Episode {
   private lastObservation = '';
   private progress = 0;
   private actions = 0;
+  private cachedAnchor: string | undefined;
   readonly taskIndex?: number;
 
   constructor(options: TauEnvOptions, user: UserSimulator) {
@@ -152,8 +153,10 @@ export class TauEpisode implements Episode {
     };
   }
 
+  /** The anchor of the current state, computed once per state (a step's next_anchor is the next step's anchor). */
   private anchor(): string {
-    return anchorId([this.fp, stateSignature(this.db), this.lastObservation]);
+    this.cachedAnchor ??= anchorId([this.fp, stateSignature(this.db), this.lastObservation]);
+    return this.cachedAnchor;
   }
 
   async step(action: unknown, signal?: AbortSignal): Promise<StepResult> {
@@ -162,6 +165,7 @@ export class TauEpisode implements Episode {
     const turn = this.turns.length;
     const msg = actionMessage(action, turn);
     const anchor = this.anchor();
+    this.cachedAnchor = undefined; // the step changes what the anchor covers
     const count = msg.tool_calls?.length ? (this.firstOnly ? 1 : msg.tool_calls.length) : 1;
     if (this.actions + count > MAX_ACTIONS) {
       // the trajectory would pass what the grader replays: the episode ends here, unplayed

@@ -89,8 +89,9 @@ export function readConfigObject(cfg: Record<string, unknown>, reading: Reading)
   const scenarios = new Map<string, PyValue>();
   const ambiguous: string[] = [];
   for (const [cls, value] of Object.entries(cfg)) {
-    const floats = FLOAT_PATHS[cls] ?? [];
-    const amb = AMBIGUOUS_PATHS[cls] ?? [];
+    // own keys only: a class named like an Object.prototype property has no paths
+    const floats = (Object.hasOwn(FLOAT_PATHS, cls) && FLOAT_PATHS[cls]) || [];
+    const amb = (Object.hasOwn(AMBIGUOUS_PATHS, cls) && AMBIGUOUS_PATHS[cls]) || [];
     const v = fromJs(value, (path, n) => {
       if (!Number.isInteger(n)) return n;
       if (floats.some((p) => matches(p, path))) return n;

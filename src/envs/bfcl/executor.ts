@@ -142,8 +142,8 @@ export class Side {
   constructor(o: SideOptions) {
     this.env = o.env;
     for (const className of o.involvedClasses) {
-      const cls = API_CLASSES[className];
-      if (!cls) throw new Unsupported(`class ${className} is not simulated${UNSIMULATED[className] ? ` (${UNSIMULATED[className]})` : ''}`);
+      const cls = Object.hasOwn(API_CLASSES, className) ? API_CLASSES[className] : undefined;
+      if (!cls) throw new Unsupported(`class ${className} is not simulated${Object.hasOwn(UNSIMULATED, className) ? ` (${UNSIMULATED[className]})` : ''}`);
       const inst = cls.create(o.env);
       if (!cls.stateless) {
         // initial_config.get(class_name, {}): anything but a dict fails in _load_scenario
