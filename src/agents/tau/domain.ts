@@ -5,7 +5,7 @@
 import { PyError, type PyValue } from '../../py/mapvalue.js';
 import { DEFAULT_STOP, readArguments, RESPOND, type Action } from '../trajectory.js';
 import { AIRLINE_TOOLS } from './airline.js';
-import { readDomainFile, type Domain, type TauDb } from './db.js';
+import { readDomainFile, resolveDataDir, type Domain, type TauDb } from './db.js';
 import { RETAIL_TOOLS } from './retail.js';
 import { invokeTool, type TauTool } from './tool.js';
 import type { ToolSchema } from '../env.js';
@@ -104,24 +104,27 @@ export function readTask(x: unknown, where = 'task'): TauTask {
   return task;
 }
 
+// keyed by data folder and domain, like loadBase: setDataDir may point a process at other data
 const taskCache = new Map<string, unknown[]>();
 
-/** The domain's test tasks (tasks_test.json) as plain JSON rows. */
-export function loadTasks(domain: Domain): unknown[] {
-  let hit = taskCache.get(domain);
+/** The domain's test tasks (tasks_test.json) as plain JSON rows (cached per folder). */
+export function loadTasks(domain: Domain, dir = resolveDataDir()): unknown[] {
+  const key = `${dir}\n${domain}`;
+  let hit = taskCache.get(key);
   if (!hit) {
-    const v = JSON.parse(readDomainFile(domain, 'tasks_test.json')) as unknown;
+    const v = JSON.parse(readDomainFile(domain, 'tasks_test.json', dir)) as unknown;
     if (!Array.isArray(v)) throw new TypeError(`${domain}/tasks_test.json must hold a list of tasks`);
-    taskCache.set(domain, (hit = v));
+    taskCache.set(key, (hit = v));
   }
   return hit;
 }
 
 const wikiCache = new Map<string, string>();
 
-/** The domain policy the agent follows (wiki.md), tau-bench's system prompt. */
-export function loadWiki(domain: Domain): string {
-  let w = wikiCache.get(domain);
-  if (w === undefined) wikiCache.set(domain, (w = readDomainFile(domain, 'wiki.md')));
+/** The domain policy the agent follows (wiki.md), tau-bench's system prompt (cached per folder). */
+export function loadWiki(domain: Domain, dir = resolveDataDir()): string {
+  const key = `${dir}\n${domain}`;
+  let w = wikiCache.get(key);
+  if (w === undefined) wikiCache.set(key, (w = readDomainFile(domain, 'wiki.md', dir)));
   return w;
 }
