@@ -155,8 +155,8 @@ export class SandboxPool {
   private cgroups: RunCgroup[] = [];
   /** Per slot, the cgroup its warm interpreters live in (apart from the cold runs' one). */
   private warmCgroups: RunCgroup[] = [];
-  /** Per slot, its warm interpreters by interpreter key, and each one's idle memory use. */
-  private readonly zygotes: Map<string, { z: Zygote; baseline: number }>[];
+  /** Per slot, its warm interpreters by interpreter key. */
+  private readonly zygotes: Map<string, Zygote>[];
   private readonly warmSetting: boolean;
   private warmProbeP: Promise<string | undefined> | undefined;
   /** JavaScript: per slot, the pre-started node waiting for the slot's next run (see runSpare). */
@@ -341,7 +341,7 @@ export class SandboxPool {
   /** Once closed and idle, gives the uids back and removes the cgroups. */
   private maybeFree(): void {
     if (!this.closed || this.stats.live > 0 || this.freeSlots.length < this.concurrency) return;
-    const zs = this.zygotes.flatMap((m) => [...m.values()].map((e) => e.z));
+    const zs = this.zygotes.flatMap((m) => [...m.values()]);
     for (const m of this.zygotes) m.clear();
     for (const z of zs) z.kill('the pool was closed');
     const spares = this.spares.splice(0).filter((x): x is Spare => x !== undefined);
@@ -716,7 +716,7 @@ export class SandboxPool {
     if (why) {
       this.warmMode = `off: ${why}`;
       for (const m of this.zygotes) {
-        for (const e of m.values()) e.z.kill('warm mode is off');
+        for (const z of m.values()) z.kill('warm mode is off');
         m.clear();
       }
       return why;
@@ -726,16 +726,16 @@ export class SandboxPool {
   }
 
   /** The slot's zygote for this interpreter, started when missing or dead; a message when it cannot start. */
-  private async zygoteFor(slot: number, form: WarmForm, binds: string[]): Promise<{ z: Zygote; baseline: number } | string> {
+  private async zygoteFor(slot: number, form: WarmForm, binds: string[]): Promise<Zygote | string> {
     const m = this.zygotes[slot]!;
     const key = warmKey(form, binds);
     const have = m.get(key);
-    if (have && !have.z.dead) return have;
+    if (have && !have.dead) return have;
     m.delete(key);
     if (m.size >= 2) {
       // at most two interpreters per slot: drop the oldest
-      const [k, e] = m.entries().next().value as [string, { z: Zygote }];
-      e.z.kill('evicted');
+      const [k, old] = m.entries().next().value as [string, Zygote];
+      old.kill('evicted');
       m.delete(k);
     }
     const cg = this.warmCgroups[slot];
@@ -778,13 +778,12 @@ export class SandboxPool {
       z.kill(bad);
       return bad;
     }
-    const e = { z, baseline: cg ? cg.usage() : 0 };
     if (this.closed) {
       z.kill('the pool was closed');
       return 'the sandbox pool is closed';
     }
-    m.set(key, e);
-    return e;
+    m.set(key, z);
+    return z;
   }
 
   private async runWarm(
@@ -795,20 +794,21 @@ export class SandboxPool {
     limits: SandboxLimits,
     env: Record<string, string>,
   ): Promise<Omit<RunResult, 'queueMs'> | undefined> {
-    const e = await this.zygoteFor(slot, form, req.binds ?? []);
-    if (typeof e === 'string') return undefined;
+    const z = await this.zygoteFor(slot, form, req.binds ?? []);
+    if (typeof z === 'string') return undefined;
     const cg = this.warmCgroups[slot];
     let oomBefore = 0;
     if (cg) {
       try {
-        // the run's bound plus what the idle zygote itself holds
-        cg.setLimit(runMemoryBytes(limits) + e.baseline);
+        // the run's bound plus what the slot's idle zygotes (all in this cgroup) hold now: the
+        // slot serves one run at a time, so nothing else is in it
+        cg.setLimit(runMemoryBytes(limits) + cg.usage());
         oomBefore = cg.oomKills();
       } catch (err) {
         return fail('sandbox_error', `could not prepare the run's memory cgroup ${cg.path}: ${(err as Error).message}`);
       }
     }
-    const o: WarmOutcome = await e.z.run(
+    const o: WarmOutcome = await z.run(
       // bwrap's --chdir sets PWD for a cold run
       {
         argv: req.argv,
