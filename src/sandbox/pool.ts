@@ -495,25 +495,10 @@ export class SandboxPool {
     }
     const ready = r.fds[readyFd] ?? '';
     if (helper && /error:/.test(ready) && !r.timedOut && !r.aborted) {
-      return {
-        ...fail(
-          'sandbox_error',
-          `sandbox failed to start the program: ${ready
-            .slice(ready.indexOf('error:') + 7)
-            .trim()
-            .slice(0, 500)}`,
-          r.durationMs,
-        ),
-        stderr: r.stderr.toString('utf8'),
-      };
+      return { ...fail('sandbox_error', startFailure(ready), r.durationMs), stderr: r.stderr.toString('utf8') };
     }
     const code = m ? Number(m[1]) : r.exitCode;
-    const out = classify(r, code, req.binaryStdout);
-    if (memoryExceeded && out.status === 'runtime_error') {
-      out.memoryExceeded = true;
-      out.message = `${out.message}: the run exceeded its total memory limit of ${Math.round(runMemoryBytes(limits) / 1048576)} MiB (all processes together)`;
-    }
-    return out;
+    return withMemoryExceeded(classify(r, code, req.binaryStdout), memoryExceeded, limits);
   }
 
   /**
@@ -822,7 +807,6 @@ export class SandboxPool {
       req.signal,
     );
     const memoryExceeded = cg ? cg.oomKills() > oomBefore : false;
-    const memMessage = `the run exceeded its total memory limit of ${Math.round(runMemoryBytes(limits) / 1048576)} MiB (all processes together)`;
     switch (o.kind) {
       case 'aborted':
         return { ...fail('aborted', 'aborted by the caller', o.durationMs) };
@@ -832,19 +816,11 @@ export class SandboxPool {
       case 'died':
         // the program never began: the cold path runs it (once)
         if (!o.started) return undefined;
-        if (memoryExceeded) return { ...fail('runtime_error', `killed by SIGKILL: ${memMessage}`), signal: 'SIGKILL', memoryExceeded: true };
+        if (memoryExceeded) return { ...fail('runtime_error', `killed by SIGKILL: ${memoryMessage(limits)}`), signal: 'SIGKILL', memoryExceeded: true };
         return fail('sandbox_error', `the warm interpreter died during the run: ${o.message.slice(0, 500)}`);
       case 'result': {
         this.stats.warmCpuMs += o.cpuMs;
-        if (/error:/.test(o.ready))
-          return fail(
-            'sandbox_error',
-            `sandbox failed to start the program: ${o.ready
-              .slice(o.ready.indexOf('error:') + 7)
-              .trim()
-              .slice(0, 500)}`,
-            o.durationMs,
-          );
+        if (/error:/.test(o.ready)) return fail('sandbox_error', startFailure(o.ready), o.durationMs);
         const r: SpawnResult = {
           exitCode: o.code,
           signal: o.signal !== null ? ((SIGNALS[o.signal] ?? null) as NodeJS.Signals | null) : null,
@@ -856,12 +832,7 @@ export class SandboxPool {
           aborted: false,
           durationMs: o.durationMs,
         };
-        const out = classify(r, o.code);
-        if (memoryExceeded && out.status === 'runtime_error') {
-          out.memoryExceeded = true;
-          out.message = `${out.message}: ${memMessage}`;
-        }
-        return out;
+        return withMemoryExceeded(classify(r, o.code), memoryExceeded, limits);
       }
     }
   }
@@ -904,6 +875,27 @@ export class SandboxPool {
 
 function fail(status: RunStatus, message: string, durationMs = 0, queueMs = 0): RunResult {
   return { status, exitCode: null, signal: null, stdout: '', stderr: '', durationMs, queueMs, message };
+}
+
+/** The sandbox helper's "error: ..." note (a step before the program failed) as a message. */
+function startFailure(ready: string): string {
+  return `sandbox failed to start the program: ${ready
+    .slice(ready.indexOf('error:') + 7)
+    .trim()
+    .slice(0, 500)}`;
+}
+
+function memoryMessage(limits: SandboxLimits): string {
+  return `the run exceeded its total memory limit of ${Math.round(runMemoryBytes(limits) / 1048576)} MiB (all processes together)`;
+}
+
+/** A runtime error while the run's cgroup OOM-killed a process is `memoryExceeded`, and says so. */
+function withMemoryExceeded(out: Omit<RunResult, 'queueMs'>, memoryExceeded: boolean, limits: SandboxLimits): Omit<RunResult, 'queueMs'> {
+  if (memoryExceeded && out.status === 'runtime_error') {
+    out.memoryExceeded = true;
+    out.message = `${out.message}: ${memoryMessage(limits)}`;
+  }
+  return out;
 }
 
 function classify(r: SpawnResult, code: number | null, binary?: boolean): Omit<RunResult, 'queueMs'> {
