@@ -361,9 +361,11 @@ export class SandboxPool {
     const badLimit = checkLimits(limits);
     if (badLimit) return fail('sandbox_error', badLimit, 0, queueMs);
     const files = req.files ?? [];
+    const names = new Set<string>();
     for (const f of files) {
-      const m = checkFileName(f.name);
+      const m = checkFileName(f.name) ?? (names.has(f.name) ? `sandbox file "${f.name}" is given twice` : undefined);
       if (m) return fail('sandbox_error', m, 0, queueMs);
+      names.add(f.name);
     }
     const env = { ...BASE_ENV, ...req.env };
     if (limits.runMemoryBytes !== undefined && (!this.cgroups[slot] || this.unsafe)) {

@@ -137,6 +137,19 @@ describe('the pool', () => {
     await services.close();
   });
 
+  it('refuses two files of the same name instead of keeping one of them', async () => {
+    // regression: the later file silently replaced the earlier one
+    const r = await sh('cat x', {
+      files: [
+        { name: 'x', data: 'first' },
+        { name: 'x', data: 'second' },
+      ],
+    });
+    expect(r.status).toBe('sandbox_error');
+    expect(r.message).toMatch(/sandbox file "x" is given twice/);
+    expect(r.stdout).toBe('');
+  });
+
   it('runInSandbox runs one-off commands through a default pool', async () => {
     const r = await runInSandbox({ argv: ['/bin/echo', 'hi'] });
     expect(r.stdout).toBe('hi\n');
