@@ -2,11 +2,13 @@
 // output caps, wall-clock kills, the bounded pool, the unsafe mode, and a clear refusal when
 // bubblewrap is missing or broken.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { compileProgram, runInSandbox, runProgram, SandboxPool } from '../../dist/sandbox/index.js';
 import { runtimeFor } from '../../dist/sandbox/host.js';
 import { rlimitMemoryBound } from '../../dist/sandbox/limits.js';
 import { DEFAULT_LIMITS } from '../../dist/sandbox/limits.js';
+import { runProcess } from '../../dist/sandbox/process.js';
 import { sandboxPoolKey } from '../../dist/graders/code/config.js';
 import { PROJECT, Services, loadGrader, sandboxUidProcesses } from '../code/helpers.js';
 
@@ -148,6 +150,22 @@ describe('the pool', () => {
     expect(r.status).toBe('sandbox_error');
     expect(r.message).toMatch(/sandbox file "x" is given twice/);
     expect(r.stdout).toBe('');
+  });
+
+  // the soft limit on open files of this process: one pipe (two fds) per input fd exceeds it
+  const openFiles = Number(/^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? Infinity);
+  it.skipIf(!(openFiles <= 100_000))('a spawn that fails for want of fds is a spawnError, never a crash of the arbiter process', async () => {
+    // regression: the failed child has no pipes, and reading them threw (in an event: uncaught)
+    const r = await runProcess({
+      argv: ['/bin/true'],
+      wallMs: 5000,
+      outputBytes: 1000,
+      inputFds: Array.from({ length: openFiles / 2 + 16 }, () => Buffer.alloc(0)),
+      inputFdBase: 3,
+    });
+    expect(r.spawnError).toMatch(/EMFILE|ENFILE/);
+    expect(r.exitCode).toBeNull();
+    expect((await sh('echo after')).stdout).toBe('after\n');
   });
 
   it('runInSandbox runs one-off commands through a default pool', async () => {
