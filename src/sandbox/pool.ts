@@ -133,6 +133,8 @@ const BASE_ENV: Record<string, string> = {
 export const SANDBOX_HINT = 'install bubblewrap (scripts/setup.sh) or, for trusted code only, pass --unsafe-no-sandbox (config: "unsafe_no_sandbox": true)';
 
 let poolSeq = 0;
+/** The most files one run may be given (bubblewrap itself takes at most 9000 arguments, several per file). */
+export const MAX_FILES = 1000;
 const CGROUP_PREFIX = 'arbiter-sb-';
 
 /** Why a warm mode's self-test probe failed (it prints exactly "ok" when confined as it should be). */
@@ -361,6 +363,9 @@ export class SandboxPool {
     const badLimit = checkLimits(limits);
     if (badLimit) return fail('sandbox_error', badLimit, 0, queueMs);
     const files = req.files ?? [];
+    // a clear refusal before bubblewrap's own argument cap; each file is also a pipe (two fds) of
+    // the arbiter process while the run starts
+    if (files.length > MAX_FILES) return fail('sandbox_error', `a run takes at most ${MAX_FILES} files, got ${files.length}`, 0, queueMs);
     const names = new Set<string>();
     for (const f of files) {
       const m = checkFileName(f.name) ?? (names.has(f.name) ? `sandbox file "${f.name}" is given twice` : undefined);

@@ -139,6 +139,13 @@ describe('the pool', () => {
     await services.close();
   });
 
+  it('refuses more files than a run may take (bubblewrap takes at most 9000 arguments; each file is a pipe while the run starts)', async () => {
+    const files = Array.from({ length: 1001 }, (_, i) => ({ name: `f${i}`, data: '' }));
+    const r = await sh('ls | wc -l', { files });
+    expect(r).toMatchObject({ status: 'sandbox_error', message: 'a run takes at most 1000 files, got 1001' });
+    expect((await sh('ls | wc -l', { files: files.slice(0, 1000) })).stdout.trim()).toBe('1000');
+  });
+
   it('refuses two files of the same name instead of keeping one of them', async () => {
     // regression: the later file silently replaced the earlier one
     const r = await sh('cat x', {
