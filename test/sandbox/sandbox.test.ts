@@ -165,6 +165,7 @@ describe('the pool', () => {
     // regression: the failed child has no pipes, and reading them threw (in an event: uncaught)
     const r = await runProcess({
       argv: ['/bin/true'],
+      env: {},
       wallMs: 5000,
       outputBytes: 1000,
       inputFds: Array.from({ length: openFiles / 2 + 16 }, () => Buffer.alloc(0)),
