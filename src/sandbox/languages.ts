@@ -334,7 +334,13 @@ export async function compileProgram(pool: SandboxPool, language: LanguageName, 
       if (typeof classes === 'string')
         return { ok: false, kind: 'compile_error', message: `the compiled classes could not be collected: ${classes}`, compile: b.compile };
       const java = rt.aux!.java!;
-      return built(b.compile, { argv: [java, ...jvmOptions(limits), '-ea', '-cp', cp, cls], files: [...classes, ...extra], binds: rt.binds });
+      // the compiled classes win over request files of the same name, as the compiler's output would
+      const compiled = new Set(classes.map((f) => f.name));
+      return built(b.compile, {
+        argv: [java, ...jvmOptions(limits), '-ea', '-cp', cp, cls],
+        files: [...classes, ...extra.filter((f) => !compiled.has(f.name))],
+        binds: rt.binds,
+      });
     }
   }
 }

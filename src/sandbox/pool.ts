@@ -133,6 +133,8 @@ const BASE_ENV: Record<string, string> = {
 export const SANDBOX_HINT = 'install bubblewrap (scripts/setup.sh) or, for trusted code only, pass --unsafe-no-sandbox (config: "unsafe_no_sandbox": true)';
 
 let poolSeq = 0;
+/** The most files one run may be given (bubblewrap itself takes at most 9000 arguments, several per file). */
+export const MAX_FILES = 1000;
 const CGROUP_PREFIX = 'arbiter-sb-';
 
 /** Why a warm mode's self-test probe failed (it prints exactly "ok" when confined as it should be). */
@@ -155,8 +157,8 @@ export class SandboxPool {
   private cgroups: RunCgroup[] = [];
   /** Per slot, the cgroup its warm interpreters live in (apart from the cold runs' one). */
   private warmCgroups: RunCgroup[] = [];
-  /** Per slot, its warm interpreters by interpreter key, and each one's idle memory use. */
-  private readonly zygotes: Map<string, { z: Zygote; baseline: number }>[];
+  /** Per slot, its warm interpreters by interpreter key. */
+  private readonly zygotes: Map<string, Zygote>[];
   private readonly warmSetting: boolean;
   private warmProbeP: Promise<string | undefined> | undefined;
   /** JavaScript: per slot, the pre-started node waiting for the slot's next run (see runSpare). */
@@ -341,7 +343,7 @@ export class SandboxPool {
   /** Once closed and idle, gives the uids back and removes the cgroups. */
   private maybeFree(): void {
     if (!this.closed || this.stats.live > 0 || this.freeSlots.length < this.concurrency) return;
-    const zs = this.zygotes.flatMap((m) => [...m.values()].map((e) => e.z));
+    const zs = this.zygotes.flatMap((m) => [...m.values()]);
     for (const m of this.zygotes) m.clear();
     for (const z of zs) z.kill('the pool was closed');
     const spares = this.spares.splice(0).filter((x): x is Spare => x !== undefined);
@@ -361,9 +363,14 @@ export class SandboxPool {
     const badLimit = checkLimits(limits);
     if (badLimit) return fail('sandbox_error', badLimit, 0, queueMs);
     const files = req.files ?? [];
+    // a clear refusal before bubblewrap's own argument cap; each file is also a pipe (two fds) of
+    // the arbiter process while the run starts
+    if (files.length > MAX_FILES) return fail('sandbox_error', `a run takes at most ${MAX_FILES} files, got ${files.length}`, 0, queueMs);
+    const names = new Set<string>();
     for (const f of files) {
-      const m = checkFileName(f.name);
+      const m = checkFileName(f.name) ?? (names.has(f.name) ? `sandbox file "${f.name}" is given twice` : undefined);
       if (m) return fail('sandbox_error', m, 0, queueMs);
+      names.add(f.name);
     }
     const env = { ...BASE_ENV, ...req.env };
     if (limits.runMemoryBytes !== undefined && (!this.cgroups[slot] || this.unsafe)) {
@@ -495,25 +502,10 @@ export class SandboxPool {
     }
     const ready = r.fds[readyFd] ?? '';
     if (helper && /error:/.test(ready) && !r.timedOut && !r.aborted) {
-      return {
-        ...fail(
-          'sandbox_error',
-          `sandbox failed to start the program: ${ready
-            .slice(ready.indexOf('error:') + 7)
-            .trim()
-            .slice(0, 500)}`,
-          r.durationMs,
-        ),
-        stderr: r.stderr.toString('utf8'),
-      };
+      return { ...fail('sandbox_error', startFailure(ready), r.durationMs), stderr: r.stderr.toString('utf8') };
     }
     const code = m ? Number(m[1]) : r.exitCode;
-    const out = classify(r, code, req.binaryStdout);
-    if (memoryExceeded && out.status === 'runtime_error') {
-      out.memoryExceeded = true;
-      out.message = `${out.message}: the run exceeded its total memory limit of ${Math.round(runMemoryBytes(limits) / 1048576)} MiB (all processes together)`;
-    }
-    return out;
+    return withMemoryExceeded(classify(r, code, req.binaryStdout), memoryExceeded, limits);
   }
 
   /**
@@ -716,7 +708,7 @@ export class SandboxPool {
     if (why) {
       this.warmMode = `off: ${why}`;
       for (const m of this.zygotes) {
-        for (const e of m.values()) e.z.kill('warm mode is off');
+        for (const z of m.values()) z.kill('warm mode is off');
         m.clear();
       }
       return why;
@@ -726,16 +718,16 @@ export class SandboxPool {
   }
 
   /** The slot's zygote for this interpreter, started when missing or dead; a message when it cannot start. */
-  private async zygoteFor(slot: number, form: WarmForm, binds: string[]): Promise<{ z: Zygote; baseline: number } | string> {
+  private async zygoteFor(slot: number, form: WarmForm, binds: string[]): Promise<Zygote | string> {
     const m = this.zygotes[slot]!;
     const key = warmKey(form, binds);
     const have = m.get(key);
-    if (have && !have.z.dead) return have;
+    if (have && !have.dead) return have;
     m.delete(key);
     if (m.size >= 2) {
       // at most two interpreters per slot: drop the oldest
-      const [k, e] = m.entries().next().value as [string, { z: Zygote }];
-      e.z.kill('evicted');
+      const [k, old] = m.entries().next().value as [string, Zygote];
+      old.kill('evicted');
       m.delete(k);
     }
     const cg = this.warmCgroups[slot];
@@ -778,13 +770,12 @@ export class SandboxPool {
       z.kill(bad);
       return bad;
     }
-    const e = { z, baseline: cg ? cg.usage() : 0 };
     if (this.closed) {
       z.kill('the pool was closed');
       return 'the sandbox pool is closed';
     }
-    m.set(key, e);
-    return e;
+    m.set(key, z);
+    return z;
   }
 
   private async runWarm(
@@ -795,20 +786,21 @@ export class SandboxPool {
     limits: SandboxLimits,
     env: Record<string, string>,
   ): Promise<Omit<RunResult, 'queueMs'> | undefined> {
-    const e = await this.zygoteFor(slot, form, req.binds ?? []);
-    if (typeof e === 'string') return undefined;
+    const z = await this.zygoteFor(slot, form, req.binds ?? []);
+    if (typeof z === 'string') return undefined;
     const cg = this.warmCgroups[slot];
     let oomBefore = 0;
     if (cg) {
       try {
-        // the run's bound plus what the idle zygote itself holds
-        cg.setLimit(runMemoryBytes(limits) + e.baseline);
+        // the run's bound plus what the slot's idle zygotes (all in this cgroup) hold now: the
+        // slot serves one run at a time, so nothing else is in it
+        cg.setLimit(runMemoryBytes(limits) + cg.usage());
         oomBefore = cg.oomKills();
       } catch (err) {
         return fail('sandbox_error', `could not prepare the run's memory cgroup ${cg.path}: ${(err as Error).message}`);
       }
     }
-    const o: WarmOutcome = await e.z.run(
+    const o: WarmOutcome = await z.run(
       // bwrap's --chdir sets PWD for a cold run
       {
         argv: req.argv,
@@ -822,7 +814,6 @@ export class SandboxPool {
       req.signal,
     );
     const memoryExceeded = cg ? cg.oomKills() > oomBefore : false;
-    const memMessage = `the run exceeded its total memory limit of ${Math.round(runMemoryBytes(limits) / 1048576)} MiB (all processes together)`;
     switch (o.kind) {
       case 'aborted':
         return { ...fail('aborted', 'aborted by the caller', o.durationMs) };
@@ -832,19 +823,11 @@ export class SandboxPool {
       case 'died':
         // the program never began: the cold path runs it (once)
         if (!o.started) return undefined;
-        if (memoryExceeded) return { ...fail('runtime_error', `killed by SIGKILL: ${memMessage}`), signal: 'SIGKILL', memoryExceeded: true };
+        if (memoryExceeded) return { ...fail('runtime_error', `killed by SIGKILL: ${memoryMessage(limits)}`), signal: 'SIGKILL', memoryExceeded: true };
         return fail('sandbox_error', `the warm interpreter died during the run: ${o.message.slice(0, 500)}`);
       case 'result': {
         this.stats.warmCpuMs += o.cpuMs;
-        if (/error:/.test(o.ready))
-          return fail(
-            'sandbox_error',
-            `sandbox failed to start the program: ${o.ready
-              .slice(o.ready.indexOf('error:') + 7)
-              .trim()
-              .slice(0, 500)}`,
-            o.durationMs,
-          );
+        if (/error:/.test(o.ready)) return fail('sandbox_error', startFailure(o.ready), o.durationMs);
         const r: SpawnResult = {
           exitCode: o.code,
           signal: o.signal !== null ? ((SIGNALS[o.signal] ?? null) as NodeJS.Signals | null) : null,
@@ -856,12 +839,7 @@ export class SandboxPool {
           aborted: false,
           durationMs: o.durationMs,
         };
-        const out = classify(r, o.code);
-        if (memoryExceeded && out.status === 'runtime_error') {
-          out.memoryExceeded = true;
-          out.message = `${out.message}: ${memMessage}`;
-        }
-        return out;
+        return withMemoryExceeded(classify(r, o.code), memoryExceeded, limits);
       }
     }
   }
@@ -904,6 +882,27 @@ export class SandboxPool {
 
 function fail(status: RunStatus, message: string, durationMs = 0, queueMs = 0): RunResult {
   return { status, exitCode: null, signal: null, stdout: '', stderr: '', durationMs, queueMs, message };
+}
+
+/** The sandbox helper's "error: ..." note (a step before the program failed) as a message. */
+function startFailure(ready: string): string {
+  return `sandbox failed to start the program: ${ready
+    .slice(ready.indexOf('error:') + 7)
+    .trim()
+    .slice(0, 500)}`;
+}
+
+function memoryMessage(limits: SandboxLimits): string {
+  return `the run exceeded its total memory limit of ${Math.round(runMemoryBytes(limits) / 1048576)} MiB (all processes together)`;
+}
+
+/** A runtime error while the run's cgroup OOM-killed a process is `memoryExceeded`, and says so. */
+function withMemoryExceeded(out: Omit<RunResult, 'queueMs'>, memoryExceeded: boolean, limits: SandboxLimits): Omit<RunResult, 'queueMs'> {
+  if (memoryExceeded && out.status === 'runtime_error') {
+    out.memoryExceeded = true;
+    out.message = `${out.message}: ${memoryMessage(limits)}`;
+  }
+  return out;
 }
 
 function classify(r: SpawnResult, code: number | null, binary?: boolean): Omit<RunResult, 'queueMs'> {

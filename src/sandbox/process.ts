@@ -126,10 +126,7 @@ export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
       return;
     }
 
-    let child: ReturnType<typeof spawn>;
-    try {
-      child = spawn(spec.argv[0]!, spec.argv.slice(1), { env: spec.env, cwd: spec.cwd, stdio, detached: true, windowsHide: true });
-    } catch (e) {
+    const spawnFailed = (e: Error) =>
       resolve({
         exitCode: null,
         signal: null,
@@ -139,8 +136,22 @@ export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
         timedOut: false,
         outputLimit: false,
         aborted: false,
-        spawnError: (e as Error).message,
+        spawnError: e.message,
         durationMs: performance.now() - t0,
+      });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(spec.argv[0]!, spec.argv.slice(1), { env: spec.env, cwd: spec.cwd, stdio, detached: true, windowsHide: true });
+    } catch (e) {
+      spawnFailed(e as Error);
+      return;
+    }
+    if (child.pid === undefined) {
+      // no process (ENOENT, EMFILE, E2BIG...): node reports why in an 'error' event, and the
+      // child may have no pipes at all
+      child.once('error', (e) => {
+        for (const s of child.stdio ?? []) (s as Readable | Writable | null)?.destroy();
+        spawnFailed(e);
       });
       return;
     }

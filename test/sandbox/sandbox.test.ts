@@ -2,9 +2,11 @@
 // output caps, wall-clock kills, the bounded pool, the unsafe mode, and a clear refusal when
 // bubblewrap is missing or broken.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { compileProgram, runInSandbox, runProgram, SandboxPool } from '../../dist/sandbox/index.js';
 import { runtimeFor } from '../../dist/sandbox/host.js';
+import { runProcess } from '../../dist/sandbox/process.js';
 import { sandboxPoolKey } from '../../dist/graders/code/config.js';
 import { PROJECT, Services, loadGrader, sandboxUidProcesses } from '../code/helpers.js';
 import { expectHeldWithinBound, MEMORY_CHILDREN, MEMORY_CHILDREN_LIMITS } from './memory-programs.js';
@@ -134,6 +136,43 @@ describe('the pool', () => {
     expect(sandboxPoolKey({ unsafeNoSandbox: false, concurrency: 2 })).not.toBe(sandboxPoolKey({ unsafeNoSandbox: false, concurrency: 3 }));
     expect(sandboxPoolKey({ concurrency: 2, unsafeNoSandbox: false })).toBe(sandboxPoolKey({ unsafeNoSandbox: false, concurrency: 2 }));
     await services.close();
+  });
+
+  it('refuses more files than a run may take (bubblewrap takes at most 9000 arguments; each file is a pipe while the run starts)', async () => {
+    const files = Array.from({ length: 1001 }, (_, i) => ({ name: `f${i}`, data: '' }));
+    const r = await sh('ls | wc -l', { files });
+    expect(r).toMatchObject({ status: 'sandbox_error', message: 'a run takes at most 1000 files, got 1001' });
+    expect((await sh('ls | wc -l', { files: files.slice(0, 1000) })).stdout.trim()).toBe('1000');
+  });
+
+  it('refuses two files of the same name instead of keeping one of them', async () => {
+    // regression: the later file silently replaced the earlier one
+    const r = await sh('cat x', {
+      files: [
+        { name: 'x', data: 'first' },
+        { name: 'x', data: 'second' },
+      ],
+    });
+    expect(r.status).toBe('sandbox_error');
+    expect(r.message).toMatch(/sandbox file "x" is given twice/);
+    expect(r.stdout).toBe('');
+  });
+
+  // the soft limit on open files of this process: one pipe (two fds) per input fd exceeds it
+  const openFiles = Number(/^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? Infinity);
+  it.skipIf(!(openFiles <= 100_000))('a spawn that fails for want of fds is a spawnError, never a crash of the arbiter process', async () => {
+    // regression: the failed child has no pipes, and reading them threw (in an event: uncaught)
+    const r = await runProcess({
+      argv: ['/bin/true'],
+      env: {},
+      wallMs: 5000,
+      outputBytes: 1000,
+      inputFds: Array.from({ length: openFiles / 2 + 16 }, () => Buffer.alloc(0)),
+      inputFdBase: 3,
+    });
+    expect(r.spawnError).toMatch(/EMFILE|ENFILE/);
+    expect(r.exitCode).toBeNull();
+    expect((await sh('echo after')).stdout).toBe('after\n');
   });
 
   it('runInSandbox runs one-off commands through a default pool', async () => {

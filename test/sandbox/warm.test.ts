@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileProgram, runProgram, SandboxPool, type RunResult } from '../../dist/sandbox/index.js';
-import type { SandboxLimits } from '../../dist/sandbox/limits.js';
+import { DEFAULT_LIMITS, type SandboxLimits } from '../../dist/sandbox/limits.js';
 import { sandboxUidProcesses } from '../code/helpers.js';
 import { expectHeldWithinBound, MEMORY_CHILDREN, MEMORY_CHILDREN_LIMITS } from './memory-programs.js';
 
@@ -31,9 +31,7 @@ async function warm(src: string, opts: Parameters<typeof py>[1] = {}): Promise<R
   return r;
 }
 
-const zygotes = () => [
-  ...(pool as unknown as { zygotes: Map<string, { z: { dead: boolean; exited: Promise<void>; statusText: string } }>[] }).zygotes[0]!.values(),
-];
+const zygotes = () => [...(pool as unknown as { zygotes: Map<string, { dead: boolean; exited: Promise<void>; statusText: string }>[] }).zygotes[0]!.values()];
 
 beforeAll(async () => {
   await py('pass');
@@ -311,6 +309,34 @@ for k in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb', 'NoNewPrivs', 'Secco
   });
 });
 
+describe('total memory with two interpreters in a slot', () => {
+  it("a run's cgroup bound is its own limit plus what every idle interpreter of the slot holds, not only its own", async () => {
+    // regression: the bound added only the serving zygote's usage when it started, so a run on
+    // the first of two zygotes lost the second one's memory from its own limit
+    const two = new SandboxPool({ concurrency: 1 });
+    try {
+      const limits = { memoryBytes: 256 * 1024 * 1024 };
+      const run = async (pythonSite: boolean) => {
+        const c = await compileProgram(two, 'python', 'print(1)', { pythonSite, limits });
+        if (!c.ok) throw new Error(c.message);
+        const r = await runProgram(two, c.program);
+        expect(r.status, r.stderr).toBe('ok');
+      };
+      await run(false);
+      const cg = (two as unknown as { warmCgroups: { usage(): number; limit: number }[] }).warmCgroups[0];
+      if (!cg) return; // no memory cgroup here: the bound is rlimits only
+      await run(true); // a second interpreter (site-packages on) joins the slot's cgroup
+      const bothIdle = cg.usage();
+      await run(false);
+      const all = { ...DEFAULT_LIMITS, ...limits };
+      expect(cg.limit - (all.memoryBytes + all.tmpBytes)).toBeGreaterThanOrEqual(bothIdle - 64 * 1024);
+      expect(two.stats.warm).toBe(3);
+    } finally {
+      two.close();
+    }
+  });
+});
+
 describe('the warm path means what the cold path means', () => {
   const cases: [string, string, string?][] = [
     ['output and argv', "import sys\nprint('hi', sys.argv, __file__, __name__)\nprint('err', file=sys.stderr)\n"],
@@ -353,11 +379,11 @@ describe('crash recovery', () => {
   it('a zygote killed from outside between runs costs one restart, and the next run is correct', async () => {
     await warm('pass');
     const [e] = zygotes();
-    const pid = Number(/"child-pid"\s*:\s*(\d+)/.exec(e!.z.statusText)?.[1]);
+    const pid = Number(/"child-pid"\s*:\s*(\d+)/.exec(e!.statusText)?.[1]);
     expect(pid).toBeGreaterThan(0);
     const starts = pool.stats.warmStarts;
     process.kill(pid, 'SIGKILL');
-    await e!.z.exited;
+    await e!.exited;
     const r = await warm('print(6 * 7)');
     expect(r.stdout).toBe('42\n');
     expect(pool.stats.warmStarts).toBe(starts + 1);
@@ -366,7 +392,7 @@ describe('crash recovery', () => {
   it('killed just before a run (its death not yet seen): the run is still correct', async () => {
     await warm('pass');
     const [e] = zygotes();
-    const pid = Number(/"child-pid"\s*:\s*(\d+)/.exec(e!.z.statusText)?.[1]);
+    const pid = Number(/"child-pid"\s*:\s*(\d+)/.exec(e!.statusText)?.[1]);
     process.kill(pid, 'SIGKILL');
     const r = await py('print(6 * 7)');
     expect(r.status, r.message).toBe('ok');

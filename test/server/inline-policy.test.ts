@@ -100,6 +100,21 @@ describe('unsafe switches are never taken from a request', () => {
     expect(ok.body.reward).toBe(0.5);
   });
 
+  it('refuses run_memory_mb above the default total bound (memory_mb + tmp_mb), which no per-process limit makes up for', async () => {
+    // regression: run_memory_mb has no default of its own, so raising it was never noticed
+    const marker = join(dir, 'run-memory');
+    const r = await run(open, marking(marker, { limits: { run_memory_mb: 100_000 } }));
+    expect(r.status).toBe(403);
+    expect(r.body.error.details).toEqual([
+      expect.objectContaining({ path: 'grader.limits.run_memory_mb', capability: 'unsafe', message: expect.stringMatching(/above its default \(1088 MiB\)/) }),
+    ]);
+    expect(existsSync(marker)).toBe(false);
+    const code = { type: 'code', language: 'cpp', format: 'stdio', tests: [{ input: '', output: '' }], compile_limits: { run_memory_mb: 100_000 } };
+    const c = await run(open, code);
+    expect(c.status).toBe(403);
+    expect(c.body.error.details.map((d: { path: string }) => d.path)).toEqual(['grader.compile_limits.run_memory_mb']);
+  });
+
   it('refuses allow_unsafe_regex (no longer a setting: every pattern runs on the linear-time engine)', async () => {
     const r = await run(open, { type: 'format', check: 'regex', pattern: '^(a+)+$', allow_unsafe_regex: true });
     expect(r.status).toBe(400);

@@ -125,6 +125,16 @@ describe('POST /run_code answers as SandboxFusion does', () => {
     });
   });
 
+  it("java: the compiled classes win over request files of the same name, as javac's output overwrites them", async () => {
+    // regression: the request's Main.class replaced the compiled one (then: a duplicate file name)
+    const r = await run({
+      code: 'public class Main { public static void main(String[] a) { System.out.println("compiled"); } }',
+      language: 'java',
+      files: { 'Main.class': b64('not a class file') },
+    });
+    expect(r.body).toMatchObject({ status: 'Success', run_result: { return_code: 0, stdout: 'compiled\n' } });
+  });
+
   it('runs typescript as tsx does: one command, types stripped; a syntax error fails the run (no compile result)', async () => {
     const ok = await run({
       code: 'interface P { n: number }\nconst p: P = { n: Number(require("fs").readFileSync(0, "utf8")) };\nconsole.log(p.n * 2);\n',

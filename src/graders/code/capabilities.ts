@@ -3,7 +3,7 @@
 // processes or disk than the server's own graders get unless their operator configured it).
 import { sandboxedCode, type CapabilityUse } from '../../core/capabilities.js';
 import { LANGUAGES, type LanguageName } from '../../sandbox/languages.js';
-import { DEFAULT_LIMITS, mergeLimits, type SandboxLimits } from '../../sandbox/limits.js';
+import { DEFAULT_LIMITS, mergeLimits, runMemoryBytes, type SandboxLimits } from '../../sandbox/limits.js';
 import { toSandboxLimits, type LimitsConfig } from './config.js';
 
 const FIELD: Partial<Record<keyof SandboxLimits, keyof NonNullable<LimitsConfig>>> = {
@@ -15,6 +15,7 @@ const FIELD: Partial<Record<keyof SandboxLimits, keyof NonNullable<LimitsConfig>
   fileSizeBytes: 'file_size_bytes',
   openFiles: 'open_files',
   tmpBytes: 'tmp_mb',
+  runMemoryBytes: 'run_memory_mb',
 };
 
 function raised(l: LimitsConfig, field: string, defaults: SandboxLimits): CapabilityUse[] {
@@ -23,7 +24,8 @@ function raised(l: LimitsConfig, field: string, defaults: SandboxLimits): Capabi
   const out: CapabilityUse[] = [];
   for (const [k, name] of Object.entries(FIELD) as [keyof SandboxLimits, keyof NonNullable<LimitsConfig>][]) {
     const v = got[k];
-    const d = defaults[k];
+    // the run's total bound has no default of its own: unset, it is memory_mb + tmp_mb
+    const d = k === 'runMemoryBytes' ? runMemoryBytes(defaults) : defaults[k];
     if (typeof v !== 'number' || typeof d !== 'number' || v <= d) continue;
     // cpu_seconds follows time_ms when it is not given itself
     const f = l[name] !== undefined ? name : k === 'cpuSeconds' ? 'time_ms' : name;
