@@ -412,6 +412,52 @@ describe('crash recovery', () => {
   });
 });
 
+describe("the zygote's module copies (for arbiter's own driver)", () => {
+  // the driver (graders/code/drivers/driver.py) restores every module after the solution ran; a
+  // warm run gets the zygote's copies and a reader of namespace versions, so that it copies and
+  // compares only the namespaces that changed
+  const probe = String.raw`
+z = globals().pop('__arbiter_modules__', None)
+import sys
+if z is None:
+    print('none')
+    raise SystemExit
+version, copies = z
+mods = [m for m in list(sys.modules.values()) if id(m) in copies]
+current = [m for m in mods if copies[id(m)][2] == version(vars(m))]
+exact = all(copies[id(m)][0] is m and copies[id(m)][1] == vars(m) for m in current)
+n = len(current)
+real_len = len
+import math, builtins
+names = ('math', 'builtins', 're', 'collections', 'typing')
+cur = all(sys.modules[n] in current for n in names)
+seen = []
+for change in (lambda: setattr(math, 'x', 1), lambda: delattr(math, 'x'), lambda: setattr(builtins, 'len', abs), lambda: setattr(builtins, 'len', real_len)):
+    v = version(vars(math)), version(vars(builtins))
+    change()
+    seen.append(v != (version(vars(math)), version(vars(builtins))))
+v = version(vars(math))
+math.floor = math.floor  # the same object: no change
+seen.append(version(vars(math)) == v)
+print(exact, n > 30, cur, all(seen), '__arbiter_modules__' in globals())
+`;
+  it('a trusted main finds them: exact copies of every unchanged namespace, and versions that change with every change', async () => {
+    const c = await compileProgram(pool, 'python', probe, { trustedMain: true });
+    if (!c.ok) throw new Error(c.message);
+    const before = pool.stats.warm;
+    const r = await runProgram(pool, c.program);
+    expect(pool.stats.warm).toBe(before + 1);
+    expect(r.stdout + r.stderr).toBe('True True True True False\n');
+  });
+
+  it('any other program does not (its globals are those of a cold run)', async () => {
+    expect((await warm(probe)).stdout).toBe('none\n');
+    const c = await compileProgram(cold, 'python', probe, { trustedMain: true });
+    if (!c.ok) throw new Error(c.message);
+    expect((await runProgram(cold, c.program)).stdout).toBe('none\n');
+  });
+});
+
 describe('warm mode setting', () => {
   it('warm: false and ARBITER_SANDBOX_WARM=0 turn it off and say so', async () => {
     expect(cold.warmMode).toMatch(/^off: disabled/);

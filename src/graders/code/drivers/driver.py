@@ -6,9 +6,13 @@
 def _arbiter_driver():
     # Only built-in modules are imported up front (json, traceback and signal cost tens of ms of
     # start-up). Everything used after the solution has loaded is bound here first.
+    # A warm run (a fork of the sandbox's zygote) finds the zygote's copies of the module
+    # namespaces here: (a version reader, {id(module): (module, copy, version at the copy)}).
+    zygote_copies = globals().pop('__arbiter_modules__', None)
     import sys, os, builtins
     _str, _repr, _type, _isinstance, _callable, _len, _float, _dict, _list = str, repr, type, isinstance, callable, len, float, dict, list
     _exec, _compile, _enumerate, _BaseException, _SystemExit, _import = exec, compile, enumerate, BaseException, SystemExit, __import__
+    _id, _setattr = id, object.__setattr__
     _write, _read, _exit = os.write, os.read, os._exit
     _modules, _settrace, _setprofile = sys.modules, sys.settrace, sys.setprofile
     _flush_out, _flush_err = sys.stdout.flush, sys.stderr.flush
@@ -95,20 +99,44 @@ def _arbiter_driver():
             _import(name)
         except _BaseException:
             pass
+    # Every module that exists before the solution, as it is now: [module, its type, its
+    # namespace, a copy of the namespace, the namespace's version when copied (warm runs)]. A warm
+    # run reuses the zygote's copy of a namespace whose version has not changed since, and skips
+    # restoring one whose version has not changed since the solution ran: the same result as
+    # comparing every name, without writing to a copy-on-write page per object.
+    version, known = zygote_copies if zygote_copies is not None else (None, {})
+    del zygote_copies
     entries = _dict(_modules)
-    saved = [(m, _dict(m.__dict__)) for m in entries.values() if _isinstance(getattr(m, '__dict__', None), _dict)]
-    pristine = _dict(builtins.__dict__)
+    saved = []
+    pristine = None
+    for m in entries.values():
+        md = getattr(m, '__dict__', None)
+        if not _isinstance(md, _dict):
+            continue
+        v = None if version is None else version(md)
+        z = known.get(_id(m))
+        d = z[1] if z is not None and z[0] is m and z[2] == v else _dict(md)
+        saved.append([m, _type(m), md, d, v])
+        if m is builtins:
+            pristine = d
+    del known
 
     def restore():
         # undo what the solution rebound in modules that existed before it (builtins included)
         for name, m in entries.items():
             if _modules.get(name, _missing) is not m:
                 _modules[name] = m
-        for m, d in saved:
-            md = m.__dict__
-            for k, v in d.items():
-                if md.get(k, _missing) is not v:
-                    md[k] = v
+        for s in saved:
+            m, cls, md, d, v = s
+            if _type(m) is not cls:
+                _setattr(m, '__class__', cls)
+            if v is not None and version(md) == v:
+                continue
+            for k, x in d.items():
+                if md.get(k, _missing) is not x:
+                    md[k] = x
+            if v is not None:
+                s[4] = version(md)
         _settrace(None)
         _setprofile(None)
 
