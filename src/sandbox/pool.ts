@@ -159,6 +159,8 @@ export class SandboxPool {
   private warmCgroups: RunCgroup[] = [];
   /** Per slot, its warm interpreters by interpreter key. */
   private readonly zygotes: Map<string, Zygote>[];
+  /** Zygotes being started, by slot and key: concurrent requests for one share its start. */
+  private readonly zygoteStarts: Map<string, Promise<Zygote | string>>[];
   private readonly warmSetting: boolean;
   private warmProbeP: Promise<string | undefined> | undefined;
   /** JavaScript: per slot, the pre-started node waiting for the slot's next run (see runSpare). */
@@ -194,6 +196,7 @@ export class SandboxPool {
     this.cgroupSetting = opts.cgroup ?? (process.env.ARBITER_SANDBOX_CGROUP || 'auto');
     this.freeSlots = Array.from({ length: this.concurrency }, (_, i) => this.concurrency - 1 - i);
     this.zygotes = Array.from({ length: this.concurrency }, () => new Map());
+    this.zygoteStarts = Array.from({ length: this.concurrency }, () => new Map());
     this.spares = Array.from({ length: this.concurrency }, () => undefined);
     this.pendingSpares = Array.from({ length: this.concurrency }, () => undefined);
     this.sideFree = Array.from({ length: this.concurrency * 2 }, () => Promise.resolve());
@@ -524,8 +527,15 @@ export class SandboxPool {
     if (req.warm.language === 'javascript') return this.tryJsSpare(slot, req, files, limits, env);
     const form = pythonWarmForm(req.argv, files, env, BASE_ENV);
     if (!form) return undefined;
-    const bad = await (this.warmProbeP ??= this.warmSelfTest(slot, form, req.binds ?? []));
-    if (bad) return undefined;
+    let early: Promise<Zygote | string> | undefined;
+    if (!this.warmProbeP) this.warmProbeP = this.warmSelfTest(slot, form, req.binds ?? []);
+    // while the first slot runs the self-test, every other slot starts its own zygote
+    else if (this.warmMode === 'not probed yet') early = this.zygoteFor(slot, form, req.binds ?? []);
+    const bad = await this.warmProbeP;
+    if (bad) {
+      void early?.then((z) => typeof z !== 'string' && z.kill('warm mode is off'));
+      return undefined;
+    }
     const out = await this.runWarm(slot, form, req, files, limits, env);
     if (out) this.stats.warm++;
     else this.stats.coldFallbacks++;
@@ -718,11 +728,21 @@ export class SandboxPool {
   }
 
   /** The slot's zygote for this interpreter, started when missing or dead; a message when it cannot start. */
-  private async zygoteFor(slot: number, form: WarmForm, binds: string[]): Promise<Zygote | string> {
-    const m = this.zygotes[slot]!;
+  private zygoteFor(slot: number, form: WarmForm, binds: string[]): Promise<Zygote | string> {
     const key = warmKey(form, binds);
-    const have = m.get(key);
-    if (have && !have.dead) return have;
+    const have = this.zygotes[slot]!.get(key);
+    if (have && !have.dead) return Promise.resolve(have);
+    const starts = this.zygoteStarts[slot]!;
+    let p = starts.get(key);
+    if (!p) {
+      p = this.startZygote(slot, form, binds, key).finally(() => starts.delete(key));
+      starts.set(key, p);
+    }
+    return p;
+  }
+
+  private async startZygote(slot: number, form: WarmForm, binds: string[], key: string): Promise<Zygote | string> {
+    const m = this.zygotes[slot]!;
     m.delete(key);
     if (m.size >= 2) {
       // at most two interpreters per slot: drop the oldest
@@ -773,6 +793,11 @@ export class SandboxPool {
     if (this.closed) {
       z.kill('the pool was closed');
       return 'the sandbox pool is closed';
+    }
+    if (this.warmMode.startsWith('off')) {
+      // the self-test failed while this one was starting
+      z.kill('warm mode is off');
+      return this.warmMode;
     }
     m.set(key, z);
     return z;

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileProgram, runProgram, SandboxPool, type RunResult } from '../../dist/sandbox/index.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from '../../dist/sandbox/limits.js';
+import { pythonWarmForm } from '../../dist/sandbox/zygote.js';
 import { sandboxUidProcesses } from '../code/helpers.js';
 import { expectHeldWithinBound, MEMORY_CHILDREN, MEMORY_CHILDREN_LIMITS } from './memory-programs.js';
 
@@ -455,6 +456,47 @@ print(exact, n > 30, cur, all(seen), '__arbiter_modules__' in globals())
     const c = await compileProgram(cold, 'python', probe, { trustedMain: true });
     if (!c.ok) throw new Error(c.message);
     expect((await runProgram(cold, c.program)).stdout).toBe('none\n');
+  });
+});
+
+describe('start-up', () => {
+  it("concurrent requests for a slot's zygote share one start", async () => {
+    const fresh = new SandboxPool({ concurrency: 1 });
+    try {
+      const c = await compileProgram(fresh, 'python', 'pass\n');
+      if (!c.ok) throw new Error(c.message);
+      expect((await runProgram(fresh, c.program)).status).toBe('ok'); // the self-test, with its own zygote
+      const internals = fresh as unknown as {
+        zygotes: Map<string, { kill(why: string): void }>[];
+        zygoteFor(slot: number, form: unknown, binds: string[]): Promise<unknown>;
+      };
+      const [z0] = [...internals.zygotes[0]!.values()];
+      z0!.kill('test: start again');
+      const form = pythonWarmForm(c.program.argv, [{ name: 'main.py', data: 'pass\n' }], {}, {});
+      const starts = fresh.stats.warmStarts;
+      const [a, b] = await Promise.all([internals.zygoteFor(0, form, c.program.binds ?? []), internals.zygoteFor(0, form, c.program.binds ?? [])]);
+      expect(typeof a).toBe('object');
+      expect(a).toBe(b);
+      expect(fresh.stats.warmStarts).toBe(starts + 1);
+    } finally {
+      fresh.close();
+    }
+  });
+
+  it('a fresh pool starts one zygote per slot however many runs arrive at once (the other slots start theirs during the self-test)', async () => {
+    const three = new SandboxPool({ concurrency: 3 });
+    try {
+      const c = await compileProgram(three, 'python', 'import os\nprint(os.getpid())\n');
+      if (!c.ok) throw new Error(c.message);
+      const runs = await Promise.all(Array.from({ length: 9 }, () => runProgram(three, c.program)));
+      expect(runs.map((r) => r.stdout)).toEqual(Array(9).fill('2\n'));
+      expect(three.warmMode).toMatch(/^on:/);
+      // the nine runs all warm, on exactly three zygotes (the self-test ran on the first)
+      expect(three.stats.warm).toBe(9);
+      expect(three.stats.warmStarts).toBe(3);
+    } finally {
+      three.close();
+    }
   });
 });
 
