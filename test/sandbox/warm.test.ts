@@ -2,7 +2,8 @@
 // next program on the same slot, get every kernel limit the cold path gives, behave as a cold
 // `python3 -I -S -B main.py` does, and survive their zygote being killed. Real bubblewrap, one slot
 // (so that A and B always share a zygote), checked against a cold pool where the meaning matters.
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileProgram, runProgram, SandboxPool, type RunResult } from '../../dist/sandbox/index.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from '../../dist/sandbox/limits.js';
@@ -98,6 +99,51 @@ print('A done', len([1]))
     expect(a.stdout).toBe('A done 42\n');
     const b = await warm(probeB);
     expectClean(b);
+  });
+
+  it("nothing of A's source, files, stdin or output is anywhere in B's memory", async () => {
+    const secrets = ['SOURCE', 'FILE', 'STDIN', 'OUTPUT'].map((k) => `arb-secret-${k}-${randomBytes(12).toString('hex')}`);
+    const [inSource, inFile, inStdin, inOutput] = secrets as [string, string, string, string];
+    const a = await warm(`import sys\nx = ${JSON.stringify(inSource)}\nsys.stdin.read()\nopen('data.txt').read()\nprint(${JSON.stringify(inOutput)})\n`, {
+      stdin: inStdin,
+      files: [{ name: 'data.txt', data: inFile }],
+    });
+    expect(a.stdout).toBe(inOutput + '\n');
+    // B rebuilds each secret from a masked form (its own source holds none of them) and counts
+    // the places in its whole address space that hold one, other than the rebuilt needle itself
+    const masked = secrets.map((t) =>
+      Buffer.from(t)
+        .map((c) => c ^ 0x5a)
+        .toString('hex'),
+    );
+    const b = await warm(String.raw`
+import ctypes, os
+ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE (cleared by the change of uid): /proc/self/mem becomes readable
+found = []
+for m in ${JSON.stringify(masked)}:
+    needle = bytes(c ^ 0x5A for c in bytes.fromhex(m))
+    own = id(needle) + 32  # the bytes object's data
+    hits = 0
+    fd = os.open('/proc/self/mem', os.O_RDONLY)
+    for line in open('/proc/self/maps'):
+        f = line.split()
+        if f[1][0] != 'r' or (len(f) > 5 and f[5] in ('[vvar]', '[vsyscall]', '[vvar_vclock]')):
+            continue
+        lo, hi = (int(x, 16) for x in f[0].split('-'))
+        try:
+            chunk = os.pread(fd, hi - lo, lo)
+        except OSError:
+            continue
+        i = chunk.find(needle)
+        while i >= 0:
+            if lo + i != own:
+                hits += 1
+            i = chunk.find(needle, i + 1)
+    os.close(fd)
+    found.append(hits)
+print(found)
+`);
+    expect(b.stdout + b.stderr).toBe('[0, 0, 0, 0]\n');
   });
 
   it('background processes (fork + setsid, double fork) that would write into B later are gone when A returns', async () => {
@@ -388,6 +434,33 @@ describe('crash recovery', () => {
     const r = await warm('print(6 * 7)');
     expect(r.stdout).toBe('42\n');
     expect(pool.stats.warmStarts).toBe(starts + 1);
+  });
+
+  it('the template process (which forks every run) killed from outside: the next run is still correct, and later ones warm again', async () => {
+    if (!existsSync(new URL('../../dist/native/zygote-fork.so', import.meta.url))) return;
+    await warm('pass');
+    const [e] = zygotes();
+    const zpid = Number(/"child-pid"\s*:\s*(\d+)/.exec(e!.statusText)?.[1]);
+    // T: the zygote's child running the zygote's own program (only when the fork helper is built)
+    const t = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .find((d) => {
+        try {
+          return (
+            readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === String(zpid) &&
+            readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('.arbiter-zygote.py')
+          );
+        } catch {
+          return false;
+        }
+      });
+    expect(t).toBeDefined();
+    process.kill(Number(t), 'SIGKILL');
+    const r = await py('print(6 * 7)');
+    expect(r.status, r.message).toBe('ok');
+    expect(r.stdout).toBe('42\n');
+    const again = await warm('print(7 * 6)');
+    expect(again.stdout).toBe('42\n');
   });
 
   it('killed just before a run (its death not yet seen): the run is still correct', async () => {

@@ -1,25 +1,39 @@
 /*
- * zygote-fork: the two forks of a warm Python run (see ../zygote/zygote.py), done in C so that
- * the run's pid 1 never executes Python: a forked Python process that runs even a few lines
- * touches hundreds of copy-on-write pages, which costs about a millisecond per run. Loaded by the
- * zygote with ctypes (as a PyDLL, so the interpreter lock stays held); optional: without it the
- * zygote forks in Python. Built by scripts/build-native.mjs.
+ * zygote-fork: the forks of a warm Python run (see ../zygote/zygote.py), done in C so that the
+ * run's pid 1 never executes Python: a forked Python process that runs even a few lines touches
+ * hundreds of copy-on-write pages, which costs about a millisecond per run. Loaded by the zygote
+ * with ctypes (as a PyDLL, so the interpreter lock stays held); optional: without it the zygote
+ * forks in Python. Built by scripts/build-native.mjs.
  *
- * zygote_fork_run(fds, nfds, close, nclose) forks P (pid 1 of the pid namespace the caller has
- * just unshared). P closes the zygote's own fds (`close`), becomes a session leader, enters a new
- * IPC namespace, mounts the namespace's /proc, forks Q and then only reaps: when Q ends, P exits with Q's status (128 + N
+ * zygote_template_serve(ctl, fds) is the loop of the template T, a child of the zygote that
+ * never runs Python again: per run it receives Q's four stdio/ready fds and the job pipe's read
+ * end (SCM_RIGHTS, one message), clones P into a new pid namespace as a child of the zygote
+ * (CLONE_PARENT, so the zygote waits for it as before), closes its copies and answers P's pid
+ * (an int, -errno on failure). T's memory never changes between runs, so the zygote (whose
+ * Python does the run's bookkeeping) no longer shares copy-on-write pages with the programs, and
+ * no run's data ever reaches the memory a program inherits. Returns 0 in Q with fds =
+ * {in_r, out_w, err_w, ready_w, job_r}, or -1 in T when the zygote closes `ctl`.
+ *
+ * zygote_fork_run(fds, nfds, close, nclose) forks P from the calling zygote itself (pid 1 of the
+ * pid namespace the caller has just unshared): the path used without a template.
+ *
+ * P closes the zygote's own fds, becomes a session leader, enters a new IPC namespace, mounts the
+ * namespace's /proc, forks Q and then only reaps: when Q ends, P exits with Q's status (128 + N
  * for a signal N, as bwrap reports it), and the kernel kills whatever else is left in the
- * namespace. Returns P's pid in the caller, 0 in Q (which returns to Python), -errno on failure.
- * fds = {in_r, out_w, err_w, ready_w}: Q's ends; P writes "error: ..." on ready_w if a step fails.
+ * namespace. P writes "error: ..." on ready_w if a step fails.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,12 +44,8 @@ static void fail(int ready_fd, const char *what) {
   _exit(127);
 }
 
-int zygote_fork_run(const int *fds, int nfds, const int *close_fds, int nclose) {
-  if (nfds != 4) return -EINVAL;
-  pid_t p = fork();
-  if (p < 0) return -errno;
-  if (p > 0) return (int)p;
-  /* P */
+/* P's part: returns 0 in Q; never returns in P. fds = {in_r, out_w, err_w, ready_w, ...}. */
+static int run_p(const int *fds, int nfds, const int *close_fds, int nclose) {
   for (int i = 0; i < nclose; i++) close(close_fds[i]);
   if (setsid() < 0) fail(fds[3], "setsid");
   /* a fresh IPC namespace: SysV semaphores and POSIX queues die with the run, as in a cold run */
@@ -60,4 +70,71 @@ int zygote_fork_run(const int *fds, int nfds, const int *close_fds, int nclose) 
   }
   if (WIFEXITED(st)) _exit(WEXITSTATUS(st));
   _exit(128 + WTERMSIG(st));
+}
+
+int zygote_fork_run(const int *fds, int nfds, const int *close_fds, int nclose) {
+  if (nfds != 4) return -EINVAL;
+  pid_t p = fork();
+  if (p < 0) return -errno;
+  if (p > 0) return (int)p;
+  return run_p(fds, nfds, close_fds, nclose);
+}
+
+#define TEMPLATE_FDS 5
+
+int zygote_template_serve(int ctl, int *out) {
+  for (;;) {
+    char byte;
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    union {
+      char buf[CMSG_SPACE(sizeof(int) * TEMPLATE_FDS)];
+      struct cmsghdr align;
+    } u;
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+    ssize_t n = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR) continue;
+      return -1;
+    }
+    int fds[TEMPLATE_FDS];
+    int got = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+      int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+      for (int i = 0; i < k; i++) {
+        int fd;
+        memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+        if (got < TEMPLATE_FDS) fds[got++] = fd;
+        else close(fd);
+      }
+    }
+    int answer;
+    if (got != TEMPLATE_FDS || (msg.msg_flags & MSG_CTRUNC)) {
+      for (int i = 0; i < got; i++) close(fds[i]);
+      answer = -EPROTO;
+    } else {
+      /* P: a child of the zygote (CLONE_PARENT), pid 1 of a new pid namespace */
+      long p = syscall(SYS_clone, CLONE_PARENT | CLONE_NEWPID | SIGCHLD, 0, NULL, NULL, 0);
+      if (p == 0) {
+        int own[1] = {ctl};
+        /* the received fds were marked close-on-exec in transit; Q's are dup2'ed over 0-2 or
+           kept open until the program's exec (ready_w) or read (job_r) */
+        if (run_p(fds, TEMPLATE_FDS, own, 1) == 0) {
+          for (int i = 0; i < TEMPLATE_FDS; i++) out[i] = fds[i];
+          return 0; /* Q */
+        }
+      }
+      answer = p < 0 ? -errno : (int)p;
+      for (int i = 0; i < TEMPLATE_FDS; i++) close(fds[i]);
+    }
+    const char *a = (const char *)&answer;
+    size_t left = sizeof answer;
+    while (left > 0) {
+      ssize_t w = write(ctl, a, left);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return -1;
+      a += w;
+      left -= (size_t)w;
+    }
+  }
 }

@@ -37,6 +37,7 @@ import mmap  # noqa: E402
 import resource  # noqa: E402
 import select  # noqa: E402
 import time  # noqa: E402
+import gc as _gc  # noqa: E402
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _pyapi = ctypes.pythonapi
@@ -185,6 +186,10 @@ class Zygote:
             self.native = ctypes.PyDLL(init['native'])
             self.native.zygote_fork_run.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_int]
             self.native.zygote_fork_run.restype = ctypes.c_int
+            self.native.zygote_template_serve.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_int)]
+            self.native.zygote_template_serve.restype = ctypes.c_int
+        # the template T (native only): (pid, control socket), forked before the next run when None
+        self.template = None
         seccomp = bytes(blob[: init.get('seccomp', 0)])
         self.fprog = None
         if seccomp:
@@ -219,11 +224,17 @@ class Zygote:
     def serve(self):
         """Returns only in the program's process (Q), with what it runs."""
         while True:
+            if self.native is not None and self.template is None:
+                # between runs: nothing of any run is in memory for T (and so Q) to inherit
+                q = self.start_template()
+                if q is not None:
+                    return q  # in Q
             frame = _read_frame(self.ctl_in)
             if frame is None:
                 os._exit(0)
             job, blob = frame
             key = job.get('cache')
+            compiled = False
             if key and key not in self.cache and job.get('trusted'):
                 # arbiter's own driver (never the solution): compiled once, kept for every run
                 main = job['files'][job['main']]
@@ -231,6 +242,7 @@ class Zygote:
                 if len(self.cache) >= 8:
                     self.cache.clear()
                 self.cache[key] = compile(bytes(blob[off : off + main['size']]), RUN_DIR + '/' + main['name'], 'exec', dont_inherit=True)
+                compiled = True
             try:
                 q = self.run(job, blob)
             except BaseException as e:  # noqa: BLE001
@@ -242,6 +254,62 @@ class Zygote:
             if q is not None:
                 return q  # in Q
             del job, blob, frame
+            if compiled and self.template is not None:
+                # T was forked before that code was compiled: the next one has it
+                self.stop_template()
+
+    def start_template(self):
+        """Forks the template T (native/zygote-fork.c), which forks every run's P from a memory
+        that no longer changes: the zygote's own bookkeeping then never writes to pages a program
+        shares. Returns None here, and what to run in a program's process (Q)."""
+        mine, theirs = _socketpair()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for fd in (mine, self.ctl_in, self.ctl_out, self.pidns):
+                    os.close(fd)
+                _pyapi.PyOS_BeforeFork()
+                fds = (ctypes.c_int * 5)()
+                if self.native.zygote_template_serve(theirs, fds) != 0:
+                    os._exit(0)  # the zygote closed T's socket
+                _pyapi.PyOS_AfterFork_Child()
+                fds = list(fds)
+            except BaseException:  # noqa: BLE001
+                os._exit(127)
+            # Q: its job arrives on the job pipe
+            try:
+                frame = _read_frame(fds[4])
+                os.close(fds[4])
+                if frame is None:
+                    raise OSError('no job from the zygote')
+                return program_setup(frame[0], fds[:4])
+            except BaseException as e:  # noqa: BLE001
+                try:
+                    os.write(fds[3], ('error: %s\n' % (e,)).encode())
+                finally:
+                    os._exit(127)
+        os.close(theirs)
+        self.template = (pid, _socket.socket(fileno=mine))
+        return None
+
+    def stop_template(self):
+        pid, sock = self.template
+        self.template = None
+        sock.close()
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+
+    def spawn_from_template(self, fds):
+        """P from T, with Q's fds (and the job pipe's read end); P's pid."""
+        pid, sock = self.template
+        sock.sendmsg([b'r'], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, b''.join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in fds))])
+        answer = _read_exact(sock.fileno(), 4)
+        if answer is None:
+            raise OSError('the template process ended')
+        p = int.from_bytes(answer, sys.byteorder, signed=True)
+        if p < 0:
+            raise OSError(-p, 'template: clone: ' + os.strerror(-p))
+        return p
 
     def run(self, job, blob):
         """One run: a fresh /tmp with the files, P in a new pid namespace, supervision, cleanup.
@@ -270,10 +338,24 @@ class Zygote:
         out_r, out_w = _socketpair()
         err_r, err_w = _socketpair()
         ready_r, ready_w = os.pipe()
+        t0 = _monotonic()
+        if self.template is not None:
+            job_r, job_w = os.pipe()
+            try:
+                pid = self.spawn_from_template((in_r, out_w, err_w, ready_w, job_r))
+            finally:
+                for fd in (in_r, out_w, err_w, ready_w, job_r):
+                    os.close(fd)
+            try:
+                _write_all(job_w, _frame(_program_job(job), 0))
+            except OSError:
+                pass  # Q is gone before reading it: its ready pipe says why
+            finally:
+                os.close(job_w)
+            return self.finish(pid, job, blob, view, stdin, (in_w, out_r, err_r, ready_r), t0)
         # the next child (P) is born as pid 1 of a new pid namespace; then back to our own
         if _libc.unshare(CLONE_NEWPID) != 0:
             raise _err('unshare')
-        t0 = _monotonic()
         if self.native is not None:
             fds = (in_r, out_w, err_w, ready_w)
             own = (in_w, out_r, err_r, ready_r, self.ctl_in, self.ctl_out, self.pidns)
@@ -283,7 +365,7 @@ class Zygote:
                 # Q (P stays in C): what os.fork does in a child, then the program's set-up
                 _pyapi.PyOS_AfterFork_Child()
                 try:
-                    return program_setup(job, fds)
+                    return program_setup(_program_job(job), fds)
                 except BaseException as e:  # noqa: BLE001
                     try:
                         os.write(ready_w, ('error: %s\n' % (e,)).encode())
@@ -312,6 +394,12 @@ class Zygote:
             raise _err('setns')
         for fd in (in_r, out_w, err_w, ready_w):
             os.close(fd)
+        return self.finish(pid, job, blob, view, stdin, (in_w, out_r, err_r, ready_r), t0)
+
+    def finish(self, pid, job, blob, view, stdin, fds, t0):
+        """Supervises P (a child of the zygote either way), cleans up and reports the result."""
+        in_w, out_r, err_r, ready_r = fds
+        lim = job['limits']
         try:
             res, out, err = supervise(pid, stdin, in_w, out_r, err_r, ready_r, lim, t0, self.ctl_out)
         finally:
@@ -353,7 +441,7 @@ def pid1(job, fds):
     q = os.fork()
     if q == 0:
         try:
-            return program_setup(job, fds)
+            return program_setup(_program_job(job), fds)
         except BaseException as e:  # noqa: BLE001
             try:
                 os.write(ready_w, ('error: %s\n' % (e,)).encode())
@@ -373,8 +461,24 @@ def pid1(job, fds):
     os._exit(code if code >= 0 else 128 - code)
 
 
+def _program_job(job):
+    """What the program's process needs of its job (the files are in /tmp by then)."""
+    return {
+        'argv': job['argv'],
+        'script': job['script'],
+        'path': RUN_DIR + '/' + job['files'][job['main']]['name'],
+        'env': job['env'],
+        'rlimits': job['limits']['rlimits'],
+        'cache': job.get('cache'),
+        'trusted': bool(job.get('trusted')),
+    }
+
+
 def program_setup(job, fds):
-    """Q: becomes the program's process; returns what top level runs."""
+    """Q: becomes the program's process (job: see _program_job); returns what top level runs."""
+    # the zygote's objects move to the collector's permanent generation: collections in the
+    # program never walk them (each walk writes to a copy-on-write page per object)
+    _gc.freeze()
     in_r, out_w, err_w, ready_w = fds
     os.dup2(in_r, 0)
     os.dup2(out_w, 1)
@@ -386,8 +490,7 @@ def program_setup(job, fds):
     if dict(os.environ) != env:  # (usually the zygote's own: the same base environment)
         os.environ.clear()
         os.environ.update(env)
-    lim = job['limits']
-    for name, v in lim['rlimits'].items():
+    for name, v in job['rlimits'].items():
         resource.setrlimit(RLIMITS[name], (v[0], v[1]))
     uid = Z.uid
     if uid is not None:
@@ -396,9 +499,8 @@ def program_setup(job, fds):
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)  # clears every capability
     argv = job['argv']
-    main_file = job['files'][job['main']]
-    path = RUN_DIR + '/' + main_file['name']
-    code = Z.cache.get(job.get('cache')) if job.get('cache') else None
+    path = job['path']
+    code = Z.cache.get(job['cache']) if job['cache'] else None
     if Z.fprog is not None:
         if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, Z.fprog_addr, 0, 0) != 0:
             raise _err('seccomp')
@@ -412,7 +514,7 @@ def program_setup(job, fds):
     os.write(ready_w, b'ok\n')
     os.close(ready_w)
     Z.cache.clear()
-    return argv, job['script'], path, code, Z.modules if job.get('trusted') else None
+    return argv, job['script'], path, code, Z.modules if job['trusted'] else None
 
 
 def _dict_version_reader():
