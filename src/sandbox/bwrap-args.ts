@@ -42,7 +42,7 @@ export interface BwrapPlan {
    * as root of the sandbox (arbiter runs as root) without filter or limits: it applies them itself
    * to each program it forks.
    */
-  zygote?: { script: string; path: string; lib?: { src: string; dest: string } };
+  zygote?: { script: string; path: string; lib?: { src: string; dest: string }; init?: { src: string; dest: string } };
   /** Host files bound read-only at a path of the sandbox's root (e.g. the JavaScript spare's loader). */
   roFiles?: { src: string; dest: string }[];
 }
@@ -117,6 +117,7 @@ export function bwrapArgs(p: BwrapPlan): string[] {
   if (p.exec && !p.zygote) a.push('--ro-bind', p.exec, EXEC_PATH);
   if (p.zygote) a.push('--ro-bind', p.zygote.script, p.zygote.path);
   if (p.zygote?.lib) a.push('--ro-bind', p.zygote.lib.src, p.zygote.lib.dest);
+  if (p.zygote?.init) a.push('--ro-bind', p.zygote.init.src, p.zygote.init.dest);
   for (const f of p.roFiles ?? []) a.push('--ro-bind', f.src, f.dest);
   // the root (a tmpfs of bwrap's, writable by the sandbox user without a uid drop) holds no data
   a.push('--remount-ro', '/');

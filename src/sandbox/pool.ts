@@ -23,9 +23,11 @@ import {
   spareInput,
   warmKey,
   Zygote,
+  ZYGOTE_INIT_PATH,
   ZYGOTE_LIB_PATH,
   ZYGOTE_PATH,
   ZYGOTE_SCRIPT,
+  zygoteInit,
   zygoteLib,
   type WarmForm,
   type WarmOutcome,
@@ -752,6 +754,7 @@ export class SandboxPool {
     }
     const cg = this.warmCgroups[slot];
     const lib = zygoteLib();
+    const init = lib ? zygoteInit() : undefined;
     let procsFd: number | undefined;
     let args: string[];
     try {
@@ -769,7 +772,12 @@ export class SandboxPool {
         argv: [...form.prefix, ZYGOTE_PATH],
         statusFd: 3,
         firstFileFd: 7,
-        zygote: { script: ZYGOTE_SCRIPT, path: ZYGOTE_PATH, ...(lib ? { lib: { src: lib, dest: ZYGOTE_LIB_PATH } } : {}) },
+        zygote: {
+          script: ZYGOTE_SCRIPT,
+          path: ZYGOTE_PATH,
+          ...(lib ? { lib: { src: lib, dest: ZYGOTE_LIB_PATH } } : {}),
+          ...(init ? { init: { src: init, dest: ZYGOTE_INIT_PATH } } : {}),
+        },
       });
     } catch (e) {
       closeQuietly(procsFd);
@@ -782,6 +790,7 @@ export class SandboxPool {
       uid: this.lease!.uids[slot]!,
       seccomp: hostSeccompProgram(),
       native: lib !== undefined,
+      init: init !== undefined,
     });
     this.stats.warmStarts++;
     const bad = await z.start();

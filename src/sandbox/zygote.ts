@@ -22,6 +22,13 @@ export function zygoteLib(): string | undefined {
   const p = fileURLToPath(new URL('../native/zygote-fork.so', import.meta.url));
   return existsSync(p) ? p : undefined;
 }
+/** The warm run's pid 1 after its fork (dist/native/zygote-init, when built) and where it is bound. */
+export const ZYGOTE_INIT_PATH = '/.arbiter-zygote-init';
+export function zygoteInit(): string | undefined {
+  if (process.env.ARBITER_SANDBOX_NO_HELPER) return undefined;
+  const p = fileURLToPath(new URL('../native/zygote-init', import.meta.url));
+  return existsSync(p) ? p : undefined;
+}
 /** The JavaScript spare's loader (zygote/js-spare.cjs) and where it is bound. */
 export const JS_SPARE_SCRIPT = fileURLToPath(new URL('./zygote/js-spare.cjs', import.meta.url));
 export const JS_SPARE_PATH = '/.arbiter-js-spare.cjs';
@@ -130,6 +137,8 @@ export interface ZygoteSpawn {
   seccomp: Buffer | null;
   /** The fork helper is bound at ZYGOTE_LIB_PATH. */
   native: boolean;
+  /** zygote-init is bound at ZYGOTE_INIT_PATH (used with the fork helper only). */
+  init?: boolean;
   /** Grace beyond a run's wall-clock limit before an unanswering zygote is killed (default 5 s). */
   backstopMs?: number;
 }
@@ -232,6 +241,7 @@ export class Zygote {
       seccomp: seccomp.length,
       cgroup_fd: passFd !== undefined ? 4 : null,
       native: this.spec.native ? ZYGOTE_LIB_PATH : null,
+      init: this.spec.native && this.spec.init ? ZYGOTE_INIT_PATH : null,
     };
     this.ctlIn.write(encode(init, seccomp));
     const timer = setTimeout(() => this.kill('the warm interpreter did not start within 20 s'), 20_000);

@@ -532,6 +532,43 @@ print(exact, n > 30, cur, all(seen), '__arbiter_modules__' in globals())
   });
 });
 
+describe("the run's pid 1", () => {
+  it('reaps orphans: their zombies are gone, as under a cold run', async () => {
+    const src = String.raw`
+import os
+r, w = os.pipe()
+for i in range(5):
+    p = os.fork()
+    if p == 0:
+        if os.fork() == 0:  # orphaned when its parent exits at once
+            os.close(r)
+            os.write(w, str(os.getpid()).encode() + b' ')
+            os._exit(0)
+        os._exit(0)
+    os.waitpid(p, 0)
+os.close(w)
+data = b''
+while True:
+    b = os.read(r, 100)
+    if not b:
+        break
+    data += b
+orphans = [int(x) for x in data.split()]
+left = orphans
+for _ in range(200000):
+    left = [p for p in left if os.path.exists('/proc/%d' % p)]
+    if not left:
+        break
+    os.sched_yield()
+print(len(orphans), left, open('/proc/1/status').read().split('State:')[1].split()[0])
+`;
+    const w = await warm(src);
+    const c = await py(src, { on: cold });
+    expect(w.stdout + w.stderr).toBe('5 [] S\n');
+    expect(c.stdout + c.stderr).toBe('5 [] S\n');
+  });
+});
+
 describe('start-up', () => {
   it("concurrent requests for a slot's zygote share one start", async () => {
     const fresh = new SandboxPool({ concurrency: 1 });

@@ -14,6 +14,12 @@
  * no run's data ever reaches the memory a program inherits. Returns 0 in Q with fds =
  * {in_r, out_w, err_w, ready_w, job_r}, or -1 in T when the zygote closes `ctl`.
  *
+ * With `init` (the path of zygote-init, which T can exec), P is cloned sharing T's memory
+ * (CLONE_VM | CLONE_VFORK, on a stack of its own, with every signal blocked), forks Q from that
+ * memory and execs zygote-init, which gives the memory back (T waits until then) and does P's
+ * reaping: no copy of T's page tables is made or torn down for P. Q, a copy of T's memory taken
+ * while T waits inside clone(), returns to T's frame with siglongjmp and from there to Python.
+ *
  * zygote_fork_run(fds, nfds, close, nclose) forks P from the calling zygote itself (pid 1 of the
  * pid namespace the caller has just unshared): the path used without a template.
  *
@@ -26,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -82,7 +89,46 @@ int zygote_fork_run(const int *fds, int nfds, const int *close_fds, int nclose) 
 
 #define TEMPLATE_FDS 5
 
-int zygote_template_serve(int ctl, int *out) {
+/* P's part when it shares T's memory (it runs on p_stack): never returns */
+static struct {
+  int fds[TEMPLATE_FDS];
+  int ctl;
+  const char *init;
+} p_args;
+static sigjmp_buf q_return; /* T's frame, for Q (which holds a copy of it) to return to */
+static sigset_t t_mask;     /* the signal mask T had, which Q gets back */
+static char p_stack[64 * 1024] __attribute__((aligned(64)));
+
+static int p_shared(void *unused) {
+  (void)unused;
+  const int *fds = p_args.fds;
+  close(p_args.ctl);
+  if (setsid() < 0) fail(fds[3], "setsid");
+  if (unshare(CLONE_NEWIPC) != 0) fail(fds[3], "unshare ipc");
+  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) fail(fds[3], "mount /proc");
+  pid_t q = fork();
+  if (q < 0) fail(fds[3], "fork");
+  if (q == 0) siglongjmp(q_return, 1); /* Q */
+  for (int i = 0; i < TEMPLATE_FDS; i++) close(fds[i]);
+  int nul = open("/dev/null", O_RDWR);
+  if (nul >= 0) {
+    dup2(nul, 0);
+    dup2(nul, 1);
+    dup2(nul, 2);
+    if (nul > 2) close(nul);
+  }
+  char num[24];
+  int n = snprintf(num, sizeof num, "%d", (int)q);
+  if (n <= 0) _exit(127);
+  char *argv[] = {(char *)p_args.init, num, NULL};
+  char *envp[] = {NULL};
+  execve(p_args.init, argv, envp);
+  /* without its init the namespace dies with P, and Q with it: the run reports an error */
+  fail(fds[3], "exec zygote-init");
+  return 0;
+}
+
+int zygote_template_serve(int ctl, int *out, const char *init) {
   for (;;) {
     char byte;
     struct iovec iov = {.iov_base = &byte, .iov_len = 1};
@@ -112,6 +158,23 @@ int zygote_template_serve(int ctl, int *out) {
     if (got != TEMPLATE_FDS || (msg.msg_flags & MSG_CTRUNC)) {
       for (int i = 0; i < got; i++) close(fds[i]);
       answer = -EPROTO;
+    } else if (init) {
+      memcpy(p_args.fds, fds, sizeof fds);
+      p_args.ctl = ctl;
+      p_args.init = init;
+      sigset_t all;
+      sigfillset(&all);
+      sigprocmask(SIG_SETMASK, &all, &t_mask);
+      if (sigsetjmp(q_return, 0) != 0) {
+        /* Q, in its own copy of this frame */
+        sigprocmask(SIG_SETMASK, &t_mask, NULL);
+        for (int i = 0; i < TEMPLATE_FDS; i++) out[i] = p_args.fds[i];
+        return 0;
+      }
+      int p = clone(p_shared, p_stack + sizeof p_stack, CLONE_VM | CLONE_VFORK | CLONE_PARENT | CLONE_NEWPID | SIGCHLD, NULL);
+      answer = p < 0 ? -errno : p;
+      sigprocmask(SIG_SETMASK, &t_mask, NULL);
+      for (int i = 0; i < TEMPLATE_FDS; i++) close(fds[i]);
     } else {
       /* P: a child of the zygote (CLONE_PARENT), pid 1 of a new pid namespace */
       long p = syscall(SYS_clone, CLONE_PARENT | CLONE_NEWPID | SIGCHLD, 0, NULL, NULL, 0);

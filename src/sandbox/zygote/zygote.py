@@ -186,10 +186,12 @@ class Zygote:
             self.native = ctypes.PyDLL(init['native'])
             self.native.zygote_fork_run.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_int]
             self.native.zygote_fork_run.restype = ctypes.c_int
-            self.native.zygote_template_serve.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_int)]
+            self.native.zygote_template_serve.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_char_p]
             self.native.zygote_template_serve.restype = ctypes.c_int
         # the template T (native only): (pid, control socket), forked before the next run when None
         self.template = None
+        # what each run's pid 1 execs after its fork (native/zygote-init.c), when bound
+        self.init_path = init['init'].encode() if self.native is not None and init.get('init') else None
         seccomp = bytes(blob[: init.get('seccomp', 0)])
         self.fprog = None
         if seccomp:
@@ -270,7 +272,7 @@ class Zygote:
                     os.close(fd)
                 _pyapi.PyOS_BeforeFork()
                 fds = (ctypes.c_int * 5)()
-                if self.native.zygote_template_serve(theirs, fds) != 0:
+                if self.native.zygote_template_serve(theirs, fds, self.init_path) != 0:
                     os._exit(0)  # the zygote closed T's socket
                 _pyapi.PyOS_AfterFork_Child()
                 fds = list(fds)
