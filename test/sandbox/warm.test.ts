@@ -111,11 +111,7 @@ print('A done', len([1]))
     expect(a.stdout).toBe(inOutput + '\n');
     // B rebuilds each secret from a masked form (its own source holds none of them) and counts
     // the places in its whole address space that hold one, other than the rebuilt needle itself
-    const masked = secrets.map((t) =>
-      Buffer.from(t)
-        .map((c) => c ^ 0x5a)
-        .toString('hex'),
-    );
+    const masked = secrets.map((t) => Buffer.from(Buffer.from(t).map((c) => c ^ 0x5a)).toString('hex'));
     const b = await warm(String.raw`
 import ctypes, os
 ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE (cleared by the change of uid): /proc/self/mem becomes readable
