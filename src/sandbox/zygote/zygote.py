@@ -38,6 +38,8 @@ import resource  # noqa: E402
 import select  # noqa: E402
 import time  # noqa: E402
 import gc as _gc  # noqa: E402
+import atexit as _atexit  # noqa: E402
+import marshal  # noqa: E402
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _pyapi = ctypes.pythonapi
@@ -204,6 +206,8 @@ class Zygote:
             os.write(fd, b'0\n')  # join the slot's warm cgroup; every fork below stays in it
             os.close(fd)
         os.chdir('/')
+        # the environment every fork inherits (a run with the same one leaves it as it is)
+        self.environ = dict(os.environ)
         # every run mounts its /tmp (and P its /proc) here and unmounts them afterwards
         _mount(None, b'/', None, MS_REC | MS_PRIVATE)
         self.pidns = os.open('/proc/self/ns/pid', os.O_RDONLY | os.O_CLOEXEC)
@@ -260,6 +264,22 @@ class Zygote:
                 # T was forked before that code was compiled: the next one has it
                 self.stop_template()
 
+    def program_job(self, job):
+        """What the program's process needs of its job (the files are in /tmp by then), worked
+        out here, so that the program's process (a fork, where every first touch of a page costs
+        a copy) does as little as it can: its environment only when it differs from the one
+        every fork inherits, and its rlimits as (resource, soft, hard)."""
+        env = job['env']
+        return {
+            'argv': job['argv'],
+            'script': job['script'],
+            'path': RUN_DIR + '/' + job['files'][job['main']]['name'],
+            'env': None if env == self.environ else env,
+            'rlimits': [(RLIMITS[name], v[0], v[1]) for name, v in job['limits']['rlimits'].items()],
+            'cache': job.get('cache'),
+            'trusted': bool(job.get('trusted')),
+        }
+
     def start_template(self):
         """Forks the template T (native/zygote-fork.c), which forks every run's P from a memory
         that no longer changes: the zygote's own bookkeeping then never writes to pages a program
@@ -278,13 +298,16 @@ class Zygote:
                 fds = list(fds)
             except BaseException:  # noqa: BLE001
                 os._exit(127)
-            # Q: its job arrives on the job pipe
+            # Q: its job arrives on the job pipe (marshal: cheaper to read in a fork than JSON)
             try:
-                frame = _read_frame(fds[4])
+                parts = []
+                while True:
+                    b = os.read(fds[4], 1 << 16)
+                    if not b:
+                        break
+                    parts.append(b)
                 os.close(fds[4])
-                if frame is None:
-                    raise OSError('no job from the zygote')
-                return program_setup(frame[0], fds[:4])
+                return program_setup(marshal.loads(b''.join(parts)), fds[:4])
             except BaseException as e:  # noqa: BLE001
                 try:
                     os.write(fds[3], ('error: %s\n' % (e,)).encode())
@@ -349,7 +372,7 @@ class Zygote:
                 for fd in (in_r, out_w, err_w, ready_w, job_r):
                     os.close(fd)
             try:
-                _write_all(job_w, _frame(_program_job(job), 0))
+                _write_all(job_w, marshal.dumps(self.program_job(job)))
             except OSError:
                 pass  # Q is gone before reading it: its ready pipe says why
             finally:
@@ -367,7 +390,7 @@ class Zygote:
                 # Q (P stays in C): what os.fork does in a child, then the program's set-up
                 _pyapi.PyOS_AfterFork_Child()
                 try:
-                    return program_setup(_program_job(job), fds)
+                    return program_setup(Z.program_job(job), fds)
                 except BaseException as e:  # noqa: BLE001
                     try:
                         os.write(ready_w, ('error: %s\n' % (e,)).encode())
@@ -443,7 +466,7 @@ def pid1(job, fds):
     q = os.fork()
     if q == 0:
         try:
-            return program_setup(_program_job(job), fds)
+            return program_setup(Z.program_job(job), fds)
         except BaseException as e:  # noqa: BLE001
             try:
                 os.write(ready_w, ('error: %s\n' % (e,)).encode())
@@ -463,19 +486,6 @@ def pid1(job, fds):
     os._exit(code if code >= 0 else 128 - code)
 
 
-def _program_job(job):
-    """What the program's process needs of its job (the files are in /tmp by then)."""
-    return {
-        'argv': job['argv'],
-        'script': job['script'],
-        'path': RUN_DIR + '/' + job['files'][job['main']]['name'],
-        'env': job['env'],
-        'rlimits': job['limits']['rlimits'],
-        'cache': job.get('cache'),
-        'trusted': bool(job.get('trusted')),
-    }
-
-
 def program_setup(job, fds):
     """Q: becomes the program's process (job: see _program_job); returns what top level runs."""
     # the zygote's objects move to the collector's permanent generation: collections in the
@@ -489,11 +499,11 @@ def program_setup(job, fds):
         os.close(fd)
     os.chdir(RUN_DIR)
     env = job['env']
-    if dict(os.environ) != env:  # (usually the zygote's own: the same base environment)
+    if env is not None:  # (None: the zygote's own, which this process has)
         os.environ.clear()
         os.environ.update(env)
-    for name, v in job['rlimits'].items():
-        resource.setrlimit(RLIMITS[name], (v[0], v[1]))
+    for r, soft, hard in job['rlimits']:
+        resource.setrlimit(r, (soft, hard))
     uid = Z.uid
     if uid is not None:
         # (the bounding set is already empty and no_new_privs set: see Zygote.start)
@@ -506,13 +516,15 @@ def program_setup(job, fds):
     if Z.fprog is not None:
         if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, Z.fprog_addr, 0, 0) != 0:
             raise _err('seccomp')
-    for name in os.listdir('/proc/self/fd'):
-        fd = int(name)
-        if fd > 2 and fd != ready_w:
-            try:
-                os.close(fd)
-            except OSError:
-                pass  # the listing's own fd
+    # every fd above 2 but the ready pipe: close_range (one system call) where the C library has it
+    if _close_range is None or _close_range(3, ready_w - 1, 0) != 0 or _close_range(ready_w + 1, 0xFFFFFFFF, 0) != 0:
+        for name in os.listdir('/proc/self/fd'):
+            fd = int(name)
+            if fd > 2 and fd != ready_w:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass  # the listing's own fd
     os.write(ready_w, b'ok\n')
     os.close(ready_w)
     Z.cache.clear()
@@ -598,6 +610,9 @@ def _module_copies():
 
 
 _OUT_MAPS = []
+_close_range = getattr(_libc, 'close_range', None)
+if _close_range is not None:
+    _close_range.argtypes = [ctypes.c_uint, ctypes.c_uint, ctypes.c_int]
 
 
 def supervise(pid, stdin, in_w, out_r, err_r, ready_r, lim, t0, ctl_out):
@@ -720,9 +735,8 @@ def _finish(status, interrupted=False):
             th._shutdown()
     except BaseException:  # noqa: BLE001
         pass
-    import atexit
-
-    atexit._run_exitfuncs()
+    # (atexit keeps its handlers in the interpreter: the zygote's module runs the program's)
+    _atexit._run_exitfuncs()
     try:
         if sys.stdout is not None:
             sys.stdout.flush()
