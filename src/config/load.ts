@@ -1,6 +1,6 @@
 // Loading grader configs from JSON files or values, with parse errors located by line and column.
 import { readFile } from 'node:fs/promises';
-import '../graders/index.js';
+import { importGraderTypesFor } from '../graders/builtins.js';
 import { ConfigError } from '../core/errors.js';
 import { jsonErrorOffset } from './json-locate.js';
 import { loadGrader } from '../core/registry.js';
@@ -42,7 +42,12 @@ export async function readGraderFile(file: string): Promise<unknown> {
   return parseJsonText(text, file);
 }
 
-/** Reads, validates and builds a grader from a JSON file. Throws ConfigError. */
+/**
+ * Reads, validates and builds a grader from a JSON file (registering the built-in types it names
+ * first: a command loads only the grader families its config uses). Throws ConfigError.
+ */
 export async function loadGraderFile(file: string): Promise<Grader> {
-  return loadGrader(await readGraderFile(file), { file });
+  const config = await readGraderFile(file);
+  await importGraderTypesFor(config);
+  return loadGrader(config, { file });
 }

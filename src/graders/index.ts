@@ -1,4 +1,5 @@
-// Registers every built-in grader type. Adding a type = one file + one line here.
+// Registers every built-in grader type (the library, the server, workers). Adding a type = one
+// file + one line here + its line in ./builtins.ts (what the command line loads on demand).
 import { registerGraderType, getGraderType, type GraderType, type BaseConfig } from '../core/registry.js';
 import { gate } from './composite/gate.js';
 import { multi } from './composite/multi.js';

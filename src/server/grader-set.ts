@@ -3,6 +3,8 @@
 import { existsSync } from 'node:fs';
 import { ConfigError } from '../core/errors.js';
 import { loadGraderFile } from '../config/load.js';
+// every type: requests may carry inline grader configs of any type
+import '../graders/index.js';
 import type { Grader } from '../core/grader.js';
 import { HttpError } from './http-error.js';
 

@@ -1,29 +1,32 @@
-// The CLI's commands. Adding a command = one file in this folder + one line here.
+// The CLI's commands, by name. Adding a command = one file in this folder + one line here. Only the
+// command being run is loaded (each pulls in its own part of arbiter); help and unknown names load
+// them all.
 import type { Command } from 'commander';
-import * as evaluate from './eval.js';
-import * as report from './report.js';
-import * as env from './env.js';
-import * as score from './score.js';
-import * as search from './search.js';
-import * as serve from './serve.js';
-import * as types from './types.js';
-import * as validate from './validate.js';
-import * as advantages from './advantages.js';
-import * as monitor from './monitor.js';
-import * as worker from './worker.js';
-import * as sandbox from './sandbox.js';
 
-export const commands: { register(program: Command): void }[] = [
-  score,
-  validate,
-  types,
-  serve,
-  worker,
-  advantages,
-  monitor,
-  evaluate,
-  report,
-  search,
-  env,
-  sandbox,
-];
+interface CommandModule {
+  register(program: Command): void;
+}
+
+const COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  score: () => import('./score.js'),
+  validate: () => import('./validate.js'),
+  types: () => import('./types.js'),
+  serve: () => import('./serve.js'),
+  worker: () => import('./worker.js'),
+  advantages: () => import('./advantages.js'),
+  monitor: () => import('./monitor.js'),
+  eval: () => import('./eval.js'),
+  report: () => import('./report.js'),
+  search: () => import('./search.js'),
+  env: () => import('./env.js'),
+  sandbox: () => import('./sandbox.js'),
+};
+
+/** The names of every command, in the order help lists them. */
+export const COMMAND_NAMES = Object.keys(COMMANDS);
+
+/** The commands to register for a command line whose first argument is `first`. */
+export async function commandsFor(first: string | undefined): Promise<CommandModule[]> {
+  const names = first !== undefined && Object.hasOwn(COMMANDS, first) ? [first] : COMMAND_NAMES;
+  return Promise.all(names.map((n) => COMMANDS[n]!()));
+}

@@ -2,6 +2,8 @@
 import type { Command } from 'commander';
 import { ConfigError, type ConfigIssue } from '../../core/errors.js';
 import { readGraderFile } from '../../config/load.js';
+// every type: a config's problems are reported against all of them
+import '../../graders/index.js';
 import { validateGrader } from '../../core/registry.js';
 import { die, EXIT } from '../exit.js';
 import { formatIssues } from '../../core/errors.js';
