@@ -5,9 +5,11 @@
 //   - the issue's baseline: `python3 FILE` as one runs a program (the real interpreter binary that
 //     `python3` resolves to, not a pyenv shim; default flags, so `site` is imported);
 //   - a stricter one: `python3 -I -S -B FILE`, the flags of the sandbox's cold path (no site).
-// Prints programs/s, p50/p99 per program, the sandbox's own cost per run (an empty program, warm
-// and cold), the ratios, and fails unless every program passed every way.
-//   node bench/humaneval.mjs [--rounds 3] [--baseline-concurrency 2] [--no-cold]
+// The three are measured --repeat times in turn (baseline, strict, arbiter; again...), so that a
+// machine whose speed drifts during the command weighs on both sides of each ratio; the ratios are
+// per repetition, with their median. Prints programs/s, p50/p99 per program, the sandbox's own
+// cost per run (an empty program, warm and cold), and fails unless every program passed every way.
+//   node bench/humaneval.mjs [--rounds 3] [--repeat 3] [--baseline-concurrency 2] [--no-cold]
 // (--no-cold skips the reference run of `arbiter score` with ARBITER_SANDBOX_WARM=0)
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -24,6 +26,7 @@ const arg = (name, dflt) => {
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 const rounds = arg('rounds', 3);
+const repeat = Math.max(1, arg('repeat', 3));
 const baseConc = arg('baseline-concurrency', 2);
 const noCold = process.argv.includes('--no-cold');
 
@@ -82,8 +85,6 @@ try {
     );
     return { wall: performance.now() - t0, lat, failed, flags };
   };
-  const basePlain = await baseline([]);
-  const baseStrict = await baseline(['-I', '-S', '-B']);
 
   // --- arbiter score, default settings ---------------------------------------------------------
   const grader = join(dir, 'grader.json');
@@ -102,28 +103,34 @@ try {
   delete env.ARBITER_SANDBOX_WARM;
   const score = (e) =>
     spawnTimed([process.execPath, cli, 'score', '--grader', grader, samples, '-o', out, '--summary-json', summaryFile, '--no-progress'], { env: e });
+  const passedIn = async () =>
+    (await readFile(out, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((r) => r.valid && r.score === 1).length;
+  const arbiter = async () => {
+    const c = await score(env);
+    if (c.code !== 0) throw new Error(`arbiter score exited with ${c.code}: ${c.err}`);
+    const results = (await readFile(out, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const summary = JSON.parse(await readFile(summaryFile, 'utf8'));
+    return {
+      ms: c.ms,
+      gradeS: summary.duration_s,
+      passed: results.filter((r) => r.valid && r.score === 1).length,
+      runMs: results.map((r) => r.metadata.run_ms ?? 0),
+      gradeMs: results.map((r) => r.metadata.duration_ms),
+    };
+  };
+  const reps = [];
+  for (let i = 0; i < repeat; i++) reps.push({ plain: await baseline([]), strict: await baseline(['-I', '-S', '-B']), arbiter: await arbiter() });
   // for reference: the same command with warm interpreters off (every program a cold bwrap + python3)
   const off = noCold ? undefined : await score({ ...env, ARBITER_SANDBOX_WARM: '0' });
   if (off && off.code !== 0) throw new Error(`arbiter score (warm off) exited with ${off.code}: ${off.err}`);
-  const offPassed = off
-    ? (await readFile(out, 'utf8'))
-        .trim()
-        .split('\n')
-        .filter((l) => {
-          const r = JSON.parse(l);
-          return r.valid && r.score === 1;
-        }).length
-    : 0;
-  const c = await score(env);
-  if (c.code !== 0) throw new Error(`arbiter score exited with ${c.code}: ${c.err}`);
-  const results = (await readFile(out, 'utf8'))
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
-  const summary = JSON.parse(await readFile(summaryFile, 'utf8'));
-  const passed = results.filter((r) => r.valid && r.score === 1).length;
-  const runMs = results.map((r) => r.metadata.run_ms ?? 0);
-  const gradeMs = results.map((r) => r.metadata.duration_ms);
+  const offPassed = off ? await passedIn() : 0;
 
   // --- the sandbox's own cost per run: an empty program, warm and cold, one slot ---------------
   const own = async (warm) => {
@@ -144,41 +151,53 @@ try {
 
   const n = jobs.length;
   const rate = (b) => n / (b.wall / 1000);
-  const cliRate = n / (c.ms / 1000);
-  const gradeRate = n / summary.duration_s;
+  const cliRate = (a) => n / (a.ms / 1000);
+  const gradeRate = (a) => n / a.gradeS;
+  const median = (xs) => pct(xs, 50);
+  const f2 = (x) => x.toFixed(2);
   console.log(
-    `HumanEval canonical solutions: ${items.length} problems x ${rounds} rounds = ${n} programs, ${cpus().length} cores, load average ${loadavg()
+    `HumanEval canonical solutions: ${items.length} problems x ${rounds} rounds = ${n} programs, ${cpus().length} cores, ${repeat} repetitions, load average ${loadavg()
       .map((x) => x.toFixed(2))
       .join(' ')}`,
   );
-  for (const [label, b] of [
-    ["baseline, the issue's", basePlain],
-    ['baseline, strict', baseStrict],
-  ])
+  for (const [i, r] of reps.entries()) {
+    console.log(`repetition ${i + 1}:`);
+    for (const [label, b] of [
+      ["baseline, the issue's", r.plain],
+      ['baseline, strict', r.strict],
+    ])
+      console.log(
+        `  ${label} (fresh ${[rt.exe, ...b.flags].join(' ')} FILE per program, ${baseConc} at a time): ${fmt(rate(b))} programs/s   p50 ${fmt(pct(b.lat, 50))} ms   p99 ${fmt(pct(b.lat, 99))} ms   failed ${b.failed}`,
+      );
+    const a = r.arbiter;
     console.log(
-      `${label} (fresh ${[rt.exe, ...b.flags].join(' ')} FILE per program, ${baseConc} at a time): ${fmt(rate(b))} programs/s   p50 ${fmt(pct(b.lat, 50))} ms   p99 ${fmt(pct(b.lat, 99))} ms   failed ${b.failed}`,
+      `  arbiter score (default settings): ${fmt(cliRate(a))} programs/s end to end (${(a.ms / 1000).toFixed(2)} s with start-up), ${fmt(gradeRate(a))}/s grading (${a.gradeS.toFixed(2)} s); sandbox run p50 ${fmt(pct(a.runMs, 50))} ms p99 ${fmt(pct(a.runMs, 99))} ms; passed ${a.passed}/${n}`,
     );
-  console.log(
-    `arbiter score (default settings, ${ownWarm.mode}): ${fmt(cliRate)} programs/s end to end (${(c.ms / 1000).toFixed(2)} s with start-up), ${fmt(gradeRate)}/s grading (${summary.duration_s.toFixed(2)} s)`,
-  );
-  console.log(
-    `  per program: sandbox run p50 ${fmt(pct(runMs, 50))} ms   p99 ${fmt(pct(runMs, 99))} ms;  grade p50 ${fmt(pct(gradeMs, 50))} ms   p99 ${fmt(pct(gradeMs, 99))} ms;  passed ${passed}/${n}`,
-  );
-  console.log(
-    `sandbox's own cost per run (empty program, one slot): warm p50 ${fmt(ownWarm.p50)} ms p99 ${fmt(ownWarm.p99)} ms;  cold (bwrap) p50 ${fmt(ownCold.p50)} ms p99 ${fmt(ownCold.p99)} ms`,
-  );
-  if (off)
     console.log(
-      `arbiter score with ARBITER_SANDBOX_WARM=0 (a cold bwrap + python3 per program): ${fmt(n / (off.ms / 1000))} programs/s end to end, passed ${offPassed}/${n}; warm is ${(off.ms / c.ms).toFixed(2)}x that`,
+      `  ratio vs the issue's baseline: ${f2(cliRate(a) / rate(r.plain))}x end to end, ${f2(gradeRate(a) / rate(r.plain))}x grading;  vs the strict one: ${f2(cliRate(a) / rate(r.strict))}x end to end, ${f2(gradeRate(a) / rate(r.strict))}x grading`,
     );
-  for (const [label, b] of [
-    ["the issue's baseline (python3 FILE)", basePlain],
-    ['the strict baseline (python3 -I -S -B FILE)', baseStrict],
-  ])
-    console.log(`ratio vs ${label}: ${(cliRate / rate(b)).toFixed(2)}x end to end, ${(gradeRate / rate(b)).toFixed(2)}x grading`);
-  const baseFailed = basePlain.failed + baseStrict.failed;
-  if (passed !== n || baseFailed || (off && offPassed !== n)) {
-    console.error(`FAILED: ${n - passed} programs did not pass through arbiter score, ${baseFailed} in the baselines`);
+  }
+  const ratios = (f) => reps.map(f);
+  const show = (xs) => `median ${f2(median(xs))}x (${xs.map(f2).join(', ')})`;
+  console.log(
+    `sandbox's own cost per run (empty program, one slot, ${ownWarm.mode}): warm p50 ${fmt(ownWarm.p50)} ms p99 ${fmt(ownWarm.p99)} ms;  cold (bwrap) p50 ${fmt(ownCold.p50)} ms p99 ${fmt(ownCold.p99)} ms`,
+  );
+  if (off) {
+    const warmMs = median(reps.map((r) => r.arbiter.ms));
+    console.log(
+      `arbiter score with ARBITER_SANDBOX_WARM=0 (a cold bwrap + python3 per program): ${fmt(n / (off.ms / 1000))} programs/s end to end, passed ${offPassed}/${n}; warm (median) is ${(off.ms / warmMs).toFixed(2)}x that`,
+    );
+  }
+  console.log(
+    `ratio vs the issue's baseline (python3 FILE): end to end ${show(ratios((r) => cliRate(r.arbiter) / rate(r.plain)))}; grading ${show(ratios((r) => gradeRate(r.arbiter) / rate(r.plain)))}`,
+  );
+  console.log(
+    `ratio vs the strict baseline (python3 -I -S -B FILE): end to end ${show(ratios((r) => cliRate(r.arbiter) / rate(r.strict)))}; grading ${show(ratios((r) => gradeRate(r.arbiter) / rate(r.strict)))}`,
+  );
+  const failedPrograms = reps.reduce((x, r) => x + (n - r.arbiter.passed), 0);
+  const baseFailed = reps.reduce((x, r) => x + r.plain.failed + r.strict.failed, 0);
+  if (failedPrograms || baseFailed || (off && offPassed !== n)) {
+    console.error(`FAILED: ${failedPrograms} programs did not pass through arbiter score, ${baseFailed} in the baselines`);
     process.exitCode = 1;
   }
 } finally {
