@@ -88,7 +88,7 @@ export function bwrapArgs(p: BwrapPlan): string[] {
   a.push('--die-with-parent', '--new-session', '--hostname', 'sandbox', '--json-status-fd', String(p.statusFd));
   a.push(...systemMountArgs());
   const made = new Set<string>(['/', '/usr', '/tmp', '/proc', '/dev']);
-  for (const b of p.binds) {
+  const bind = (b: string) => {
     const parents: string[] = [];
     for (let d = dirname(b); !made.has(d); d = dirname(d)) parents.unshift(d);
     for (const d of parents) {
@@ -97,11 +97,16 @@ export function bwrapArgs(p: BwrapPlan): string[] {
     }
     a.push('--ro-bind', b, b);
     made.add(b);
-  }
+  };
+  // a bind under /tmp (arbiter installed there, and so its typescript package) goes in after the
+  // run's tmpfs /tmp, which would otherwise hide it
+  const underRun = (b: string) => b === RUN_DIR || b.startsWith(RUN_DIR + '/');
+  for (const b of p.binds) if (!underRun(b)) bind(b);
   // /dev is a tmpfs of bwrap's (device nodes, /dev/shm, /dev/pts): read-only, so that it holds no
   // data; /tmp is the one writable file system, capped at tmpBytes.
   a.push('--proc', '/proc', '--dev', '/dev', '--remount-ro', '/dev');
   a.push('--perms', '1777', '--size', String(Math.floor(p.limits.tmpBytes)), '--tmpfs', RUN_DIR);
+  for (const b of p.binds) if (underRun(b)) bind(b);
   const dirs = new Set<string>();
   p.files.forEach((f, i) => {
     const parts = f.name.split('/');
