@@ -3,18 +3,21 @@
 # interpreter flags as a cold run, warms up the parser and compiler, and then serves runs one at a
 # time on two dedicated fds (never on stdin/stdout, which it leaves untouched for the programs).
 # It never runs untrusted code itself. Per run it mounts a fresh tmpfs /tmp holding the run's
-# files (in the sandbox's private mount namespace) and forks
+# files (in the sandbox's private mount namespace) and starts
 #   P: pid 1 of a new pid namespace, in a new IPC namespace, with a fresh /proc stacked on the
 #     sandbox's; when P exits, the kernel kills and reaps everything left in the namespace
-#     (background, setsid and double-forked processes); with native/zygote-fork.c (when built)
-#     P's part runs in C and never touches the interpreter;
+#     (background, setsid and double-forked processes). With native/zygote-fork.c (when built)
+#     P is made by the template T, a child forked between runs that never runs Python again (see
+#     start_template), shares T's memory until it execs native/zygote-init, and never touches the
+#     interpreter; without it the zygote forks P itself;
 #   Q (P's child): the program: stdio on socket pairs, the run's environment, cwd /tmp, rlimits,
 #     the slot's uid (capabilities cleared; the bounding set was emptied and no_new_privs set
 #     once, in the zygote), the same seccomp filter as a cold run, every fd above 2 closed; then
 #     it runs main.py as `python3 <flags> main.py args` would.
 # The zygote feeds stdin, captures output up to the cap and enforces the wall clock itself, then
 # unmounts the run's /proc and /tmp, wipes the run's input and output from its memory and reports
-# one result frame: nothing of one run is left in the zygote for the next run's fork to inherit.
+# one result frame: nothing of one run is left in the zygote for the next run's fork to inherit
+# (with T, no run's data is ever in the memory a program inherits at all).
 # Frames: 4-byte big-endian length, 4-byte big-endian header length, a JSON header, raw bytes.
 import os
 import sys
