@@ -25,7 +25,8 @@ export function zygoteLib(): string | undefined {
 /** The warm run's pid 1 after its fork (dist/native/zygote-init, when built) and where it is bound. */
 export const ZYGOTE_INIT_PATH = '/.arbiter-zygote-init';
 export function zygoteInit(): string | undefined {
-  if (process.env.ARBITER_SANDBOX_NO_HELPER) return undefined;
+  // (ARBITER_SANDBOX_NO_INIT: as where it cannot be built, e.g. not x86_64; for tests)
+  if (process.env.ARBITER_SANDBOX_NO_HELPER || process.env.ARBITER_SANDBOX_NO_INIT) return undefined;
   const p = fileURLToPath(new URL('../native/zygote-init', import.meta.url));
   return existsSync(p) ? p : undefined;
 }

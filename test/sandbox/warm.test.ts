@@ -528,9 +528,8 @@ print(exact, n > 30, cur, all(seen), '__arbiter_modules__' in globals())
   });
 });
 
-describe("the run's pid 1", () => {
-  it('reaps orphans: their zombies are gone, as under a cold run', async () => {
-    const src = String.raw`
+/** Five orphans that exit at once; prints how many, those still in /proc, and pid 1's state. */
+const ORPHANS = String.raw`
 import os
 r, w = os.pipe()
 for i in range(5):
@@ -558,10 +557,47 @@ for _ in range(200000):
     os.sched_yield()
 print(len(orphans), left, open('/proc/1/status').read().split('State:')[1].split()[0])
 `;
+
+describe("the run's pid 1", () => {
+  it('reaps orphans: their zombies are gone, as under a cold run', async () => {
+    const src = ORPHANS;
     const w = await warm(src);
     const c = await py(src, { on: cold });
     expect(w.stdout + w.stderr).toBe('5 [] S\n');
     expect(c.stdout + c.stderr).toBe('5 [] S\n');
+  });
+});
+
+describe('without zygote-init (pid 1 a copy of the template, as on other architectures)', () => {
+  it('pid 1 reaps orphans and relays the status; background processes die with the run; the result is right', async () => {
+    process.env.ARBITER_SANDBOX_NO_INIT = '1';
+    const plain = new SandboxPool({ concurrency: 1 });
+    try {
+      const c = await compileProgram(
+        plain,
+        'python',
+        "import os, sys\nprint(os.getpid(), os.getppid(), os.getsid(0), open('/proc/1/cmdline', 'rb').read().count(b'zygote-init'))\nsys.exit(3)\n",
+      );
+      if (!c.ok) throw new Error(c.message);
+      const r = await runProgram(plain, c.program);
+      expect(plain.warmMode).toMatch(/^on:/);
+      expect({ out: r.stdout, code: r.exitCode }).toEqual({ out: '2 1 1 0\n', code: 3 });
+      const orphans = await compileProgram(plain, 'python', ORPHANS);
+      if (!orphans.ok) throw new Error(orphans.message);
+      expect((await runProgram(plain, orphans.program)).stdout).toBe('5 [] S\n');
+      const bg = await compileProgram(
+        plain,
+        'python',
+        'import os\nif os.fork() == 0:\n    os.setsid()\n    import time\n    time.sleep(60)\nprint("parent done")\n',
+      );
+      if (!bg.ok) throw new Error(bg.message);
+      expect((await runProgram(plain, bg.program)).stdout).toBe('parent done\n');
+      expect(sandboxUidProcesses(plain.uids)).toEqual([]);
+      expect(plain.stats.warm).toBeGreaterThanOrEqual(3);
+    } finally {
+      delete process.env.ARBITER_SANDBOX_NO_INIT;
+      plain.close();
+    }
   });
 });
 
