@@ -27,7 +27,8 @@ export const ZYGOTE_INIT_PATH = '/.arbiter-zygote-init';
 export function zygoteInit(): string | undefined {
   // (ARBITER_SANDBOX_NO_INIT: as where it cannot be built, e.g. not x86_64; for tests)
   if (process.env.ARBITER_SANDBOX_NO_HELPER || process.env.ARBITER_SANDBOX_NO_INIT) return undefined;
-  const p = fileURLToPath(new URL('../native/zygote-init', import.meta.url));
+  // (ARBITER_SANDBOX_INIT: another build of it, for tests)
+  const p = process.env.ARBITER_SANDBOX_INIT || fileURLToPath(new URL('../native/zygote-init', import.meta.url));
   return existsSync(p) ? p : undefined;
 }
 /** The JavaScript spare's loader (zygote/js-spare.cjs) and where it is bound. */

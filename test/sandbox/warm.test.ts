@@ -3,7 +3,9 @@
 // `python3 -I -S -B main.py` does, and survive their zygote being killed. Real bubblewrap, one slot
 // (so that A and B always share a zygote), checked against a cold pool where the meaning matters.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileProgram, runProgram, SandboxPool, type RunResult } from '../../dist/sandbox/index.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from '../../dist/sandbox/limits.js';
@@ -565,6 +567,34 @@ describe("the run's pid 1", () => {
     const c = await py(src, { on: cold });
     expect(w.stdout + w.stderr).toBe('5 [] S\n');
     expect(c.stdout + c.stderr).toBe('5 [] S\n');
+  });
+});
+
+describe('zygote-init that cannot be executed', () => {
+  it("a run whose pid 1 fails to exec it is a sandbox_error naming why, never the program's exit status", async () => {
+    const src = new URL('../../dist/native/zygote-init', import.meta.url);
+    if (!existsSync(src)) return;
+    const dir = mkdtempSync(join(tmpdir(), 'arbiter-init-'));
+    const init = join(dir, 'zygote-init');
+    copyFileSync(src, init);
+    process.env.ARBITER_SANDBOX_INIT = init;
+    const p = new SandboxPool({ concurrency: 1 });
+    try {
+      const c = await compileProgram(p, 'python', 'print(42)\n');
+      if (!c.ok) throw new Error(c.message);
+      expect((await runProgram(p, c.program)).stdout).toBe('42\n');
+      expect(p.warmMode).toMatch(/^on:/);
+      chmodSync(init, 0o644); // the zygote has it bound; the next run's exec is refused
+      const r = await runProgram(p, c.program);
+      expect({ status: r.status, exitCode: r.exitCode }).toEqual({ status: 'sandbox_error', exitCode: null });
+      expect(r.message).toMatch(/exec zygote-init: Permission denied/);
+      chmodSync(init, 0o755);
+      expect((await runProgram(p, c.program)).stdout).toBe('42\n');
+    } finally {
+      delete process.env.ARBITER_SANDBOX_INIT;
+      p.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -51,17 +51,18 @@ static void fail(int ready_fd, const char *what) {
   _exit(127);
 }
 
-/* P's part: returns 0 in Q; never returns in P. fds = {in_r, out_w, err_w, ready_w, ...}. */
-static int run_p(const int *fds, int nfds, const int *close_fds, int nclose) {
+/* P's set-up, fds = {in_r, out_w, err_w, ready_w, ...}: closes `close_fds` (the zygote's or T's
+   own), becomes a session leader, enters a new IPC namespace (SysV semaphores and POSIX queues die
+   with the run, as in a cold run), mounts the namespace's /proc and forks Q. Returns 0 in Q, and
+   Q's pid in P, whose stdio is then /dev/null. */
+static pid_t p_start(const int *fds, const int *close_fds, int nclose) {
   for (int i = 0; i < nclose; i++) close(close_fds[i]);
   if (setsid() < 0) fail(fds[3], "setsid");
-  /* a fresh IPC namespace: SysV semaphores and POSIX queues die with the run, as in a cold run */
   if (unshare(CLONE_NEWIPC) != 0) fail(fds[3], "unshare ipc");
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) fail(fds[3], "mount /proc");
   pid_t q = fork();
   if (q < 0) fail(fds[3], "fork");
-  if (q == 0) return 0; /* Q: back to Python */
-  for (int i = 0; i < nfds; i++) close(fds[i]);
+  if (q == 0) return 0;
   int nul = open("/dev/null", O_RDWR);
   if (nul >= 0) {
     dup2(nul, 0);
@@ -69,6 +70,14 @@ static int run_p(const int *fds, int nfds, const int *close_fds, int nclose) {
     dup2(nul, 2);
     if (nul > 2) close(nul);
   }
+  return q;
+}
+
+/* P's part: returns 0 in Q (back to Python); in P reaps until Q ends and exits with its status. */
+static int run_p(const int *fds, int nfds, const int *close_fds, int nclose) {
+  pid_t q = p_start(fds, close_fds, nclose);
+  if (q == 0) return 0;
+  for (int i = 0; i < nfds; i++) close(fds[i]);
   int st = 0;
   for (;;) {
     pid_t w = wait(&st);
@@ -101,22 +110,12 @@ static char p_stack[64 * 1024] __attribute__((aligned(64)));
 
 static int p_shared(void *unused) {
   (void)unused;
-  const int *fds = p_args.fds;
-  close(p_args.ctl);
-  if (setsid() < 0) fail(fds[3], "setsid");
-  if (unshare(CLONE_NEWIPC) != 0) fail(fds[3], "unshare ipc");
-  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) fail(fds[3], "mount /proc");
-  pid_t q = fork();
-  if (q < 0) fail(fds[3], "fork");
+  int own[1] = {p_args.ctl};
+  pid_t q = p_start(p_args.fds, own, 1);
   if (q == 0) siglongjmp(q_return, 1); /* Q */
-  for (int i = 0; i < TEMPLATE_FDS; i++) close(fds[i]);
-  int nul = open("/dev/null", O_RDWR);
-  if (nul >= 0) {
-    dup2(nul, 0);
-    dup2(nul, 1);
-    dup2(nul, 2);
-    if (nul > 2) close(nul);
-  }
+  /* Q's fds arrived close-on-exec (MSG_CMSG_CLOEXEC): the exec closes P's copies, and until it
+     has succeeded the ready pipe can still say why a failed one failed */
+  const int *fds = p_args.fds;
   char num[24];
   int n = snprintf(num, sizeof num, "%d", (int)q);
   if (n <= 0) _exit(127);
