@@ -302,20 +302,7 @@ class Zygote:
             except BaseException:  # noqa: BLE001
                 os._exit(127)
             # Q: its job arrives on the job pipe (marshal: cheaper to read in a fork than JSON)
-            try:
-                parts = []
-                while True:
-                    b = os.read(fds[4], 1 << 16)
-                    if not b:
-                        break
-                    parts.append(b)
-                os.close(fds[4])
-                return program_setup(marshal.loads(b''.join(parts)), fds[:4])
-            except BaseException as e:  # noqa: BLE001
-                try:
-                    os.write(fds[3], ('error: %s\n' % (e,)).encode())
-                finally:
-                    os._exit(127)
+            return _start_program(fds[:4], lambda: _read_job(fds[4]))
         os.close(theirs)
         self.template = (pid, _socket.socket(fileno=mine))
         return None
@@ -392,13 +379,7 @@ class Zygote:
             if pid == 0:
                 # Q (P stays in C): what os.fork does in a child, then the program's set-up
                 _pyapi.PyOS_AfterFork_Child()
-                try:
-                    return program_setup(Z.program_job(job), fds)
-                except BaseException as e:  # noqa: BLE001
-                    try:
-                        os.write(ready_w, ('error: %s\n' % (e,)).encode())
-                    finally:
-                        os._exit(127)
+                return _start_program(fds, lambda: Z.program_job(job))
             _pyapi.PyOS_AfterFork_Parent()
             if pid < 0:
                 raise OSError(-pid, 'fork: ' + os.strerror(-pid))
@@ -458,7 +439,6 @@ class Zygote:
 
 def pid1(job, fds):
     """P: mounts the namespace's /proc, forks the program and relays its exit status."""
-    in_r, out_w, err_w, ready_w = fds
     os.setsid()  # the program's session and group are 1, as under bwrap's --new-session
     # a fresh IPC namespace: SysV semaphores and POSIX queues die with the run, as in a cold run
     if _libc.unshare(CLONE_NEWIPC) != 0:
@@ -468,13 +448,7 @@ def pid1(job, fds):
     _mount(b'proc', b'/proc', b'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC)
     q = os.fork()
     if q == 0:
-        try:
-            return program_setup(Z.program_job(job), fds)
-        except BaseException as e:  # noqa: BLE001
-            try:
-                os.write(ready_w, ('error: %s\n' % (e,)).encode())
-            finally:
-                os._exit(127)
+        return _start_program(fds, lambda: Z.program_job(job))
     for fd in fds:
         os.close(fd)
     nul = os.open('/dev/null', os.O_RDWR)
@@ -487,6 +461,29 @@ def pid1(job, fds):
             break
     code = os.waitstatus_to_exitcode(status)
     os._exit(code if code >= 0 else 128 - code)
+
+
+def _read_job(fd):
+    """The program's job from the zygote (marshal, until EOF)."""
+    parts = []
+    while True:
+        b = os.read(fd, 1 << 16)
+        if not b:
+            break
+        parts.append(b)
+    os.close(fd)
+    return marshal.loads(b''.join(parts))
+
+
+def _start_program(fds, job):
+    """Q: program_setup with job(), or why it failed on the ready pipe (fds[3]) and exit 127."""
+    try:
+        return program_setup(job(), fds)
+    except BaseException as e:  # noqa: BLE001
+        try:
+            os.write(fds[3], ('error: %s\n' % (e,)).encode())
+        finally:
+            os._exit(127)
 
 
 def program_setup(job, fds):
