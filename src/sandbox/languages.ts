@@ -249,7 +249,7 @@ else process.stdout.write(Buffer.concat(out));
 export async function compileProgram(pool: SandboxPool, language: LanguageName, source: string, opts: CompileOptions = {}): Promise<CompileOutcome> {
   const lang = LANGUAGES[language];
   // the pool's one-time check of the sandbox runs while the runtime is resolved (both are cached)
-  pool.unavailable().catch(() => undefined);
+  void pool.unavailable();
   const rt = await runtimeFor(language);
   if (typeof rt === 'string') return { ok: false, kind: 'sandbox_error', message: rt };
   const limits = { ...lang.limits, ...opts.limits };

@@ -139,6 +139,9 @@ let poolSeq = 0;
 export const MAX_FILES = 1000;
 const CGROUP_PREFIX = 'arbiter-sb-';
 
+/** What the modes say until the first run has checked them. */
+const NOT_PROBED = 'not probed yet';
+
 /** Why a warm mode's self-test probe failed (it prints exactly "ok" when confined as it should be). */
 function selfTestFailure(r: Omit<RunResult, 'queueMs'>): string | undefined {
   if (r.status === 'ok' && r.stdout.trim() === 'ok') return undefined;
@@ -176,15 +179,15 @@ export class SandboxPool {
   private spareCgroups: RunCgroup[] = [];
   private jsProbeP: Promise<string | undefined> | undefined;
   /** Whether JavaScript runs use pre-started spares: `on`, `off: <why>` or `not probed yet`. */
-  jsWarmMode = 'not probed yet';
+  jsWarmMode = NOT_PROBED;
   private readonly seq = ++poolSeq;
   /**
    * Whether runs are served warm: `on: ...`, `off: <why>` (disabled, not root, or the self-test
    * at the first eligible run failed), or `not probed yet`.
    */
-  warmMode = 'not probed yet';
+  warmMode = NOT_PROBED;
   /** How a run's total memory is bounded: `cgroup v1 <dir>`, `cgroup v2 <dir>`, or `rlimits only: <why>`. */
-  memoryControl = 'not probed yet';
+  memoryControl = NOT_PROBED;
   /** Runs started and finished (for diagnostics and tests). */
   readonly stats = { started: 0, finished: 0, maxLive: 0, live: 0, warm: 0, warmStarts: 0, coldFallbacks: 0, warmCpuMs: 0, spareRuns: 0, spareStarts: 0 };
 
@@ -223,7 +226,10 @@ export class SandboxPool {
 
   /** Undefined when the sandbox works, else why not (checked once, by running a trivial program). */
   unavailable(): Promise<string | undefined> {
-    return (this.probeP ??= this.probe().finally(() => this.maybeFree()));
+    // (never rejects: run() awaits it, and compileProgram starts it without waiting)
+    return (this.probeP ??= this.probe()
+      .catch((e: unknown) => `the sandbox check failed: ${(e as Error)?.message ?? String(e)}`)
+      .finally(() => this.maybeFree()));
   }
 
   private async probe(): Promise<string | undefined> {
@@ -532,7 +538,7 @@ export class SandboxPool {
     let early: Promise<Zygote | string> | undefined;
     if (!this.warmProbeP) this.warmProbeP = this.warmSelfTest(slot, form, req.binds ?? []);
     // while the first slot runs the self-test, every other slot starts its own zygote
-    else if (this.warmMode === 'not probed yet') early = this.zygoteFor(slot, form, req.binds ?? []);
+    else if (this.warmMode === NOT_PROBED) early = this.zygoteFor(slot, form, req.binds ?? []);
     const bad = await this.warmProbeP;
     if (bad) {
       void early?.then((z) => typeof z !== 'string' && z.kill('warm mode is off'));
