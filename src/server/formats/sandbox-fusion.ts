@@ -87,12 +87,10 @@ let available: Promise<string[]> | undefined;
 /** The SandboxFusion languages this server runs: those whose toolchain is installed here. */
 export function supportedFusionLanguages(): Promise<string[]> {
   return (available ??= (async () => {
-    const out: string[] = [];
-    for (const [name, r] of Object.entries(RECIPES)) {
-      const rt = await runtimeFor(r.kind === 'python' ? 'python' : r.language);
-      if (typeof rt !== 'string') out.push(name);
-    }
-    return out;
+    // (resolved together: each may run its toolchain once to learn its version or paths)
+    const entries = Object.entries(RECIPES);
+    const found = await Promise.all(entries.map(([, r]) => runtimeFor(r.kind === 'python' ? 'python' : r.language)));
+    return entries.filter((_, i) => typeof found[i] !== 'string').map(([name]) => name);
   })());
 }
 
