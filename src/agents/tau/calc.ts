@@ -4,6 +4,7 @@
 // gives (SyntaxError texts with "(<string>, line 1)", ZeroDivisionError, OverflowError, TypeError).
 // Integer products and powers whose result would pass MAX_POW_BITS are refused with the
 // OverflowError float() would raise on them, instead of computing for minutes as Python would.
+import { bitLength, ldexp } from '../../py/double.js';
 import { floatRepr, roundFloat } from '../../py/format.js';
 import { intToFloat, PyError } from '../../py/mapvalue.js';
 
@@ -241,23 +242,6 @@ const zeroDiv = (m: string) => new PyError('ZeroDivisionError', m);
 
 function toFloat(v: { t: 'int'; v: bigint } | { t: 'float'; v: number }): number {
   return v.t === 'float' ? v.v : intToFloat(v.v);
-}
-
-function bitLength(x: bigint): number {
-  return x === 0n ? 0 : (x < 0n ? -x : x).toString(2).length;
-}
-
-/** m * 2^e without intermediate overflow or underflow for the ranges used here. */
-function ldexp(m: number, e: number): number {
-  while (e > 1000) {
-    m *= 2 ** 1000;
-    e -= 1000;
-  }
-  while (e < -1000) {
-    m *= 2 ** -1000;
-    e += 1000;
-  }
-  return m * 2 ** e;
 }
 
 /** int / int, correctly rounded like CPython's long_true_divide. */
