@@ -173,7 +173,8 @@ export function jsonString(s: string): string {
   return `${out}"`;
 }
 
-function jsonFloat(x: number): string {
+/** A float as json.dumps writes it: repr, with NaN, Infinity and -Infinity (allow_nan). */
+export function jsonFloat(x: number): string {
   if (Number.isNaN(x)) return 'NaN';
   if (x === Infinity) return 'Infinity';
   if (x === -Infinity) return '-Infinity';

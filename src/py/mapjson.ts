@@ -3,7 +3,7 @@
 // writes what json.dumps writes by default (", " and ": " separators, ASCII only, float repr), with
 // the same string and float encoders as the general values' jsonDumps.
 import { DEFAULT_MAX_JSON_DEPTH } from '../core/json.js';
-import { floatRepr, jsonString } from './format.js';
+import { jsonFloat, jsonString } from './format.js';
 import { JsonDecodeError, parse } from './json.js';
 import { PyError, type PyValue } from './mapvalue.js';
 
@@ -20,13 +20,6 @@ export function loads(text: string, maxDepth = DEFAULT_MAX_JSON_DEPTH): PyValue 
 /** A JSON string literal as json.dumps writes it (ensure_ascii: everything outside ' '..'~' escaped). */
 export const dumpsStr = jsonString;
 
-function dumpsFloat(x: number): string {
-  if (Number.isNaN(x)) return 'NaN';
-  if (x === Infinity) return 'Infinity';
-  if (x === -Infinity) return '-Infinity';
-  return floatRepr(x);
-}
-
 /** Python json.dumps(v) with default settings. */
 export function dumps(v: PyValue): string {
   const parts: string[] = [];
@@ -38,7 +31,7 @@ function write(v: PyValue, out: string[]): void {
   if (v === null) out.push('null');
   else if (typeof v === 'boolean') out.push(v ? 'true' : 'false');
   else if (typeof v === 'bigint') out.push(v.toString());
-  else if (typeof v === 'number') out.push(dumpsFloat(v));
+  else if (typeof v === 'number') out.push(jsonFloat(v));
   else if (typeof v === 'string') out.push(dumpsStr(v));
   else if (Array.isArray(v)) {
     out.push('[');

@@ -6,7 +6,8 @@
 // as the general values (values.ts, format.ts); a Python exception is the runtime's PyException.
 import { floatRepr, roundFloat, strRepr } from './format.js';
 import { PyException as PyError } from './errors.js';
-import { compareCodePoints } from './values.js';
+import { intToFloat } from './num.js';
+import { compareCodePoints, truthy as scalarTruthy, typeName as scalarTypeName } from './values.js';
 
 export type PyValue = null | boolean | bigint | number | string | PyList | PyDict;
 export type PyList = PyValue[];
@@ -21,18 +22,9 @@ export const MAX_REPEAT = 1 << 24;
 export const isDict = (v: PyValue | undefined): v is PyDict => v instanceof Map;
 export const isList = (v: PyValue | undefined): v is PyList => Array.isArray(v);
 
+/** Python's `type(v).__name__` (scalars as the general values name them). */
 export function typeName(v: PyValue): string {
-  if (v === null) return 'NoneType';
-  switch (typeof v) {
-    case 'boolean':
-      return 'bool';
-    case 'bigint':
-      return 'int';
-    case 'number':
-      return 'float';
-    case 'string':
-      return 'str';
-  }
+  if (v === null || typeof v !== 'object') return scalarTypeName(v);
   return Array.isArray(v) ? 'list' : 'dict';
 }
 
@@ -48,13 +40,6 @@ export function isNumber(v: PyValue): v is boolean | bigint | number {
 /** bool → int, other numbers unchanged. */
 function intish(v: boolean | bigint | number): bigint | number {
   return typeof v === 'boolean' ? (v ? 1n : 0n) : v;
-}
-
-/** float(x) for an int (correctly rounded; OverflowError past the float range). */
-export function intToFloat(i: bigint): number {
-  const f = Number(i);
-  if (!Number.isFinite(f)) throw new PyError('OverflowError', 'int too large to convert to float');
-  return f;
 }
 
 function asFloat(v: bigint | number): number {
@@ -153,18 +138,9 @@ export function round(v: PyValue, ndigits = 2): PyValue {
 
 // ---------- truthiness, equality, ordering ----------
 
+/** Python truthiness (scalars as the general values decide it). */
 export function truthy(v: PyValue): boolean {
-  if (v === null) return false;
-  switch (typeof v) {
-    case 'boolean':
-      return v;
-    case 'bigint':
-      return v !== 0n;
-    case 'number':
-      return v !== 0; // NaN is true in Python
-    case 'string':
-      return v.length > 0;
-  }
+  if (v === null || typeof v !== 'object') return scalarTruthy(v);
   return Array.isArray(v) ? v.length > 0 : v.size > 0;
 }
 

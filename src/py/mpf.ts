@@ -5,7 +5,7 @@
 // rounded once; mpmath rounds its own 20-guard-bit approximation, so the two can differ only when
 // the true value lies within about 2^-20 of an ulp from a rounding boundary.
 import { EnvLimit, PyException } from './errors.js';
-import { doubleParts } from './double.js';
+import { bitLength, doubleParts, ldexp } from './double.js';
 import { PyObject, type PyValue, typeName } from './values.js';
 
 /** Largest mp.dps arbiter evaluates. */
@@ -16,10 +16,6 @@ export type Mpf = { k: 'zero' } | { k: 'inf'; neg: boolean } | { k: 'nan' } | { 
 
 const ZERO: Mpf = { k: 'zero' };
 const NAN: Mpf = { k: 'nan' };
-
-function bitLength(n: bigint): number {
-  return n === 0n ? 0 : n.toString(2).length;
-}
 
 function pyRoundHalfEven(x: number): number {
   const f = Math.floor(x);
@@ -411,17 +407,7 @@ function toDouble(m: Mpf): number | undefined {
   const e = m.exp + bitLength(m.man);
   if (e > 1024) return m.neg ? -Infinity : Infinity;
   if (e < -1021) return undefined;
-  let v = Number(m.man);
-  let k = m.exp;
-  while (k > 1000) {
-    v *= 2 ** 1000;
-    k -= 1000;
-  }
-  while (k < -1000) {
-    v *= 2 ** -1000;
-    k += 1000;
-  }
-  v *= 2 ** k;
+  const v = ldexp(Number(m.man), m.exp);
   return m.neg ? -v : v;
 }
 

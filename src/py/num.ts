@@ -3,7 +3,7 @@
 // Python's errors (ZeroDivisionError, OverflowError, TypeError with its operand type names), plus
 // float(), int(), abs(), round(), sum(), min() and max().
 import { EnvLimit, PyException, Unsupported } from './errors.js';
-import { doubleParts } from './double.js';
+import { bitLength, doubleParts, ldexp } from './double.js';
 import { roundFloat } from './format.js';
 import { crPow } from './mpf.js';
 import { pyIntDigits, TRIM_RE } from './text.js';
@@ -13,11 +13,6 @@ import { isNumber, pyCompare, PyTuple, type PyValue, typeName } from './values.j
 export const MAX_INT_BITS = 1 << 20;
 
 const big = (v: bigint | boolean): bigint => (typeof v === 'boolean' ? (v ? 1n : 0n) : v);
-
-function bitLength(n: bigint): number {
-  if (n < 0n) n = -n;
-  return n === 0n ? 0 : n.toString(2).length;
-}
 
 function checkBits(n: bigint): bigint {
   if (bitLength(n) > MAX_INT_BITS) throw new EnvLimit(`an integer result is over ${MAX_INT_BITS} bits`);
@@ -31,21 +26,8 @@ export function intToFloat(n: bigint): number {
   return f;
 }
 
-/** v * 2^e without overflowing the power of two on the way. */
-function ldexp(v: number, e: number): number {
-  while (e > 1000) {
-    v *= 2 ** 1000;
-    e -= 1000;
-  }
-  while (e < -1000) {
-    v *= 2 ** -1000;
-    e += 1000;
-  }
-  return v * 2 ** e;
-}
-
 /** a / b for ints, correctly rounded like CPython's long true division. */
-function intTrueDiv(a: bigint, b: bigint): number {
+export function intTrueDiv(a: bigint, b: bigint): number {
   if (b === 0n) throw new PyException('ZeroDivisionError', 'division by zero');
   const LIM = 1n << 53n;
   const neg = a < 0n !== b < 0n;

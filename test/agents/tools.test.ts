@@ -179,6 +179,25 @@ describe('airline tools: checks and errors as the Python source returns them', (
     expect(r.db.record('reservations', 'HATHAT')).toBeUndefined();
   });
 
+  it('update_reservation_flights charges the gift card before it writes the flights: a charge that raises leaves the flights as they were', () => {
+    // a gift card balance of 10**400 and a float total: `amount -= total` raises OverflowError (as in Python)
+    const db = new TauDb(loadBase('airline'));
+    const res = db.own('reservations', 'R9QDGB') as Map<string, unknown>;
+    (res.get('flights') as Map<string, unknown>[])[0]!.set('price', 143.5);
+    const card = (db.own('users', 'mei_hernandez_8984') as Map<string, Map<string, Map<string, unknown>>>).get('payment_methods')!.get('gift_card_5309492')!;
+    card.set('amount', 10n ** 400n);
+    const kept =
+      '[{"flight_number": "HAT034", "date": "2024-05-28"}, {"flight_number": "HAT026", "date": "2024-05-28"}, {"flight_number": "HAT247", "date": "2024-05-30"}]';
+    const r = step(
+      'airline',
+      'update_reservation_flights',
+      `{"reservation_id": "R9QDGB", "cabin": "economy", "flights": ${kept}, "payment_id": "gift_card_5309492"}`,
+      db,
+    );
+    expect(r.observation).toBe('Error: int too large to convert to float');
+    expect((r.db.record('reservations', 'R9QDGB') as Map<string, unknown[]>).get('flights')!.length).toBe(4);
+  });
+
   it('send_certificate uses three ids, then returns None, which tau-bench cannot turn into an observation', () => {
     const db = new TauDb(loadBase('airline'));
     for (const id of [3221322, 3221323, 3221324])

@@ -361,12 +361,16 @@ function updateMethod(users: PyValue, userId: PyValue, paymentId: PyValue, total
   return { method };
 }
 
-/** Charges a reservation update: a gift card pays the total, and a non-zero total joins the payment history. */
-function chargeUpdate(db: TauDb, r: PyValue, userId: PyValue, paymentId: PyValue, method: PyValue, total: PyValue): void {
+/** A reservation update's charge to a gift card: its balance goes down by the total. */
+function chargeGiftCard(db: TauDb, userId: PyValue, paymentId: PyValue, method: PyValue, total: PyValue): void {
   if (eq(g(method, 'source'), 'gift_card')) {
     const m = g(g(db.own('users', userId), 'payment_methods'), paymentId);
     setItem(m, 'amount', sub(g(m, 'amount'), total, '-='));
   }
+}
+
+/** A reservation update's non-zero total joins the reservation's payment history. */
+function recordPayment(r: PyValue, paymentId: PyValue, total: PyValue): void {
   if (!eq(total, 0n)) {
     append(
       g(r, 'payment_history'),
@@ -400,7 +404,8 @@ const updateReservationBaggages: TauTool = {
     const r = db.own('reservations', a.reservation_id!);
     setItem(r, 'total_baggages', a.total_baggages!);
     setItem(r, 'nonfree_baggages', a.nonfree_baggages!);
-    chargeUpdate(db, r, userId, a.payment_id!, pay.method, total);
+    chargeGiftCard(db, userId, a.payment_id!, pay.method, total);
+    recordPayment(r, a.payment_id!, total);
     return dumps(r);
   },
 };
@@ -443,9 +448,11 @@ const updateReservationFlights: TauTool = {
     const userId = g(reservation, 'user_id');
     const pay = updateMethod(users, userId, a.payment_id!, total);
     if (typeof pay === 'string') return pay;
+    // tau-bench charges the gift card before it writes the flights (as the baggage update does not)
+    chargeGiftCard(db, userId, a.payment_id!, pay.method, total);
     const r = db.own('reservations', a.reservation_id!);
     setItem(r, 'flights', flights);
-    chargeUpdate(db, r, userId, a.payment_id!, pay.method, total);
+    recordPayment(r, a.payment_id!, total);
     return dumps(r);
   },
 };

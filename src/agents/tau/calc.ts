@@ -4,8 +4,10 @@
 // gives (SyntaxError texts with "(<string>, line 1)", ZeroDivisionError, OverflowError, TypeError).
 // Integer products and powers whose result would pass MAX_POW_BITS are refused with the
 // OverflowError float() would raise on them, instead of computing for minutes as Python would.
+import { bitLength, ldexp } from '../../py/double.js';
 import { floatRepr, roundFloat } from '../../py/format.js';
-import { intToFloat, PyError } from '../../py/mapvalue.js';
+import { PyError } from '../../py/mapvalue.js';
+import { intToFloat, intTrueDiv } from '../../py/num.js';
 
 /** Largest integer product or power computed exactly, in bits (about 1.3 million decimal digits). */
 export const MAX_POW_BITS = 1 << 22;
@@ -241,40 +243,6 @@ const zeroDiv = (m: string) => new PyError('ZeroDivisionError', m);
 
 function toFloat(v: { t: 'int'; v: bigint } | { t: 'float'; v: number }): number {
   return v.t === 'float' ? v.v : intToFloat(v.v);
-}
-
-function bitLength(x: bigint): number {
-  return x === 0n ? 0 : (x < 0n ? -x : x).toString(2).length;
-}
-
-/** m * 2^e without intermediate overflow or underflow for the ranges used here. */
-function ldexp(m: number, e: number): number {
-  while (e > 1000) {
-    m *= 2 ** 1000;
-    e -= 1000;
-  }
-  while (e < -1000) {
-    m *= 2 ** -1000;
-    e += 1000;
-  }
-  return m * 2 ** e;
-}
-
-/** int / int, correctly rounded like CPython's long_true_divide. */
-function intTrueDiv(a: bigint, b: bigint): number {
-  if (b === 0n) throw zeroDiv('division by zero');
-  const lim = 1n << 53n;
-  const ax = a < 0n ? -a : a;
-  const bx = b < 0n ? -b : b;
-  if (ax < lim && bx < lim) return Number(a) / Number(b);
-  const shift = bitLength(bx) - bitLength(ax) + 55;
-  const num = shift >= 0 ? ax << BigInt(shift) : ax;
-  const den = shift >= 0 ? bx : bx << BigInt(-shift);
-  const q = num / den;
-  const sticky = num % den !== 0n ? 1n : 0n;
-  const r = ldexp(Number((q << 1n) | sticky), -(shift + 1));
-  if (!Number.isFinite(r)) throw new PyError('OverflowError', 'integer division result too large for a float');
-  return a < 0n !== b < 0n ? -r : r;
 }
 
 function floatFloorDiv(vx: number, wx: number): number {
