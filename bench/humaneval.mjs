@@ -103,24 +103,21 @@ try {
   delete env.ARBITER_SANDBOX_WARM;
   const score = (e) =>
     spawnTimed([process.execPath, cli, 'score', '--grader', grader, samples, '-o', out, '--summary-json', summaryFile, '--no-progress'], { env: e });
-  const passedIn = async () =>
+  const readResults = async () =>
     (await readFile(out, 'utf8'))
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l))
-      .filter((r) => r.valid && r.score === 1).length;
+      .map((l) => JSON.parse(l));
+  const passed = (results) => results.filter((r) => r.valid && r.score === 1).length;
   const arbiter = async () => {
     const c = await score(env);
     if (c.code !== 0) throw new Error(`arbiter score exited with ${c.code}: ${c.err}`);
-    const results = (await readFile(out, 'utf8'))
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
+    const results = await readResults();
     const summary = JSON.parse(await readFile(summaryFile, 'utf8'));
     return {
       ms: c.ms,
       gradeS: summary.duration_s,
-      passed: results.filter((r) => r.valid && r.score === 1).length,
+      passed: passed(results),
       runMs: results.map((r) => r.metadata.run_ms ?? 0),
       gradeMs: results.map((r) => r.metadata.duration_ms),
     };
@@ -130,7 +127,7 @@ try {
   // for reference: the same command with warm interpreters off (every program a cold bwrap + python3)
   const off = noCold ? undefined : await score({ ...env, ARBITER_SANDBOX_WARM: '0' });
   if (off && off.code !== 0) throw new Error(`arbiter score (warm off) exited with ${off.code}: ${off.err}`);
-  const offPassed = off ? await passedIn() : 0;
+  const offPassed = off ? passed(await readResults()) : 0;
 
   // --- the sandbox's own cost per run: an empty program, warm and cold, one slot ---------------
   const own = async (warm) => {

@@ -103,11 +103,16 @@ class _Config:
             h["Authorization"] = "Bearer " + self.token
         return h
 
+    @staticmethod
+    def _listed(got, key, n, what):
+        # the reply's list under `key`, which must hold exactly n entries (one per one sent)
+        items = got.get(key) if isinstance(got, dict) else None
+        if not isinstance(items, list) or len(items) != n:
+            raise ArbiterError("arbiter returned %r %s for %d%s" % (None if items is None else len(items), key, n, what))
+        return items
+
     def check_results(self, got, n):
-        results = got.get("results") if isinstance(got, dict) else None
-        if not isinstance(results, list) or len(results) != n:
-            raise ArbiterError("arbiter returned %r results for %d samples" % (None if results is None else len(results), n))
-        return results
+        return self._listed(got, "results", n, " samples")
 
     def score_body(self, grader, chunk):
         body = {"samples": chunk}
@@ -117,9 +122,7 @@ class _Config:
 
     def groups_body(self, grader, samples, advantages, global_step):
         # a group must arrive in one request (its advantages need all of its samples): no chunking
-        body = {"samples": samples}
-        if grader:
-            body["grader"] = grader
+        body = self.score_body(grader, samples)
         if advantages is not _DEFAULT:
             body["advantages"] = advantages
         if global_step is not None:
@@ -131,9 +134,7 @@ class _Config:
         return got
 
     def check_advantages(self, got, n):
-        records = got.get("records") if isinstance(got, dict) else None
-        if not isinstance(records, list) or len(records) != n:
-            raise ArbiterError("arbiter returned %r records for %d" % (None if records is None else len(records), n))
+        self._listed(got, "records", n, "")
         return got
 
 

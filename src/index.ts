@@ -11,7 +11,7 @@ export type { Capability, CapabilityDeclaration, CapabilityUse } from './core/ca
 export type { Evaluate, Grader, GraderContext } from './core/grader.js';
 export { Services } from './core/services.js';
 export type { ServicesOptions } from './core/services.js';
-export { baseFields, getGraderType, graderSchema, hasGraderType, listGraderTypes, loadGrader, registerGraderType, validateGrader } from './core/registry.js';
+export { baseFields, getGraderType, graderSchema, listGraderTypes, loadGrader, registerGraderType, validateGrader } from './core/registry.js';
 export type { BaseConfig, BuildContext, GraderType, LoadOptions } from './core/registry.js';
 export { compileTemplate, renderString, renderValue } from './core/template.js';
 export { ConfigError } from './core/errors.js';

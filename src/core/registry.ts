@@ -117,11 +117,6 @@ export function registerGraderType<C extends BaseConfig>(t: GraderType<C>): void
   types.set(t.type, t as unknown as GraderType<BaseConfig>);
 }
 
-/** Whether a type of this name is registered. */
-export function hasGraderType(type: string): boolean {
-  return types.has(type);
-}
-
 export function getGraderType(type: string): GraderType | undefined {
   return types.get(type);
 }

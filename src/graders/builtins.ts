@@ -3,7 +3,7 @@
 // paying for every family at start-up (about a quarter of a second; the code family alone takes a
 // tenth of that). ./index.ts registers every type at once (the library, the server, workers);
 // test/core/builtins.test.ts checks that both list the same types.
-import { hasGraderType, registerGraderType, type BaseConfig, type GraderType } from '../core/registry.js';
+import { getGraderType, registerGraderType, type BaseConfig, type GraderType } from '../core/registry.js';
 import { addWorkerRegistrations } from '../workers/grader-pool.js';
 // the preemption of cpu_heavy types (killable worker threads) in the main thread
 import '../workers/preempt.js';
@@ -62,15 +62,15 @@ export function typeNamesIn(config: unknown, out = new Set<string>(), depth = 0)
  */
 export async function importGraderTypesFor(config: unknown): Promise<void> {
   const names = [...typeNamesIn(config)];
-  const all = names.length === 0 || names.some((n) => !Object.hasOwn(BUILTINS, n) && !hasGraderType(n));
+  const all = names.length === 0 || names.some((n) => !Object.hasOwn(BUILTINS, n) && !getGraderType(n));
   const wanted = all ? Object.keys(BUILTINS) : names.filter((n) => Object.hasOwn(BUILTINS, n));
   await Promise.all(
     wanted.map(async (type) => {
-      if (hasGraderType(type)) return;
+      if (getGraderType(type)) return;
       const [module, exportName] = BUILTINS[type]!;
       const t = ((await import(module)) as Record<string, GraderType<BaseConfig> | undefined>)[exportName];
       if (t?.type !== type) throw new Error(`arbiter: ${module} defines no grader type "${type}" (export ${exportName})`);
-      if (!hasGraderType(type)) registerGraderType(t);
+      if (!getGraderType(type)) registerGraderType(t);
     }),
   );
 }

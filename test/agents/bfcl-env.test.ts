@@ -165,7 +165,7 @@ describe('bfcl_multi_turn env over HTTP', () => {
     const url = await serve();
     const e = loadBfclCategory('miss_func')[0]!;
     const [turn, names] = Object.entries(e.missedFunction)[0]!;
-    const { reset } = await playHttp(url, { entry_id: e.id }, e.id).then((x) => x);
+    const { reset } = await playHttp(url, { entry_id: e.id }, e.id);
     expect(reset.info.tools.map((t: any) => t.function.name)).not.toContain(names[0]);
     expect(reset.info.tools[0].function.description).toMatch(/ Note that the provided function is in Python 3 syntax\.$/);
     // step through again to see the turn where it is added

@@ -211,4 +211,26 @@ describe('group rewards from Python (ArbiterClient / AsyncArbiterClient)', () =>
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/ArbiterError: arbiter .*\/v1\/advantages: HTTP 400/);
   });
+
+  it('a reply with fewer results or records than were sent raises ArbiterError, never a short list', async () => {
+    // a server on loopback that answers every request with empty lists
+    const { createServer } = await import('node:http');
+    const short = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"results": [], "records": [], "estimator": "grpo"}'));
+    });
+    await new Promise<void>((r) => short.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(short.address() as { port: number }).port}`;
+    try {
+      const g = await py({ kind: 'groups', args: { samples: samples.slice(0, 3), grader: 'openai/gsm8k' } }, {}, url);
+      expect(g.code).not.toBe(0);
+      expect(g.stderr).toMatch(/ArbiterError: arbiter returned 0 results for 3 samples/);
+      const records = [0, 1].map((score, i) => ({ id: `r${i}`, uid: 'g', score }));
+      const a = await py({ kind: 'advantages', args: { config: { estimator: 'grpo' }, records } }, {}, url);
+      expect(a.code).not.toBe(0);
+      expect(a.stderr).toMatch(/ArbiterError: arbiter returned 0 records for 2/);
+    } finally {
+      await new Promise((r) => short.close(r));
+    }
+  });
 });

@@ -68,19 +68,31 @@ describe('verl sandbox_fusion check_correctness', () => {
   });
 
   it.each([
-    ['go', 'package main\n\nimport "fmt"\n\nfunc main() {\n\tvar a, b int\n\tfmt.Scan(&a, &b)\n\tfmt.Println(a + b)\n}\n', 'package main\nfunc main() { x }\n'],
+    [
+      'go',
+      'package main\n\nimport "fmt"\n\nfunc main() {\n\tvar a, b int\n\tfmt.Scan(&a, &b)\n\tfmt.Println(a + b)\n}\n',
+      'package main\nfunc main() { x }\n',
+      -4,
+    ],
     [
       'rust',
       'fn main() { let mut s = String::new(); std::io::stdin().read_line(&mut s).unwrap(); let v: Vec<i64> = s.split_whitespace().map(|t| t.parse().unwrap()).collect(); println!("{}", v[0] + v[1]); }',
       'fn main() { let x: i32 = "s"; }',
+      -4,
     ],
     [
       'java',
       'import java.util.*;\npublic class Main { public static void main(String[] a) { Scanner s = new Scanner(System.in); System.out.println(s.nextLong() + s.nextLong()); } }',
       'public class Main { int x = "s"; }',
+      -4,
     ],
-    ['typescript', 'const [a, b]: number[] = require("fs").readFileSync(0, "utf8").split(" ").map(Number);\nconsole.log(a + b);\n', undefined],
-  ])('%s: right True, wrong False; a compile error is -4 for every case', async (language, code, broken) => {
+    [
+      'typescript',
+      'const [a, b]: number[] = require("fs").readFileSync(0, "utf8").split(" ").map(Number);\nconsole.log(a + b);\n',
+      'const x: number = ;\n',
+      -2,
+    ],
+  ])('%s: right True, wrong False; a compile error is -4 for every case (a typescript syntax error: -2, tsx fails the run)', async (language, code, broken, brokenResult) => {
     const cases = [
       { stdin: '1 2', expected: '3' },
       { stdin: '4 5', expected: '10' },
@@ -88,9 +100,8 @@ describe('verl sandbox_fusion check_correctness', () => {
     const r = await runPython(CLIENT, { url: `${srv.url}/run_code`, code, language, timeout: 10, cases });
     expect(r.stderr).toBe('');
     expect(r.out.results).toEqual([true, false]);
-    if (!broken) return;
     const bad = await runPython(CLIENT, { url: `${srv.url}/run_code`, code: broken, language, timeout: 10, cases });
-    expect(bad.out.results).toEqual([-4, -4]);
+    expect(bad.out.results).toEqual([brokenResult, brokenResult]);
   });
 
   it('a language verl lists but arbiter does not run is a SandboxError (-1); one verl does not list never leaves the client', async () => {

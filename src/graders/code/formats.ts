@@ -137,18 +137,17 @@ async function run(s: RunSettings, p: CompiledProgram, stdin?: string): Promise<
   return track(s, await runProgram(s.pool, p, { ...(stdin !== undefined ? { stdin } : {}), ...(s.signal ? { signal: s.signal } : {}) }))!;
 }
 
+/** `trustedMain`: the source is arbiter's own driver (see CompileOptions); `cppScript`: a C++ build script of its own. */
 async function prepare(
   s: RunSettings,
   source: string,
   extra: SandboxFile[],
-  main?: string,
-  cppScript?: string,
-  trustedMain = false,
+  opts: { cppScript?: string; trustedMain?: boolean } = {},
 ): Promise<CompiledProgram | TestVerdict> {
+  const { cppScript, trustedMain = false } = opts;
   const c = await compileProgram(s.pool, s.language, source, {
     trustedMain,
     files: extra,
-    ...(main ? { main } : {}),
     limits: s.limits,
     compileLimits: s.compileLimits,
     pythonSite: s.pythonSite,
@@ -185,7 +184,7 @@ async function driven(s: RunSettings, solution: string, spec: Record<string, unk
     spec = t.spec;
     s = { ...s, language: 'javascript' };
   }
-  const p = await prepare(s, driver, [{ name: `solution.${ext}`, data: solution }], undefined, undefined, true);
+  const p = await prepare(s, driver, [{ name: `solution.${ext}`, data: solution }], { trustedMain: true });
   if (!('argv' in p)) return { verdict: p } as const;
   const r = await run(s, p, driverInput(nonce, { ...spec, solution: `solution.${ext}` }));
   return { run: r, verdicts: parseVerdicts(r.stdout, nonce) } as const;
@@ -270,7 +269,7 @@ async function cppHumaneval(s: RunSettings, parts: Parts, body: string): Promise
   // random file names: the solution cannot name the test object (e.g. to .incbin it)
   const tag = randomBytes(6).toString('hex');
   const solution = t.unit.closesFunction ? body + '\n}\n' : body;
-  const p = await prepare(s, solution, [{ name: `t${tag}.o`, data: t.object }], undefined, cppLinkScript(`t${tag}.o`, tag));
+  const p = await prepare(s, solution, [{ name: `t${tag}.o`, data: t.object }], { cppScript: cppLinkScript(`t${tag}.o`, tag) });
   if (!('argv' in p)) return [p];
   const r = await run(s, p);
   const f = runFailure(r);
