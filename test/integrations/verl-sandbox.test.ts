@@ -92,17 +92,20 @@ describe('verl sandbox_fusion check_correctness', () => {
       'const x: number = ;\n',
       -2,
     ],
-  ])('%s: right True, wrong False; a compile error is -4 for every case (a typescript syntax error: -2, tsx fails the run)', async (language, code, broken, brokenResult) => {
-    const cases = [
-      { stdin: '1 2', expected: '3' },
-      { stdin: '4 5', expected: '10' },
-    ];
-    const r = await runPython(CLIENT, { url: `${srv.url}/run_code`, code, language, timeout: 10, cases });
-    expect(r.stderr).toBe('');
-    expect(r.out.results).toEqual([true, false]);
-    const bad = await runPython(CLIENT, { url: `${srv.url}/run_code`, code: broken, language, timeout: 10, cases });
-    expect(bad.out.results).toEqual([brokenResult, brokenResult]);
-  });
+  ])(
+    '%s: right True, wrong False; a compile error is -4 for every case (a typescript syntax error: -2, tsx fails the run)',
+    async (language, code, broken, brokenResult) => {
+      const cases = [
+        { stdin: '1 2', expected: '3' },
+        { stdin: '4 5', expected: '10' },
+      ];
+      const r = await runPython(CLIENT, { url: `${srv.url}/run_code`, code, language, timeout: 10, cases });
+      expect(r.stderr).toBe('');
+      expect(r.out.results).toEqual([true, false]);
+      const bad = await runPython(CLIENT, { url: `${srv.url}/run_code`, code: broken, language, timeout: 10, cases });
+      expect(bad.out.results).toEqual([brokenResult, brokenResult]);
+    },
+  );
 
   it('a language verl lists but arbiter does not run is a SandboxError (-1); one verl does not list never leaves the client', async () => {
     const php = await runPython(CLIENT, { url: `${srv.url}/run_code`, code: '<?php echo 1;', language: 'php', cases: [{ stdin: '', expected: '' }] });
