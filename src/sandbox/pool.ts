@@ -50,6 +50,12 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** The run may be served by a warm interpreter (languages.ts sets it for recipes that allow it). */
   warm?: WarmRun;
+  /**
+   * The program may create processes (fork, vfork, clone without CLONE_THREAD). Default false:
+   * the seccomp filter refuses them with EPERM (seccomp.ts). A grading harness that forks the
+   * solution's process itself sets it and stacks hostSpawnFilter() on that process.
+   */
+  allowSpawn?: boolean;
 }
 
 export interface WarmRun {
@@ -438,7 +444,7 @@ export class SandboxPool {
     const readyFd = 5;
     const seccompFd = 6;
     const firstFileFd = 7;
-    const seccomp = hostSeccompProgram();
+    const seccomp = hostSeccompProgram({ spawn: true });
     const { cg, uid } = target;
     const helper = this.tools.sandboxExec;
     let procsFd: number | undefined;
@@ -794,7 +800,7 @@ export class SandboxPool {
       args,
       ...(procsFd !== undefined ? { procsFd } : {}),
       uid: this.lease!.uids[slot]!,
-      seccomp: hostSeccompProgram(),
+      seccomp: hostSeccompProgram({ spawn: true }),
       native: lib !== undefined,
       init: init !== undefined,
     });

@@ -13,6 +13,12 @@
 //   a grading driver), and none of the administrative calls (modules, kexec, swap, reboot, acct,
 //   quotactl, open_by_handle_at, iopl/ioperm) that need privileges the sandbox never has anyway.
 // Everything else is allowed. Foreign system-call ABIs (i386 and x32 on x86_64) kill the process.
+// With `spawn: false` (the default for graded programs, see RunRequest.allowSpawn) the filter also
+// refuses process creation: fork and vfork, and clone without CLONE_THREAD (threads stay
+// allowed), all with EPERM. No test program needs a child process, and a child per candidate
+// answer is how a fork oracle finds the answer the tests accept. `spawnFilterProgram` is the same
+// refusal as a filter of its own, for a grading harness to stack on the solution's process after
+// it has forked it (filters stack: the kernel applies every installed filter).
 
 export interface SeccompArch {
   /** AUDIT_ARCH_* value the kernel reports for native system calls. */
@@ -23,6 +29,8 @@ export interface SeccompArch {
   clone: number;
   /** clone3's number (answered with ENOSYS). */
   clone3: number;
+  /** fork and vfork, where the architecture has them (arm64 creates processes through clone only). */
+  fork?: number[];
   /** x86_64: numbers at or above this are the x32 ABI. */
   x32Bit?: number;
 }
@@ -32,6 +40,7 @@ const X64: SeccompArch = {
   audit: 0xc000003e,
   clone: 56,
   clone3: 435,
+  fork: [57, 58],
   x32Bit: 0x40000000,
   deny: {
     unshare: 272,
@@ -123,6 +132,9 @@ const ARM64: SeccompArch = {
   },
 };
 
+/** CLONE_THREAD: a clone that makes a thread of the caller, not a new process. */
+export const CLONE_THREAD = 0x00010000;
+
 /** CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET */
 export const CLONE_NEW_MASK = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000;
 
@@ -160,9 +172,63 @@ interface Insn {
 
 const insn = (code: number, k: number, jt = 0, jf = 0): Insn => ({ code, jt, jf, k: k >>> 0 });
 
+export interface FilterOptions {
+  /** Allow process creation (fork, vfork, clone without CLONE_THREAD). Default false. */
+  spawn?: boolean;
+}
+
 /** The filter as the bytes of a `struct sock_filter[]` (8 bytes per instruction, host order). */
-export function seccompProgram(a: SeccompArch): Buffer {
+export function seccompProgram(a: SeccompArch, opts: FilterOptions = {}): Buffer {
   const p: Insn[] = [];
+  archCheck(p, a);
+  for (const nr of Object.values(a.deny)) {
+    p.push(insn(JEQ_K, nr, 0, 1));
+    p.push(insn(RET_K, RET_ERRNO | EPERM));
+  }
+  if (!opts.spawn) forkRefusal(p, a);
+  p.push(insn(JEQ_K, a.clone3, 0, 1));
+  p.push(insn(RET_K, RET_ERRNO | ENOSYS));
+  // clone: refuse any CLONE_NEW* flag (flags are the first argument on x86_64 and arm64), and,
+  // without spawn, any clone that is not a thread
+  if (opts.spawn) {
+    p.push(insn(JEQ_K, a.clone, 0, 3));
+    p.push(insn(LD_W_ABS, OFF_ARG0_LO));
+    p.push(insn(JSET_K, CLONE_NEW_MASK, 0, 1));
+    p.push(insn(RET_K, RET_ERRNO | EPERM));
+  } else {
+    p.push(insn(JEQ_K, a.clone, 0, 5));
+    p.push(insn(LD_W_ABS, OFF_ARG0_LO));
+    p.push(insn(JSET_K, CLONE_NEW_MASK, 2, 0));
+    p.push(insn(JSET_K, CLONE_THREAD, 0, 1));
+    p.push(insn(RET_K, RET_ALLOW));
+    p.push(insn(RET_K, RET_ERRNO | EPERM));
+  }
+  p.push(insn(RET_K, RET_ALLOW));
+  return encode(p);
+}
+
+/**
+ * A filter that refuses process creation only (fork, vfork, clone without CLONE_THREAD: EPERM;
+ * clone3: ENOSYS), to stack on a process that already runs under the base filter: a harness
+ * installs it in the solution's process after forking it (PR_SET_SECCOMP, no_new_privs is set).
+ */
+export function spawnFilterProgram(a: SeccompArch): Buffer {
+  const p: Insn[] = [];
+  archCheck(p, a);
+  forkRefusal(p, a);
+  p.push(insn(JEQ_K, a.clone3, 0, 1));
+  p.push(insn(RET_K, RET_ERRNO | ENOSYS));
+  p.push(insn(JEQ_K, a.clone, 0, 4));
+  p.push(insn(LD_W_ABS, OFF_ARG0_LO));
+  p.push(insn(JSET_K, CLONE_THREAD, 0, 1));
+  p.push(insn(RET_K, RET_ALLOW));
+  p.push(insn(RET_K, RET_ERRNO | EPERM));
+  p.push(insn(RET_K, RET_ALLOW));
+  return encode(p);
+}
+
+/** Kills a foreign ABI; leaves the system-call number loaded. */
+function archCheck(p: Insn[], a: SeccompArch): void {
   p.push(insn(LD_W_ABS, OFF_ARCH));
   p.push(insn(JEQ_K, a.audit, 1, 0));
   p.push(insn(RET_K, RET_KILL_PROCESS));
@@ -171,18 +237,17 @@ export function seccompProgram(a: SeccompArch): Buffer {
     p.push(insn(JGE_K, a.x32Bit, 0, 1));
     p.push(insn(RET_K, RET_KILL_PROCESS));
   }
-  for (const nr of Object.values(a.deny)) {
+}
+
+/** fork and vfork: EPERM (the system-call number is loaded). */
+function forkRefusal(p: Insn[], a: SeccompArch): void {
+  for (const nr of a.fork ?? []) {
     p.push(insn(JEQ_K, nr, 0, 1));
     p.push(insn(RET_K, RET_ERRNO | EPERM));
   }
-  p.push(insn(JEQ_K, a.clone3, 0, 1));
-  p.push(insn(RET_K, RET_ERRNO | ENOSYS));
-  // clone: refuse any CLONE_NEW* flag (flags are the first argument on x86_64 and arm64)
-  p.push(insn(JEQ_K, a.clone, 0, 3));
-  p.push(insn(LD_W_ABS, OFF_ARG0_LO));
-  p.push(insn(JSET_K, CLONE_NEW_MASK, 0, 1));
-  p.push(insn(RET_K, RET_ERRNO | EPERM));
-  p.push(insn(RET_K, RET_ALLOW));
+}
+
+function encode(p: Insn[]): Buffer {
   const b = Buffer.alloc(p.length * 8);
   p.forEach((x, i) => {
     b.writeUInt16LE(x.code, i * 8);
@@ -193,13 +258,27 @@ export function seccompProgram(a: SeccompArch): Buffer {
   return b;
 }
 
-let cached: Buffer | null | undefined;
+const cached = new Map<string, Buffer | null>();
 
-/** The filter for this host (computed once), or null on an architecture without a table. */
-export function hostSeccompProgram(): Buffer | null {
-  if (cached === undefined) {
+/** The filter for this host (computed once per options), or null on an architecture without a table. */
+export function hostSeccompProgram(opts: FilterOptions = {}): Buffer | null {
+  const key = opts.spawn ? 'spawn' : 'nospawn';
+  let f = cached.get(key);
+  if (f === undefined) {
     const a = seccompArch();
-    cached = a ? seccompProgram(a) : null;
+    f = a ? seccompProgram(a, opts) : null;
+    cached.set(key, f);
   }
-  return cached;
+  return f;
+}
+
+let spawnCached: Buffer | null | undefined;
+
+/** The stackable no-process-creation filter for this host, or null on an architecture without a table. */
+export function hostSpawnFilter(): Buffer | null {
+  if (spawnCached === undefined) {
+    const a = seccompArch();
+    spawnCached = a ? spawnFilterProgram(a) : null;
+  }
+  return spawnCached;
 }
