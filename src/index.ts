@@ -1,7 +1,7 @@
 // The library API: load and validate graders, grade one sample, grade a stream or a file.
 import './graders/index.js';
 
-export { ERROR_KINDS, GradeFailure, invalidResult, isErrorKind } from './core/result.js';
+export { ERROR_KINDS, GradeFailure, invalidResult, isErrorKind, ResponseFault } from './core/result.js';
 export type { ErrorKind, GradeError, Outcome, Result, ResultMetadata } from './core/result.js';
 export { normalizeRecord } from './core/sample.js';
 export type { GradeInput, Item, NormalizeOptions, Sample } from './core/sample.js';

@@ -2,7 +2,7 @@
 // timeouts, pass thresholds, the runner's reserved metadata fields, and turning every failure into
 // an invalid result (nothing escapes).
 import type { CapabilityUse } from './capabilities.js';
-import { GradeFailure, type Outcome, type Result } from './result.js';
+import { GradeFailure, ResponseFault, type Outcome, type Result } from './result.js';
 import type { GradeInput } from './sample.js';
 import type { Services } from './services.js';
 
@@ -87,6 +87,13 @@ export function makeGrader(opts: RunnerOptions, evaluate: Evaluate): Grader {
   };
 
   const fail = (err: unknown, t0: number): Result => {
+    if (err instanceof ResponseFault) {
+      // the response's own doing: a valid floor score with the reason (see ResponseFault)
+      const { components, ...meta } = err.metadata ?? {};
+      const out: Outcome = { score: err.floor, reason: err.message, metadata: { ...meta, response_fault: err.fault } };
+      if (components) out.components = components as Record<string, Result>;
+      return finish(out, t0);
+    }
     const duration_ms = performance.now() - t0;
     if (err instanceof GradeFailure) {
       const { components, ...meta } = err.metadata ?? {};

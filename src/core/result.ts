@@ -72,6 +72,29 @@ export class GradeFailure extends Error {
 }
 
 /**
+ * Thrown inside graders when what cannot be graded is the RESPONSE itself: over a size, depth or
+ * count limit, injected verdict or special-token text, too many actions. The response is to blame,
+ * so the runner turns it into a VALID result at the grader's floor score (0 unless the type's
+ * range starts lower) with the message as the reason and `metadata.response_fault` naming the
+ * kind of limit: never an invalid result, which trainers mask (advantage 0) and which would let a
+ * bad response escape the penalty a wrong answer gets. Invalid (GradeFailure) stays for what the
+ * response cannot be blamed for: a bad item or reference, a failed judge or sandbox, the grader's
+ * own budget running out on a response within the documented limits.
+ */
+export class ResponseFault extends Error {
+  readonly fault: ErrorKind | 'injected_verdict' | 'special_token' | 'unparsable';
+  readonly floor: number;
+  readonly metadata?: Record<string, unknown>;
+  constructor(fault: ResponseFault['fault'], message: string, opts: { floor?: number; metadata?: Record<string, unknown> } = {}) {
+    super(message);
+    this.name = 'ResponseFault';
+    this.fault = fault;
+    this.floor = opts.floor ?? 0;
+    this.metadata = opts.metadata;
+  }
+}
+
+/**
  * The failure a composite grader raises when a child could not be graded: the child's error kind,
  * a message naming the child, and the components graded so far (kept on the invalid result).
  */

@@ -208,11 +208,12 @@ describe('errors and limits', () => {
     expect(() => loadGrader({ type: 'code', format: 'stdio' })).toThrow(/tests/);
   });
 
-  it('reports malformed tests as bad_input and oversized programs as limit_exceeded', async () => {
+  it('reports malformed tests as bad_input; an oversized program is a valid 0 naming the limit (the response is at fault)', async () => {
     const r = await run({ format: 'stdio', tests: '{{item.t}}' }, 'print(1)', { t: 5 });
     expect(r.error?.kind).toBe('bad_input');
     const r2 = await run({ format: 'stdio', tests: [{ input: '', output: '' }], max_code_bytes: 100 }, 'x = 1\n'.repeat(100));
-    expect(r2.error?.kind).toBe('limit_exceeded');
+    expect(r2).toMatchObject({ valid: true, score: 0, metadata: { response_fault: 'limit_exceeded' } });
+    expect(r2.reason).toMatch(/over max_bytes 100/);
     const r3 = await run({ format: 'stdio', tests: '{{item.missing}}' }, 'print(1)');
     expect(r3.error?.kind).toBe('template_error');
   });

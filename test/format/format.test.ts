@@ -162,14 +162,14 @@ describe('format: json', () => {
     expect((await grade(g, { item: {}, output_text: 'Here:\n```json\n{"ok": true}\n```\n' })).score).toBe(1);
     expect((await grade(loadGrader({ type: 'format', check: 'json' }), { item: {}, output_text: '```json\n{"ok": true}\n```' })).score).toBe(0);
   });
-  it('an invalid schema is a config error at load; hard limits on size and depth give limit_exceeded', async () => {
+  it("an invalid schema is a config error at load; hard limits on size and depth are the response's fault: a valid 0 naming the limit", async () => {
     expect(validateGrader({ type: 'format', check: 'json', schema: { type: 'no-such-type' } })[0]!.path).toBe('schema');
     const g = loadGrader({ type: 'format', check: 'json', max_chars: 1000, max_depth: 50 });
     const big = await grade(g, { item: {}, output_text: `[${'1,'.repeat(600)}1]` });
-    expect(big.error!.kind).toBe('limit_exceeded');
+    expect(big).toMatchObject({ valid: true, score: 0, metadata: { response_fault: 'limit_exceeded' } });
     const deep = await grade(g, { item: {}, output_text: '['.repeat(60) + ']'.repeat(60) });
-    expect(deep.error!.kind).toBe('limit_exceeded');
-    expect(deep.error!.message).toMatch(/max_depth=50/);
+    expect(deep).toMatchObject({ valid: true, score: 0, metadata: { response_fault: 'limit_exceeded' } });
+    expect(deep.reason).toMatch(/max_depth=50/);
   });
   it('IFEval json_format prompts: the fenced JSON check agrees with the reference verdicts', async () => {
     const inputs = jsonl('ifeval/input_data.jsonl');
@@ -197,8 +197,8 @@ describe('format: inputs', () => {
     const h = loadGrader({ type: 'format', check: 'regex', pattern: '^ok$', input: '{{sample.output_json.status}}' });
     expect((await grade(h, { item: {}, sample: { output_json: { status: 'ok' } } })).score).toBe(1);
   });
-  it('oversized input is limit_exceeded', async () => {
+  it('oversized input is a valid 0 naming the limit (the response is at fault)', async () => {
     const g = loadGrader({ type: 'format', check: 'tags', tags: ['a'], max_chars: 10 });
-    expect((await grade(g, { item: {}, output_text: 'x'.repeat(11) })).error!.kind).toBe('limit_exceeded');
+    expect(await grade(g, { item: {}, output_text: 'x'.repeat(11) })).toMatchObject({ valid: true, score: 0, metadata: { response_fault: 'limit_exceeded' } });
   });
 });

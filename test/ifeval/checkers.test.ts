@@ -109,7 +109,8 @@ describe('grader', () => {
   it('limits and config errors', async () => {
     const small = loadGrader({ type: 'ifeval', instruction_ids: ['punctuation:no_comma'], max_chars: 10 });
     const r = await grade(small, { item: {}, output_text: 'x'.repeat(11) });
-    expect(r.error!.kind).toBe('limit_exceeded');
+    expect(r).toMatchObject({ valid: true, score: 0, metadata: { response_fault: 'limit_exceeded' } });
+    expect(r.reason).toMatch(/max_chars 10/);
     expect(() => loadGrader({ type: 'ifeval', instruction_ids: ['bogus:id'] })).toThrow(/instruction_ids\[0\]/);
   });
   it('empty response follows nothing; language detection is deterministic', async () => {

@@ -90,8 +90,14 @@ describe('length: config and limits', () => {
     expect(validateGrader({ type: 'length', budget: 'abc' })[0]!.path).toBe('budget');
     expect(validateGrader({ type: 'length', budget: 5, unit: 'bytes' })[0]!.path).toBe('unit');
   });
-  it('oversized input is limit_exceeded; a missing output_text is template_error', async () => {
-    expect((await run({ budget: 5, unit: 'chars', max_chars: 10 }, 'x'.repeat(11))).error!.kind).toBe('limit_exceeded');
+  it('oversized input is a valid floor score naming the limit; a missing output_text is template_error', async () => {
+    expect(await run({ budget: 5, unit: 'chars', max_chars: 10 }, 'x'.repeat(11))).toMatchObject({
+      valid: true,
+      score: 0,
+      metadata: { response_fault: 'limit_exceeded' },
+    });
+    // the floor is the type's lowest score: min_score / exceed_score when they are below 0
+    expect(await run({ budget: 5, unit: 'chars', max_chars: 10, exceed_score: -1 }, 'x'.repeat(11))).toMatchObject({ valid: true, score: -1 });
     const r = await grade(loadGrader({ type: 'length', budget: 5 }), { item: {}, sample: { output_json: {} } });
     expect(r.error!.kind).toBe('template_error');
   });

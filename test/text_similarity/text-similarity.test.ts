@@ -58,7 +58,10 @@ describe('text_similarity grader', () => {
     expect(obj.error!.kind).toBe('bad_input');
     expect(obj.error!.message).toMatch(/reference\[0\]/);
     const big = await grade(g, { item: { ref: 'x' }, output_text: 'y'.repeat(101) });
-    expect(big.error!.kind).toBe('limit_exceeded');
+    expect(big).toMatchObject({ valid: true, score: 0, metadata: { response_fault: 'limit_exceeded' } });
+    // an oversized reference is the item's fault: invalid
+    const bigRef = await grade(g, { item: { ref: 'x'.repeat(101) }, output_text: 'y' });
+    expect(bigRef).toMatchObject({ valid: false, error: { kind: 'limit_exceeded' } });
   });
 
   it('GSM8K model answers: exact_match of the final answer agrees with the official correctness label', async () => {

@@ -65,11 +65,15 @@ describe('grader', () => {
     expect(r.score).toBe(0);
     expect(r.reason).toMatch(/wrong number of calls: expected 1, got 0/);
   });
-  it('bad reference is bad_input; oversized input is limit_exceeded', async () => {
+  it('bad reference is bad_input; oversized input is a valid 0 naming the limit', async () => {
     const bad = loadGrader({ type: 'tool_call', reference: '{{item.gt}}' });
     const r = await grade(bad, { item: { gt: [{ a: 1, b: 2 }] }, output_text: 'f()' });
     expect(r.error!.kind).toBe('bad_input');
     const small = loadGrader({ type: 'tool_call', reference: [], max_chars: 5 });
-    expect((await grade(small, { item: {}, output_text: 'f(a=123456)' })).error!.kind).toBe('limit_exceeded');
+    expect(await grade(small, { item: {}, output_text: 'f(a=123456)' })).toMatchObject({
+      valid: true,
+      score: 0,
+      metadata: { response_fault: 'limit_exceeded' },
+    });
   });
 });

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
 import { codeCapabilities } from './capabilities.js';
-import { GradeFailure } from '../../core/result.js';
+import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { renderCompiled, renderString, type Template } from '../../core/template.js';
 import type { LanguageName } from '../../sandbox/languages.js';
 import { limitsSchema, sandboxPool, toSandboxLimits } from './config.js';
@@ -92,7 +92,7 @@ export const code: GraderType<Config> = {
       const ex = extract.from === 'fenced' ? extractCode(text, lang) : { code: text, from: 'whole' as const };
       const meta = { language: lang, format: cfg.format, code_from: ex.from };
       if (Buffer.byteLength(ex.code) > cfg.max_bytes)
-        throw new GradeFailure('limit_exceeded', `the program is ${Buffer.byteLength(ex.code)} bytes, over max_bytes ${cfg.max_bytes}`, meta);
+        throw new ResponseFault('limit_exceeded', `the program is ${Buffer.byteLength(ex.code)} bytes, over max_bytes ${cfg.max_bytes}`, { metadata: meta });
       const parts: Parts = { code: ex.code, tests: renderCompiled(tests, s), joinNewline: ex.from === 'fence' };
       if (prompt) parts.prompt = renderString(prompt, s);
       if (setup) parts.setup = renderString(setup, s);

@@ -4,9 +4,10 @@
 //                   counts, order, nesting and text outside the tags;
 //   check "json"  — the output is valid JSON and, with `schema`, conforms to that JSON Schema.
 // A failed format is a valid result with score 0 (or a fraction for tags with scoring "fraction")
-// and a reason naming what is wrong; oversized input is an invalid result (limit_exceeded).
+// and a reason naming what is wrong; oversized or too deeply nested input is the response's doing:
+// a valid 0 with the reason (ResponseFault).
 import { z } from 'zod';
-import { GradeFailure } from '../../core/result.js';
+import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE, unsafeSwitch } from '../../core/registry.js';
 import { renderString, renderValue, type Template } from '../../core/template.js';
 import type { GradeInput } from '../../core/sample.js';
@@ -72,7 +73,7 @@ type Config = z.infer<typeof schema>;
 const DEFAULT_MAX_CHARS = 1_000_000;
 
 function limit(text: string, max: number): void {
-  if (text.length > max) throw new GradeFailure('limit_exceeded', `input has ${text.length} characters (limit max_chars=${max})`);
+  if (text.length > max) throw new ResponseFault('limit_exceeded', `input has ${text.length} characters (limit max_chars=${max})`);
 }
 
 export const format: GraderType<Config> = {

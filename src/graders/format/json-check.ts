@@ -3,7 +3,7 @@
 // 2019-09 / 2020-12 when the schema's `$schema` says so; `format` keywords via ajv-formats).
 import type { Ajv, ValidateFunction, ErrorObject } from 'ajv';
 import { lazyRequire } from '../../core/lazy.js';
-import { GradeFailure } from '../../core/result.js';
+import { ResponseFault } from '../../core/result.js';
 import { compileLinear } from './linear-regex.js';
 
 // Ajv and ajv-formats (CommonJS) load on the first schema compiled, not at startup.
@@ -24,13 +24,13 @@ export function compileSchema(schema: unknown): ValidateFunction {
   return ajv.compile(schema as object);
 }
 
-/** Depth of nested arrays/objects, computed iteratively; throws limit_exceeded past `max`. */
+/** Depth of nested arrays/objects, computed iteratively; past `max` the response is at fault (a valid 0). */
 export function checkDepth(value: unknown, max: number): void {
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length) {
     const [v, d] = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
-    if (d > max) throw new GradeFailure('limit_exceeded', `JSON nesting depth exceeds max_depth=${max}`);
+    if (d > max) throw new ResponseFault('limit_exceeded', `JSON nesting depth exceeds max_depth=${max}`);
     for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
   }
 }

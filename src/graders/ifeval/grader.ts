@@ -1,7 +1,7 @@
 // `ifeval` grader: IFEval's verifiable instructions (ids + kwargs from the item) checked against
 // the response in strict or loose mode; score = all followed (1/0) or the fraction followed.
 import { z } from 'zod';
-import { GradeFailure, type Result } from '../../core/result.js';
+import { GradeFailure, ResponseFault, type Result } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { renderCompiled, renderValue } from '../../core/template.js';
 import { partialCreditAlias, partialCreditField } from '../../extract/options.js';
@@ -72,7 +72,7 @@ export const ifeval: GraderType<z.infer<typeof schema>> = {
       const response = renderValue(input, s);
       if (typeof response !== 'string')
         throw new GradeFailure('bad_input', `input must render to a string, got ${response === null ? 'null' : typeof response}`);
-      if (response.length > maxChars) throw new GradeFailure('limit_exceeded', `response has ${response.length} characters, over max_chars ${maxChars}`);
+      if (response.length > maxChars) throw new ResponseFault('limit_exceeded', `response has ${response.length} characters, over max_chars ${maxChars}`);
       const idList = asList(renderCompiled(ids, s), 'instruction_ids');
       if (idList.length === 0) throw new GradeFailure('bad_input', 'instruction_ids is empty');
       const kwList = kwargsT === undefined ? idList.map(() => ({})) : asList(renderCompiled(kwargsT, s), 'kwargs');

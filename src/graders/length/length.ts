@@ -4,7 +4,7 @@
 // The fall is linear or cosine-shaped (shapes.ts). "Shorter is better only when correct" is a
 // composition: a `gate` (or `multi`) around this grader and a correctness grader.
 import { z } from 'zod';
-import { GradeFailure } from '../../core/result.js';
+import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { renderString, renderValue, type Template } from '../../core/template.js';
 import type { GradeInput } from '../../core/sample.js';
@@ -90,7 +90,10 @@ export const length: GraderType<Config> = {
     const free = cfg.free ?? 0;
     return async (s) => {
       const text = textOf(input, s);
-      if (text.length > maxChars) throw new GradeFailure('limit_exceeded', `input has ${text.length} characters (limit max_chars=${maxChars})`);
+      if (text.length > maxChars)
+        throw new ResponseFault('limit_exceeded', `input has ${text.length} characters (limit max_chars=${maxChars})`, {
+          floor: Math.min(near, far, cfg.exceed_score ?? far),
+        });
       const n = await measure(text, unit, enc);
       const metadata = { length: n, unit };
       if (target) {

@@ -3,7 +3,7 @@
 // with lower-cased words and a negative penalty this is the repetition penalty of Yeo et al. 2025
 // ("Demystifying Long Chain-of-Thought Reasoning in LLMs", arXiv:2502.03373).
 import { z } from 'zod';
-import { GradeFailure } from '../../core/result.js';
+import { ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { ENCODINGS, UNITS, getEncoder, tokenize, words } from './measure.js';
 import { textOf } from './length.js';
@@ -60,7 +60,10 @@ export const repetition: GraderType<Config> = {
     const maxChars = cfg.max_chars ?? DEFAULT_MAX_CHARS;
     return async (s) => {
       let text = textOf(input, s);
-      if (text.length > maxChars) throw new GradeFailure('limit_exceeded', `input has ${text.length} characters (limit max_chars=${maxChars})`);
+      if (text.length > maxChars)
+        throw new ResponseFault('limit_exceeded', `input has ${text.length} characters (limit max_chars=${maxChars})`, {
+          floor: cfg.penalty !== undefined ? Math.min(0, cfg.penalty) : 0,
+        });
       if (lower && unit !== 'tokens') text = text.toLowerCase();
       const units: (string | number)[] = unit === 'tokens' ? await tokenize(text, enc) : unit === 'words' ? words(text) : [...text];
       // separators that cannot occur inside a unit: words have no spaces, chars are single code points

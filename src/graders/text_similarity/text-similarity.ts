@@ -5,7 +5,7 @@
 // A reference that renders to a list of strings is a multi-reference: BLEU/GLEU/METEOR use all
 // references as their definitions do, the other metrics take the best reference.
 import { z } from 'zod';
-import { GradeFailure } from '../../core/result.js';
+import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
 import { renderString, renderValue } from '../../core/template.js';
@@ -128,7 +128,10 @@ export const textSimilarity: GraderType<Config> = {
     if (cfg.bleu_smoothing !== undefined && metric !== 'bleu') b.issue('bleu_smoothing', `only used by evaluation_metric "bleu"`);
     if (cfg.rouge_stemmer !== undefined && !metric.startsWith('rouge_')) b.issue('rouge_stemmer', 'only used by the rouge_* metrics');
     const check = (what: string, s: string) => {
-      if (s.length > maxChars) throw new GradeFailure('limit_exceeded', `${what} has ${s.length} characters (limit max_chars=${maxChars})`);
+      if (s.length <= maxChars) return;
+      const msg = `${what} has ${s.length} characters (limit max_chars=${maxChars})`;
+      // an oversized response is its own doing (a valid 0); an oversized reference is the item's
+      throw what === 'input' ? new ResponseFault('limit_exceeded', msg) : new GradeFailure('limit_exceeded', msg);
     };
     return async (s, ctx) => {
       const text = renderString(input, s);
