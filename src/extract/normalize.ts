@@ -8,6 +8,7 @@
 // digits (`１，０００`, `３：４`) is folded. Superscript digits (`m²`) and circled digits are not
 // decimal digits and stay. Linear in the text; returns the same string when nothing applies.
 
+const NON_ASCII = /[^\x00-\x7f]/;
 /** Characters this pass rewrites (a quick test keeps the common all-ASCII text free). */
 const CANDIDATE = /[\u3000\u066a-\u066c\uff01-\uff5e]|(?![0-9])\p{Nd}/u;
 const REWRITE = /[\u3000\u066a-\u066c\uff01-\uff5e]|(?![0-9])\p{Nd}/gu;
@@ -36,6 +37,7 @@ function rewrite(ch: string): string {
 
 /** The text with digits, fullwidth forms and separators folded to ASCII (see the file comment). */
 export function normalizeForms(text: string): string {
-  if (!CANDIDATE.test(text)) return text;
+  // all-ASCII text (most of it) is decided by one fast scan; the Unicode test only runs on the rest
+  if (!NON_ASCII.test(text) || !CANDIDATE.test(text)) return text;
   return text.replace(REWRITE, rewrite).replace(/(?<=[0-9])[，：](?=[0-9])/g, (c) => (c === '，' ? ',' : ':'));
 }
