@@ -8,7 +8,7 @@
 // digits (`１，０００`, `３：４`) is folded. Superscript digits (`m²`) and circled digits are not
 // decimal digits and stay. Linear in the text; returns the same string when nothing applies.
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 /** Characters this pass rewrites (a quick test keeps the common all-ASCII text free). */
 const CANDIDATE = /[\u3000\u066a-\u066c\uff01-\uff5e]|(?![0-9])\p{Nd}/u;
 const REWRITE = /[\u3000\u066a-\u066c\uff01-\uff5e]|(?![0-9])\p{Nd}/gu;
