@@ -3,6 +3,7 @@
 export { applyThink, maskReasoning, stripThink, type Masked, type ThinkMode } from './think.js';
 export { fencedBlocks, jsonFenceBody, pickFencedBlock, type FencedBlock } from './fence.js';
 export { findJsonObjects, parseJsonText, pickKey, type JsonFrom, type JsonHit, type Parsed } from './json.js';
+export { normalizeForms } from './normalize.js';
 export { lastBoxes, MAX_JOINED_BOXES, type Box } from './boxed.js';
 export { findAnswerPhrase, hasIntlMarker, MAX_MARKER_CANDIDATES, type Phrase } from './markers.js';
 export { callsFromJson, callsFromText, extractCalls, ParseError, parsePythonCalls, type ToolCall } from './tool-calls.js';

@@ -135,15 +135,17 @@ describe('results explain themselves', () => {
 });
 
 describe('hard limits on hostile input', () => {
+  // the response's own doing since issue 25: a valid 0 naming the limit (an invalid grade is
+  // masked by trainers, so it would let a wrong answer escape its penalty)
   it.each([
-    ['100k nested braces', '\\boxed{' + '{'.repeat(100_000) + '1' + '}'.repeat(100_000) + '}', 'limit_exceeded'],
-    ['deep nesting within the length cap', '\\boxed{' + '('.repeat(500) + '1' + ')'.repeat(500) + '}', 'limit_exceeded'],
-    ['1 MB of digits', '7'.repeat(1_000_000), 'limit_exceeded'],
-    ['over the input cap', 'x'.repeat(1_000_001), 'limit_exceeded'],
-  ])('%s is invalid with limit_exceeded', (_name, output, kind) => {
+    ['100k nested braces', '\\boxed{' + '{'.repeat(100_000) + '1' + '}'.repeat(100_000) + '}', /over the 2000-character limit \(max_answer_chars\)/],
+    ['deep nesting within the length cap', '\\boxed{' + '('.repeat(500) + '1' + ')'.repeat(500) + '}', /nesting deeper than 64 levels \(max_depth\)/],
+    ['1 MB of digits', '7'.repeat(1_000_000), /over the 2000-character limit \(max_answer_chars\)/],
+    ['over the input cap', 'x'.repeat(1_000_001), /over the 1000000-character limit \(max_chars\)/],
+  ])('%s is a valid 0 naming the limit', (_name, output, reason) => {
     const v = verifyMath(output, '1');
-    expect(v.valid).toBe(false);
-    expect(v.error?.kind).toBe(kind);
+    expect(v).toMatchObject({ valid: true, score: 0 });
+    expect(v.reason).toMatch(reason);
   });
   it.each([
     ['a power tower', '\\boxed{10^{10^{10^{10}}}}'],

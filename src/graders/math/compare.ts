@@ -22,6 +22,7 @@ import {
 } from './evaluate.js';
 import type { Budget } from './limits.js';
 import type { ParsedAnswer } from './parser.js';
+import { preciseCompare, rationalOfDouble, type PreciseVerdict } from './precise.js';
 import { Rational, sciFromLog10 } from './rational.js';
 
 export interface CompareOptions {
@@ -65,6 +66,12 @@ export interface Verdict {
   why: string;
   /** Set when the comparison could not be decided (values beyond exact and floating-point range). */
   unknown?: boolean;
+  /**
+   * Why it could not be decided: `precision` (the arithmetic lost the digits to decide and the
+   * precise re-evaluation could not either), `range` (the reference's values are beyond the
+   * magnitude limit or floating-point range).
+   */
+  cause?: 'precision' | 'range';
 }
 
 interface Ctx {
@@ -124,7 +131,7 @@ function normUnits(u: string[]): string {
 
 const yes = (why: string): Verdict => ({ equal: true, why });
 const no = (why: string): Verdict => ({ equal: false, why });
-const unknown = (why: string): Verdict => ({ equal: false, unknown: true, why });
+const unknown = (why: string, cause: Verdict['cause'] = 'range'): Verdict => ({ equal: false, unknown: true, why, cause });
 
 /** Items of a collection answer (list, set, or a ± expression), or undefined for a single answer. */
 function collection(n: Node): Node[] | undefined {
@@ -889,6 +896,8 @@ function eqScalar(g: Node, a: Node, ctx: Ctx): Verdict {
   if (ctx.big !== false) integerVars(an, ints);
   let valid = 0;
   let outOfRange = 0;
+  let goldOut = false;
+  let lost: string | undefined;
   // Points where a value leaves double range say nothing, and the remaining ones are biased
   // (x^1000 + 1 looks like 1 wherever x^1000 stays small): when any point overflowed, the
   // values must also agree at points close to 1.
@@ -898,45 +907,133 @@ function eqScalar(g: Node, a: Node, ctx: Ctx): Verdict {
       RANGE.hit = 0;
       RANGE.approx = 0;
       const x = numeric(g, env, mode, budget);
+      const gHit = RANGE.hit;
       const y = numeric(an, env, mode, budget);
       if (RANGE.hit) {
         outOfRange++;
+        if (gHit) goldOut = true;
         continue;
       }
       if (!isFiniteC(x) || !isFiniteC(y)) continue;
-      if (!close(x, y, g, an, env, RANGE.approx ? Math.max(tol, APPROX_TOL) : tol, ctx))
-        return no(`${differ}differ at ${vars.map((v) => `${v}=${fmtC(env.get(v)!)}`).join(', ')}: ${fmtC(y)} vs ${fmtC(x)}`);
+      const at = vars.map((v) => `${v}=${fmtC(env.get(v)!)}`).join(', ');
+      let c = RANGE.approx ? close(x, y, g, an, env, Math.max(tol, APPROX_TOL), ctx, true) : close(x, y, g, an, env, tol, ctx);
+      if (c === 'lost') {
+        // decide at this point with interval arithmetic (real points only: the point is exact)
+        const pv = realPoint(env);
+        const pr = pv ? preciseCompare(g, an, mode, budget, tol, ctx.opts.abs_tol, pv) : undefined;
+        if (pr?.kind === 'over') return overVerdict(pr, `at ${at}`);
+        c = pr?.kind === 'equal' ? 'eq' : pr?.kind === 'unequal' ? 'ne' : 'lost';
+        if (c === 'lost') {
+          lost ??= `${lossDescription(g, an, env, ctx)} at ${at}${pr ? ` (${pr.why})` : ''}`;
+          continue;
+        }
+      }
+      if (c === 'ne') return no(`${differ}differ at ${at}: ${fmtC(y)} vs ${fmtC(x)}`);
       valid++;
     }
     if (!outOfRange) break;
   }
+  if (lost) return unknown(`precision lost: ${lost}`, 'precision');
   if (valid >= 3) return yes(`equal at ${valid} sample points`);
   if (outOfRange) {
     if (show(g) === show(an)) return yes('identical expressions');
-    return unknown(`${differ}the values leave floating-point range at the sample points`);
+    if (goldOut) return unknown(`${differ}the values leave floating-point range at the sample points`);
+    // the reference stays in range wherever it was evaluated: the answer's own size is the cause
+    return no(
+      `${differ}the answer's values leave floating-point range at the sample points (the magnitude limit for answers with variables: every intermediate value within double range)`,
+    );
   }
   return no(`${differ}could not evaluate both sides at enough points`);
+}
+
+/** The sample point as exact rationals, when every coordinate is real. */
+function realPoint(env: Env): Map<string, Rational> | undefined {
+  const out = new Map<string, Rational>();
+  for (const [k, v] of env) {
+    if (v.im !== 0) return undefined;
+    const q = rationalOfDouble(v.re);
+    if (!q) return undefined;
+    out.set(k, q);
+  }
+  return out;
+}
+
+/** A side over the precise evaluator's magnitude limit: the answer's doing (a valid 0), or the reference's (undecidable). */
+function overVerdict(pr: Extract<PreciseVerdict, { kind: 'over' }>, where = ''): Verdict {
+  if (pr.side === 'reference') return unknown(`the reference's value is over the magnitude limit${where ? ` ${where}` : ''}: ${pr.why}`);
+  return no(`the answer is over the magnitude limit${where ? ` ${where}` : ''}: ${pr.why}`);
+}
+
+/**
+ * Where precision was lost: the innermost sub-expression whose error bound is large against its
+ * value while its parts are still precise (sin of a huge argument, a sum that cancels).
+ */
+function lossSite(n: Node, env: Env, ctx: Ctx): Node | undefined {
+  const r = withError(n, env, ctx.mode, ctx.budget);
+  const m = cabs(r.v);
+  if (!(r.e > 1e-6 * m) && Number.isFinite(r.e)) return undefined;
+  const kids: Node[] =
+    n.k === 'add'
+      ? n.terms
+      : n.k === 'fn'
+        ? n.args
+        : n.k === 'mul' || n.k === 'div' || n.k === 'pow'
+          ? [n.a, n.b]
+          : n.k === 'neg' || n.k === 'pm' || n.k === 'pct' || n.k === 'deg'
+            ? [n.a]
+            : [];
+  for (const k of kids) {
+    const s = lossSite(k, env, ctx);
+    if (s) return s;
+  }
+  return n;
+}
+
+function lossDescription(g: Node, a: Node, env: Env, ctx: Ctx): string {
+  const sa = lossSite(a, env, ctx);
+  const sg = sa ? undefined : lossSite(g, env, ctx);
+  const site = sa ?? sg;
+  if (!site) return 'the two values are within their rounding error of each other';
+  const text = show(site);
+  return `${sa ? 'in the answer' : 'in the reference'}, ${text.length > 120 ? `${text.slice(0, 117)}...` : text} has lost its significant digits in double precision`;
 }
 
 /** Safety factor over the first-order rounding-error estimate of `withError`. */
 const NOISE_FACTOR = 64;
 
 /**
- * Whether two double values agree: within the relative tolerance, or (for values that may be
- * rounding noise around zero, like sin(π)) within their estimated rounding errors, or within
- * the configured abs_tol. Two tiny values that are not noise (x^1000 and x^1001 at x = 0.6)
- * compare relatively.
+ * Whether two double values agree, given the rounding error bound E of each side (first-order
+ * propagation through the evaluation, times NOISE_FACTOR): equal within the relative tolerance
+ * (or abs_tol) when E is below that tolerance, so the digits that decide are real; equal as
+ * rounding noise around zero (sin(π) = 0) when the difference is within E and E is tiny in
+ * absolute terms; different when the difference exceeds E plus the tolerance. Anything else
+ * (sin(10^30) against sin(10^30 + 1): both are noise) has `lost` the precision to decide.
  */
-function close(x: C, y: C, g: Node, a: Node, env: Env, tol: number, ctx: Ctx): boolean {
-  if (cclose(x, y, tol, ctx.opts.abs_tol)) return true;
+function close(x: C, y: C, g: Node, a: Node, env: Env, tol: number, ctx: Ctx, approx = false): 'eq' | 'ne' | 'lost' {
   const d = Math.hypot(x.re - y.re, x.im - y.im);
-  // clearly apart: rounding noise of moderate intermediate values is far below this
-  if (d > 1e-6 * Math.max(1, cabs(x), cabs(y))) return false;
+  const s = Math.max(cabs(x), cabs(y));
+  const absTol = ctx.opts.abs_tol;
+  const within = cclose(x, y, tol, absTol);
+  // a numeric limit, integral or infinite series: its approximation error is the documented
+  // tolerance (APPROX_TOL), so the doubles' error is not the question
+  if (approx) return within ? 'eq' : 'ne';
+  // clearly apart, with moderate values: rounding noise of ordinary expressions is far below
+  // this, and a value whose error is this large is caught below
   const ex = withError(g, env, ctx.mode, ctx.budget).e;
   const ey = withError(a, env, ctx.mode, ctx.budget).e;
-  if (!Number.isFinite(ex) || !Number.isFinite(ey)) return false; // a value within its error of a pole says nothing
-  return d <= NOISE_FACTOR * (ex + ey);
+  if (!Number.isFinite(ex) || !Number.isFinite(ey)) {
+    // a value within its error of a pole says nothing: apart only when clearly apart
+    return within ? 'lost' : d > 1e-6 * Math.max(1, s) ? 'lost' : 'ne';
+  }
+  const E = NOISE_FACTOR * (ex + ey);
+  if (within) return E <= Math.max(tol * s, absTol) ? 'eq' : E <= NOISE_ABS * Math.max(1, s) && d <= E ? 'eq' : 'lost';
+  if (d > E + tol * s) return 'ne';
+  if (E <= NOISE_ABS * Math.max(1, s)) return 'eq'; // zero within its rounding noise
+  return 'lost';
 }
+
+/** Largest rounding error (relative to max(1, |value|)) still read as noise around zero. */
+const NOISE_ABS = 1e-6;
 
 /** ±∞ written as such (`\infty`, `-\infty`): the only values that equal an infinity. */
 function trueInfinity(n: Node): number {
@@ -971,9 +1068,11 @@ function eqConstant(g: Node, a: Node, ctx: Ctx): Verdict {
     if (!isFiniteC(ng) || !isFiniteC(na)) return no(`values are not finite numbers (${fmtC(na)} vs ${fmtC(ng)})`);
     const approx = RANGE.approx;
     const tol = approx ? Math.max(opts.rel_tol, APPROX_TOL) : opts.rel_tol;
-    return close(ng, na, g, a, empty, tol, ctx)
-      ? yes(`numerically equal (${fmtC(ng)}${approx ? `, within ${tol} as a numeric limit/integral/series` : ''})`)
-      : no(`values differ: ${fmtC(na)} vs ${fmtC(ng)}`);
+    const c = close(ng, na, g, a, empty, tol, ctx, approx === 1);
+    if (c === 'eq') return yes(`numerically equal (${fmtC(ng)}${approx ? `, within ${tol} as a numeric limit/integral/series` : ''})`);
+    if (c === 'ne') return no(`values differ: ${fmtC(na)} vs ${fmtC(ng)}`);
+    if (show(g) === show(a)) return yes('identical expressions');
+    return precisely(g, a, tol, ctx, lossDescription(g, a, empty, ctx));
   }
   // a value left double range: decide exactly by powers, or tell them apart on a log scale
   const pg = powerForm(g, mode, budget);
@@ -993,7 +1092,22 @@ function eqConstant(g: Node, a: Node, ctx: Ctx): Verdict {
     if (apart) return no(`magnitudes differ: ${fmtMag(ma)} vs ${fmtMag(mg)}`);
   }
   if (show(g) === show(a)) return yes('identical expressions');
-  return unknown(mg && ma ? `both are about ${fmtMag(mg)}, beyond exact and floating-point range` : 'the values leave floating-point range');
+  return precisely(
+    g,
+    a,
+    opts.rel_tol,
+    ctx,
+    mg && ma ? `both are about ${fmtMag(mg)}, beyond exact and floating-point range` : 'the values leave floating-point range',
+  );
+}
+
+/** Decides with interval arithmetic what double arithmetic could not; `why` says what the doubles lost. */
+function precisely(g: Node, a: Node, tol: number, ctx: Ctx, why: string): Verdict {
+  const pr = preciseCompare(g, a, ctx.mode, ctx.budget, tol, ctx.opts.abs_tol);
+  if (pr.kind === 'equal') return yes(pr.why);
+  if (pr.kind === 'unequal') return no(pr.why);
+  if (pr.kind === 'over') return overVerdict(pr);
+  return unknown(`precision lost: ${why}; ${pr.why}`, 'precision');
 }
 
 /** A decimal literal (`2.6667`, `-0.33`): its value, places after the point and significant digits. */

@@ -6,7 +6,7 @@
 import type { Node } from './ast.js';
 import * as X from './complex.js';
 import type { C } from './complex.js';
-import { MAX_EXACT_BITS, MAX_EXACT_FACTORIAL, type Budget } from './limits.js';
+import { MAX_EXACT_BITS, MAX_EXACT_FACTORIAL, MAX_PRECISE_BITS, type Budget } from './limits.js';
 import { bitLength, exactSqrt, Rational } from './rational.js';
 
 export interface EvalMode {
@@ -251,16 +251,33 @@ export function contains(n: Node, k: Node['k']): boolean {
 
 const HUNDRED = Rational.of(100n);
 const SAFE = 9007199254740992n;
-/** Any exact intermediate value larger than this (bits) is abandoned to the log scale. */
-const MAX_EXACT_TOTAL = 4 * MAX_EXACT_BITS;
+/**
+ * The caps of the exact path, in bits: a power's result (`pow`) and any intermediate value
+ * (`total`, beyond which it is abandoned to the log scale). `exactWide` raises both to
+ * MAX_PRECISE_BITS for the few comparisons the ordinary caps could not decide.
+ */
+const CAPS = { pow: MAX_EXACT_BITS, total: 4 * MAX_EXACT_BITS };
 
-/** The value unless it is larger than MAX_EXACT_TOTAL bits (cheap test for small values first). */
+/** The exact value with every size cap at MAX_PRECISE_BITS (for comparisons the ordinary caps left undecided). */
+export function exactWide(n: Node, mode: EvalMode, budget: Budget): Rational | undefined {
+  const saved = { ...CAPS };
+  CAPS.pow = MAX_PRECISE_BITS;
+  CAPS.total = MAX_PRECISE_BITS;
+  try {
+    return exact(n, mode, budget);
+  } finally {
+    CAPS.pow = saved.pow;
+    CAPS.total = saved.total;
+  }
+}
+
+/** The value unless it is larger than CAPS.total bits (cheap test for small values first). */
 function capped(q: Rational | undefined, budget: Budget): Rational | undefined {
   if (!q) return undefined;
   if (q.d < SAFE && q.n < SAFE && q.n > -SAFE) return q;
   const bits = q.bits();
   budget.tick(bits >> 12);
-  return bits > MAX_EXACT_TOTAL ? undefined : q;
+  return bits > CAPS.total ? undefined : q;
 }
 
 /** The exact rational value, or undefined when the value is not (provably cheaply) rational. */
@@ -302,7 +319,7 @@ export function exact(n: Node, mode: EvalMode, budget: Budget): Rational | undef
       if (b.isInt()) {
         const bits = Math.max(bitLength(a.n), bitLength(a.d));
         const e = b.n < 0n ? -b.n : b.n;
-        if (bits > 1 && BigInt(bits) * e > BigInt(MAX_EXACT_BITS)) return undefined;
+        if (bits > 1 && BigInt(bits) * e > BigInt(CAPS.pow)) return undefined;
         if (bits <= 1 && e > 1_000_000n) return a.isZero() ? (b.n > 0n ? Rational.ZERO : undefined) : a.n < 0n && e % 2n === 1n ? a : Rational.ONE;
         budget.tick(Math.ceil((bits * Number(e)) / 1024));
         return a.pow(b.n);
@@ -311,7 +328,7 @@ export function exact(n: Node, mode: EvalMode, budget: Budget): Rational | undef
         const r = exactRoot(a);
         if (!r) return undefined;
         const e = b.n < 0n ? -b.n : b.n;
-        if (BigInt(r.bits()) * e > BigInt(MAX_EXACT_BITS)) return undefined;
+        if (BigInt(r.bits()) * e > BigInt(CAPS.pow)) return undefined;
         return Rational.of(r.n, r.d).pow(b.n);
       }
       return undefined;
@@ -360,7 +377,7 @@ function rangeProduct(lo: bigint, hi: bigint): bigint {
 }
 
 function exactRoot(a: Rational): Rational | undefined {
-  if (a.n < 0n || a.bits() > MAX_EXACT_BITS) return undefined;
+  if (a.n < 0n || a.bits() > CAPS.pow) return undefined;
   const rn = exactSqrt(a.n);
   const rd = rn === undefined ? undefined : exactSqrt(a.d);
   return rn !== undefined && rd !== undefined ? Rational.of(rn, rd) : undefined;
@@ -399,7 +416,7 @@ function exactFn(name: string, args: Node[], mode: EvalMode, budget: Budget): Ra
       if (b.n < 0n || b.n > a.n) return Rational.ZERO;
       const k = b.n < a.n - b.n ? b.n : a.n - b.n;
       // the result has about k * log2(n) bits; n itself may be large when k is small
-      if (k > BigInt(MAX_EXACT_FACTORIAL) || Number(k) * bitLength(a.n) > MAX_EXACT_BITS) return undefined;
+      if (k > BigInt(MAX_EXACT_FACTORIAL) || Number(k) * bitLength(a.n) > CAPS.pow) return undefined;
       budget.tick(Number(k) * 4);
       let r = 1n;
       for (let j = 1n; j <= k; j++) r = (r * (a.n - k + j)) / j;
@@ -927,11 +944,35 @@ export function withError(n: Node, env: Env, mode: EvalMode, budget: Budget): { 
     case 'int':
     case 'lim': {
       const v = numeric(n, env, mode, budget);
-      return { v, e: n.k === 'big' && exactBig(n, mode, budget) ? U * X.cabs(v) : APPROX_TOL * X.cabs(v) };
+      if (n.k === 'big' && exactBig(n, mode, budget)) return { v, e: U * X.cabs(v) };
+      if (n.k === 'big' && !(n.hi.k === 'const' && n.hi.name === 'inf')) return { v, e: finiteBigError(n, v, env, mode, budget) };
+      return { v, e: APPROX_TOL * X.cabs(v) };
     }
     default:
       return { v: X.NAN, e: Infinity };
   }
+}
+
+/** Rounding error of a finite numeric sum or product: the terms' own errors plus one rounding per step. */
+function finiteBigError(n: Extract<Node, { k: 'big' }>, v: C, env: Env, mode: EvalMode, budget: Budget): number {
+  const lo = intBound(n.lo, env, mode, budget);
+  const hi = intBound(n.hi, env, mode, budget);
+  if (lo === undefined || hi === undefined || hi - lo >= MAX_TERMS) return Infinity;
+  const own = new Map(env);
+  let e = 0;
+  let scale = 0;
+  for (let k = lo; k <= hi; k++) {
+    const t = withError(n.f, own.set(n.v, { re: k, im: 0 }), mode, budget);
+    const tv = X.cabs(t.v);
+    if (n.op === 'sum') {
+      e += t.e;
+      scale += tv;
+    } else {
+      // relative errors add up in a product
+      e += tv > 0 ? t.e / tv : t.e === 0 ? 0 : Infinity;
+    }
+  }
+  return n.op === 'sum' ? e + 2 * U * scale : (e + 2 * U * (hi - lo + 1)) * X.cabs(v);
 }
 
 /**

@@ -6,6 +6,7 @@
 // for the value it states. A leading <think>...</think> block is skipped.
 import { findAnswerPhrase, hasIntlMarker, MAX_MARKER_CANDIDATES, type Phrase } from '../../extract/markers.js';
 import { lastBoxes, MAX_JOINED_BOXES } from '../../extract/boxed.js';
+import { normalizeForms } from '../../extract/normalize.js';
 import { stripThink } from '../../extract/think.js';
 
 export { stripThink };
@@ -320,6 +321,7 @@ function answerInProse(s: string, opts: ExtractOptions, depth = 0): string {
  * without markers is taken whole.
  */
 export function extractAnswer(text: string, opts: ExtractOptions = {}, role: 'output' | 'reference' = 'output'): Extracted | undefined {
+  text = normalizeForms(text);
   let body: string | undefined = text;
   if (opts.skip_think !== false) {
     body = stripThink(text);
@@ -355,6 +357,7 @@ export function extractAnswer(text: string, opts: ExtractOptions = {}, role: 'ou
 
 /** The last math span of a text (for a reference that is prose without markers). */
 export function extractLastMath(text: string, opts: ExtractOptions = {}): Extracted | undefined {
+  text = normalizeForms(text);
   const body = opts.skip_think !== false ? stripThink(text) : text;
   const m = body === undefined ? undefined : lastMath(body, opts.join_phrases !== false);
   return m ? { text: cleanCandidate(m.text), method: 'last_math' } : undefined;
@@ -441,6 +444,7 @@ function firstStandaloneLetter(s: string): string | undefined {
 
 /** Finds a multiple-choice letter in a model output (the reference being a letter). */
 export function extractChoice(text: string, opts: ExtractOptions = {}): Extracted | undefined {
+  text = normalizeForms(text);
   let body: string | undefined = text;
   if (opts.skip_think !== false) body = stripThink(text);
   if (body === undefined) return undefined;

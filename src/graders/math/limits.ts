@@ -30,6 +30,13 @@ export const DEFAULT_LIMITS: MathLimits = {
  * where they can be told apart but never proven equal (see evaluate.ts `magnitude`).
  */
 export const MAX_EXACT_BITS = 65_536;
+/**
+ * The magnitude limit: the largest value (in bits, 2^262144 is about 10^78913) that a comparison
+ * the ordinary caps could not decide is evaluated to, exactly or with interval arithmetic
+ * (precise.ts). A reference over it is undecidable (invalid); an answer over it, with the
+ * reference within it, is the answer's doing: a valid 0 naming the limit.
+ */
+export const MAX_PRECISE_BITS = 4 * MAX_EXACT_BITS;
 /** Largest n for which n! and binomials are computed exactly (5000! has 16,326 digits). */
 export const MAX_EXACT_FACTORIAL = 5_000;
 
@@ -48,11 +55,11 @@ export class Budget {
     this.steps += n;
     if (this.steps < this.nextCheck) return;
     if (this.steps > this.limits.max_steps) {
-      throw new GradeFailure('limit_exceeded', `math verification exceeded its step budget (${this.limits.max_steps} steps)`);
+      throw new LimitFailure('steps', `math verification exceeded its step budget (${this.limits.max_steps} steps)`);
     }
     this.nextCheck = Math.min(this.steps + TIME_CHECK_EVERY, this.limits.max_steps + 1);
     if (performance.now() > this.deadline) {
-      throw new GradeFailure('limit_exceeded', `math verification exceeded its time budget (${this.limits.time_budget_ms} ms)`);
+      throw new LimitFailure('time', `math verification exceeded its time budget (${this.limits.time_budget_ms} ms)`);
     }
   }
   get used(): number {
@@ -60,6 +67,16 @@ export class Budget {
   }
 }
 
+/** A hard limit or budget breached while parsing or comparing: which one, so the caller can say whose doing it was. */
+export class LimitFailure extends GradeFailure {
+  constructor(
+    readonly limit: 'depth' | 'steps' | 'time',
+    message: string,
+  ) {
+    super('limit_exceeded', message);
+  }
+}
+
 export function limitFailure(message: string): GradeFailure {
-  return new GradeFailure('limit_exceeded', message);
+  return new LimitFailure('depth', message);
 }

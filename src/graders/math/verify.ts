@@ -5,7 +5,7 @@ import { show, type Node } from './ast.js';
 import { compareAnswers, DEFAULT_COMPARE, type CompareOptions } from './compare.js';
 import { choiceLetter, extractAnswer, extractChoice, extractLastMath, type Extracted, type ExtractOptions } from './extract.js';
 import { ParseError } from './lexer.js';
-import { Budget, DEFAULT_LIMITS, type MathLimits } from './limits.js';
+import { Budget, DEFAULT_LIMITS, LimitFailure, type MathLimits } from './limits.js';
 import { parseMath, type ParsedAnswer } from './parser.js';
 
 export interface MathOptions extends Partial<CompareOptions>, Partial<MathLimits>, ExtractOptions {
@@ -86,12 +86,27 @@ function tooLong(what: string, n: number, cap: number): GradeFailure {
   return new GradeFailure('limit_exceeded', `${what} is ${n} characters, over the ${cap}-character limit`);
 }
 
-/** Verifies one pair; throws GradeFailure for an unusable reference or a hard-limit breach. */
+/**
+ * What the response causes is a valid 0 naming the limit, never an invalid grade (invalid grades
+ * are masked by trainers, so a wrong answer could escape its penalty by breaking a limit): an
+ * output over max_input_chars, an answer over max_answer_chars or max_depth, an answer whose own
+ * evaluation needs more than the step budget, an answer over the magnitude limit. Invalid is
+ * left for what the response cannot be blamed for: the reference (missing, unparsable, over a
+ * limit, or too costly to compare even with itself), and the grader's own budget or precision
+ * running out on a reasonable response. See docs/math.md, "Whose doing".
+ */
+function responseLimit(reason: string, metadata: Record<string, unknown> = {}): Outcome {
+  return { score: 0, reason, metadata: { ...metadata, limit: true } };
+}
+
+/** Verifies one pair; throws GradeFailure for an unusable reference or when the grader itself could not decide. */
 export function checkMath(output: string, reference: string, o: ResolvedMathOptions): Outcome {
   if (typeof reference !== 'string') throw new GradeFailure('bad_input', `reference must be a string, got ${typeof reference}`);
   if (typeof output !== 'string') throw new GradeFailure('bad_input', `model output must be a string, got ${typeof output}`);
   if (reference.length > o.max_input_chars) throw tooLong('the reference', reference.length, o.max_input_chars);
-  if (output.length > o.max_input_chars) throw tooLong('the model output', output.length, o.max_input_chars);
+  if (output.length > o.max_input_chars) {
+    return responseLimit(`the model output is ${output.length} characters, over the ${o.max_input_chars}-character limit (max_chars): scored 0`);
+  }
   const budget = new Budget(o);
 
   let refEx = extractAnswer(reference, o, 'reference');
@@ -129,43 +144,109 @@ export function checkMath(output: string, reference: string, o: ResolvedMathOpti
       extracted: { reference: refEx.text, reference_method: refEx.method },
     });
   }
+  const gold = ref;
+  const goldEx = refEx;
 
-  let outEx: Extracted | undefined =
+  const outEx: Extracted | undefined =
     ref.node.k === 'choice' ? extractChoice(output, o) : refEx.method === 'last_math' ? extractAnswer(output, o, 'output') : early;
-  const meta = (extra: Record<string, unknown> = {}) => ({
-    extracted: { output: outEx?.text, reference: refEx.text, output_method: outEx?.method, reference_method: refEx.method },
+  const meta = (ex: Extracted | undefined, extra: Record<string, unknown> = {}) => ({
+    extracted: { output: ex?.text?.slice(0, 2000), reference: goldEx.text, output_method: ex?.method, reference_method: goldEx.method },
     ...extra,
   });
-  if (!outEx) return { score: 0, reason: 'no answer found', metadata: meta() };
-  if (outEx.text.length > o.max_answer_chars) throw tooLong('the extracted answer', outEx.text.length, o.max_answer_chars);
+  if (!outEx) return { score: 0, reason: 'no answer found', metadata: meta(outEx) };
+  const head = (ex: Extracted) =>
+    `answer ${JSON.stringify(ex.text.length > 200 ? `${ex.text.slice(0, 200)}...` : ex.text)} (${ex.method}) vs reference ${JSON.stringify(goldEx.text)} (${goldEx.method})`;
+  if (outEx.text.length > o.max_answer_chars) {
+    return responseLimit(
+      `${head(outEx)}: the answer is ${outEx.text.length} characters, over the ${o.max_answer_chars}-character limit (max_answer_chars): scored 0`,
+      meta(outEx),
+    );
+  }
 
-  let out: ParsedAnswer | undefined;
-  if (ref.node.k === 'choice') out = { node: { k: 'choice', letter: outEx.text }, units: [] };
-  else {
-    out = parseAnswer(outEx.text, budget);
-    // a short unmarked output that turns out to be prose: fall back to bold / the last number
-    if (outEx.method === 'whole' && (!out || (out.node.k === 'text' && ref.node.k !== 'text'))) {
-      const again = extractAnswer(output, { ...o, whole: false }, 'output');
-      if (again) {
-        outEx = again;
-        out = parseAnswer(again.text, budget);
+  /** Parses the output's answer and compares it with the reference, within `b`. */
+  const respond = (b: Budget): Outcome => {
+    let ex = outEx;
+    let out: ParsedAnswer | undefined;
+    if (gold.node.k === 'choice') out = { node: { k: 'choice', letter: ex.text }, units: [] };
+    else {
+      out = parseAnswer(ex.text, b);
+      // a short unmarked output that turns out to be prose: fall back to bold / the last number
+      if (ex.method === 'whole' && (!out || (out.node.k === 'text' && gold.node.k !== 'text'))) {
+        const again = extractAnswer(output, { ...o, whole: false }, 'output');
+        if (again) {
+          ex = again;
+          if (ex.text.length > o.max_answer_chars) {
+            return responseLimit(
+              `${head(ex)}: the answer is ${ex.text.length} characters, over the ${o.max_answer_chars}-character limit (max_answer_chars): scored 0`,
+              meta(ex),
+            );
+          }
+          out = parseAnswer(again.text, b);
+        }
       }
     }
-  }
-  const head = `answer ${JSON.stringify(outEx.text)} (${outEx.method}) vs reference ${JSON.stringify(refEx.text)} (${refEx.method})`;
-  if (!out) {
-    return { score: 0, reason: `${head}: could not parse the answer`, metadata: meta({ parsed: { reference: show(ref.node) } }) };
-  }
-  const v = compareAnswers(ref, out, o, budget);
-  if (v.unknown) {
-    // never a guess: an undecidable comparison is not a valid 0 or 1
-    throw new GradeFailure('limit_exceeded', `${head}: cannot decide, ${v.why}`, meta({ parsed: { output: show(out.node), reference: show(ref.node) } }));
-  }
-  return {
-    score: v.equal ? 1 : 0,
-    reason: `${head}: ${v.equal ? 'equivalent' : 'not equivalent'}, ${v.why}`,
-    metadata: meta({ parsed: { output: show(out.node), reference: show(ref.node) } }),
+    if (!out) {
+      return { score: 0, reason: `${head(ex)}: could not parse the answer`, metadata: meta(ex, { parsed: { reference: show(gold.node) } }) };
+    }
+    const v = compareAnswers(gold, out, o, b);
+    const parsed = { parsed: { output: show(out.node), reference: show(gold.node) } };
+    if (v.unknown) {
+      // never a guess: an undecidable comparison is not a valid 0 or 1
+      const kind = v.cause === 'precision' ? 'precision_lost' : 'limit_exceeded';
+      throw new GradeFailure(kind, `${head(ex)}: cannot decide, ${v.why}`, meta(ex, parsed));
+    }
+    return { score: v.equal ? 1 : 0, reason: `${head(ex)}: ${v.equal ? 'equivalent' : 'not equivalent'}, ${v.why}`, metadata: meta(ex, parsed) };
   };
+
+  try {
+    return respond(budget);
+  } catch (e) {
+    if (!(e instanceof LimitFailure)) throw e;
+    if (e.limit === 'depth') return responseLimit(`${head(outEx)}: ${e.message} (max_depth): scored 0`, meta(outEx));
+    return attributeBudget(e, respond, gold, o, head(outEx), meta(outEx));
+  }
+}
+
+/**
+ * The step or time budget ran out while reading or comparing the answer. Whose doing: the
+ * reference compared with itself gets a fresh budget, and when that runs out too the reference
+ * (or the budget) is the problem: invalid. Otherwise the answer is retried once with a fresh
+ * budget (a time-out can be machine load) whose time backstop is 4x time_budget_ms: a result
+ * stands; running out of steps again means the answer's own evaluation is over the step budget:
+ * a valid 0 naming it; running out of time again with steps left is the grader's: invalid.
+ */
+function attributeBudget(
+  first: LimitFailure,
+  respond: (b: Budget) => Outcome,
+  gold: ParsedAnswer,
+  o: ResolvedMathOptions,
+  head: string,
+  meta: Record<string, unknown>,
+): Outcome {
+  try {
+    compareAnswers(gold, gold, o, new Budget(o));
+  } catch (e) {
+    if (e instanceof LimitFailure) {
+      throw new GradeFailure('limit_exceeded', `${head}: ${first.message}; the reference compared with itself also exceeds it (${e.message})`, meta);
+    }
+    throw e;
+  }
+  try {
+    return respond(new Budget({ ...o, time_budget_ms: 4 * o.time_budget_ms }));
+  } catch (e) {
+    if (!(e instanceof LimitFailure)) throw e;
+    if (e.limit === 'time') {
+      throw new GradeFailure(
+        'limit_exceeded',
+        `${head}: ${first.message}, and again on a retry with ${4 * o.time_budget_ms} ms (steps left: the grader's budget, not the answer's size)`,
+        meta,
+      );
+    }
+    return responseLimit(
+      `${head}: evaluating the answer ${e.limit === 'depth' ? e.message : `exceeds the step budget (max_steps ${o.max_steps}), while the reference compared with itself fits`}: scored 0`,
+      meta,
+    );
+  }
 }
 
 /** Library entry point: verifies a model output against a reference answer or solution. Never throws. */
