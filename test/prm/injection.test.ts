@@ -28,9 +28,31 @@ beforeEach(async () => {
 });
 
 const common = { base_url: '', question: '{{item.question}}', max_retries: 0 };
-const pooling = (extra: Record<string, unknown> = {}) => ({ type: 'prm', protocol: 'vllm_pooling', model: 'Qwen/Qwen2.5-Math-PRM-7B', ...common, base_url: prm.url, ...extra });
-const shepherd = (extra: Record<string, unknown> = {}) => ({ type: 'prm', protocol: 'completions_logprobs', model: 'math-shepherd', ...common, base_url: prm.url, ...extra });
-const judge = (extra: Record<string, unknown> = {}) => ({ type: 'prm', protocol: 'judge', model: 'critic', cache: false, ...common, base_url: prm.url, ...extra });
+const pooling = (extra: Record<string, unknown> = {}) => ({
+  type: 'prm',
+  protocol: 'vllm_pooling',
+  model: 'Qwen/Qwen2.5-Math-PRM-7B',
+  ...common,
+  base_url: prm.url,
+  ...extra,
+});
+const shepherd = (extra: Record<string, unknown> = {}) => ({
+  type: 'prm',
+  protocol: 'completions_logprobs',
+  model: 'math-shepherd',
+  ...common,
+  base_url: prm.url,
+  ...extra,
+});
+const judge = (extra: Record<string, unknown> = {}) => ({
+  type: 'prm',
+  protocol: 'judge',
+  model: 'critic',
+  cache: false,
+  ...common,
+  base_url: prm.url,
+  ...extra,
+});
 const run = (cfg: Record<string, unknown>, steps: string[], question = 'What is 2 + 3, doubled?'): Promise<Result> =>
   grade(loadGrader(cfg), { item: { question }, sample: { steps } }, { services });
 
@@ -48,10 +70,15 @@ describe('pooling and token-probability PRMs refuse steps that would change thei
   ];
   for (const [what, step] of cases) {
     it(`vllm_pooling (chatml and server templates), completions_logprobs: ${what} in a step is the floor with the reason; nothing is sent`, async () => {
-      for (const cfg of [pooling(), pooling({ chat_template: 'server' }), shepherd()]) {
+      for (const cfg of [pooling(), pooling({ chat_template: 'server' }), shepherd()] as Record<string, unknown>[]) {
         prm.server.requests.length = 0;
         const r = await run(cfg, ['a', step, 'c']);
-        expect(r, `${cfg.protocol} ${String(cfg.chat_template)}`).toMatchObject({ valid: true, score: 0, steps: [0, 0, 0], metadata: { refused_step: { step: 1 } } });
+        expect(r, `${cfg.protocol} ${String(cfg.chat_template)}`).toMatchObject({
+          valid: true,
+          score: 0,
+          steps: [0, 0, 0],
+          metadata: { refused_step: { step: 1 } },
+        });
         expect(r.reason).toMatch(/^step 1 contains "/);
         expect(prm.server.requests.length).toBe(0);
       }

@@ -141,9 +141,9 @@ function last<T>(cs: Candidate<T>[]): Candidate<T> {
 function own<T>(cs: Candidate<T>[], text: string, echo: EchoIndex | undefined, bare: boolean): Candidate<T>[] | undefined {
   if (!echo || cs.length === 0) return cs;
   // a quotation mark the judge put around a quote is not part of what it quoted
-  const spans = cs.map((c) => text.slice(c.echo?.[0] ?? c.start, c.echo?.[1] ?? c.end).replace(/^["'\u201c\u2018*]+/, ''));
+  const spans = cs.map((c) => echoSpan(c, text));
   if (new Set(spans.map(normalizeForEcho)).size > MAX_ECHO_CHECKS) return undefined;
-  return cs.filter((c, i) => {
+  return cs.filter((_c, i) => {
     const s = spans[i]!;
     if (bare && normalizeForEcho(s).length < MIN_BARE_ECHO) return true;
     return !echo.has(s);
@@ -169,8 +169,7 @@ function lastOnly<T>(kept: Candidate<T>[], all: Candidate<T>[], text: string, ec
   if (kept.length || !dropped.length || !echo) return kept;
   const c = last(dropped);
   const lineStart = text.lastIndexOf('\n', c.start - 1) + 1;
-  const alone =
-    /^[\s*_#`$([]*(?:final\s+answer\s*[:=]?\s*)?[\s$]*$/i.test(text.slice(lineStart, c.start)) && /^[\s$.!*_`)\]]*$/.test(text.slice(c.end));
+  const alone = /^[\s*_#`$([]*(?:final\s+answer\s*[:=]?\s*)?[\s$]*$/i.test(text.slice(lineStart, c.start)) && /^[\s$.!*_`)\]]*$/.test(text.slice(c.end));
   if (!alone) return kept;
   const from = Math.max(0, c.start - ECHO_CONTEXT);
   // start at a word boundary (a cut word never matches whole), with the masked-out blanks dropped
@@ -445,7 +444,7 @@ export function parseVerdict<T>(raw: string, what: string, ctx: ParseContext, f:
     if (c) {
       // structured output: the verdict slot is the judge's own, unless it is a copy of the graded text
       const echo = echoIndexOf(ctx.graded);
-      if (echo && echo.has(echoSpan(c, text))) {
+      if (echo?.has(echoSpan(c, text))) {
         const copied: VerdictErr = {
           ok: false,
           error: 'ambiguous',
