@@ -15,7 +15,7 @@ const SPECIAL =
   /<\|[^<>|\n]{0,64}\|>|<｜[^<>｜\n]{0,64}｜>|<\/?(?:s|unk|pad|bos|eos|mask|cls|sep|start_of_turn|end_of_turn|start_of_image|end_of_image|extra_\d{1,4})>|\[\/?(?:INST|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS|TOOL_CONTENT)\]|<<\/?SYS>>/g;
 
 /** The zero-width space put after a look-alike's first character. */
-export const TOKEN_BREAK = '\u200b';
+const TOKEN_BREAK = '\u200b';
 
 /** The special-token look-alikes in `text` (distinct, at most `max`). */
 export function findSpecialTokens(text: string, max = 8): string[] {
@@ -29,7 +29,7 @@ export function findSpecialTokens(text: string, max = 8): string[] {
 }
 
 /** `text` with every special-token look-alike broken by a zero-width space after its first character. */
-export function neutralizeSpecialTokens(text: string): string {
+function neutralizeSpecialTokens(text: string): string {
   if (typeof text !== 'string' || (!text.includes('<') && !text.includes('['))) return text;
   return text.replace(SPECIAL, (m) => m[0] + TOKEN_BREAK + m.slice(1));
 }
