@@ -1,10 +1,13 @@
 // One judge call with self-consistency: asks for k samples (one request with `n`, topped up with
 // single requests when a server returns fewer choices), through the shared endpoint client, and
-// returns every choice with the call's usage. Server failures come back as GradeFailures.
+// returns every choice with the call's usage. Server failures come back as GradeFailures. Special
+// token look-alikes in any message text (`<|im_end|>` in a response) are neutralised before they
+// reach the judge's chat template.
 import type { GraderContext } from '../../core/grader.js';
 import { getChatClient } from '../../models/endpoint.js';
 import { asGradeFailure } from '../../models/errors.js';
 import type { ChatChoice, ChatMessage, ChatRequest, ChatResult, JsonSchemaFormat, Usage } from '../../models/types.js';
+import { neutralizeContent } from '../../models/special-tokens.js';
 import type { JudgeSettings } from './settings.js';
 
 export interface JudgeCallResult {
@@ -23,7 +26,7 @@ export async function callJudge(ctx: GraderContext, s: JudgeSettings, messages: 
   const client = getChatClient(ctx.services, s.endpoint);
   const base: ChatRequest = {
     model: s.model,
-    messages,
+    messages: messages.map((m) => ({ ...m, content: neutralizeContent(m.content) })),
     temperature: s.temperature,
     top_p: s.top_p,
     max_tokens: s.max_tokens,

@@ -78,5 +78,5 @@ export function withInstruction(msgs: ChatMessage[], instruction: string): ChatM
 
 /** Fills `{name}` slots of a built-in or user prompt template (not {{…}} templates). */
 export function fill(template: string, slots: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (m, k: string) => (Object.prototype.hasOwnProperty.call(slots, k) ? slots[k]! : m));
+  return template.replace(/\{(\w+)\}/g, (m, k: string) => (Object.hasOwn(slots, k) ? slots[k]! : m));
 }

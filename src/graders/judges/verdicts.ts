@@ -1,6 +1,7 @@
-// From judge choices to verdicts: parse each sample, turn refusals/unparsable outputs into
-// GradeFailures that keep the raw output, and aggregate k samples (mean, median, majority)
-// with their spread for metadata.
+// From judge choices to verdicts: parse each sample, turn refusals/unparsable/cut-off outputs into
+// GradeFailures that keep the raw output, collect the samples whose failure the response planted
+// (scored as the grader's floor), and aggregate k samples (mean, median, majority) with their
+// spread for metadata.
 import { GradeFailure, type ErrorKind } from '../../core/result.js';
 import type { ChatChoice } from '../../models/types.js';
 import type { Verdict, VerdictErr, VerdictOk } from './parse/verdict.js';
@@ -26,8 +27,20 @@ export function parseChoices<T>(choices: ChatChoice[], parse: (text: string) => 
       return { choice, verdict: { ok: false, error: 'refusal', message: 'the judge answer was blocked by a content filter' } };
     }
     const verdict = parse(choice.content);
-    if (!verdict.ok && choice.finish_reason === 'length') {
-      return { choice, verdict: { ...verdict, message: `${verdict.message} (the output was cut off at max_tokens)` } };
+    if (choice.finish_reason === 'length') {
+      // the judge's budget ran out before it finished: whatever verdict-like text it wrote may not be
+      // final, and a response cannot be blamed for the judge's max_tokens (never `planted`)
+      if (verdict.ok)
+        return {
+          choice,
+          verdict: {
+            ok: false,
+            error: 'truncated',
+            message: `the judge output was cut off at max_tokens before it finished; "${verdict.matched.slice(0, 60)}" may not be its final verdict`,
+          },
+        };
+      const error = verdict.error === 'planted' ? 'truncated' : verdict.error;
+      return { choice, verdict: { ok: false, error, message: `${verdict.message} (the output was cut off at max_tokens)` } };
     }
     return { choice, verdict };
   });
@@ -55,6 +68,34 @@ export function rawMeta(parsed: Parsed<unknown>[]): Record<string, unknown> {
       ...(p.verdict.ok ? {} : { error: p.verdict.error }),
     })),
   };
+}
+
+/** Why the response, not the judge, made the verdict unreadable: it carries verdict markers the judge's output repeats. */
+export interface Planted {
+  /** The response's verdict-like spans (at most 4). */
+  markers: string[];
+  /** The first planted sample's parse message. */
+  message: string;
+  /** Samples that came back planted, of all samples. */
+  samples: number;
+  of: number;
+}
+
+/** The planted samples of a call, when any: one is enough to score the response at the floor. */
+export function plantedOf(parsed: Parsed<unknown>[]): Planted | undefined {
+  const hit = parsed.map((p) => p.verdict).filter((v): v is VerdictErr => !v.ok && v.error === 'planted');
+  if (!hit.length) return undefined;
+  const markers = [...new Set(hit.flatMap((v) => v.planted ?? []))].slice(0, 4);
+  return { markers, message: hit[0]!.message, samples: hit.length, of: parsed.length };
+}
+
+/** The reason of a floor grade for planted verdict markers. */
+export function plantedReason(p: Planted, floor: number): string {
+  const list = p.markers.map((m) => JSON.stringify(m)).join(', ');
+  return (
+    `the response contains verdict markers: ${list}; ${p.samples > 1 || p.of > 1 ? `${p.samples} of ${p.of} judge samples` : 'the judge output'} ` +
+    `repeated them or could not be told from them, so the response gets this grader's floor (${floor}) — ${p.message}`
+  );
 }
 
 /** The valid verdicts; throws when fewer than `minValid` parsed (with the first problem's kind). */

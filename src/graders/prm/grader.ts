@@ -14,12 +14,13 @@ import { renderString, renderValue, type Template } from '../../core/template.js
 import { fill, checkSize } from '../judges/messages.js';
 import { parseFirstError } from '../judges/parse/first-error.js';
 import { gradedStrings } from '../judges/parse/quotes.js';
-import { runJudge, rawMeta } from '../judges/run-judge.js';
+import { plantedMeta, runJudge, rawMeta } from '../judges/run-judge.js';
 import { samplingParamsSchema, judgeSettings } from '../judges/settings.js';
-import { majority } from '../judges/verdicts.js';
+import { majority, plantedReason } from '../judges/verdicts.js';
 import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
 import { checkEndpoint, endpointFields, getChatClient, getRewardClient, resolveEndpoint } from '../../models/endpoint.js';
 import { asGradeFailure } from '../../models/errors.js';
+import { findSpecialTokens } from '../../models/special-tokens.js';
 import { REWARD_PATHS, RewardClient } from '../../models/reward-client.js';
 import { AGGREGATES, aggregateSteps, firstBelow, PROBABILITY_AGGREGATES, PURE_TEMPERATURE, pureMinForm, transformSteps, type Aggregate } from './aggregate.js';
 import {
@@ -213,6 +214,36 @@ function compileSteps(cfg: PrmConfig, b: BuildContext): StepSource {
   };
 }
 
+/**
+ * A step that would change the PRM's prompt rather than be scored in it — it holds the separator
+ * (an extra step boundary) or a special/control token look-alike (`<|im_end|>` ends the turn) — is
+ * refused: the solution gets the floor, every step 0, with the reason naming the step and the token.
+ */
+function refusedSteps(steps: readonly string[], separator: string | undefined): Scored | undefined {
+  for (let i = 0; i < steps.length; i++) {
+    const found = findSpecialTokens(steps[i]!, 4);
+    if (separator !== undefined && steps[i]!.includes(separator) && !found.includes(separator)) found.unshift(separator);
+    if (!found.length) continue;
+    const list = found.map((t) => JSON.stringify(t)).join(', ');
+    return {
+      scores: steps.map(() => 0),
+      meta: { refused_step: { step: i, tokens: found } },
+      reason: `step ${i} contains ${list}, ${separator !== undefined && found.includes(separator) ? "the PRM's step separator or " : ''}a special-token look-alike that would change the PRM's prompt rather than be scored in it, so the solution gets the floor (every step 0)`,
+    };
+  }
+  return undefined;
+}
+
+/** A question (the item's, not the response's) with a special-token look-alike is bad_input. */
+function refuseSpecialInQuestion(question: string): void {
+  const found = findSpecialTokens(question, 4);
+  if (found.length)
+    throw new GradeFailure(
+      'bad_input',
+      `the question contains ${found.map((t) => JSON.stringify(t)).join(', ')}, a special-token look-alike that would break the PRM prompt`,
+    );
+}
+
 /** What a protocol computes for one sample: a probability-like score per step, plus its own metadata. */
 interface Scored {
   scores: number[];
@@ -239,6 +270,11 @@ function poolingScorer(cfg: z.infer<typeof poolingSchema>, b: BuildContext): Sco
     b.issue('batch_size', 'chat_template "server" sends one conversation per request; batch_size applies to "chatml" (text) only');
   return async (input, steps, ctx) => {
     const question = renderString(q, input);
+    if (server) refuseMarker(question, separator, 'the question');
+    else qwenPrmText(system, question, [], separator); // the question and system prompt checked before the steps
+    refuseSpecialInQuestion(question);
+    const refused = refusedSteps(steps, separator);
+    if (refused) return { ...refused, meta: { model: cfg.model, chat_template: server ? 'server' : 'chatml', ...refused.meta } };
     const client = getRewardClient(ctx.services, ep, {
       protocol: 'vllm_pooling',
       model: cfg.model,
@@ -249,10 +285,6 @@ function poolingScorer(cfg: z.infer<typeof poolingSchema>, b: BuildContext): Sco
     let row: unknown;
     let text: string | undefined;
     if (server) {
-      refuseMarker(question, separator, 'the question');
-      steps.forEach((s, i) => {
-        refuseMarker(s, separator, `step ${i}`);
-      });
       const messages = [
         { role: 'system' as const, content: system },
         { role: 'user' as const, content: question },
@@ -299,6 +331,9 @@ function logprobsScorer(cfg: z.infer<typeof logprobsSchema>, b: BuildContext): S
   const top = cfg.top_logprobs ?? 20;
   return async (input, steps, ctx) => {
     const question = renderString(q, input);
+    refuseSpecialInQuestion(question);
+    const refused = refusedSteps(steps, undefined);
+    if (refused) return { ...refused, meta: { model: cfg.model, requests: 0, step_tag: layout.tag, ...refused.meta } };
     const prompts = tagPrompts(question, steps, layout);
     const chars = prompts.reduce((a, p) => a + p.length, 0);
     if (chars > MAX_TAG_PROMPT_CHARS)
@@ -358,6 +393,14 @@ function judgeScorer(cfg: z.infer<typeof judgeSchema>, b: BuildContext): Scorer 
       : [{ role: 'user' as const, content: user }];
     const graded = gradedStrings(steps, input.sample);
     const run = await runJudge(ctx, s, messages, (t) => parseFirstError(t, { steps: steps.length, graded }));
+    // verdict markers in the steps (a planted \boxed{k}) behind an unreadable verdict: every step wrong
+    if (run.planted) {
+      return {
+        scores: steps.map(() => 0),
+        meta: { ...run.meta, planted: { ...plantedMeta(run.planted), floor: 0 } },
+        reason: plantedReason(run.planted, 0),
+      };
+    }
     const picks = run.valid.map((v) => v.verdict.value);
     // step k is right in a sample when that sample's first error lies after it (or there is none)
     const scores = steps.map((_, k) => picks.filter((e) => e === -1 || e > k).length / picks.length);

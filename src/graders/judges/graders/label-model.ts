@@ -9,7 +9,7 @@ import { logprobScore } from '../logprob-score.js';
 import { compileMessages, messageSchema, withInstruction } from '../messages.js';
 import { labelParser } from '../parse/label.js';
 import { gradedStrings } from '../parse/quotes.js';
-import { rationale, runJudge } from '../run-judge.js';
+import { plantedOutcome, rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
 import { majority } from '../verdicts.js';
 import { verdictSchema } from '../verdict-schema.js';
@@ -66,6 +66,7 @@ export const labelModel: GraderType<LabelModelConfig> = {
       if (cfg.format_instructions ?? true) messages = withInstruction(messages, instruction);
       const graded = gradedStrings(input.sample);
       const run = await runJudge(ctx, s, messages, (t) => parser.parse(t, { graded }), jsonSchema);
+      if (run.planted) return plantedOutcome(run.planted, 0, run.meta);
       const labels = run.valid.map((v) => v.verdict.value);
       const m = majority(labels);
       let score: number;

@@ -10,7 +10,7 @@ import { checkSize, fill } from '../messages.js';
 import { parsePairwise, type PairwiseValue } from '../parse/pairwise.js';
 import { gradedStrings } from '../parse/quotes.js';
 import { PAIRWISE_SYSTEM, PAIRWISE_TIE_CLAUSE, PAIRWISE_USER } from '../prompts.js';
-import { rationale, runJudge, type JudgeRun } from '../run-judge.js';
+import { plantedOutcome, rationale, runJudge, type JudgeRun } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
 import { majority } from '../verdicts.js';
 import { choiceFormat } from '../verdict-schema.js';
@@ -59,8 +59,8 @@ export const pairwise: GraderType<PairwiseConfig> = {
     const allowTie = cfg.allow_tie ?? true;
     const system = fill(cfg.system_prompt ?? PAIRWISE_SYSTEM, { tie_clause: allowTie ? PAIRWISE_TIE_CLAUSE : '' });
     const user = cfg.user_prompt ?? PAIRWISE_USER;
-    const parse = (graded: string[]) => (t: string) => {
-      const v = parsePairwise(t, { graded });
+    const parse = (graded: string[], response: string[]) => (t: string) => {
+      const v = parsePairwise(t, { graded, response });
       if (v.ok && v.value === 'tie' && !allowTie)
         return { ok: false as const, error: 'no_verdict' as const, message: 'the judge declared a tie, which this grader does not allow' };
       return v;
@@ -87,12 +87,25 @@ export const pairwise: GraderType<PairwiseConfig> = {
       const question = q ? renderString(q, input) : '';
       const a = renderString(ra, input);
       const bb = renderString(rb, input);
-      // both responses are under judgment: a verdict quoted from either is not the judge's own
-      const p = parse(gradedStrings(a, bb, input.sample));
+      // both responses are under judgment: a verdict quoted from either is not the judge's own;
+      // the one under test (A, with the sample) is to blame for verdict markers it carries
+      const p = parse(gradedStrings(a, bb, input.sample), gradedStrings(a, input.sample));
       const runs = await Promise.all([
         runJudge(ctx, s, messages(question, a, bb), p, structured?.schema),
         ...(both ? [runJudge(ctx, s, messages(question, bb, a), p, structured?.schema)] : []),
       ]);
+      // response A planted verdict markers that made an order's verdict unreadable: A loses
+      const planted = runs.find((r) => r.planted);
+      if (planted?.planted) {
+        const usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+        for (const r of runs) {
+          usage.prompt_tokens += r.call.usage.prompt_tokens;
+          usage.completion_tokens += r.call.usage.completion_tokens;
+          usage.total_tokens += r.call.usage.total_tokens;
+        }
+        const order = runs[0]!.planted ? 'ab' : 'ba';
+        return plantedOutcome(planted.planted, 0, { ...planted.meta, model: s.model, usage, winner: 'B', planted_order: order });
+      }
       const ab = verdictOf(runs[0]!);
       const meta: Record<string, unknown> = { model: s.model, verdict_ab: ab.value };
       let score = points(ab.value);

@@ -11,7 +11,7 @@ import { checkSize, fill } from '../messages.js';
 import { parseYesNo } from '../parse/binary.js';
 import { gradedStrings } from '../parse/quotes.js';
 import { VERIFY_SYSTEM, VERIFY_USER } from '../prompts.js';
-import { rationale, runJudge } from '../run-judge.js';
+import { plantedOutcome, rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
 import { choiceFormat } from '../verdict-schema.js';
 
@@ -64,6 +64,7 @@ export const referenceVerify: GraderType<ReferenceVerifyConfig> = {
         (t) => parseYesNo(t, { graded }),
         structured?.schema,
       );
+      if (run.planted) return plantedOutcome(run.planted, 0, run.meta);
       const votes = run.valid.map((v) => (v.verdict.value ? 1 : 0));
       const yes = votes.reduce<number>((a, v) => a + v, 0);
       const meta: Record<string, unknown> = { ...run.meta, verdict: run.valid[0]!.verdict.value ? 'yes' : 'no', verdict_format: run.valid[0]!.verdict.format };

@@ -1,13 +1,16 @@
 // `reward_model`: a scalar reward from a reward model served by vLLM (/pooling with chat messages
 // or text, /classify) or SGLang (/classify with chat-templated text), normalised per model:
 // score = (raw - offset) / scale, then an optional sigmoid. Requests are batched per request shape
-// (endpoint, model, key, limits); label_index and reduce are this grader's own.
+// (endpoint, model, key, limits); label_index and reduce are this grader's own. Special-token
+// look-alikes in the inserted sample and item values (`<|im_end|>` in a response) are neutralised
+// before they reach the model's prompt; the template's own tokens in `text` are kept.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../../core/registry.js';
 import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
 import { renderString } from '../../../core/template.js';
 import { checkEndpoint, endpointFields, getRewardClient, resolveEndpoint } from '../../../models/endpoint.js';
 import { asGradeFailure } from '../../../models/errors.js';
+import { neutralizeContent, neutralizeDeep } from '../../../models/special-tokens.js';
 import { REWARD_PATHS, type RewardInput } from '../../../models/reward-client.js';
 import { compileMessages, messageSchema } from '../messages.js';
 
@@ -60,7 +63,9 @@ export const rewardModel: GraderType<RewardModelConfig> = {
     const pick = { reduce: cfg.reduce, labelIndex: cfg.label_index };
     return async (input, ctx) => {
       const client = getRewardClient(ctx.services, ep, { protocol: cfg.protocol, model: cfg.model, path: cfg.path, batchSize: cfg.batch_size });
-      const req: RewardInput = render ? { messages: render(input) } : { text: renderString(text!, input) };
+      const req: RewardInput = render
+        ? { messages: render(input).map((m) => ({ ...m, content: neutralizeContent(m.content) })) }
+        : { text: renderString(text!, { ...input, item: neutralizeDeep(input.item), sample: neutralizeDeep(input.sample) }) };
       let raw: number;
       try {
         raw = await client.score(req, ctx.signal, pick);

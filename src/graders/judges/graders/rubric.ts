@@ -16,9 +16,9 @@ import { parseYesNo } from '../parse/binary.js';
 import { gradedStrings } from '../parse/quotes.js';
 import { parseScore } from '../parse/score.js';
 import { RUBRIC_SYSTEM_BINARY, RUBRIC_SYSTEM_SCALE, RUBRIC_USER } from '../prompts.js';
-import { rationale, runJudge } from '../run-judge.js';
+import { plantedMeta, rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings, type JudgeSettings } from '../settings.js';
-import { combineScores } from '../verdicts.js';
+import { combineScores, plantedReason, type Planted } from '../verdicts.js';
 import { choiceFormat, structuredInstruction, verdictSchema } from '../verdict-schema.js';
 
 /** Most criteria one grade may judge (each is a model call). */
@@ -111,6 +111,24 @@ export const rubric: GraderType<RubricConfig> = {
             instruction: structuredInstruction(`<an integer from ${scale[0]} to ${scale[1]}>`),
           };
 
+    /** Criteria whose verdict the response planted (per grade call). */
+    const plantedIn = new WeakMap<Result, Planted>();
+    /**
+     * A criterion whose verdict the response planted: its floor (not met; met for a pitfall, whose
+     * negative weight then applies), valid, with the reason naming the markers.
+     */
+    const plantedResult = (p: Planted, c: Criterion, base: { grader: string; type: string; [k: string]: unknown }, t0: number): Result => {
+      const floor = c.weight < 0 ? 1 : 0;
+      const r: Result = {
+        score: floor,
+        valid: true,
+        reason: plantedReason(p, floor),
+        metadata: { ...base, planted: { ...plantedMeta(p), floor }, duration_ms: performance.now() - t0 },
+      };
+      plantedIn.set(r, p);
+      return r;
+    };
+
     /** One criterion → a component result in [0, 1]. */
     const judgeOne = async (c: Criterion, question: string, response: string, graded: string[], ctx: GraderContext, st: JudgeSettings): Promise<Result> => {
       const t0 = performance.now();
@@ -125,6 +143,7 @@ export const rubric: GraderType<RubricConfig> = {
         let first;
         if (scale === 'binary') {
           const run = await runJudge(ctx, st, messages, (t) => parseYesNo(t, { graded }), structured?.schema);
+          if (run.planted) return plantedResult(run.planted, c, { ...base, usage: run.call.usage, cached: run.call.cached }, t0);
           values = run.valid.map(({ verdict, choice }) => {
             if (!st.logprobs) return verdict.value ? 1 : 0;
             const lp = logprobScore(choice, verdict.start, choice.content.slice(verdict.start, verdict.end), yesNoToken);
@@ -135,6 +154,7 @@ export const rubric: GraderType<RubricConfig> = {
         } else {
           const [lo, hi] = scale;
           const run = await runJudge(ctx, st, messages, (t) => parseScore(t, { range: [lo, hi], graded }), structured?.schema);
+          if (run.planted) return plantedResult(run.planted, c, { ...base, usage: run.call.usage, cached: run.call.cached }, t0);
           const tok = numericToken(lo, hi);
           values = run.valid.map(({ verdict, choice }) => {
             let v = verdict.value.score;
@@ -174,6 +194,17 @@ export const rubric: GraderType<RubricConfig> = {
         for (let n = 2; components[key]; n++) key = `${c.name}_${n}`;
         components[key] = results[i]!;
       });
+      // verdict markers in the response made a criterion's verdict unreadable: the whole grade is the floor
+      const plantedAt = results.findIndex((r) => plantedIn.has(r));
+      if (plantedAt >= 0) {
+        const p = plantedIn.get(results[plantedAt]!)!;
+        return {
+          score: 0,
+          components,
+          reason: `criterion "${criteria[plantedAt]!.name}": ${plantedReason(p, 0)}`,
+          metadata: { model: s.model, criteria: criteria.length, planted: { ...plantedMeta(p), floor: 0, criterion: criteria[plantedAt]!.name } },
+        };
+      }
       const bad = results.findIndex((r) => !r.valid);
       if (bad >= 0) {
         const r = results[bad]!;

@@ -9,7 +9,7 @@ import { logprobScore, numericToken } from '../logprob-score.js';
 import { compileMessages, messageSchema, withInstruction } from '../messages.js';
 import { gradedStrings } from '../parse/quotes.js';
 import { parseScore } from '../parse/score.js';
-import { rationale, runJudge } from '../run-judge.js';
+import { plantedOutcome, rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
 import { combineScores, samplesMeta } from '../verdicts.js';
 import { verdictSchema } from '../verdict-schema.js';
@@ -61,6 +61,8 @@ export const scoreModel: GraderType<ScoreModelConfig> = {
       // what the judge may quote: a verdict copied from the sample is not the judge's own
       const graded = gradedStrings(input.sample);
       const run = await runJudge(ctx, s, messages, (t) => parseScore(t, { ...parseOpts, graded }), jsonSchema);
+      // verdict markers in the response behind an unreadable verdict: the range's minimum
+      if (run.planted) return plantedOutcome(run.planted, lo, { ...run.meta, range: [lo, hi] });
       const scores: number[] = [];
       const lpNotes: string[] = [];
       for (const { verdict, choice } of run.valid) {

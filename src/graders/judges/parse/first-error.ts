@@ -5,7 +5,6 @@
 // line holding only the index; the candidates then go through the shared selection (quotes of the
 // graded steps dropped, conflicts refused) and the index must name a paragraph that exists.
 import { pickKey, type JsonHit } from '../../../extract/json.js';
-import { echoIndexOf, normalizeForEcho } from './quotes.js';
 import {
   MAX_VERDICT_LINE,
   lastLine,
@@ -33,7 +32,7 @@ const BOXED = new RegExp(
 );
 const BRACKETS = new RegExp(String.raw`\[\[\s*(${INDEX})\s*\]\]`, 'gd');
 const KEYED = new RegExp(
-  String.raw`(?<![A-Za-z_])(?:earliest|first)[ _](?:error|mistake|incorrect|wrong)(?:[ _](?:paragraph|step))?(?:[ _]index)?\**\s*(?:[:=]|\bis\b)\s*\**\s*(?:paragraph[\s_]*|step[\s_]*)?(${INDEX})(?![\d.])`,
+  String.raw`(?<![A-Za-z_])(?:earliest|first)[ _](?:error|mistake|incorrect|wrong)(?:[ _](?:paragraph|step))?(?:[ _]index)?\**\s*(?:[:=]|\bis\b)\s*\**\s*(?:paragraph[\s_]*|step[\s_]*)?(${INDEX})(?!\.?\d)`,
   'gid',
 );
 const FINAL_LINE = new RegExp(String.raw`^[\s*_#>\`]*(?:final\s+answer\s*[:=]?\s*)?[([]*\s*(${INDEX})\s*[)\]]*[\s*_\`.!]*$`, 'i');
@@ -71,16 +70,9 @@ export function parseFirstError(raw: string, options: FirstErrorOptions): Verdic
   return parseVerdict<V>(raw, 'first-error index', options, {
     json: (h, text) => jsonCandidate(h, text, n),
     marked: (text) => {
-      const structured: C[] = [];
-      // only the last box of the judge's own text is its answer; boxes copied from the solution are not its own
-      const echo = echoIndexOf(options.graded);
-      let box: C | undefined;
-      for (const m of text.matchAll(BOXED)) {
-        const c = make('boxed', m);
-        if (echo && normalizeForEcho(c.matched) && echo.has(c.matched)) continue;
-        box = c;
-      }
-      if (box) structured.push(box);
+      // only the last box of the judge's own text is its answer (earlier boxes are its working;
+      // boxes copied from the solution are dropped as quotations before the last one is taken)
+      const structured: C[] = [...text.matchAll(BOXED)].map((m) => ({ ...make('boxed', m), lastOnly: true }));
       for (const m of text.matchAll(BRACKETS)) structured.push(make('brackets', m));
       for (const m of text.matchAll(KEYED)) structured.push(make('keyed', m));
       return structured;

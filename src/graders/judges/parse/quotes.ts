@@ -52,9 +52,10 @@ function closes(line: string, marker: string): boolean {
 const WORD = /[\p{L}\p{N}]/u;
 const DIGIT = /\p{N}/u;
 
-/** Lower case, whitespace runs as one space, no space next to punctuation, no emphasis marks. */
+/** No zero-width breaks, lower case, whitespace runs as one space, no space next to punctuation, no emphasis marks. */
 export function normalizeForEcho(s: string): string {
   return s
+    .replace(/[\u200b\u2060\ufeff]/g, '') // zero-width breaks (the judge prompt's neutralised special tokens)
     .toLowerCase()
     .replace(/[*`]+/g, '')
     .replace(/\s+/g, ' ')

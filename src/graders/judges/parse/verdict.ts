@@ -4,6 +4,9 @@
 // gives the offsets; formats with an explicit key or marker beat a bare final line — refusal
 // detection, the size limit on judge output — and the parse skeleton every verdict kind runs
 // (whole-answer JSON, marked formats, JSON objects, bare fallback) with its candidate builders.
+// A parse that fails because of verdict-like text the response under judgment wrote (the judge's
+// only verdict is a copy of it, or its conflicting verdicts repeat the response's) is `planted`:
+// the graders score that as the response's floor, never as an invalid grade it could hide behind.
 import { findJsonObjects, type JsonHit } from '../../../extract/json.js';
 import { echoIndexOf, maskQuoted, MAX_ECHO_CHECKS, normalizeForEcho, type EchoIndex } from './quotes.js';
 import { maskReasoning } from '../../../extract/think.js';
@@ -13,7 +16,17 @@ export const MAX_VERDICT_TEXT = 1_000_000;
 /** Longest line (or JSON string value) that is matched as a bare verdict. */
 export const MAX_VERDICT_LINE = 400;
 
-export type ParseErrorCode = 'empty' | 'no_verdict' | 'out_of_range' | 'unknown_label' | 'unterminated_reasoning' | 'refusal' | 'too_long' | 'ambiguous';
+export type ParseErrorCode =
+  | 'empty'
+  | 'no_verdict'
+  | 'out_of_range'
+  | 'unknown_label'
+  | 'unterminated_reasoning'
+  | 'refusal'
+  | 'too_long'
+  | 'ambiguous'
+  | 'truncated'
+  | 'planted';
 
 /** What a parser knows besides the judge output. */
 export interface ParseContext {
@@ -22,6 +35,12 @@ export interface ParseContext {
    * verdict-looking span of the judge output that also appears in one of them is a quotation.
    */
   graded?: readonly string[];
+  /**
+   * The texts the response under judgment wrote (default: `graded`). When a parse fails and the
+   * judge output copies verdict-like text from them, or its conflicting verdicts carry the values
+   * of verdict markers found in them, the result is `planted` (the response is to blame).
+   */
+  response?: readonly string[];
 }
 
 export interface VerdictOk<T> {
@@ -42,6 +61,8 @@ export interface VerdictErr {
   ok: false;
   error: ParseErrorCode;
   message: string;
+  /** With `planted`: the response's verdict-like spans behind the failure (at most 4, clipped). */
+  planted?: string[];
 }
 
 export type Verdict<T> = VerdictOk<T> | VerdictErr;
@@ -62,6 +83,8 @@ export interface Candidate<T> {
   rationale?: string;
   /** Higher wins on equal end. */
   rank: number;
+  /** Only the last surviving candidate with this flag counts (a judge's `\boxed{}`: earlier ones are its working). */
+  lastOnly?: boolean;
 }
 
 const FORMAT_RANK: Record<string, number> = { json: 5, brackets: 4, tag: 3, keyed: 2, final_line: 1, fraction: 0 };
@@ -118,13 +141,42 @@ function last<T>(cs: Candidate<T>[]): Candidate<T> {
 function own<T>(cs: Candidate<T>[], text: string, echo: EchoIndex | undefined, bare: boolean): Candidate<T>[] | undefined {
   if (!echo || cs.length === 0) return cs;
   // a quotation mark the judge put around a quote is not part of what it quoted
-  const spans = cs.map((c) => text.slice(c.echo?.[0] ?? c.start, c.echo?.[1] ?? c.end).replace(/^["'\u201c\u2018*]+/, ''));
+  const spans = cs.map((c) => echoSpan(c, text));
   if (new Set(spans.map(normalizeForEcho)).size > MAX_ECHO_CHECKS) return undefined;
-  return cs.filter((c, i) => {
+  return cs.filter((_c, i) => {
     const s = spans[i]!;
     if (bare && normalizeForEcho(s).length < MIN_BARE_ECHO) return true;
     return !echo.has(s);
   });
+}
+
+/** Characters before a `lastOnly` candidate that must also be copied for it to count as a quotation when it is the judge's only one. */
+const ECHO_CONTEXT = 40;
+
+/**
+ * Keeps only the last surviving `lastOnly` candidate. When every one was dropped as a quotation and
+ * nothing else is left, the last one still counts if it stands alone on the judge's last line and
+ * the text before it is not copied too: a final `\boxed{1}` line after the judge's own words is its
+ * answer even when the solution's answer is also `\boxed{1}`.
+ */
+function lastOnly<T>(kept: Candidate<T>[], all: Candidate<T>[], text: string, echo: EchoIndex | undefined): Candidate<T>[] {
+  const lo = kept.filter((c) => c.lastOnly);
+  if (lo.length) {
+    const keep = last(lo);
+    return kept.filter((c) => !c.lastOnly || c === keep);
+  }
+  const dropped = all.filter((c) => c.lastOnly);
+  if (kept.length || !dropped.length || !echo) return kept;
+  const c = last(dropped);
+  const lineStart = text.lastIndexOf('\n', c.start - 1) + 1;
+  const alone = /^[\s*_#`$([]*(?:final\s+answer\s*[:=]?\s*)?[\s$]*$/i.test(text.slice(lineStart, c.start)) && /^[\s$.!*_`)\]]*$/.test(text.slice(c.end));
+  if (!alone) return kept;
+  const from = Math.max(0, c.start - ECHO_CONTEXT);
+  // start at a word boundary (a cut word never matches whole), with the masked-out blanks dropped
+  let before = text.slice(from, c.start);
+  if (from > 0) before = before.replace(/^\S*\s/, '');
+  const withContext = `${before.replace(/\s+/g, ' ').trimStart()}${text.slice(c.start, c.end)}`;
+  return normalizeForEcho(before) !== '' && !echo.has(withContext) ? [...kept, c] : kept;
 }
 
 /** Whether [start, end) overlaps any of the (all quoted) candidates: merged spans, binary search. */
@@ -177,8 +229,9 @@ export function select<T>(inp: SelectInput<T>, what: string): Selection<T> {
     error: { ok: false, error: 'ambiguous', message: `the judge output holds more than ${MAX_ECHO_CHECKS} different ${what}-like spans` },
   };
   const outsideJson = inp.structured.filter((c) => c.format === 'json' || !inp.jsonSpans.some((j) => c.start >= j.start && c.end <= j.end));
-  const structured = own(outsideJson, inp.text, echo, false);
-  if (!structured) return tooMany;
+  const kept = own(outsideJson, inp.text, echo, false);
+  if (!kept) return tooMany;
+  const structured = lastOnly(kept, outsideJson, inp.text, echo);
   if (structured.length) return decide(structured, inp.text, what);
   // a bare verdict over text already found to be quoted (a final line "[[A]]" that is the echo) stays quoted
   const covered = quotedCoverage(outsideJson);
@@ -383,12 +436,24 @@ export interface VerdictFormats<T> {
  */
 export function parseVerdict<T>(raw: string, what: string, ctx: ParseContext, f: VerdictFormats<T>): Verdict<T> {
   const p = prepare(raw);
-  if ('ok' in p) return p;
+  if ('ok' in p) return blamed(p, raw, what, ctx, f);
   const text = p.visible;
   const whole = wholeJson(text);
   if (whole) {
     const c = f.json(whole, text);
-    if (c) return finish({ pick: c }, text, what);
+    if (c) {
+      // structured output: the verdict slot is the judge's own, unless it is a copy of the graded text
+      const echo = echoIndexOf(ctx.graded);
+      if (echo?.has(echoSpan(c, text))) {
+        const copied: VerdictErr = {
+          ok: false,
+          error: 'ambiguous',
+          message: `the judge's structured ${what} (${JSON.stringify(echoSpan(c, text).slice(0, 60))}) is copied from a graded text: it cannot be told from a quotation`,
+        };
+        return blamed(copied, raw, what, ctx, f);
+      }
+      return blamed(finish({ pick: c }, text, what), raw, what, ctx, f);
+    }
   }
   const structured = f.marked(text);
   const jsonSpans: Span[] = [];
@@ -398,5 +463,83 @@ export function parseVerdict<T>(raw: string, what: string, ctx: ParseContext, f:
     structured.push(c);
     jsonSpans.push({ start: h.start, end: h.end });
   }
-  return finish(select({ structured, fallback: () => f.bare(text), text, jsonSpans, ctx }, what), text, what);
+  return blamed(finish(select({ structured, fallback: () => f.bare(text), text, jsonSpans, ctx }, what), text, what), raw, what, ctx, f);
+}
+
+/** The span of a candidate compared with the graded texts (without a leading quotation mark). */
+function echoSpan(c: Candidate<unknown>, text: string): string {
+  return text.slice(c.echo?.[0] ?? c.start, c.echo?.[1] ?? c.end).replace(/^["'\u201c\u2018*]+/, '');
+}
+
+/** Failures the response can cause (the judge's own output problems, limits and truncation are not). */
+const BLAMEABLE = new Set<ParseErrorCode>(['ambiguous', 'no_verdict', 'out_of_range', 'unknown_label', 'refusal']);
+
+/** Most characters of one response text searched for verdict markers. */
+const MAX_MARKER_SCAN = 1_000_000;
+
+/** The value of a candidate as a comparable token ("10", "a", "yes"). */
+function valueToken(c: Candidate<unknown>, text: string): string {
+  return normalizeForEcho(text.slice(c.vstart, c.vend)).replace(/^[[("'<{]+|[\])"'>}.!]+$/g, '');
+}
+
+/** Candidates of a text in the keyed/marked and JSON formats (bare ones left out: a final "10" line is no marker). */
+function markersOf<T>(text: string, f: VerdictFormats<T>): Candidate<T>[] {
+  const out = [...f.marked(text)];
+  for (const h of findJsonObjects(text)) {
+    const c = f.json(h, text);
+    if (c) out.push(c);
+  }
+  return out;
+}
+
+/**
+ * `v` unchanged, or — when it is a failure the response can cause and the response is behind it —
+ * `planted`: the judge output (reasoning hidden, quoted blocks included) holds a verdict-like span
+ * copied from a response text, or a candidate whose value is that of a verdict marker the response
+ * itself carries (the judge's conflicting verdicts repeat the response's).
+ */
+function blamed<T>(v: Verdict<T>, raw: string, what: string, ctx: ParseContext, f: VerdictFormats<T>): Verdict<T> {
+  if (v.ok || !BLAMEABLE.has(v.error)) return v;
+  const texts = ctx.response ?? ctx.graded;
+  const resp = echoIndexOf(texts);
+  if (!texts || !resp || typeof raw !== 'string' || raw.length > MAX_VERDICT_TEXT) return v;
+  const visible = maskReasoning(raw).text;
+  const cands = markersOf(visible, f);
+  const whole = wholeJson(visible);
+  const wc = whole && f.json(whole, visible);
+  if (wc) cands.push(wc);
+  const bare = f.bare(visible);
+  const shown: string[] = [];
+  const spans = new Set<string>();
+  for (const c of [...cands, ...bare]) {
+    const s = echoSpan(c, visible);
+    const n = normalizeForEcho(s);
+    if (n === '' || spans.has(n) || spans.size >= MAX_ECHO_CHECKS) continue;
+    spans.add(n);
+    if (bare.includes(c) && n.length < MIN_BARE_ECHO) continue;
+    if (resp.has(s)) shown.push(visible.slice(c.echo?.[0] ?? c.start, c.echo?.[1] ?? c.end));
+  }
+  if (!shown.length) {
+    const values = new Set([...cands, ...bare].map((c) => valueToken(c, visible)).filter(Boolean));
+    if (values.size) {
+      for (const t of texts) {
+        if (typeof t !== 'string' || shown.length >= 4) continue;
+        const scan = t.length > MAX_MARKER_SCAN ? t.slice(0, MAX_MARKER_SCAN) : t;
+        for (const m of markersOf(scan, f)) if (values.has(valueToken(m, scan))) shown.push(m.matched);
+      }
+    }
+  }
+  if (!shown.length) return v;
+  // distinct spans, none inside another one shown ("Verdict: [[YES" inside "Verdict: [[YES]]")
+  const distinct = [...new Set(shown.map((s) => s.replace(/\s+/g, ' ').trim()))];
+  const list = distinct
+    .filter((s) => !distinct.some((o) => o !== s && o.includes(s)))
+    .map((s) => s.slice(0, 60))
+    .slice(0, 4);
+  return {
+    ok: false,
+    error: 'planted',
+    planted: list,
+    message: `the response contains ${what} markers (${list.map((s) => JSON.stringify(s)).join(', ')}) that the judge's output repeats or cannot be told from (${v.error}: ${v.message})`,
+  };
 }
