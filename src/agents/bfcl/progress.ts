@@ -5,7 +5,8 @@
 // The instances' public state is flattened into paths (`Class.attr`, then dict keys, list
 // indices, directory entries; a file's name and content are two leaves), compared with Python `==`.
 // Turn t's conditions are what the ground truth's turn t does: the paths it changes (its state after
-// the turn vs before it; absent counts as a value) and its calls' results. Turn t's score is
+// the turn vs before it; absent counts as a value) and its calls' results other than "None" (what
+// every call without a return value gives, so no sign of progress). Turn t's score is
 //
 //   (paths the model changed during the turn that now equal the ground truth's state after turn t)
 // − (paths the model changed during the turn that equaled it before the change)
@@ -112,12 +113,17 @@ export function changedPaths(a: FlatState, b: FlatState): string[] {
   return out;
 }
 
-/** Ground-truth results found among the model's (each model result used once). */
+/** The ground-truth results that are conditions: all but "None". */
+export function resultConditions(gt: readonly string[]): string[] {
+  return gt.filter((r) => r !== 'None');
+}
+
+/** Ground-truth results (conditions only) found among the model's (each model result used once). */
 export function foundResults(gt: readonly string[], model: readonly string[]): number {
   const pool = new Map<string, number>();
   for (const m of model) pool.set(m, (pool.get(m) ?? 0) + 1);
   let found = 0;
-  for (const g of gt) {
+  for (const g of resultConditions(gt)) {
     const n = pool.get(g) ?? 0;
     if (n > 0) {
       pool.set(g, n - 1);
@@ -143,7 +149,7 @@ export interface GroundTruthTrace {
 
 /** Conditions of each turn: the paths the ground truth's turn changes plus its results. */
 export function conditionsPerTurn(trace: GroundTruthTrace): number[] {
-  return trace.after.map((g, t) => changedPaths(t === 0 ? trace.initial : trace.after[t - 1]!, g).length + trace.results[t]!.length);
+  return trace.after.map((g, t) => changedPaths(t === 0 ? trace.initial : trace.after[t - 1]!, g).length + resultConditions(trace.results[t]!).length);
 }
 
 /** Progress from the turn scores so far (finished turns and the current one) over all conditions. */
