@@ -159,7 +159,8 @@ function respondText(a: Action): string {
 export function readMessages(messages: unknown, format: 'openai' | 'react' = 'openai', opts: { firstToolCallOnly?: boolean; stop?: string } = {}): Trajectory {
   const stop = opts.stop ?? DEFAULT_STOP;
   if (!Array.isArray(messages)) throw new TrajectoryError('messages must be a list of chat messages');
-  if (messages.length > MAX_MESSAGES) throw new TrajectoryError(`trajectory has ${messages.length} messages, over the limit of ${MAX_MESSAGES}`, 'response', true);
+  if (messages.length > MAX_MESSAGES)
+    throw new TrajectoryError(`trajectory has ${messages.length} messages, over the limit of ${MAX_MESSAGES}`, 'response', true);
   const turns: Turn[] = [];
   let first: string | undefined;
   let stoppedAt: number | undefined;
@@ -242,7 +243,8 @@ export function readActions(list: unknown): Trajectory {
   if (!Array.isArray(list)) throw new TrajectoryError('actions must be a list of {name, kwargs}');
   if (list.length > MAX_ACTIONS) throw new TrajectoryError(`trajectory has ${list.length} actions, over the limit of ${MAX_ACTIONS}`, 'response', true);
   const turns = list.map((x, i): Turn => {
-    if (!x || typeof x !== 'object' || typeof (x as { name?: unknown }).name !== 'string') throw new TrajectoryError(`actions[${i}] must be {name, kwargs}`, 'response');
+    if (!x || typeof x !== 'object' || typeof (x as { name?: unknown }).name !== 'string')
+      throw new TrajectoryError(`actions[${i}] must be {name, kwargs}`, 'response');
     const o = x as { name: string; kwargs?: unknown; arguments?: unknown };
     const a: Action = { name: o.name, ...readArguments(o.kwargs ?? o.arguments) };
     const t: Turn = { message: i, actions: [a], recorded: [] };

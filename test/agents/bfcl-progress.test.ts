@@ -64,7 +64,9 @@ describe('BFCL progress: a potential over the state', () => {
       const e = entryOf(id);
       const { infos, state } = await play(id, (t) => {
         const gt = e.groundTruth[t] ?? [];
-        return gt.length ? [{ role: 'assistant', content: null, tool_calls: gt.map((c: string, k: number) => wrap(toolCallOf(c, e.involvedClasses, `g${t}_${k}`))) }] : [];
+        return gt.length
+          ? [{ role: 'assistant', content: null, tool_calls: gt.map((c: string, k: number) => wrap(toolCallOf(c, e.involvedClasses, `g${t}_${k}`))) }]
+          : [];
       });
       expect(state.reward, id).toBe(1);
       expect(infos.at(-1).progress, id).toBe(1);

@@ -88,8 +88,12 @@ describe('the BFCL environment: a response arbiter cannot run ends the episode a
   it('a tool call abs(x=1): done, reward 0 (valid), the reason names the call', async () => {
     const ep = fam.create({ entry_id: 'multi_turn_base_0' }, {});
     await ep.reset();
-    const gt0 = base0.groundTruth[0].map((c: string, k: number) => toolCallOf(c, base0.involvedClasses, `g${k}`));
-    await ep.step({ role: 'assistant', content: null, tool_calls: gt0.map((c: any) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) });
+    const gt0 = base0.groundTruth[0]!.map((c: string, k: number) => toolCallOf(c, base0.involvedClasses, `g${k}`));
+    await ep.step({
+      role: 'assistant',
+      content: null,
+      tool_calls: gt0.map((c: any) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    });
     const r = await ep.step({ role: 'assistant', content: null, tool_calls: [tc('abs', { x: 1 })] });
     expect(r.done).toBe(true);
     expect(r.reward).toBe(0);
@@ -99,7 +103,16 @@ describe('the BFCL environment: a response arbiter cannot run ends the episode a
     expect(st.reward_info.reason).toMatch(/^turn 0: the model's call "abs\(x=1\)" cannot be run \(evaluating "abs"/);
     expect(st.error).toBeUndefined();
     // the record grades the same (the call is in output_turns)
-    const again = await grade(loadGrader({ type: 'bfcl_multi_turn', reference: '{{item.ground_truth}}', initial_config: '{{item.initial_config}}', involved_classes: '{{item.involved_classes}}', entry_id: '{{item.id}}' }), { item: st.item, sample: st.sample });
+    const again = await grade(
+      loadGrader({
+        type: 'bfcl_multi_turn',
+        reference: '{{item.ground_truth}}',
+        initial_config: '{{item.initial_config}}',
+        involved_classes: '{{item.involved_classes}}',
+        entry_id: '{{item.id}}',
+      }),
+      { item: st.item, sample: st.sample },
+    );
     expect(again).toMatchObject({ valid: true, score: 0 });
   });
 
@@ -132,12 +145,28 @@ describe('tau_bench: too many actions is the trajectory at the floor; a task who
     expect(r).toMatchObject({ valid: true, score: 0 });
     expect(r.reason).toMatch(/^reward 0: messages: trajectory has more than 1000 actions/);
     expect(r.metadata.error_type).toBe('trajectory_limit_exceeded');
-    const long = await grade(tauGrader, { item: task0, sample: { messages: Array.from({ length: 10_001 }, () => ({ role: 'user', content: '' })) } }, { services });
+    const long = await grade(
+      tauGrader,
+      { item: task0, sample: { messages: Array.from({ length: 10_001 }, () => ({ role: 'user', content: '' })) } },
+      { services },
+    );
     expect(long).toMatchObject({ valid: true, score: 0 });
   });
 
   it('a tool call without a name and a malformed ReAct action are the agent’s: valid 0; a record that is no trajectory: invalid', async () => {
-    const noName = await grade(tauGrader, { item: task0, sample: { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [{ id: 'x', function: { arguments: '{}' } }] }] } }, { services });
+    const noName = await grade(
+      tauGrader,
+      {
+        item: task0,
+        sample: {
+          messages: [
+            { role: 'user', content: 'hi' },
+            { role: 'assistant', content: null, tool_calls: [{ id: 'x', function: { arguments: '{}' } }] },
+          ],
+        },
+      },
+      { services },
+    );
     expect(noName).toMatchObject({ valid: true, score: 0 });
     const role = await grade(tauGrader, { item: task0, sample: { messages: [{ role: 'wizard', content: 'x' }] } }, { services });
     expect(role.error?.kind).toBe('bad_input');
@@ -161,6 +190,23 @@ describe('tau_bench: too many actions is the trajectory at the floor; a task who
     expect(r).toMatchObject({ done: true, reward: 0 });
     expect(r.info.reason).toMatch(/action has 65 tool calls, over the limit of 64/);
     expect((ep.state() as any).reward).toBe(0);
-    expect(() => getEnv('tau_bench')!.create({ domain: 'airline', task: { instruction: 'x', actions: [{ name: 'send_certificate', kwargs: { user_id: 'mia_li_3668', amount: 1 } }, { name: 'send_certificate', kwargs: { user_id: 'mia_li_3668', amount: 1 } }, { name: 'send_certificate', kwargs: { user_id: 'mia_li_3668', amount: 1 } }, { name: 'send_certificate', kwargs: { user_id: 'mia_li_3668', amount: 1 } }], outputs: [] } }, { user: () => user } as never)).toThrow(/gold action crashed/);
+    expect(() =>
+      getEnv('tau_bench')!.create(
+        {
+          domain: 'airline',
+          task: {
+            instruction: 'x',
+            actions: [
+              { name: 'send_certificate', kwargs: { user_id: 'mia_li_3668', amount: 1 } },
+              { name: 'send_certificate', kwargs: { user_id: 'mia_li_3668', amount: 1 } },
+              { name: 'send_certificate', kwargs: { user_id: 'mia_li_3668', amount: 1 } },
+              { name: 'send_certificate', kwargs: { user_id: 'mia_li_3668', amount: 1 } },
+            ],
+            outputs: [],
+          },
+        },
+        { user: () => user } as never,
+      ),
+    ).toThrow(/gold action crashed/);
   });
 });

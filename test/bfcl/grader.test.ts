@@ -251,7 +251,7 @@ describe('hard limits and refusals', () => {
     expect(() => loadGrader({ ...grader().config, max_calls_per_turn: 5000 })).toThrow(/max_calls_per_turn/);
   });
 
-  it("a model call using Python arbiter does not evaluate fails the entry at its turn: a valid 0 naming the call", async () => {
+  it('a model call using Python arbiter does not evaluate fails the entry at its turn: a valid 0 naming the call', async () => {
     const lambda = [["cd(folder=(lambda: 'docs')())"]];
     const r = await grade(g, { item: item(gt), sample: { output_turns: lambda } });
     expect(r).toMatchObject({ valid: true, score: 0 });

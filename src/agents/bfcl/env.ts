@@ -391,7 +391,10 @@ export class BfclEpisode implements Episode {
     } catch (e) {
       if (!(e instanceof ResponseFault)) throw e;
       // the policy's own response is at fault: the episode ends at the floor, naming it
-      this.messages.push({ role: 'assistant', content: typeof (action as { content?: unknown })?.content === 'string' ? (action as { content: string }).content : null });
+      this.messages.push({
+        role: 'assistant',
+        content: typeof (action as { content?: unknown })?.content === 'string' ? (action as { content: string }).content : null,
+      });
       return this.endByFault(stepIndex, `the response is at fault: ${e.message}`);
     }
     const anchor = this.anchor();

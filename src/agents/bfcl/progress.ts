@@ -44,11 +44,12 @@ function keyText(k: PyValue): string {
 function leafOf(v: PyValue): PyValue {
   if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return v;
   try {
-    if (v instanceof PySet) return `${MARK}set:${v
-      .values()
-      .map((x) => pyRepr(x))
-      .sort()
-      .join(',')}`;
+    if (v instanceof PySet)
+      return `${MARK}set:${v
+        .values()
+        .map((x) => pyRepr(x))
+        .sort()
+        .join(',')}`;
     return `${MARK}repr:${pyRepr(v)}`;
   } catch (e) {
     if (e instanceof PyException || e instanceof EnvLimit) return `${MARK}unprintable`;

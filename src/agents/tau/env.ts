@@ -280,7 +280,8 @@ export class TauEpisode implements Episode {
   }
 
   private rewardInfo(): Record<string, unknown> | undefined {
-    if (this.floorReason !== undefined) return { reward: 0, reason: this.floorReason, state_match: null, difference: null, outputs: null, ended_by: 'agent_fault', crash: null };
+    if (this.floorReason !== undefined)
+      return { reward: 0, reason: this.floorReason, state_match: null, difference: null, outputs: null, ended_by: 'agent_fault', crash: null };
     const o = this.outcome;
     if (!o) return undefined;
     return { reward: o.reward, state_match: o.state_match, difference: o.difference ?? null, outputs: o.outputs, ended_by: o.ended_by, crash: o.crash ?? null };

@@ -57,9 +57,7 @@ export class WorkBudgetExceeded extends EnvLimit {
     readonly account: string,
     readonly maxSteps: number,
   ) {
-    super(
-      `${account === DEFAULT_ACCOUNT ? 'the episode' : `the ${account}'s calls`} used more than max_steps=${maxSteps} work units`,
-    );
+    super(`${account === DEFAULT_ACCOUNT ? 'the episode' : `the ${account}'s calls`} used more than max_steps=${maxSteps} work units`);
     this.name = 'WorkBudgetExceeded';
   }
 }

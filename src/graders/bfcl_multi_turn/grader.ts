@@ -297,9 +297,11 @@ function readModelTurns(turns: unknown, gtTurns: number, o: ScoreOptions): { dec
   }
   for (let t = 0; t < decoded.length; t++) {
     const calls = decoded[t]!.steps.flat();
-    if (calls.length > o.limits.max_calls_per_turn) return fail(ERR.limit, `turn ${t} has ${calls.length} calls, over max_calls_per_turn ${o.limits.max_calls_per_turn}`, t);
+    if (calls.length > o.limits.max_calls_per_turn)
+      return fail(ERR.limit, `turn ${t} has ${calls.length} calls, over max_calls_per_turn ${o.limits.max_calls_per_turn}`, t);
     for (const c of calls)
-      if (c.length > o.limits.max_call_chars) return fail(ERR.limit, `a call in turn ${t} is ${c.length} characters, over max_call_chars ${o.limits.max_call_chars}`, t);
+      if (c.length > o.limits.max_call_chars)
+        return fail(ERR.limit, `a call in turn ${t} is ${c.length} characters, over max_call_chars ${o.limits.max_call_chars}`, t);
   }
   return { decoded };
 }
