@@ -116,6 +116,16 @@ describe('the BFCL environment: a response arbiter cannot run ends the episode a
     expect(again).toMatchObject({ valid: true, score: 0 });
   });
 
+  it('prompting mode: text the decoder would eval beyond literals ([cd(folder=len + 1)]): done, reward 0 (valid)', async () => {
+    const ep = fam.create({ entry_id: 'multi_turn_base_0', mode: 'prompting' }, {});
+    await ep.reset();
+    const r = await ep.step({ role: 'assistant', content: '[cd(folder=len + 1)]' });
+    expect(r).toMatchObject({ done: true, reward: 0 });
+    const st = ep.state() as any;
+    expect(st.reward_info.valid).toBe(true);
+    expect(st.reward_info.reason).toMatch(/^turn 0: the response cannot be decoded as BFCL decodes it \(the prompting decoder would evaluate "len"/);
+  });
+
   it('a response with more tool calls than the limit: done, reward 0 (valid)', async () => {
     const ep = fam.create({ entry_id: 'multi_turn_base_0' }, {});
     await ep.reset();

@@ -405,7 +405,14 @@ export class BfclEpisode implements Episode {
     let calls: string[] | undefined;
     let decodeError: string | undefined;
     try {
-      calls = this.decode(msg);
+      try {
+        calls = this.decode(msg);
+      } catch (e) {
+        if (!(e instanceof Unsupported || e instanceof EnvLimit)) throw e;
+        // the prompting decoder would eval what arbiter does not evaluate, or the text is over a limit: the model's doing
+        this.messages.push(msg);
+        return this.endByFault(stepIndex, `the response cannot be decoded as BFCL decodes it (${e.message})`);
+      }
       if (calls === undefined) {
         decodeError =
           this.mode === 'fc' ? 'a tool call does not decode (its arguments are not a JSON object)' : 'the response does not decode as a list of Python calls';
