@@ -5,6 +5,15 @@
 import { EnvOptionError } from './env.js';
 import { contentText, RESPOND, type AgentMessage, type ToolCallMessage } from './trajectory.js';
 
+/**
+ * The action is the policy's own fault (more tool calls than MAX_CALLS_PER_TURN, a tool call
+ * without a function name): the environments end the episode with the floor reward, naming it,
+ * instead of refusing the step (an EnvOptionError that leaves the episode unscored).
+ */
+export class ResponseFault extends EnvOptionError {
+  override name = 'ResponseFault';
+}
+
 /** Most tool calls one assistant message may make. */
 export const MAX_CALLS_PER_TURN = 64;
 
@@ -27,10 +36,10 @@ export function actionMessage(action: unknown, turn: number): AgentMessage {
   const calls = a.tool_calls;
   if (calls !== undefined && calls !== null && !Array.isArray(calls)) throw new EnvOptionError('action.tool_calls must be a list');
   if (Array.isArray(calls) && calls.length > MAX_CALLS_PER_TURN)
-    throw new EnvOptionError(`action has ${calls.length} tool calls, over the limit of ${MAX_CALLS_PER_TURN}`);
+    throw new ResponseFault(`action has ${calls.length} tool calls, over the limit of ${MAX_CALLS_PER_TURN}`);
   const toolCalls: ToolCallMessage[] = (Array.isArray(calls) ? calls : []).map((c, k) => {
     const fn = (c as { function?: { name?: unknown; arguments?: unknown } })?.function;
-    if (!fn || typeof fn.name !== 'string') throw new EnvOptionError(`action.tool_calls[${k}].function.name must be a string`);
+    if (!fn || typeof fn.name !== 'string') throw new ResponseFault(`action.tool_calls[${k}].function.name must be a string`);
     const args = fn.arguments;
     const id = (c as { id?: unknown }).id;
     return {

@@ -81,8 +81,22 @@ export interface Trajectory {
 
 export type TrajectoryFormat = 'openai' | 'react' | 'actions';
 
+/**
+ * A trajectory arbiter cannot replay. `blame` says whose: `response` when the agent's own output
+ * is at fault (too many actions or messages, a tool call without a name, a ReAct action tau-bench
+ * would assert on): the grade is a valid floor; `record` when the record itself is not a
+ * trajectory (not a list, a message that is not an object, an unknown role): the grade is invalid.
+ */
 export class TrajectoryError extends Error {
   override name = 'TrajectoryError';
+  constructor(
+    message: string,
+    readonly blame: 'response' | 'record' = 'record',
+    /** The fault is a size limit (MAX_MESSAGES, MAX_ACTIONS). */
+    readonly limit = false,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -107,10 +121,10 @@ export function contentText(c: unknown): string {
 }
 
 function actionFromCall(call: unknown, where: string): Action {
-  if (!call || typeof call !== 'object') throw new TrajectoryError(`${where} must be an object`);
+  if (!call || typeof call !== 'object') throw new TrajectoryError(`${where} must be an object`, 'response');
   const c = call as { id?: unknown; function?: unknown; name?: unknown; arguments?: unknown };
   const fn = (c.function ?? c) as { name?: unknown; arguments?: unknown };
-  if (typeof fn !== 'object' || fn === null || typeof fn.name !== 'string') throw new TrajectoryError(`${where}.function.name must be a string`);
+  if (typeof fn !== 'object' || fn === null || typeof fn.name !== 'string') throw new TrajectoryError(`${where}.function.name must be a string`, 'response');
   const a: Action = { name: fn.name, ...readArguments(fn.arguments) };
   if (typeof c.id === 'string') a.id = c.id;
   return a;
@@ -127,7 +141,7 @@ function reactAction(text: string): Action {
     return { name: RESPOND, kwargs: new Map([['content', tail]]) };
   }
   if (!isDict(parsed) || typeof parsed.get('name') !== 'string' || !parsed.has('arguments')) {
-    throw new TrajectoryError('a ReAct action must be {"name": ..., "arguments": ...} (tau-bench asserts both keys)');
+    throw new TrajectoryError('a ReAct action must be {"name": ..., "arguments": ...} (tau-bench asserts both keys)', 'response');
   }
   const args = parsed.get('arguments')!;
   const action: Action = isDict(args)
@@ -145,7 +159,8 @@ function respondText(a: Action): string {
 export function readMessages(messages: unknown, format: 'openai' | 'react' = 'openai', opts: { firstToolCallOnly?: boolean; stop?: string } = {}): Trajectory {
   const stop = opts.stop ?? DEFAULT_STOP;
   if (!Array.isArray(messages)) throw new TrajectoryError('messages must be a list of chat messages');
-  if (messages.length > MAX_MESSAGES) throw new TrajectoryError(`trajectory has ${messages.length} messages, over the limit of ${MAX_MESSAGES}`);
+  if (messages.length > MAX_MESSAGES)
+    throw new TrajectoryError(`trajectory has ${messages.length} messages, over the limit of ${MAX_MESSAGES}`, 'response', true);
   const turns: Turn[] = [];
   let first: string | undefined;
   let stoppedAt: number | undefined;
@@ -182,7 +197,7 @@ export function readMessages(messages: unknown, format: 'openai' | 'react' = 'op
         t.respond = text;
       }
       actions += t.actions.length;
-      if (actions > MAX_ACTIONS) throw new TrajectoryError(`trajectory has more than ${MAX_ACTIONS} actions`);
+      if (actions > MAX_ACTIONS) throw new TrajectoryError(`trajectory has more than ${MAX_ACTIONS} actions`, 'response', true);
       turns.push(t);
       continue;
     }
@@ -226,9 +241,10 @@ export function readMessages(messages: unknown, format: 'openai' | 'react' = 'op
 /** Reads a list of actions `[{name, kwargs | arguments}]` (respond: `{"name": "respond", "kwargs": {"content": ...}}`). */
 export function readActions(list: unknown): Trajectory {
   if (!Array.isArray(list)) throw new TrajectoryError('actions must be a list of {name, kwargs}');
-  if (list.length > MAX_ACTIONS) throw new TrajectoryError(`trajectory has ${list.length} actions, over the limit of ${MAX_ACTIONS}`);
+  if (list.length > MAX_ACTIONS) throw new TrajectoryError(`trajectory has ${list.length} actions, over the limit of ${MAX_ACTIONS}`, 'response', true);
   const turns = list.map((x, i): Turn => {
-    if (!x || typeof x !== 'object' || typeof (x as { name?: unknown }).name !== 'string') throw new TrajectoryError(`actions[${i}] must be {name, kwargs}`);
+    if (!x || typeof x !== 'object' || typeof (x as { name?: unknown }).name !== 'string')
+      throw new TrajectoryError(`actions[${i}] must be {name, kwargs}`, 'response');
     const o = x as { name: string; kwargs?: unknown; arguments?: unknown };
     const a: Action = { name: o.name, ...readArguments(o.kwargs ?? o.arguments) };
     const t: Turn = { message: i, actions: [a], recorded: [] };

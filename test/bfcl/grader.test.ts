@@ -201,17 +201,29 @@ describe('int and float in an object-form initial_config', () => {
 describe('hard limits and refusals', () => {
   const gt = [["cd(folder='docs')"]];
 
-  it('calls per turn, call size, total size and turns are bounded: limit_exceeded', async () => {
+  it("the model's calls per turn, call size, total size and turns are bounded: a valid 0 naming the limit", async () => {
+    const limited = (r: any, limit: RegExp) => {
+      expect(r).toMatchObject({ valid: true, score: 0 });
+      expect(r.metadata.error_type).toBe('arbiter:model_limit_exceeded');
+      expect(r.reason).toMatch(limit);
+    };
     const many = [Array.from({ length: 65 }, () => 'pwd()')];
-    expect((await grade(g, { item: item(gt), sample: { output_turns: many } })).error?.kind).toBe('limit_exceeded');
+    limited(await grade(g, { item: item(gt), sample: { output_turns: many } }), /turn 0 has 65 calls, over max_calls_per_turn 64/);
     const big = [[`echo(content='${'x'.repeat(20_001)}')`]];
-    expect((await grade(g, { item: item(gt), sample: { output_turns: big } })).error?.message).toMatch(/over max_call_chars 20000/);
+    limited(await grade(g, { item: item(gt), sample: { output_turns: big } }), /over max_call_chars 20000/);
     const small = grader({ max_chars: 100 });
-    expect((await grade(small, { item: item(gt), sample: { output_turns: [[`echo(content='${'x'.repeat(200)}')`]] } })).error?.kind).toBe('limit_exceeded');
-    expect((await grade(g, { item: item(gt), sample: { output_turns: Array.from({ length: 65 }, () => []) } })).error?.message).toMatch(/over max_turns 64/);
+    limited(await grade(small, { item: item(gt), sample: { output_turns: [[`echo(content='${'x'.repeat(200)}')`]] } }), /over max_chars 100/);
+    // more turns than max_turns cannot match the ground truth's count: BFCL's force_terminated
+    const long = await grade(g, { item: item(gt), sample: { output_turns: Array.from({ length: 65 }, () => []) } });
+    expect(long).toMatchObject({ valid: true, score: 0 });
+    expect(long.metadata.error_type).toBe('multi_turn:force_terminated');
+    expect(long.metadata.error_message).toMatch(/over max_turns 64/);
+    // the same limits on the ground truth are the item's: invalid
+    const gtMany = await grade(g, { item: item([Array.from({ length: 65 }, () => 'pwd()')]), sample: { output_turns: [['pwd()']] } });
+    expect(gtMany.error).toMatchObject({ kind: 'limit_exceeded', message: expect.stringMatching(/ground-truth turn 0 has 65 calls/) });
   });
 
-  it('the work budget stops runaway execution (directories sharing contents, paths doubling 20 times, then find): limit_exceeded', async () => {
+  it("the work budget stops runaway execution (directories sharing contents, paths doubling 20 times, then find): the model's calls, a valid 0", async () => {
     // mv and cp share a directory's children the way the original does, so each level doubles the paths
     const level = [
       "cp(source='n', destination='m')",
@@ -223,11 +235,15 @@ describe('hard limits and refusals', () => {
     const calls = ["cd(folder='docs')", "mkdir(dir_name='n')", ...Array.from({ length: 20 }, () => level).flat(), 'find()'];
     const loose = grader({ max_calls_per_turn: 200, max_steps: 100_000 });
     const r = await grade(loose, { item: item([["cd(folder='docs')"]]), sample: { output_turns: [calls] } });
-    expect(r.error?.kind).toBe('limit_exceeded');
-    expect(r.error?.message).toMatch(/max_steps=100000/);
+    expect(r).toMatchObject({ valid: true, score: 0 });
+    expect(r.metadata.error_type).toBe('arbiter:model_limit_exceeded');
+    expect(r.reason).toMatch(/the model's calls used more than max_steps=100000 work units in the call "find\(\)"/);
     // the same calls without the final find stay within budget
     const ok = await grade(loose, { item: item([["cd(folder='docs')"]]), sample: { output_turns: [calls.slice(0, -1)] } });
     expect(ok.valid).toBe(true);
+    // the ground truth's own calls over the budget: the item's, invalid
+    const gtOver = await grade(loose, { item: item([calls]), sample: { output_turns: [["cd(folder='docs')"]] } });
+    expect(gtOver.error).toMatchObject({ kind: 'limit_exceeded', message: expect.stringMatching(/the ground truth's calls used more than max_steps=100000/) });
   });
 
   it('limits in the config are capped', () => {
@@ -235,14 +251,20 @@ describe('hard limits and refusals', () => {
     expect(() => loadGrader({ ...grader().config, max_calls_per_turn: 5000 })).toThrow(/max_calls_per_turn/);
   });
 
-  it('Python arbiter does not evaluate is refused (bad_input) until the verdict is known, then ignored', async () => {
+  it('a model call using Python arbiter does not evaluate fails the entry at its turn: a valid 0 naming the call', async () => {
     const lambda = [["cd(folder=(lambda: 'docs')())"]];
     const r = await grade(g, { item: item(gt), sample: { output_turns: lambda } });
-    expect(r.error?.kind).toBe('bad_input');
-    expect(r.error?.message).toMatch(/lambda.*cannot say what BFCL would do/);
+    expect(r).toMatchObject({ valid: true, score: 0 });
+    expect(r.metadata.error_type).toBe('arbiter:model_call_not_evaluated');
+    expect(r.reason).toMatch(/^turn 0: .*lambda.* in the call "cd\(folder=\(lambda: 'docs'\)\(\)\)": arbiter does not evaluate it/);
     const after = await grade(g, { item: item([...gt, ['pwd()']]), sample: { output_turns: [['pwd()'], ["cd(folder=(lambda: 'docs')())"]] } });
     expect(after).toMatchObject({ valid: true, score: 0 });
+    expect(after.metadata.error_type).toBe('multi_turn:execution_response_mismatch');
     expect(after.metadata.stopped).toMatchObject({ turn: 1 });
+    // in the ground truth it is the item's: invalid
+    const bad = await grade(g, { item: item([["cd(folder=(lambda: 'docs')())"]]), sample: { output_turns: gt } });
+    expect(bad.error?.kind).toBe('bad_input');
+    expect(bad.error?.message).toMatch(/lambda.*cannot say what BFCL would do/);
   });
 
   it("a class's initial_config that is not an object: bad_input (BFCL's _load_scenario would raise)", async () => {

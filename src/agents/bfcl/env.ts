@@ -18,15 +18,16 @@ import { Side } from '../../envs/bfcl/executor.js';
 import { LONG_CONTEXT_ENV, loadLongContext } from '../../envs/bfcl/long-context.js';
 import { EnvLimit, PyException, Unsupported } from '../../py/errors.js';
 import { jsonDumps, pyRepr } from '../../py/format.js';
-import { PyDict, pyDeepCopy, pyEq, type PyValue } from '../../py/values.js';
+import { PyDict, pyDeepCopy, type PyValue } from '../../py/values.js';
 import { decodeFunctionCalling, decodePrompting } from '../../graders/bfcl_multi_turn/decode.js';
 import { DEFAULT_LIMITS, scoreMultiTurn } from '../../graders/bfcl_multi_turn/grader.js';
-import { actionMessage } from '../action.js';
+import { actionMessage, ResponseFault } from '../action.js';
 import { anchorId, DEFAULT_STEP_WEIGHTS } from '../credit.js';
 import { EnvDataError, EnvOptionError, type EnvFamily, type Episode, type EpisodeState, type ResetResult, type StepResult, type ToolSchema } from '../env.js';
 import { contentText, type AgentMessage } from '../trajectory.js';
 import { BFCL_CATEGORIES, type BfclCategory, type BfclEntry, categoryOfId, funcDocs, loadCategory, readEntry } from './data.js';
 import { toOpenAiTool, withHint } from './tools.js';
+import { conditionsPerTurn, type FlatState, flattenState, type GroundTruthTrace, progressOf, turnScore } from './progress.js';
 
 /** BFCL's MAXIMUM_STEP_LIMIT: executed responses per turn before the entry is force-quit. */
 export const BFCL_MAX_STEPS_PER_TURN = 20;
@@ -172,22 +173,6 @@ function isToolError(result: string): boolean {
   return result.startsWith('Error during execution:') || result.startsWith('{"error": ');
 }
 
-/** Ground-truth results of one turn not among the model's (multiset), as the checker counts them. */
-function foundFraction(gt: readonly string[], model: readonly string[]): number {
-  if (gt.length === 0) return 1;
-  const pool = new Map<string, number>();
-  for (const m of model) pool.set(m, (pool.get(m) ?? 0) + 1);
-  let found = 0;
-  for (const g of gt) {
-    const n = pool.get(g) ?? 0;
-    if (n > 0) {
-      pool.set(g, n - 1);
-      found++;
-    }
-  }
-  return found / gt.length;
-}
-
 export interface BfclStepInfo {
   /** Agent step (assistant message) index in the episode. */
   turn: number;
@@ -220,7 +205,6 @@ export class BfclEpisode implements Episode {
   private readonly holdoutPrompt: string;
   private readonly longContext: boolean;
   private readonly model: Side;
-  private readonly gt: Side;
   private readonly fp: string;
   private currentTools: ToolSchema[];
   private readonly held: Map<number, { json: Record<string, unknown>; py: PyValue }[]>;
@@ -235,12 +219,18 @@ export class BfclEpisode implements Episode {
   private stepsInTurn = 0;
   /** The model's executed calls per turn (what the grader reads as output_turns). */
   private readonly outputTurns: string[][] = [];
-  private readonly modelResults: string[] = [];
-  private readonly gtResults: string[][] = [];
-  private gtBroken = false;
-  /** Final progress part of each finished turn. */
-  private readonly turnScores: number[] = [];
+  /** The model's results in the current turn. */
+  private turnResults: string[] = [];
+  /** The ground truth played through (state before it and after each turn, results): progress is measured against it. */
+  private readonly trace: GroundTruthTrace;
+  private readonly conditions: number;
+  /** The model's state when the current turn began. */
+  private turnStart: FlatState = new Map();
+  /** Scores of the finished turns, summed. */
+  private finishedScore = 0;
   private progress = 0;
+  /** Why the episode ended early for what the policy's own response caused (the reward is the floor). */
+  private fault: string | undefined;
   private readonly credit: BfclStepInfo[] = [];
   private lastObservation = '';
   private cachedAnchor: string | undefined;
@@ -279,10 +269,21 @@ export class BfclEpisode implements Episode {
     try {
       // the model's instances are named as in BFCL's inference loop, the ground truth's as its checker names them
       this.model = new Side({ ...common, env: new BfclEnv({ longContext: lc }), modelName: this.modelName, evalRun: false });
-      this.gt = new Side({ ...common, env: new BfclEnv({ longContext: lc }), modelName: `${this.modelName}_ground_truth` });
+      // the ground truth is played through once, up front: progress is measured against its states, and an
+      // entry whose ground truth cannot run is refused here rather than graded invalid at the end
+      const gt = new Side({ ...common, env: new BfclEnv({ longContext: lc }), modelName: `${this.modelName}_ground_truth` });
+      const initial = flattenState(gt);
+      const after: FlatState[] = [];
+      const results: string[][] = [];
+      for (const turn of this.entry.groundTruth) {
+        results.push(gt.execute(turn));
+        after.push(flattenState(gt));
+      }
+      this.trace = { initial, after, results };
+      this.conditions = conditionsPerTurn(this.trace).reduce((a, b) => a + b, 0);
     } catch (e) {
       if (e instanceof MissingData) throw new EnvDataError(e.message);
-      if (e instanceof Unsupported) throw new EnvOptionError(`${this.entry.id}: ${e.message}`);
+      if (e instanceof Unsupported) throw new EnvOptionError(`${this.entry.id}: ${e.message} (arbiter cannot say what BFCL would do)`);
       if (e instanceof PyException) throw new EnvOptionError(`${this.entry.id}: loading the scenario raises ${e.type}: ${e.text()} (BFCL would crash)`);
       if (e instanceof EnvLimit) throw new EnvOptionError(`${this.entry.id}: ${e.message}`);
       throw e;
@@ -331,37 +332,16 @@ export class BfclEpisode implements Episode {
     this.lastObservation = contentText(added[added.length - 1]?.content);
     this.outputTurns.push([]);
     this.stepsInTurn = 0;
-    if (!this.gtBroken) {
-      try {
-        this.gtResults.push(this.gt.execute(this.entry.groundTruth[t] ?? []));
-      } catch (e) {
-        if (!(e instanceof Unsupported || e instanceof EnvLimit || e instanceof PyException)) throw e;
-        // progress needs the ground truth's state; the final grade reports the problem
-        this.gtBroken = true;
-      }
-    }
+    this.turnResults = [];
+    this.turnStart = flattenState(this.model);
     return added;
   }
 
-  /** Progress part of the current turn: state attributes equal to the ground truth's after it, and its results found. */
+  /** The current turn's score against the ground truth's turn (see progress.ts); 0 past the ground truth's turns. */
   private turnScore(): number {
-    if (this.gtBroken || this.turn >= this.entry.groundTruth.length) return 0;
-    let equal = 0;
-    let total = 0;
-    for (const [cls, g] of this.gt.bound) {
-      const m = this.model.bound.get(cls)!;
-      const mine = new Map(m.inst.stateAttrs());
-      for (const [attr, gv] of g.inst.stateAttrs()) {
-        total++;
-        try {
-          if (pyEq(mine.get(attr)!, gv)) equal++;
-        } catch (e) {
-          if (!(e instanceof PyException || e instanceof EnvLimit)) throw e;
-        }
-      }
-    }
-    const state = total ? equal / total : 1;
-    return (state + foundFraction(this.gtResults[this.turn] ?? [], this.modelResults)) / 2;
+    const t = this.turn;
+    if (t >= this.trace.after.length) return 0;
+    return turnScore(this.turnStart, flattenState(this.model), this.trace.after[t]!, this.trace.results[t]!, this.turnResults);
   }
 
   /** The anchor of the current state, computed once per state (a step's next_anchor is the next step's anchor). */
@@ -405,7 +385,18 @@ export class BfclEpisode implements Episode {
     if (!this.started) throw new EnvOptionError('call reset before step');
     if (this.done) throw new EnvOptionError('the episode is done');
     const stepIndex = this.credit.length;
-    const msg = actionMessage(action, stepIndex);
+    let msg: AgentMessage;
+    try {
+      msg = actionMessage(action, stepIndex);
+    } catch (e) {
+      if (!(e instanceof ResponseFault)) throw e;
+      // the policy's own response is at fault: the episode ends at the floor, naming it
+      this.messages.push({
+        role: 'assistant',
+        content: typeof (action as { content?: unknown })?.content === 'string' ? (action as { content: string }).content : null,
+      });
+      return this.endByFault(stepIndex, `the response is at fault: ${e.message}`);
+    }
     const anchor = this.anchor();
     this.cachedAnchor = undefined; // the step changes what the anchor covers
     const t = this.turn;
@@ -414,7 +405,14 @@ export class BfclEpisode implements Episode {
     let calls: string[] | undefined;
     let decodeError: string | undefined;
     try {
-      calls = this.decode(msg);
+      try {
+        calls = this.decode(msg);
+      } catch (e) {
+        if (!(e instanceof Unsupported || e instanceof EnvLimit)) throw e;
+        // the prompting decoder would eval what arbiter does not evaluate, or the text is over a limit: the model's doing
+        this.messages.push(msg);
+        return this.endByFault(stepIndex, `the response cannot be decoded as BFCL decodes it (${e.message})`);
+      }
       if (calls === undefined) {
         decodeError =
           this.mode === 'fc' ? 'a tool call does not decode (its arguments are not a JSON object)' : 'the response does not decode as a list of Python calls';
@@ -423,9 +421,20 @@ export class BfclEpisode implements Episode {
       this.messages.push(msg);
       let turnEnded = !calls || calls.length === 0;
       if (calls?.length) {
-        const results = this.model.execute(calls);
+        const results: string[] = [];
+        for (const call of calls) {
+          try {
+            results.push(...this.model.execute([call]));
+          } catch (e) {
+            if (!(e instanceof Unsupported || e instanceof EnvLimit)) throw e;
+            // a call arbiter cannot evaluate, or one over a limit: the model's doing, so the floor
+            this.outputTurns[t]!.push(...calls.slice(0, results.length + 1));
+            const why = e instanceof Unsupported ? `${e.message}: arbiter does not evaluate it` : e.message;
+            return this.endByFault(stepIndex, `the model's call ${JSON.stringify(call.slice(0, 200))} cannot be run (${why})`);
+          }
+        }
         this.outputTurns[t]!.push(...calls);
-        this.modelResults.push(...results);
+        this.turnResults.push(...results);
         errors = results.filter(isToolError).length;
         if (this.mode === 'fc') {
           results.forEach((r, k) => added.push({ role: 'tool', tool_call_id: msg.tool_calls![k]!.id, content: r }));
@@ -449,7 +458,7 @@ export class BfclEpisode implements Episode {
       this.messages.push(...added);
       const q = this.turnScore();
       const before = this.progress;
-      this.progress = (this.turnScores.reduce((a, b) => a + b, 0) + q) / Math.max(1, this.entry.groundTruth.length);
+      this.progress = progressOf(this.finishedScore + q, this.conditions);
       const info: BfclStepInfo = {
         turn: stepIndex,
         bfcl_turn: t,
@@ -461,7 +470,7 @@ export class BfclEpisode implements Episode {
       };
       this.credit.push(info);
       if (turnEnded) {
-        this.turnScores.push(q);
+        this.finishedScore += q;
         this.turn++;
         if (this.forceQuit || this.turn >= this.entry.question.length) this.finish();
         else added.push(...this.beginTurn());
@@ -494,6 +503,35 @@ export class BfclEpisode implements Episode {
       this.doneInfo(out);
       return out;
     }
+  }
+
+  /**
+   * Ends the episode for what the policy's response caused (a call arbiter cannot run, a limit): the
+   * final grade runs on the calls so far (a valid 0, or invalid when the item is at fault) and its
+   * reason names the response.
+   */
+  private endByFault(stepIndex: number, why: string): StepResult {
+    const t = this.turn;
+    this.fault = `turn ${t}: ${why}; the episode ended there`;
+    const q = this.turnScore();
+    const before = this.progress;
+    this.progress = progressOf(this.finishedScore + q, this.conditions);
+    const info: BfclStepInfo = {
+      turn: stepIndex,
+      bfcl_turn: t,
+      tool_calls: 0,
+      tool_errors: 1,
+      progress: this.progress,
+      step_reward: DEFAULT_STEP_WEIGHTS.progress * (this.progress - before) - DEFAULT_STEP_WEIGHTS.tool_error,
+      anchor: this.anchor(),
+    };
+    this.credit.push(info);
+    this.finish();
+    if (this.rewardInfo?.valid) this.rewardInfo = { ...this.rewardInfo, reward: 0, reason: `${this.fault} (${this.rewardInfo.reason})`, fault: this.fault };
+    if (this.reward !== null) this.reward = 0;
+    const out: StepResult = { observation: '', reward: this.reward, done: true, info: { ...info, fault: this.fault, messages: [], next_anchor: null } };
+    this.doneInfo(out);
+    return out;
   }
 
   private stopOf(e: unknown): EpisodeStop | undefined {
@@ -563,6 +601,7 @@ export class BfclEpisode implements Episode {
       sample: { output_turns: this.outputTurns },
       credit: this.credit,
       reward_info: this.rewardInfo,
+      ...(this.fault ? { fault: this.fault } : {}),
       ...(this.error ? { error: this.error } : {}),
     };
   }

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { AgentMessage } from '../trajectory.js';
 import { contentText, MAX_ACTIONS, readArguments, readMessages, RESPOND } from '../trajectory.js';
-import { actionMessage } from '../action.js';
+import { actionMessage, ResponseFault } from '../action.js';
 import { dumps } from '../../py/mapjson.js';
 import { deepCopy } from '../../py/mapvalue.js';
 import {
@@ -99,6 +99,7 @@ export class TauEpisode implements Episode {
   private lastObservation = '';
   private progress = 0;
   private actions = 0;
+  private floorReason: string | undefined;
   private cachedAnchor: string | undefined;
   readonly taskIndex?: number;
 
@@ -127,6 +128,8 @@ export class TauEpisode implements Episode {
     const base = loadBase(options.domain);
     this.db = new TauDb(base);
     this.gold = goldState(this.domain, this.task, base);
+    // a task whose gold actions tau-bench could not run cannot be graded, whatever the agent does
+    if (this.gold.crash) throw new EnvOptionError(`task: ${this.gold.crash}`);
     this.fp = taskFingerprint(this.domain, this.task);
   }
 
@@ -163,7 +166,13 @@ export class TauEpisode implements Episode {
     if (!this.started) throw new EnvOptionError('call reset before step');
     if (this.done) throw new EnvOptionError('the episode is done');
     const turn = this.turns.length;
-    const msg = actionMessage(action, turn);
+    let msg: AgentMessage;
+    try {
+      msg = actionMessage(action, turn);
+    } catch (e) {
+      if (!(e instanceof ResponseFault)) throw e;
+      return this.endAtFloor(`the agent's action is at fault: ${e.message}`);
+    }
     const anchor = this.anchor();
     this.cachedAnchor = undefined; // the step changes what the anchor covers
     const count = msg.tool_calls?.length ? (this.firstOnly ? 1 : msg.tool_calls.length) : 1;
@@ -250,6 +259,15 @@ export class TauEpisode implements Episode {
     return out;
   }
 
+  /** Ends the episode with reward 0 for what the agent's own action caused (valid: the floor, with the reason). */
+  private endAtFloor(reason: string): StepResult {
+    this.done = true;
+    this.truncated = true;
+    this.reward = 0;
+    this.floorReason = reason;
+    return { observation: '', reward: 0, done: true, info: { truncated: true, reason, messages: [], reward_info: this.rewardInfo() } };
+  }
+
   /** The final reward: the grader's, on this episode's own messages. */
   private finish(): void {
     const o = rewardTrajectory(this.domain, this.task, readMessages(this.messages, 'openai', { firstToolCallOnly: this.firstOnly }));
@@ -262,6 +280,8 @@ export class TauEpisode implements Episode {
   }
 
   private rewardInfo(): Record<string, unknown> | undefined {
+    if (this.floorReason !== undefined)
+      return { reward: 0, reason: this.floorReason, state_match: null, difference: null, outputs: null, ended_by: 'agent_fault', crash: null };
     const o = this.outcome;
     if (!o) return undefined;
     return { reward: o.reward, state_match: o.state_match, difference: o.difference ?? null, outputs: o.outputs, ended_by: o.ended_by, crash: o.crash ?? null };

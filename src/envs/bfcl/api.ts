@@ -49,26 +49,63 @@ export class MissingData extends Error {
   }
 }
 
-/** What one episode's instances share (Python's module globals of the API files). */
+const DEFAULT_ACCOUNT = 'default';
+
+/** One account of the work budget ran out: `account` says whose calls spent it (see BfclEnv.account). */
+export class WorkBudgetExceeded extends EnvLimit {
+  constructor(
+    readonly account: string,
+    readonly maxSteps: number,
+  ) {
+    super(`${account === DEFAULT_ACCOUNT ? 'the episode' : `the ${account}'s calls`} used more than max_steps=${maxSteps} work units`);
+    this.name = 'WorkBudgetExceeded';
+  }
+}
+
+/**
+ * What one episode's instances share (Python's module globals of the API files). The work budget
+ * is kept per account: each account (the model's side, the ground truth's) may spend max_steps,
+ * so one side's work never runs the other out of budget.
+ */
 export class BfclEnv {
-  private left: number;
   readonly maxSteps: number;
   private readonly modules = new Map<string, unknown>();
   private readonly lc = new Map<string, PyValue>();
+  private readonly used = new Map<string, number>();
+  private active = DEFAULT_ACCOUNT;
 
   constructor(readonly options: EnvOptions = {}) {
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
-    this.left = this.maxSteps;
   }
 
-  /** Spends `n` work units; throws EnvLimit past the budget. */
+  /** Spends `n` work units of the active account; throws WorkBudgetExceeded past the budget. */
   spend(n = 1): void {
-    this.left -= n;
-    if (this.left < 0) throw new EnvLimit(`the episode used more than max_steps=${this.maxSteps} work units`);
+    const u = (this.used.get(this.active) ?? 0) + n;
+    this.used.set(this.active, u);
+    if (u > this.maxSteps) throw new WorkBudgetExceeded(this.active, this.maxSteps);
   }
 
+  /** Runs `fn` charging its work to `account`. */
+  account<T>(account: string, fn: () => T): T {
+    const before = this.active;
+    this.active = account;
+    try {
+      return fn();
+    } finally {
+      this.active = before;
+    }
+  }
+
+  /** Work units spent by one account (capped at the budget). */
+  usedBy(account: string): number {
+    return Math.min(this.used.get(account) ?? 0, this.maxSteps);
+  }
+
+  /** Work units spent by all accounts together. */
   get stepsUsed(): number {
-    return this.maxSteps - Math.max(this.left, 0);
+    let n = 0;
+    for (const k of this.used.keys()) n += this.usedBy(k);
+    return n;
   }
 
   /** A module-level object, created once per episode. */

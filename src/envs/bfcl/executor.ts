@@ -130,6 +130,8 @@ export interface SideOptions {
   entryId: string;
   /** Name the instances as BFCL's evaluation does (default) or as its inference loop does (false). */
   evalRun?: boolean;
+  /** The work-budget account this side's calls are charged to (BfclEnv.account; default: the shared one). */
+  account?: string;
 }
 
 /** The instances one side (the model's or the ground truth's) executes against. */
@@ -138,9 +140,11 @@ export class Side {
   private readonly byInstanceName = new Map<string, Bound>();
   private readonly methodOwner = new Map<string, string>();
   private readonly env: BfclEnv;
+  private readonly account: string | undefined;
 
   constructor(o: SideOptions) {
     this.env = o.env;
+    this.account = o.account;
     for (const className of o.involvedClasses) {
       const cls = Object.hasOwn(API_CLASSES, className) ? API_CLASSES[className] : undefined;
       if (!cls) throw new Unsupported(`class ${className} is not simulated${Object.hasOwn(UNSIMULATED, className) ? ` (${UNSIMULATED[className]})` : ''}`);
@@ -150,7 +154,8 @@ export class Side {
         const given = o.scenario(className);
         const scenario = given === undefined ? new PyDict() : given;
         if (!(scenario instanceof PyDict)) throw new PyException('AttributeError', `'${typeName(scenario)}' object has no attribute 'get'`);
-        inst.loadScenario(scenario, o.longContext);
+        if (o.account === undefined) inst.loadScenario(scenario, o.longContext);
+        else o.env.account(o.account, () => inst.loadScenario(scenario, o.longContext));
       }
       const name = instanceName(o.modelName, o.entryId, className, o.evalRun ?? true);
       const b: Bound = { className, inst, cls };
@@ -170,7 +175,8 @@ export class Side {
 
   /** Executes calls in order; one result text per call. */
   execute(calls: readonly string[]): string[] {
-    return calls.map((c) => this.executeOne(c));
+    if (this.account === undefined) return calls.map((c) => this.executeOne(c));
+    return this.env.account(this.account, () => calls.map((c) => this.executeOne(c)));
   }
 
   private executeOne(raw: string): string {

@@ -1,6 +1,6 @@
 // The simulated BFCL multi-turn APIs: classes, the episode environment, the executor that runs
 // BFCL call strings on them, initial_config reading and the long-context data loader.
-export { BfclEnv, type EnvOptions, type LongContextData, LONG_CONTEXT_KEYS, MissingData } from './api.js';
+export { BfclEnv, type EnvOptions, type LongContextData, LONG_CONTEXT_KEYS, MissingData, WorkBudgetExceeded } from './api.js';
 export { API_CLASSES, Side, instanceName, UNSIMULATED } from './executor.js';
 export { readConfigObject, readConfigText } from './config.js';
 export { toolCallString, BadToolCall } from './calls.js';

@@ -14,8 +14,8 @@ import { MAX_AMBIGUOUS, type ReadResult, readConfigObject, readConfigText } from
 import { LONG_CONTEXT_ENV, loadLongContext } from '../../envs/bfcl/long-context.js';
 import { EnvLimit, PyException, Unsupported } from '../../py/errors.js';
 import { pyDeepCopy } from '../../py/values.js';
-import { type CheckResult, checkMultiTurn, CompareCrash, ERR } from './checker.js';
-import { BadTurns, decodeTurns, type InputFormat } from './decode.js';
+import { type CheckResult, checkMultiTurn, CompareCrash, ERR, type ModelFault } from './checker.js';
+import { BadTurns, type DecodedTurn, decodeTurns, type InputFormat } from './decode.js';
 
 const DEFAULTS = { max_turns: 64, max_calls_per_turn: 64, max_call_chars: 20_000, max_chars: 1_000_000, max_steps: 2_000_000 };
 
@@ -170,55 +170,24 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({ ...DEFAULTS });
 
 /**
  * One grade of the bfcl_multi_turn grader on rendered fields: the grader and the BFCL environment
- * (its final reward) both call this. Throws GradeFailure for what cannot be graded.
+ * (its final reward) both call this. What the model's output causes (it does not decode, it is over
+ * a limit, a call arbiter cannot evaluate) is a valid 0 naming it; GradeFailure is thrown only for
+ * what the model cannot be blamed for (the item, the ground truth, the configuration).
  */
 export function scoreMultiTurn(f: ScoreFields, o: ScoreOptions): Outcome {
-  let raw = f.turns;
-  if (size(raw) > o.limits.max_chars)
-    throw new GradeFailure('limit_exceeded', `the model's turns are ${size(raw)} characters, over max_chars ${o.limits.max_chars}`);
-  if (typeof raw === 'string') {
-    try {
-      raw = JSON.parse(raw);
-    } catch {
-      throw new GradeFailure('bad_input', 'input is a string that is not JSON; it must be the list of turns');
-    }
-  }
-  if (!Array.isArray(raw)) {
-    return {
-      score: 0,
-      reason: 'the model did not output a list of turns (BFCL: inference error)',
-      metadata: { error_type: ERR.inference, error_message: 'Error during inference phase. Model did not output a list of model responses.' },
-      steps: [],
-    };
-  }
-  if (raw.length > o.limits.max_turns)
-    throw new GradeFailure('limit_exceeded', `the model's output has ${raw.length} turns, over max_turns ${o.limits.max_turns}`);
+  // the item first: a bad item is invalid whatever the model output
   const gt = readGroundTruth(f.reference());
   if (gt.length > o.limits.max_turns) throw new GradeFailure('limit_exceeded', `the ground truth has ${gt.length} turns, over max_turns ${o.limits.max_turns}`);
+  gt.forEach((turn, t) => {
+    if (turn.length > o.limits.max_calls_per_turn)
+      throw new GradeFailure('limit_exceeded', `ground-truth turn ${t} has ${turn.length} calls, over max_calls_per_turn ${o.limits.max_calls_per_turn}`);
+  });
   const classes = readClasses(f.involvedClasses());
   const id = f.entryId();
   const longContext = o.longContext ?? (id !== undefined && longContextOfId(id));
   const lcData = longContext ? longContextData() : undefined;
 
-  let decoded: ReturnType<typeof decodeTurns>;
-  try {
-    decoded = decodeTurns(raw, o.format);
-  } catch (e) {
-    if (e instanceof BadTurns) throw new GradeFailure('bad_input', e.message);
-    throw translate(e, 'decoding the model output');
-  }
-  decoded.forEach((turn, t) => {
-    const calls = turn.steps.flat();
-    if (calls.length > o.limits.max_calls_per_turn)
-      throw new GradeFailure('limit_exceeded', `turn ${t} has ${calls.length} calls, over max_calls_per_turn ${o.limits.max_calls_per_turn}`);
-    for (const c of calls)
-      if (c.length > o.limits.max_call_chars)
-        throw new GradeFailure('limit_exceeded', `a call in turn ${t} is ${c.length} characters, over max_call_chars ${o.limits.max_call_chars}`);
-  });
-  gt.forEach((turn, t) => {
-    if (turn.length > o.limits.max_calls_per_turn)
-      throw new GradeFailure('limit_exceeded', `ground-truth turn ${t} has ${turn.length} calls, over max_calls_per_turn ${o.limits.max_calls_per_turn}`);
-  });
+  const { decoded, fault } = readModelTurns(f.turns, gt.length, o);
 
   const cfgValue = f.initialConfig();
   const readWith = (floatAt: (i: number) => boolean): ReadResult => {
@@ -246,10 +215,11 @@ export function scoreMultiTurn(f: ScoreFields, o: ScoreOptions): Outcome {
         modelName: o.modelName,
         entryId: id ?? 'entry',
         irrelevanceCheck: o.irrelevanceCheck,
+        ...(fault ? { fault } : {}),
       });
       return { check, stepsUsed: env.stepsUsed };
     } catch (e) {
-      throw translate(e, 'executing the calls');
+      throw translate(e, "executing the ground truth's calls");
     }
   };
 
@@ -286,13 +256,54 @@ export function scoreMultiTurn(f: ScoreFields, o: ScoreOptions): Outcome {
     long_context: longContext,
     ...(readings > 1 ? { int_float_readings: readings } : {}),
     ...(c.stopped ? { stopped: c.stopped } : {}),
-    ...(o.format === 'bfcl_result' ? { dropped_steps: decoded.map((d) => d.dropped) } : {}),
+    ...(o.format === 'bfcl_result' && !fault ? { dropped_steps: decoded.map((d) => d.dropped) } : {}),
   };
   if (c.valid) return { score: 1, reason: `all ${gt.length} turns match the ground truth's state and results`, steps, metadata };
   metadata.error_type = c.error_type;
   metadata.error_message = c.error_message;
   metadata.failed_turn = c.failed_turn;
   return { score: 0, reason: reasonOf(c), steps, metadata };
+}
+
+/** The model's turns decoded, or the fault that stops them (a valid 0): over a limit, not a list, a call that does not decode. */
+function readModelTurns(turns: unknown, gtTurns: number, o: ScoreOptions): { decoded: DecodedTurn[]; fault?: ModelFault } {
+  const fail = (type: string, message: string, turn = 0) => ({ decoded: [], fault: { turn, type, message } });
+  let raw = turns;
+  if (size(raw) > o.limits.max_chars) return fail(ERR.limit, `the model's turns are ${size(raw)} characters, over max_chars ${o.limits.max_chars}`);
+  if (typeof raw === 'string') {
+    try {
+      raw = JSON.parse(raw);
+    } catch {
+      return fail(ERR.inference, 'Error during inference phase. Model did not output a list of model responses. (the output is a string that is not JSON)');
+    }
+  }
+  if (!Array.isArray(raw)) return fail(ERR.inference, 'Error during inference phase. Model did not output a list of model responses.');
+  if (raw.length > o.limits.max_turns)
+    return fail(
+      ERR.force,
+      `Model was force-terminated during inference phase. The length of the model result turns (${raw.length}) does not match the length of the ground truth turns (${gtTurns}). (over max_turns ${o.limits.max_turns})`,
+      gtTurns,
+    );
+  let decoded: DecodedTurn[];
+  try {
+    decoded = decodeTurns(raw, o.format);
+  } catch (e) {
+    const turn = /^turn (\d+)/.exec((e as Error).message);
+    const at = turn ? Number(turn[1]) : 0;
+    if (e instanceof BadTurns) return fail(ERR.malformed, `the model's output does not decode: ${e.message}`, at);
+    if (e instanceof Unsupported) return fail(ERR.unevaluable, `decoding the model output: ${e.message}; arbiter does not evaluate it`, at);
+    if (e instanceof EnvLimit) return fail(ERR.limit, `decoding the model output: ${e.message}`, at);
+    throw e;
+  }
+  for (let t = 0; t < decoded.length; t++) {
+    const calls = decoded[t]!.steps.flat();
+    if (calls.length > o.limits.max_calls_per_turn)
+      return fail(ERR.limit, `turn ${t} has ${calls.length} calls, over max_calls_per_turn ${o.limits.max_calls_per_turn}`, t);
+    for (const c of calls)
+      if (c.length > o.limits.max_call_chars)
+        return fail(ERR.limit, `a call in turn ${t} is ${c.length} characters, over max_call_chars ${o.limits.max_call_chars}`, t);
+  }
+  return { decoded };
 }
 
 function reasonOf(c: CheckResult): string {
@@ -314,12 +325,18 @@ function reasonOf(c: CheckResult): string {
       return `turn ${t}: the model's results so far lack ${turn?.missing?.length} of the ground truth's (${turn?.missing?.slice(0, 2).join(' | ')}) (${ERR.response})`;
     case ERR.irrelevance:
       return `turn ${t}: the model made calls where the ground truth makes none (${ERR.irrelevance})`;
+    case ERR.unevaluable:
+    case ERR.limit:
+    case ERR.malformed:
+      return `turn ${t}: ${c.error_message}; the model's output scores 0 (${c.error_type})`;
+    case ERR.inference:
+      return `the model did not output a list of turns (${ERR.inference})`;
     default:
       return `${c.error_type}: ${c.error_message}`;
   }
 }
 
-/** arbiter's own refusals as invalid grades; anything else is a bug. */
+/** What the item (ground truth, initial_config, classes) or the configuration causes: invalid grades; anything else is a bug. */
 function translate(e: unknown, what: string): unknown {
   if (e instanceof GradeFailure) return e;
   if (e instanceof EnvLimit) return new GradeFailure('limit_exceeded', `${what}: ${e.message}`);

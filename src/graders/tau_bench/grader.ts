@@ -4,12 +4,12 @@
 // and every required output must appear in a reply. Components: state, outputs, done; `steps`:
 // per-turn rewards; metadata: tool errors, progress, GiGPO anchors, replay-vs-record mismatches.
 import { z } from 'zod';
-import { GradeFailure, type Result } from '../../core/result.js';
+import { GradeFailure, type Outcome, type Result } from '../../core/result.js';
 import { graderSchema, PURE, type GraderType } from '../../core/registry.js';
 import { renderCompiled, type ValueTemplate } from '../../core/template.js';
 import { isDomain, TauDataError, type Domain } from '../../agents/tau/db.js';
 import { readTask, TAU_DOMAINS, type TauTask } from '../../agents/tau/domain.js';
-import { rewardTrajectory, type TauOutcome } from '../../agents/tau/reward.js';
+import { type Gold, goldState, rewardTrajectory, type TauOutcome } from '../../agents/tau/reward.js';
 import { readActions, readMessages, TrajectoryError, type Trajectory } from '../../agents/trajectory.js';
 
 const weights = z.strictObject({
@@ -68,6 +68,18 @@ function doneReason(o: TauOutcome): string {
   return o.done ? ENDED[o.ended_by!]! : 'the episode never ended (no ###STOP### from the user after a reply, no transfer to a human agent)';
 }
 
+/** The agent's trajectory is at fault before anything is replayed (over a limit, a malformed action): reward 0, valid. */
+function floorResult(domain: string, why: string, limit: boolean): Outcome {
+  const reason = `not replayed: ${why}`;
+  return {
+    score: 0,
+    reason: `reward 0: ${why}`,
+    components: { state: component('state', 0, reason), outputs: component('outputs', 0, reason), done: component('done', 0, reason) },
+    steps: [],
+    metadata: { domain, trajectory_error: why, error_type: limit ? 'trajectory_limit_exceeded' : 'trajectory_malformed' },
+  };
+}
+
 export const tauBench: GraderType<Config> = {
   type: 'tau_bench',
   summary: 'tau-bench airline/retail: replays the trajectory and the gold actions, equal databases and required outputs give 1; per-turn credit',
@@ -101,17 +113,25 @@ export const tauBench: GraderType<Config> = {
         if (e instanceof TypeError) throw new GradeFailure('bad_input', e.message);
         throw e;
       }
+      let gold: Gold;
+      try {
+        gold = goldState(domain, task);
+      } catch (e) {
+        if (e instanceof TauDataError) throw new GradeFailure('config_error', e.message);
+        throw e;
+      }
+      // a task whose gold actions tau-bench could not run is the item's fault, whatever the trajectory
+      if (gold.crash) throw new GradeFailure('bad_input', `task: ${gold.crash}`);
       let traj: Trajectory;
       try {
         const raw = renderCompiled(source, s);
         traj = actionList ? readActions(raw) : readMessages(raw, format, { firstToolCallOnly: cfg.first_tool_call_only ?? false });
       } catch (e) {
-        if (e instanceof TrajectoryError)
-          throw new GradeFailure(
-            /over the limit|more than/.test(e.message) ? 'limit_exceeded' : 'bad_input',
-            `${actionList ? 'actions' : 'messages'}: ${e.message}`,
-          );
-        throw e;
+        if (!(e instanceof TrajectoryError)) throw e;
+        const what = `${actionList ? 'actions' : 'messages'}: ${e.message}`;
+        // the record is not a trajectory: invalid; the agent's own output is at fault: the floor
+        if (e.blame === 'record') throw new GradeFailure('bad_input', what);
+        return floorResult(cfg.domain, e.limit ? `${what} (a limit on what arbiter replays; tau-bench stops an episode at 30 steps)` : what, e.limit);
       }
       let o: TauOutcome;
       try {
