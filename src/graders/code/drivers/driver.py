@@ -41,9 +41,6 @@ def _arbiter_driver():
         _write(2, ('arbiter driver: sandbox: %s\n' % what).encode('utf-8', 'replace'))
         _exit(71)
 
-    if prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE 0
-        fatal('prctl(PR_SET_DUMPABLE) failed: %s' % os.strerror(ctypes.get_errno()))
-
     # ---- messages: 4-byte big-endian length, then JSON text ---------------------------------
 
     def send(fd, msg):
@@ -87,7 +84,8 @@ def _arbiter_driver():
     # object with one key is a tagged value: {"t": [..]} tuple, {"s": [..]} set, {"fs": [..]}
     # frozenset, {"d": [[k, v], ..]} dict, {"b": hex} bytes, {"ba": hex} bytearray, {"c": [re,
     # im]} complex, {"i": hex} a large int, {"o": [handle, type name]} an object of the solution's
-    # process, {"r": handle} one of H's objects. Subclasses are read through the base type.
+    # process, {"r": handle} that object again (from H), {"bi": name} a builtin such as `int` (from
+    # H: MBPP 533 passes a type). Subclasses are read through the base type.
 
     class _TooDeep(Exception):
         pass
@@ -191,7 +189,7 @@ def _arbiter_driver():
                             return _bytearray.fromhex(v)
                         if tag == 'c' and kv is _list and _len(v) == 2 and _type(v[0]) is _float and _type(v[1]) is _float:
                             return _complex(v[0], v[1])
-                        if tag in ('o', 'r'):
+                        if tag in ('o', 'r', 'bi'):
                             return handle(tag, v)
                     except _BadMessage:
                         raise
@@ -251,9 +249,13 @@ def _arbiter_driver():
                     pass
             return enc(x)
 
+        pristine = _dict(builtins.__dict__)
+
         def local(tag, v):
             if tag == 'r' and _type(v) is _int and v in objects:
                 return objects[v]
+            if tag == 'bi' and _type(v) is _str and v in pristine:
+                return pristine[v]
             raise _BadMessage('no such object')
 
         dec = decoder(local)
@@ -396,6 +398,13 @@ def _arbiter_driver():
             except _BaseException as e:
                 reply(exc_reply(e))
 
+    def kill_now(pid):
+        try:
+            _kill(pid, 9)
+            _waitpid(pid, 0)
+        except _BaseException:
+            pass
+
     call_r, call_w = os.pipe()
     reply_r, reply_w = os.pipe()
     spid = os.fork()
@@ -408,6 +417,11 @@ def _arbiter_driver():
             _exit(70)
     _close(call_r)
     _close(reply_w)
+    # H is no longer dumpable: /proc/<H>/mem, fd, environ, maps belong to root from now on (S,
+    # forked just before, stays dumpable, so it can still read its own /proc files)
+    if prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE 0
+        kill_now(spid)
+        fatal('prctl(PR_SET_DUMPABLE) failed: %s' % os.strerror(ctypes.get_errno()))
 
     # ---- H: the harness -----------------------------------------------------------------------
 
@@ -596,6 +610,9 @@ def _arbiter_driver():
     def h_other(x):
         if _type(x) is _Remote:
             return {'r': x._h}
+        name = _getattr(x, '__name__', None)
+        if _type(name) is _str and builtins.__dict__.get(name) is x:
+            return {'bi': name}
         raise TypeError('a value of type %s cannot be passed to the solution (only plain values cross)' % _type(x).__name__)
 
     h_enc = encoder(h_other)
