@@ -508,7 +508,7 @@ def _arbiter_driver():
 
         sig.signal(sig.SIGALRM, on_alarm)
 
-    state = {'alive': True, 'why': '', 'deadline': None}
+    state = {'alive': True, 'why': '', 'deadline': None, 'ended': False}
     remotes = {}  # handle -> _Remote
 
     def kill_solution(why):
@@ -540,7 +540,8 @@ def _arbiter_driver():
             if not done:  # (H's own timer, mid-exchange: S is in an unknown state)
                 kill_solution("the solution's process was stopped after a test ran out of time")
         if r is None:
-            kill_solution("the solution's process ended (an exit or a crash in the solution)")
+            kill_solution("the solution's process ended during the tests (an exit or a crash in the solution)")
+            state['ended'] = True
             raise _SolutionGone(state['why'])
         if _type(r) is not _list or not r or _type(r[0]) is not _str:
             kill_solution("the solution's process sent an unreadable reply")
@@ -780,6 +781,14 @@ def _arbiter_driver():
                 _setitimer(_ITIMER_REAL, 0)
             state['deadline'] = None
 
+    def gone(i, e):
+        # S ended by itself (an exit or a crash): an early exit, this test and the rest; S stopped
+        # by H (a test out of time): this test fails, and so does each later one, with the reason
+        if state['ended']:
+            emit('exit', jstr(_str(e)))
+            finish(1)
+        emit(_str(i), 'fail', jstr(_str(e)))
+
     if mode == 'humaneval':
         try:
             _exec(_compile(spec['tests'], 'tests.py', 'exec'), tns)
@@ -814,6 +823,8 @@ def _arbiter_driver():
                 emit(_str(i), 'pass')
             except _ArbiterTimeout:
                 emit(_str(i), 'timeout')
+            except _SolutionGone as e:
+                gone(i, e)
             except _BaseException as e:
                 emit(_str(i), 'fail', jstr(describe(e)))
     elif mode == 'function':
@@ -836,6 +847,9 @@ def _arbiter_driver():
                 r = run_test(lambda: fn(*c.get('args', []), **c.get('kwargs', {})))
             except _ArbiterTimeout:
                 emit(_str(i), 'timeout')
+                continue
+            except _SolutionGone as e:
+                gone(i, e)
                 continue
             except _BaseException as e:
                 emit(_str(i), 'fail', jstr(describe(e)))
