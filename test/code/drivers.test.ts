@@ -108,7 +108,10 @@ describe('python driver, run directly', () => {
 
   it('an exit during the tests leaves no done line (early exit)', () => {
     // the solution's process ends; the harness says so (an early exit) and writes no done line
-    const r = drive('python', 'import os\ndef add(a, b):\n    os._exit(0)\n', { mode: 'asserts', tests: ['assert True', 'assert add(1, 2) == 3', 'assert True'] });
+    const r = drive('python', 'import os\ndef add(a, b):\n    os._exit(0)\n', {
+      mode: 'asserts',
+      tests: ['assert True', 'assert add(1, 2) == 3', 'assert True'],
+    });
     expect(r.status).toBe(1);
     expect(r.lines).toEqual(['0 pass', `exit "the solution's process ended during the tests (an exit or a crash in the solution)"`]);
     expect(parseVerdicts(r.stdout, r.nonce).done).toBe(false);

@@ -15,7 +15,7 @@ import {
   JSON_PATCHER,
   MEMORY_SCANNER,
   MEMORY_SCANNER_TESTS,
-} from './fixtures/hostile-python.js';
+} from './hostile-python.js';
 import { humanEval, loadGrader, mbpp, Services } from './helpers.js';
 
 const services = new Services();

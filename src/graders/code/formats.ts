@@ -140,7 +140,11 @@ function track(s: RunSettings, r: RunResult | undefined): RunResult | undefined 
 async function run(s: RunSettings, p: CompiledProgram, stdin?: string, allowSpawn = false): Promise<RunResult> {
   return track(
     s,
-    await runProgram(s.pool, p, { ...(stdin !== undefined ? { stdin } : {}), ...(s.signal ? { signal: s.signal } : {}), ...(allowSpawn ? { allowSpawn } : {}) }),
+    await runProgram(s.pool, p, {
+      ...(stdin !== undefined ? { stdin } : {}),
+      ...(s.signal ? { signal: s.signal } : {}),
+      ...(allowSpawn ? { allowSpawn } : {}),
+    }),
   )!;
 }
 
