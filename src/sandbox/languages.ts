@@ -439,6 +439,8 @@ export interface ProgramRun {
   stdin?: string;
   limits?: Partial<SandboxLimits>;
   signal?: AbortSignal;
+  /** The program may create processes (RunRequest.allowSpawn): a grading harness that forks the solution's process. */
+  allowSpawn?: boolean;
 }
 
 /** Runs a prepared program once. */
@@ -452,6 +454,7 @@ export function runProgram(pool: SandboxPool, program: CompiledProgram, run: Pro
     ...(program.warm ? { warm: program.warm } : {}),
     ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
     ...(run.signal ? { signal: run.signal } : {}),
+    ...(run.allowSpawn ? { allowSpawn: true } : {}),
   });
 }
 

@@ -6,6 +6,7 @@ import { buildCpp, compileProgram, runProgram, transpileTypeScript, type Compile
 import type { SandboxFile } from '../../sandbox/bwrap-args.js';
 import type { SandboxLimits } from '../../sandbox/limits.js';
 import type { RunResult, SandboxPool } from '../../sandbox/pool.js';
+import { hostSpawnFilter } from '../../sandbox/seccomp.js';
 import { randomBytes } from 'node:crypto';
 import { outputsMatch, preview, valuesEqual, type CompareMode } from './compare.js';
 import {
@@ -86,6 +87,9 @@ export interface Parts {
   entryPoint?: string;
 }
 
+/** The drivers' exit status for a failure to confine the solution (e.g. the spawn filter refused). */
+const DRIVER_SANDBOX_EXIT = 71;
+
 const PY_IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const JS_PATH = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
 
@@ -133,8 +137,15 @@ function track(s: RunSettings, r: RunResult | undefined): RunResult | undefined 
   return r;
 }
 
-async function run(s: RunSettings, p: CompiledProgram, stdin?: string): Promise<RunResult> {
-  return track(s, await runProgram(s.pool, p, { ...(stdin !== undefined ? { stdin } : {}), ...(s.signal ? { signal: s.signal } : {}) }))!;
+async function run(s: RunSettings, p: CompiledProgram, stdin?: string, allowSpawn = false): Promise<RunResult> {
+  return track(
+    s,
+    await runProgram(s.pool, p, {
+      ...(stdin !== undefined ? { stdin } : {}),
+      ...(s.signal ? { signal: s.signal } : {}),
+      ...(allowSpawn ? { allowSpawn } : {}),
+    }),
+  )!;
 }
 
 /** `trustedMain`: the source is arbiter's own driver (see CompileOptions); `cppScript`: a C++ build script of its own. */
@@ -169,7 +180,10 @@ async function prepare(
 
 /**
  * Runs a solution through the python/js driver and returns its verdicts. The nonce and the spec
- * (the tests) go on stdin; only the solution is a file in the sandbox.
+ * (the tests) go on stdin; only the solution is a file in the sandbox. The driver forks the
+ * solution's process itself (so the run may create processes) and stacks `spawn_filter` (base64
+ * of the BPF program, hostSpawnFilter()) on that process; null where the host has no filter.
+ * Exit status 71 with `arbiter driver: sandbox:` on stderr is the driver's own sandbox failure.
  */
 async function driven(s: RunSettings, solution: string, spec: Record<string, unknown>) {
   const nonce = makeNonce();
@@ -186,7 +200,11 @@ async function driven(s: RunSettings, solution: string, spec: Record<string, unk
   }
   const p = await prepare(s, driver, [{ name: `solution.${ext}`, data: solution }], { trustedMain: true });
   if (!('argv' in p)) return { verdict: p } as const;
-  const r = await run(s, p, driverInput(nonce, { ...spec, solution: `solution.${ext}` }));
+  const filter = hostSpawnFilter();
+  const input = driverInput(nonce, { ...spec, solution: `solution.${ext}`, spawn_filter: filter ? filter.toString('base64') : null });
+  const r = await run(s, p, input, true);
+  if (s.language === 'python' && r.exitCode === DRIVER_SANDBOX_EXIT && /^arbiter driver: sandbox: /m.test(r.stderr))
+    throw new GradeFailure('sandbox_error', errorSummary(r.stderr) || 'the driver could not confine the solution');
   return { run: r, verdicts: parseVerdicts(r.stdout, nonce) } as const;
 }
 
@@ -235,7 +253,8 @@ export async function humaneval(s: RunSettings, parts: Parts): Promise<TestVerdi
   if (s.language === 'cpp') return cppHumaneval(s, parts, body);
   let solution = body;
   let tests = parts.tests;
-  const spec: Record<string, unknown> = { mode: 'humaneval' };
+  // the prompt alone, for the harness's own namespace (trusted helpers such as HumanEval/32's poly)
+  const spec: Record<string, unknown> = { mode: 'humaneval', ...(parts.prompt ? { prompt: parts.prompt } : {}) };
   if (s.language === 'python') {
     if (!parts.entryPoint || !PY_IDENT.test(parts.entryPoint))
       throw new GradeFailure('bad_input', `humaneval needs entry_point, a Python identifier; got ${JSON.stringify(parts.entryPoint)}`);

@@ -5,13 +5,14 @@
 // (builtins, write and exit functions, the JSON encoder) before loading the solution, writes its
 // lines from those bindings only, and ends the process itself once the last test has run, so a
 // solution that exits early, prints look-alike lines, rebinds builtins or prototypes, or installs
-// exit hooks cannot pass tests it did not pass. The tests run apart from the solution: in Python
-// in their own namespace with the builtins (and every module they import) as they were before
-// the solution ran; in JavaScript with their own `require` and a frozen `assert`. A solution that
-// deliberately introspects the driver (frames, memory) could still forge verdicts: this is a
-// guard against reward hacks, not a security boundary (the sandbox is). The drivers are real
-// programs in ./drivers/ (linted by `npm run lint:drivers`, shipped in dist/); this module loads
-// them and parses their output.
+// exit hooks cannot pass tests it did not pass. Python runs the solution in a process of its own
+// (forked before stdin is read, confined by the spec's `spawn_filter`), calls it over a pipe with
+// plain values only, and keeps the tests and the verdicts in the driver's process (docs/code.md).
+// JavaScript runs the tests apart from the solution with their own `require` and a frozen
+// `assert`; a JavaScript solution that deliberately introspects the driver could still forge
+// verdicts: this is a guard against reward hacks, not a security boundary (the sandbox is). The
+// drivers are real programs in ./drivers/ (linted by `npm run lint:drivers`, shipped in dist/);
+// this module loads them and parses their output.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -58,10 +59,11 @@ export function driverSource(url: URL): string {
 }
 
 /**
- * Python driver (drivers/driver.py). Modes: `humaneval` (load the solution, then the test code in
- * its own namespace, then `check(entry_point)`), `asserts` (load solution + setup, exec each assert
- * with its own alarm), `function` (call entry_point per case and report the JSON of the return
- * value), `grade` (the `python` grader: grade(sample, item)).
+ * Python driver (drivers/driver.py): the solution in a child process, the tests calling it through
+ * proxies. Modes: `humaneval` (the prompt, then the test code, in the driver's own namespace, then
+ * `check(entry_point)`), `asserts` (setup, then each assert with its own alarm), `function` (call
+ * entry_point per case and report the JSON of the return value), `grade` (the `python` grader:
+ * grade(sample, item), in the driver's process).
  */
 export const PYTHON_DRIVER = driverSource(new URL('./drivers/driver.py', import.meta.url));
 
