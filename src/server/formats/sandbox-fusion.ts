@@ -320,6 +320,7 @@ async function runCode(pool: SandboxPool, args: RunCodeArgs, limits: ReturnType<
       ...(recipe.cppFlags ? { cppFlags: recipe.cppFlags } : {}),
       ...(recipe.flags ? { flags: recipe.flags } : {}),
       ...(recipe.javaClass ? { javaClass: recipe.javaClass } : {}),
+      allowSpawn: true,
       signal,
     });
     // the compiler's stdout is the program (or the class files) itself: only a failed compile shows it
@@ -340,8 +341,13 @@ async function runCode(pool: SandboxPool, args: RunCodeArgs, limits: ReturnType<
     program = { argv: [rt.exe, 'main.py'], files: [{ name: 'main.py', data: args.code }, ...files], binds: rt.binds, limits: limits.run };
   }
   const fetch = args.fetch_files.length ? withFetch(program.argv, args.fetch_files) : undefined;
+  // Processes stay allowed here, as in SandboxFusion: /run_code runs any program, which may use
+  // subprocess, and fetch_files wraps it in a shell. (So a client that grades by /run_code's
+  // status, verl's sandbox_fusion reward, gets no protection from fork oracles: graded code
+  // belongs in a `code` grader, whose programs cannot create processes.)
   const r = await pool.run({
     argv: fetch ? fetch.argv : program.argv,
+    allowSpawn: true,
     files: program.files,
     binds: program.binds,
     limits: { ...program.limits, ...limits.run },
