@@ -28,7 +28,14 @@ beforeAll(async () => {
   const jobs: Promise<void>[] = [];
   for (const lang of LANGS) {
     for (const h of programs) {
-      const g = loadGrader({ type: 'code', language: lang, format: 'stdio', tests: [{ input: '', output: 'ok' }], allow_processes: true, limits: { time_ms: WALL_MS, ...h.limits } });
+      const g = loadGrader({
+        type: 'code',
+        language: lang,
+        format: 'stdio',
+        tests: [{ input: '', output: 'ok' }],
+        allow_processes: true,
+        limits: { time_ms: WALL_MS, ...h.limits },
+      });
       jobs.push(g.grade({ item: {}, sample: { output_text: '```\n' + h[lang] + '```' } }, { services }).then((r) => void results.set(`${lang}:${h.name}`, r)));
     }
   }

@@ -264,6 +264,7 @@ function requestLimits(args: RunCodeArgs, max: SandboxApiLimits): { run: Partial
  */
 const FETCH_SCRIPT = [
   'm=$1; c=$2; shift 2',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
   'cmd=; i=1; while [ "$i" -le "$c" ]; do cmd="$cmd \\"\\${$i}\\""; i=$((i+1)); done',
   'eval "$cmd"; rc=$?',
   'shift "$c"',
