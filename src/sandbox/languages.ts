@@ -2,6 +2,8 @@
 // program in each supported language, with the limits that suit each runtime (V8 and the JVM need
 // RLIMIT_DATA rather than RLIMIT_AS, compilers fork helpers and threads). Every compile runs in the
 // sandbox with the compile limits; what it produced is brought back and run in a fresh sandbox.
+// Compile steps may create processes; programs may not (fork oracles) unless their grader allows
+// it (CompileOptions.allowSpawn) or the language needs it (bash).
 import { runtimeFor } from './host.js';
 import type { SandboxLimits } from './limits.js';
 import type { RunResult, SandboxFile, SandboxPool, WarmRun } from './pool.js';
@@ -21,6 +23,12 @@ export interface Language {
   compileLimits?: Partial<SandboxLimits>;
   /** Runs can be served warm by the pool: a forked Python zygote, or a pre-started node (pool.ts). */
   warm?: 'python' | 'javascript';
+  /**
+   * Whether a program may create processes when its grader does not say (CompileOptions.allowSpawn):
+   * only bash, where every external command is a process. Compile steps always may (compilers run
+   * their passes, as, ld, go's toolchain as processes).
+   */
+  spawnByDefault?: boolean;
 }
 
 const MiB = 1024 * 1024;
@@ -94,7 +102,8 @@ export const LANGUAGES: Record<LanguageName, Language> = {
     limits: { memoryKind: 'data', processes: 64 },
     compileLimits: { ...COMPILE_LIMITS, memoryKind: 'data', processes: 64 },
   },
-  bash: { name: 'bash', tags: ['bash', 'sh', 'shell'], source: 'main.sh', limits: {} },
+  // a bash program runs external commands (each a fork): processes allowed unless the grader says not
+  bash: { name: 'bash', tags: ['bash', 'sh', 'shell'], source: 'main.sh', limits: {}, spawnByDefault: true },
 };
 
 export function languageByName(name: string): Language | undefined {
@@ -113,6 +122,8 @@ export interface CompiledProgram {
   env?: Record<string, string>;
   /** How a warm interpreter may serve it (absent: always a cold run). */
   warm?: WarmRun;
+  /** Each run may create processes (RunRequest.allowSpawn); else fork and friends fail with EPERM. */
+  allowSpawn: boolean;
 }
 
 export type CompileOutcome =
@@ -134,6 +145,11 @@ export interface CompileOptions {
   compileLimits?: Partial<SandboxLimits>;
   /** The main source is arbiter's own program (a driver), which a warm interpreter may compile once and keep. */
   trustedMain?: boolean;
+  /**
+   * The program may create processes when it runs (RunRequest.allowSpawn; the compile step always
+   * may). Default: the language's (`spawnByDefault`: bash yes, every other language no).
+   */
+  allowSpawn?: boolean;
   /** Python: import site-packages (slower start-up; needed for third-party packages). Default false. */
   pythonSite?: boolean;
   /** C++: compiler flags (default -std=c++17 -O2). */
@@ -256,26 +272,35 @@ export async function compileProgram(pool: SandboxPool, language: LanguageName, 
   const files: SandboxFile[] = [{ name: lang.source, data: source }, ...(opts.files ?? [])];
   const extra = opts.files ?? [];
   const main = opts.main ?? lang.source;
-  const built = (compile: RunResult, program: Omit<CompiledProgram, 'language' | 'limits'>): CompileOutcome => ({
+  const allowSpawn = opts.allowSpawn ?? Boolean(lang.spawnByDefault);
+  const built = (compile: RunResult, program: Omit<CompiledProgram, 'language' | 'limits' | 'allowSpawn'>): CompileOutcome => ({
     ok: true,
     compile,
-    program: { language, limits, ...program },
+    program: { language, limits, allowSpawn, ...program },
   });
   switch (language) {
     case 'python': {
       const flags = opts.pythonSite ? ['-I', '-B'] : ['-I', '-S', '-B'];
       const warm = { language: 'python' as const, trustedMain: Boolean(opts.trustedMain) && main === lang.source };
-      return { ok: true, program: { language, argv: [rt.exe, ...flags, main], files, binds: rt.binds, limits, ...(lang.warm ? { warm } : {}) } };
+      return { ok: true, program: { language, argv: [rt.exe, ...flags, main], files, binds: rt.binds, limits, allowSpawn, ...(lang.warm ? { warm } : {}) } };
     }
     case 'javascript': {
       const warm = { language: 'javascript' as const };
       return {
         ok: true,
-        program: { language, argv: [rt.exe, `--max-old-space-size=${v8Heap(limits)}`, main], files, binds: rt.binds, limits, ...(lang.warm ? { warm } : {}) },
+        program: {
+          language,
+          argv: [rt.exe, `--max-old-space-size=${v8Heap(limits)}`, main],
+          files,
+          binds: rt.binds,
+          limits,
+          allowSpawn,
+          ...(lang.warm ? { warm } : {}),
+        },
       };
     }
     case 'bash':
-      return { ok: true, program: { language, argv: [rt.exe, main], files, binds: rt.binds, limits } };
+      return { ok: true, program: { language, argv: [rt.exe, main], files, binds: rt.binds, limits, allowSpawn } };
     case 'typescript': {
       const ts = files.filter((f) => /\.[cm]?ts$/.test(f.name) && !f.name.endsWith('.d.ts')).map((f) => f.name);
       const b = await buildProgram(pool, language, files, [rt.exe, '-e', TS_TRANSPILE, rt.aux!.typescript!, ...ts], rt.binds, opts);
@@ -391,6 +416,8 @@ export type BuildOutcome = { ok: true; output: Buffer; compile: RunResult } | Ex
  * Runs a build command in the sandbox with the language's compile limits and returns what it
  * prints on stdout (a binary, an object, a bundle of class files, transpiled JavaScript). Exit
  * status 97 means `tests_error`; any other failure is `compile_error` (or `sandbox_error`, `aborted`).
+ * The build may create processes (the shell script, cc1plus, as, ld, go's compile/link): it runs
+ * arbiter's toolchain on the source, never the program itself.
  */
 export async function buildProgram(
   pool: SandboxPool,
@@ -407,6 +434,7 @@ export async function buildProgram(
     limits: { ...LANGUAGES[language].compileLimits, ...opts.compileLimits },
     binds,
     binaryStdout: true,
+    allowSpawn: true,
     ...(env ? { env } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
@@ -450,6 +478,7 @@ export function runProgram(pool: SandboxPool, program: CompiledProgram, run: Pro
     files: program.files,
     binds: program.binds,
     limits: { ...program.limits, ...run.limits },
+    allowSpawn: program.allowSpawn,
     ...(program.env ? { env: program.env } : {}),
     ...(program.warm ? { warm: program.warm } : {}),
     ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),

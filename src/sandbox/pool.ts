@@ -13,7 +13,7 @@ import { closeQuietly, findCgroupParent, removeStale, RunCgroup } from './cgroup
 import { hostTools, which, type HostTools } from './host.js';
 import { checkLimits, DEFAULT_LIMITS, mergeLimits, prlimitArgs, runMemoryBytes, type SandboxLimits } from './limits.js';
 import { runProcess, type SpawnResult, type SpawnSpec } from './process.js';
-import { hostSeccompProgram } from './seccomp.js';
+import { hostSeccompProgram, hostSpawnFilter } from './seccomp.js';
 import { DEFAULT_UID_BASE, leaseUids, type UidLease } from './uid-lease.js';
 import {
   JS_SPARE_PATH,
@@ -52,8 +52,11 @@ export interface RunRequest {
   warm?: WarmRun;
   /**
    * The program may create processes (fork, vfork, clone without CLONE_THREAD). Default false:
-   * the seccomp filter refuses them with EPERM (seccomp.ts). A grading harness that forks the
-   * solution's process itself sets it and stacks hostSpawnFilter() on that process.
+   * the seccomp filter refuses them with EPERM (seccomp.ts), in cold runs, warm Python runs,
+   * JavaScript spares and unsandboxed runs alike (there with the stackable filter, through the
+   * native helper; without the helper such a run is refused). Compile steps set it (compilers
+   * fork their passes). A grading harness that starts the solution's process itself sets it and
+   * stacks hostSpawnFilter() on that process (SPAWN_EXEC_PATH --seccomp-fd).
    */
   allowSpawn?: boolean;
 }
@@ -87,7 +90,17 @@ export interface RunResult {
   message?: string;
   /** The run's memory cgroup killed a process because the run exceeded its total memory. */
   memoryExceeded?: boolean;
+  /**
+   * The pid of the program's own process as the program sees it (getpid()), when known: always
+   * 2 in the sandbox (cold: pid 1 is bwrap's init; warm: P), the child's pid unsandboxed. A
+   * verdict the program prints with its pid tells the program from a child it forked (a child
+   * never has this pid: the run ends when the program does).
+   */
+  programPid?: number;
 }
+
+/** The pid the program's process has inside its sandbox (see RunResult.programPid). */
+export const SANDBOX_PROGRAM_PID = 2;
 
 export interface PoolOptions {
   concurrency?: number;
@@ -404,7 +417,10 @@ export class SandboxPool {
     try {
       const r = this.unsafe
         ? await this.spawnUnsafe(req, files, limits, env)
-        : ((await this.tryWarm(slot, req, files, limits, env)) ?? (await this.spawnSandboxed(slot, req, files, limits, env)));
+        : {
+            ...((await this.tryWarm(slot, req, files, limits, env)) ?? (await this.spawnSandboxed(slot, req, files, limits, env))),
+            programPid: SANDBOX_PROGRAM_PID,
+          };
       return { ...r, queueMs };
     } finally {
       this.stats.live--;
@@ -430,7 +446,7 @@ export class SandboxPool {
    */
   private startSandboxed(
     target: { uid: number | undefined; cg: RunCgroup | undefined },
-    req: Pick<RunRequest, 'argv' | 'binds' | 'stdin' | 'signal' | 'binaryStdout'>,
+    req: Pick<RunRequest, 'argv' | 'binds' | 'stdin' | 'signal' | 'binaryStdout' | 'allowSpawn'>,
     files: SandboxFile[],
     limits: SandboxLimits,
     env: Record<string, string>,
@@ -444,7 +460,8 @@ export class SandboxPool {
     const readyFd = 5;
     const seccompFd = 6;
     const firstFileFd = 7;
-    const seccomp = hostSeccompProgram({ spawn: true });
+    // (without allowSpawn the program cannot create processes: fork oracles, seccomp.ts)
+    const seccomp = hostSeccompProgram({ spawn: Boolean(req.allowSpawn) });
     const { cg, uid } = target;
     const helper = this.tools.sandboxExec;
     let procsFd: number | undefined;
@@ -584,8 +601,10 @@ export class SandboxPool {
         const probe = [
           "const fs = require('fs');",
           "const st = fs.readFileSync('/proc/self/status', 'utf8');",
+          // (the probe may not create processes)
+          "let nofork = false; try { require('child_process').execFileSync('/bin/true'); } catch (e) { nofork = e.code === 'EPERM'; }",
           'const ok = process.getuid() !== 0 && /NoNewPrivs:\\s+1/.test(st) && /Seccomp:\\s+2/.test(st) && /CapEff:\\s+0+\\n/.test(st)',
-          "  && require.main === module && process.argv[1] === '/tmp/main.js' && fs.readFileSync(0, 'utf8') === 'ping' && fs.readdirSync('/tmp').join() === 'main.js';",
+          "  && nofork && require.main === module && process.argv[1] === '/tmp/main.js' && fs.readFileSync(0, 'utf8') === 'ping' && fs.readdirSync('/tmp').join() === 'main.js';",
           "console.log(ok ? 'ok' : 'failed ' + process.argv.join(' '));",
         ].join('\n');
         const argv = [...form.prefix, 'main.js'];
@@ -623,6 +642,7 @@ export class SandboxPool {
     binds: string[],
     limits: SandboxLimits,
     env: Record<string, string>,
+    allowSpawn: boolean,
   ): Promise<Spare | undefined> {
     const idx = slot * 2 + side;
     const prev = this.sideFree[idx]!;
@@ -636,7 +656,7 @@ export class SandboxPool {
     let open!: Spare['open'];
     const gate = new Promise<{ stdin?: string | Buffer; signal?: AbortSignal } | undefined>((r) => (open = r));
     const cg = this.spareCgroups[idx];
-    const s = this.startSandboxed({ uid: this.spareLease.uids[idx], cg }, { argv: [...form.prefix, JS_SPARE_PATH], binds }, [], limits, env, {
+    const s = this.startSandboxed({ uid: this.spareLease.uids[idx], cg }, { argv: [...form.prefix, JS_SPARE_PATH], binds, allowSpawn }, [], limits, env, {
       gate,
       roFiles: [{ src: JS_SPARE_SCRIPT, dest: JS_SPARE_PATH }],
     });
@@ -669,7 +689,9 @@ export class SandboxPool {
     env: Record<string, string>,
   ): Promise<Omit<RunResult, 'queueMs'>> {
     const binds = req.binds ?? [];
-    const key = JSON.stringify([form.prefix, [...binds].sort(), limits, env]);
+    // (a spare's seccomp filter is fixed when it starts: spawn or not is part of its key)
+    const allowSpawn = Boolean(req.allowSpawn);
+    const key = JSON.stringify([form.prefix, [...binds].sort(), limits, env, allowSpawn]);
     // the slot's spare: ready, or still being prepared (its side only waits for a finished run)
     let sp = this.spares[slot];
     this.spares[slot] = undefined;
@@ -684,11 +706,11 @@ export class SandboxPool {
       sp = undefined;
     }
     // (no spare is idle on either side now, so each side waits only for runs that have ended)
-    sp ??= await this.prepareSpare(slot, side, key, form, binds, limits, env);
+    sp ??= await this.prepareSpare(slot, side, key, form, binds, limits, env, allowSpawn);
     if (!sp) return fail('sandbox_error', this.closed ? 'the sandbox pool is closed' : 'could not start the JavaScript sandbox');
     const mine = sp;
     if (!this.closed) {
-      const next: Promise<Spare | undefined> = this.prepareSpare(slot, 1 - mine.side, key, form, binds, limits, env).then((n) => {
+      const next: Promise<Spare | undefined> = this.prepareSpare(slot, 1 - mine.side, key, form, binds, limits, env, allowSpawn).then((n) => {
         if (this.pendingSpares[slot] === next) this.pendingSpares[slot] = undefined;
         if (!n) return undefined;
         if (this.closed || this.spares[slot]) {
@@ -712,10 +734,17 @@ export class SandboxPool {
     else {
       const probe = [
         'import os, sys',
+        // (the probe may not create processes: a fork that works means the filter is wrong)
+        'def nofork():',
+        '  try: p = os.fork()',
+        '  except PermissionError: return True',
+        '  if p == 0: os._exit(0)',
+        '  os.waitpid(p, 0)',
+        '  return False',
         "f = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines() if ':' in l)",
         "checks = {'uid': os.getuid() not in (0, 65534), 'nnp': f['NoNewPrivs'].strip() == '1', 'seccomp': f['Seccomp'].strip() == '2',",
         "  'caps': int(f['CapEff'], 16) == 0 and int(f['CapBnd'], 16) == 0, 'pid': os.getpid() == 2, 'tmp': os.listdir('/tmp') == ['main.py'],",
-        "  'stdin': sys.stdin.read() == 'ping', 'env': dict(os.environ) == {'A': 'b', 'PWD': '/tmp'}}",
+        "  'stdin': sys.stdin.read() == 'ping', 'env': dict(os.environ) == {'A': 'b', 'PWD': '/tmp'}, 'nofork': nofork()}",
         "print('ok' if all(checks.values()) else 'failed: ' + ' '.join(k for k, v in checks.items() if not v))",
       ].join('\n');
       const argv = [...form.prefix, 'main.py'];
@@ -777,6 +806,8 @@ export class SandboxPool {
       args = bwrapArgs({
         bwrap: this.tools.bwrap!,
         prlimit: this.tools.prlimit ?? '',
+        // (bound at SPAWN_EXEC_PATH for the programs' own use: a harness's launcher)
+        ...(this.tools.sandboxExec ? { exec: this.tools.sandboxExec } : {}),
         binds,
         files: [],
         limits: mergeLimits(DEFAULT_LIMITS, { tmpBytes: 1024 * 1024 }),
@@ -801,6 +832,7 @@ export class SandboxPool {
       ...(procsFd !== undefined ? { procsFd } : {}),
       uid: this.lease!.uids[slot]!,
       seccomp: hostSeccompProgram({ spawn: true }),
+      seccompNoSpawn: hostSeccompProgram({ spawn: false }),
       native: lib !== undefined,
       init: init !== undefined,
     });
@@ -856,6 +888,7 @@ export class SandboxPool {
         env: { ...env, PWD: RUN_DIR },
         limits,
         trustedMain: Boolean(req.warm?.trustedMain),
+        allowSpawn: Boolean(req.allowSpawn),
       },
       req.signal,
     );
@@ -891,6 +924,11 @@ export class SandboxPool {
   }
 
   private async spawnUnsafe(req: RunRequest, files: SandboxFile[], limits: SandboxLimits, env: Record<string, string>): Promise<Omit<RunResult, 'queueMs'>> {
+    // no sandbox, but still no process creation unless allowed: the stackable filter, through the
+    // native helper (prlimit cannot install one: refused then)
+    const filter = req.allowSpawn ? undefined : hostSpawnFilter();
+    if (!req.allowSpawn && filter && !this.tools.sandboxExec)
+      return fail('sandbox_error', 'an unsandboxed run that may not create processes needs the native helper (npm run build with a C compiler); none is built');
     const dir = await mkdtemp(join(tmpdir(), 'arbiter-run-'));
     try {
       for (const f of files) {
@@ -900,7 +938,8 @@ export class SandboxPool {
         if (f.executable) await chmod(p, 0o755);
       }
       const r = await runProcess({
-        argv: [this.tools.sandboxExec ?? this.tools.prlimit!, ...prlimitArgs(limits), '--', ...req.argv],
+        argv: [this.tools.sandboxExec ?? this.tools.prlimit!, ...prlimitArgs(limits), ...(filter ? ['--seccomp-fd=3'] : []), '--', ...req.argv],
+        ...(filter ? { inputFds: [filter], inputFdBase: 3 } : {}),
         env: { ...env, HOME: dir, TMPDIR: dir },
         cwd: dir,
         stdin: req.stdin,
@@ -909,7 +948,9 @@ export class SandboxPool {
         signal: req.signal,
       });
       if (r.spawnError) return fail('sandbox_error', `could not start the program: ${r.spawnError}`, r.durationMs);
-      return classify(r, r.exitCode, req.binaryStdout);
+      if (filter && r.exitCode === 127 && /^sandbox-exec: --seccomp-fd/m.test(r.stderr.toString('utf8')))
+        return { ...fail('sandbox_error', `sandbox failed to start the program: ${r.stderr.toString('utf8').trim().slice(0, 500)}`, r.durationMs) };
+      return { ...classify(r, r.exitCode, req.binaryStdout), ...(r.pid !== undefined ? { programPid: r.pid } : {}) };
     } finally {
       await rm(dir, { recursive: true, force: true }).catch(() => {});
     }

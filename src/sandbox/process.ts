@@ -49,6 +49,8 @@ export interface SpawnResult {
   /** Set when the process could not be started at all. */
   spawnError?: string;
   durationMs: number;
+  /** The child's pid (when it started). */
+  pid?: number;
 }
 
 class Capture {
@@ -192,6 +194,7 @@ export function runProcess(spec: SpawnSpec): Promise<SpawnResult> {
         outputLimit,
         aborted,
         durationMs: performance.now() - t0,
+        pid,
       };
       if (spawnError) r.spawnError = spawnError;
       resolve(r);

@@ -1,7 +1,7 @@
 // The kernel-limits report (`arbiter sandbox check`): runs the sandbox's start-up self-test and a
 // probe inside the sandbox, and says for this machine how each limit is enforced (or that it is
 // not): isolation (bubblewrap, uid leases or a user namespace, native helper or fallback), the
-// seccomp filter, the memory cgroup (v1, v2 or rlimits only), every rlimit as the kernel reports
+// seccomp filter (and whether a graded program can create processes: it should not), the memory cgroup (v1, v2 or rlimits only), every rlimit as the kernel reports
 // it to the sandboxed program, wall time, output and /tmp caps, the network; then each language's
 // toolchain, found or missing, with its version and a hello-world run in the sandbox.
 import { execFile } from 'node:child_process';
@@ -115,7 +115,11 @@ export async function sandboxReport(pool: SandboxPool, opts: { languages?: boole
   if (problem) return { usable: false, problem, isolation, limits: [], languages };
 
   const L: SandboxLimits = DEFAULT_LIMITS;
-  const r = await pool.run({ argv: ['/bin/sh', '-c', PROBE], limits: { wallMs: 15_000 } });
+  // (the probe is a shell script: its subshells and pipes are processes)
+  const r = await pool.run({ argv: ['/bin/sh', '-c', PROBE], limits: { wallMs: 15_000 }, allowSpawn: true });
+  // a program's run as graded programs have it (no allowSpawn): a fork must fail; `$(...)` forks
+  const fork = await pool.run({ argv: ['/bin/sh', '-c', 'x=$(echo forked) && echo "$x" || echo refused'], limits: { wallMs: 15_000 } });
+  const forkSeen = fork.stdout.trim() || `${fork.status}: ${(fork.message ?? '') + ' ' + fork.stderr.trim().slice(0, 200)}`;
   const out = sections(r.stdout);
   const lim = out.limits ?? '';
   const st = out.status ?? '';
@@ -175,6 +179,14 @@ export async function sandboxReport(pool: SandboxPool, opts: { languages?: boole
         ? `filter for ${process.arch}: refuses new namespaces, mounts, SysV memory, keyrings, bpf, userfaultfd, perf_event_open, io_uring, ptrace, process_vm_readv/writev and administrative calls; foreign ABIs kill`
         : `no filter for ${process.arch}: nested namespaces are not refused`,
       observed: `Seccomp: ${seccompMode ?? 'unknown'}${/^Seccomp_filters:\s*(\d+)/m.exec(st) ? `, filters: ${/^Seccomp_filters:\s*(\d+)/m.exec(st)![1]}` : ''}`,
+    },
+    {
+      name: 'processes_refused',
+      active: forkSeen === 'refused',
+      how: arch
+        ? 'seccomp: fork, vfork and clone without CLONE_THREAD fail with EPERM for graded programs (threads work); allowed for compile steps, bash programs, /run_code and graders with allow_processes: true'
+        : `no filter for ${process.arch}: programs can create processes`,
+      observed: `a shell's $(...) in a program's run: ${forkSeen.slice(0, 300)}`,
     },
     {
       name: 'privileges',

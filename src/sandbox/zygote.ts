@@ -102,6 +102,8 @@ export interface WarmJob {
   limits: SandboxLimits;
   /** The main file is arbiter's own program (a driver): the zygote may compile it once and keep it. */
   trustedMain: boolean;
+  /** The program may create processes: it gets the spawn filter, else (default) the no-spawn one (seccomp.ts). */
+  allowSpawn?: boolean;
 }
 
 export type WarmOutcome =
@@ -136,7 +138,9 @@ export interface ZygoteSpawn {
   /** Open fd of the slot's warm cgroup.procs (the zygote joins it and closes it). */
   procsFd?: number;
   uid?: number;
+  /** The filter of a run that may create processes (WarmJob.allowSpawn), and of one that may not. */
   seccomp: Buffer | null;
+  seccompNoSpawn?: Buffer | null;
   /** The fork helper is bound at ZYGOTE_LIB_PATH. */
   native: boolean;
   /** zygote-init is bound at ZYGOTE_INIT_PATH (used with the fork helper only). */
@@ -200,6 +204,11 @@ export class Zygote {
 
   /** Starts the sandbox and waits for the zygote's ready frame. Undefined when ready, else why not. */
   async start(): Promise<string | undefined> {
+    if (!this.spec.seccomp !== !this.spec.seccompNoSpawn) {
+      this.dead = true;
+      this.markExited();
+      return 'the warm interpreter needs both seccomp filters or neither';
+    }
     const passFd = this.spec.procsFd;
     // stdin, stdout and stderr are stream sockets, as a cold run's: the interpreter sets its std
     // streams up from them (seekable or not, buffering) before any program replaces the fds
@@ -237,15 +246,18 @@ export class Zygote {
       this.onGone(`the warm interpreter exited (${sig ?? `status ${code}`})${this.stderrText ? `: ${this.stderrText.trim().slice(-500)}` : ''}`);
       this.markExited();
     });
+    // both filters, one after the other; each program installs the one its job names
     const seccomp = this.spec.seccomp ?? Buffer.alloc(0);
+    const noSpawn = this.spec.seccompNoSpawn ?? Buffer.alloc(0);
     const init = {
       uid: this.spec.uid ?? null,
       seccomp: seccomp.length,
+      seccomp_nospawn: noSpawn.length,
       cgroup_fd: passFd !== undefined ? 4 : null,
       native: this.spec.native ? ZYGOTE_LIB_PATH : null,
       init: this.spec.native && this.spec.init ? ZYGOTE_INIT_PATH : null,
     };
-    this.ctlIn.write(encode(init, seccomp));
+    this.ctlIn.write(encode(init, seccomp, noSpawn));
     const timer = setTimeout(() => this.kill('the warm interpreter did not start within 20 s'), 20_000);
     const f = await this.next();
     clearTimeout(timer);
@@ -353,6 +365,7 @@ export class Zygote {
       stdin: stdin.length,
       env: job.env,
       limits: { rlimits, tmp: Math.floor(l.tmpBytes), wall_ms: l.wallMs, output: Math.floor(l.outputBytes) },
+      spawn: Boolean(job.allowSpawn),
       ...(job.trustedMain ? { cache: cacheKey(main.data), trusted: true } : {}),
     };
     this.runs++;

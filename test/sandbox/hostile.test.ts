@@ -1,6 +1,8 @@
 // Hostile programs in Python, JavaScript and C++ are contained: each is reported as a failing
 // test with the right failure kind (or, for a stray child, finishes promptly), and the host is
 // unaffected afterwards (no stray processes, no files written outside, the sandbox still works).
+// The graders allow processes (allow_processes: true): these check the limits that hold when a
+// task lets its program fork; by default every fork is refused (spawn.test.ts).
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +28,14 @@ beforeAll(async () => {
   const jobs: Promise<void>[] = [];
   for (const lang of LANGS) {
     for (const h of programs) {
-      const g = loadGrader({ type: 'code', language: lang, format: 'stdio', tests: [{ input: '', output: 'ok' }], limits: { time_ms: WALL_MS, ...h.limits } });
+      const g = loadGrader({
+        type: 'code',
+        language: lang,
+        format: 'stdio',
+        tests: [{ input: '', output: 'ok' }],
+        allow_processes: true,
+        limits: { time_ms: WALL_MS, ...h.limits },
+      });
       jobs.push(g.grade({ item: {}, sample: { output_text: '```\n' + h[lang] + '```' } }, { services }).then((r) => void results.set(`${lang}:${h.name}`, r)));
     }
   }

@@ -64,7 +64,8 @@ beforeAll(async () => {
       await Promise.all(
         Object.entries(MODES).map(async ([name, m]) => {
           const base = name === 'mem' || name === 'small' ? small.program : c.program;
-          const p = { ...base, argv: [...base.argv, ...m.args] };
+          // (the fork mode checks the process limit: it runs where processes are allowed)
+          const p = { ...base, argv: [...base.argv, ...m.args], ...(name === 'fork' ? { allowSpawn: true } : {}) };
           runs.set(
             `${lang}:${name}`,
             await runProgram(pool, p, { ...(m.stdin !== undefined ? { stdin: m.stdin } : {}), ...(m.limits ? { limits: m.limits } : {}) }),

@@ -25,14 +25,21 @@ if (role === 'bomb') {
   const bomb =
     'import os, time\nwhile True:\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(1000)\n        os._exit(0)\ntime.sleep(1000)\n';
   for (let i = 0; i < concurrency; i++)
-    void pool.run({ argv: [py.exe, '-I', '-S', '-c', bomb], binds: py.binds, limits: { processes: PROCESSES, wallMs: 300_000, cpuSeconds: 300 } });
+    void pool.run({
+      argv: [py.exe, '-I', '-S', '-c', bomb],
+      binds: py.binds,
+      allowSpawn: true,
+      limits: { processes: PROCESSES, wallMs: 300_000, cpuSeconds: 300 },
+    });
 } else if (role === 'innocent') {
   const prog = 'for i in 1 2 3 4 5 6 7 8; do /bin/true & done; wait; echo ok';
-  const results = await Promise.all(Array.from({ length: 12 }, () => pool.run({ argv: ['/bin/sh', '-c', prog], limits: { processes: PROCESSES } })));
+  const results = await Promise.all(
+    Array.from({ length: 12 }, () => pool.run({ argv: ['/bin/sh', '-c', prog], allowSpawn: true, limits: { processes: PROCESSES } })),
+  );
   say({ event: 'done', results: results.map((r) => ({ status: r.status, stdout: r.stdout, stderr: r.stderr })) });
   pool.close();
 } else if (role === 'fds') {
-  const r = await pool.run({ argv: ['/bin/sh', '-c', 'ls /proc/self/fd'] });
+  const r = await pool.run({ argv: ['/bin/sh', '-c', 'ls /proc/self/fd'], allowSpawn: true });
   say({ event: 'fds', status: r.status, stdout: r.stdout });
   pool.close();
 }

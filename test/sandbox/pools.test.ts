@@ -67,7 +67,7 @@ describe.skipIf(!isRoot)('uids are leased host-wide', () => {
     expect(a.uids).toHaveLength(3);
     expect(b.uids).toHaveLength(3);
     expect(a.uids.filter((u) => b.uids.includes(u))).toEqual([]);
-    const ra = await a.run({ argv: ['/bin/sh', '-c', 'id -u'] });
+    const ra = await a.run({ argv: ['/bin/sh', '-c', 'id -u'], allowSpawn: true });
     expect(a.uids).toContain(Number(ra.stdout.trim()));
     a.close();
     b.close();
@@ -99,11 +99,12 @@ describe('a slot is reused only once its previous run is gone', () => {
     const bomb =
       'import os, time\nwhile True:\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(1000)\n        os._exit(0)\nprint("full", flush=True)\ntime.sleep(1000)\n';
     for (let round = 0; round < 3; round++) {
-      const b = await pool.run({ argv: [py.exe, '-I', '-S', '-c', bomb], binds: py.binds, limits: { processes: 16, wallMs: 1500 } });
+      const b = await pool.run({ argv: [py.exe, '-I', '-S', '-c', bomb], binds: py.binds, allowSpawn: true, limits: { processes: 16, wallMs: 1500 } });
       expect(b.status).toBe('timeout');
       expect(b.stdout).toBe('full\n');
       const r = await pool.run({
         argv: ['/bin/sh', '-c', 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do /bin/true & done; wait; echo ok'],
+        allowSpawn: true,
         limits: { processes: 16 },
       });
       expect(r, r.stderr).toMatchObject({ status: 'ok', stdout: 'ok\n' });

@@ -44,6 +44,7 @@ const LIMITS = [
   'tmp_size',
   'network',
   'seccomp',
+  'processes_refused',
   'privileges',
 ];
 const LANGS = ['python', 'javascript', 'typescript', 'c', 'cpp', 'go', 'rust', 'java', 'bash'];
@@ -64,6 +65,7 @@ describe('arbiter sandbox check', () => {
     expect(by.core_dumps!.observed).toBe('0 / 0 bytes');
     expect(by.network!.observed).toBe('interfaces: lo');
     expect(by.seccomp!.observed).toMatch(/^Seccomp: 2/);
+    expect(by.processes_refused!.observed).toMatch(/: refused$/);
     expect(by.tmp_size!.observed).toBe('64 MiB; nothing else writable');
     expect(by.privileges!.observed).toMatch(/CapEff: 0+; NoNewPrivs: 1/);
     for (const l of rep.limits) if (l.name !== 'memory_per_run') expect(l.active, l.name).toBe(true);

@@ -13,7 +13,7 @@ import { expectHeldWithinBound, MEMORY_CHILDREN, MEMORY_CHILDREN_LIMITS } from '
 
 const pool = new SandboxPool();
 afterAll(() => pool.close());
-const sh = (script: string, extra: Record<string, unknown> = {}) => pool.run({ argv: ['/bin/sh', '-c', script], ...extra });
+const sh = (script: string, extra: Record<string, unknown> = {}) => pool.run({ argv: ['/bin/sh', '-c', script], allowSpawn: true, ...extra });
 
 describe('isolation', () => {
   it('runs as an unprivileged user with a cleared environment', async () => {
@@ -102,7 +102,7 @@ describe('the pool', () => {
     const p = new SandboxPool();
     expect(p.concurrency).toBe(availableParallelism());
     const small = new SandboxPool({ concurrency: 2 });
-    const rs = await Promise.all(Array.from({ length: 12 }, () => small.run({ argv: ['/bin/sh', '-c', 'sleep 0.05'] })));
+    const rs = await Promise.all(Array.from({ length: 12 }, () => small.run({ argv: ['/bin/sh', '-c', 'sleep 0.05'], allowSpawn: true })));
     expect(rs.every((r) => r.status === 'ok')).toBe(true);
     expect(small.stats.maxLive).toBeLessThanOrEqual(2);
     expect(small.stats.finished).toBeGreaterThanOrEqual(12);
@@ -224,7 +224,7 @@ describe('privilege drop and limits, with and without the native helper', () => 
     if (before === undefined) delete process.env.ARBITER_SANDBOX_NO_HELPER;
     else process.env.ARBITER_SANDBOX_NO_HELPER = before;
     try {
-      const r = await p.run({ argv: ['/bin/sh', '-c', probe], limits: { processes: 7, openFiles: 33 } });
+      const r = await p.run({ argv: ['/bin/sh', '-c', probe], allowSpawn: true, limits: { processes: 7, openFiles: 33 } });
       expect(r.status, r.stderr).toBe('ok');
       const lines = r.stdout.trim().split('\n');
       expect(Number(lines[0])).toBeGreaterThan(0);
@@ -289,11 +289,12 @@ int main() {
   printf("thread %d fork %d\n", ran, WEXITSTATUS(st));
 }
 `;
-  it('refuses each with EPERM (clone3 with ENOSYS) while threads and fork work', async () => {
+  it('refuses each with EPERM (clone3 with ENOSYS) while threads and (with allowSpawn) fork work', async () => {
     const c = await compileProgram(pool, 'cpp', probe);
     expect(c.ok, c.ok ? '' : c.message).toBe(true);
     if (!c.ok) return;
-    const r = await runProgram(pool, c.program);
+    // (the filter that lets a program fork refuses all the rest just the same; spawn.test.ts: without it)
+    const r = await runProgram(pool, { ...c.program, allowSpawn: true });
     expect(r.status, r.stderr).toBe('ok');
     expect(r.stdout).toBe(
       [
@@ -348,7 +349,7 @@ describe("a run's total memory is bounded", () => {
     await mem.unavailable();
   });
   it('ten children of 200 MiB hold at most the bound together (cgroup where available, else processes x memory)', async () => {
-    const r = await mem.run({ argv: [py.exe, '-I', '-S', '-c', MEMORY_CHILDREN], binds: py.binds, limits: MEMORY_CHILDREN_LIMITS });
+    const r = await mem.run({ argv: [py.exe, '-I', '-S', '-c', MEMORY_CHILDREN], binds: py.binds, allowSpawn: true, limits: MEMORY_CHILDREN_LIMITS });
     expectHeldWithinBound(r, mem.memoryControl);
   });
 

@@ -22,7 +22,12 @@ afterAll(() => {
 
 async function py(src: string, opts: { stdin?: string; limits?: Partial<SandboxLimits>; files?: { name: string; data: string }[]; on?: SandboxPool } = {}) {
   const p = opts.on ?? pool;
-  const c = await compileProgram(p, 'python', src, { ...(opts.files ? { files: opts.files } : {}), ...(opts.limits ? { limits: opts.limits } : {}) });
+  // (processes allowed: these programs fork to leave things behind; spawn.test.ts checks the default)
+  const c = await compileProgram(p, 'python', src, {
+    allowSpawn: true,
+    ...(opts.files ? { files: opts.files } : {}),
+    ...(opts.limits ? { limits: opts.limits } : {}),
+  });
   if (!c.ok) throw new Error(c.message);
   return runProgram(p, c.program, opts.stdin !== undefined ? { stdin: opts.stdin } : {});
 }
@@ -612,13 +617,14 @@ describe('without zygote-init (pid 1 a copy of the template, as on other archite
       const r = await runProgram(plain, c.program);
       expect(plain.warmMode).toMatch(/^on:/);
       expect({ out: r.stdout, code: r.exitCode }).toEqual({ out: '2 1 1 0\n', code: 3 });
-      const orphans = await compileProgram(plain, 'python', ORPHANS);
+      const orphans = await compileProgram(plain, 'python', ORPHANS, { allowSpawn: true });
       if (!orphans.ok) throw new Error(orphans.message);
       expect((await runProgram(plain, orphans.program)).stdout).toBe('5 [] S\n');
       const bg = await compileProgram(
         plain,
         'python',
         'import os\nif os.fork() == 0:\n    os.setsid()\n    import time\n    time.sleep(60)\nprint("parent done")\n',
+        { allowSpawn: true },
       );
       if (!bg.ok) throw new Error(bg.message);
       expect((await runProgram(plain, bg.program)).stdout).toBe('parent done\n');
@@ -694,7 +700,7 @@ describe('warm mode setting', () => {
 describe('JavaScript: a pre-started node per slot runs each program', () => {
   async function js(src: string, opts: { stdin?: string; limits?: Partial<SandboxLimits>; on?: SandboxPool } = {}) {
     const p = opts.on ?? pool;
-    const c = await compileProgram(p, 'javascript', src, opts.limits ? { limits: opts.limits } : {});
+    const c = await compileProgram(p, 'javascript', src, { allowSpawn: true, ...(opts.limits ? { limits: opts.limits } : {}) });
     if (!c.ok) throw new Error(c.message);
     return runProgram(p, c.program, opts.stdin !== undefined ? { stdin: opts.stdin } : {});
   }

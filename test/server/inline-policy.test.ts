@@ -143,6 +143,13 @@ describe('sandboxed code', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('takes allow_processes from a request (the processes stay in the sandbox, under its limits)', async () => {
+    const source = "import subprocess\ndef grade(sample, item):\n    return 0.5 if subprocess.run(['true']).returncode == 0 else 0.0";
+    const r = await run(open, { type: 'python', source, allow_processes: true });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.reward).toBe(0.5);
+  });
+
   it('runs no inline code at all on a server whose code runs without the sandbox', async () => {
     const services = new Services({ unsafeNoSandbox: true });
     const srv = await start({ answer_check: ANSWER_CHECK }, { allowInlineGraders: true, services });

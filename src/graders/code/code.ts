@@ -46,6 +46,12 @@ const schema = graderSchema({
     .positive()
     .default(256 * 1024),
   max_tests: z.number().int().positive().default(1000),
+  /**
+   * The program may create processes (fork, subprocess, child_process). Default: no (the sandbox
+   * refuses them with EPERM: a child per candidate answer is a fork oracle); bash: yes (every
+   * external command is a process), unless set to false.
+   */
+  allow_processes: z.boolean().optional(),
   /** Run without bubblewrap. Only for trusted code. */
   unsafe_no_sandbox: z.boolean().default(false),
 });
@@ -110,6 +116,7 @@ export const code: GraderType<Config> = {
         compare: cfg.compare,
         tolerance: cfg.float_tolerance,
         ...(cfg.cpp_flags ? { cppFlags: cfg.cpp_flags } : {}),
+        ...(cfg.allow_processes !== undefined ? { allowProcesses: cfg.allow_processes } : {}),
         ...(ctx.signal ? { signal: ctx.signal } : {}),
         ...(lang === 'cpp' && cfg.format === 'humaneval' ? { testObjects: ctx.services.get('code:cpp-test-objects', () => new TestObjectCache()) } : {}),
         usage: { runs: 0, runMs: 0, queueMs: 0 },

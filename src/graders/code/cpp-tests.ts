@@ -9,8 +9,10 @@
 //   `main` or anything else the tests call.
 // - arbiter's `main` calls the tests' one and, only when it returns 0, prints a line with a
 //   secret compiled into the test unit (masked, never as plain text in the binary) and the number
-//   of assertions that passed. A static initialiser calling exit(0), a signal handler calling
-//   _Exit(0), pthread_exit or a printed look-alike line cannot produce it.
+//   of assertions that passed, and its own pid. A static initialiser calling exit(0), a signal
+//   handler calling _Exit(0), pthread_exit or a printed look-alike line cannot produce it; a
+//   child process (allow_processes: true; otherwise the program cannot fork at all) prints a pid
+//   that is not the program's (RunResult.programPid), so its line does not count.
 // The test object depends only on the item (prompt, tests) and the flags, so it is compiled once
 // per item and kept (with its secret) in a cache of the run's services. arbiter's assert header
 // is drivers/cpp_assert.h.
@@ -84,7 +86,7 @@ export interface CppTestUnit {
   source: string;
   /** The tests began with the brace closing the function (MultiPL-E): it belongs to the solution. */
   closesFunction: boolean;
-  /** The evidence line the program prints after the last test: `<secret> done <asserts>`. */
+  /** The evidence line the program prints after the last test: `<secret> done <asserts> <pid>`. */
   secret: string;
   /** Whether the tests use assert (then at least one must have passed). */
   usesAssert: boolean;
@@ -154,6 +156,10 @@ export function buildCppTestUnit(prompt: string | undefined, tests: string): Cpp
     '  char num[24]; int k = 23; unsigned long c = (unsigned long)__arbiter_asserts;',
     "  do { num[--k] = (char)('0' + c % 10); c /= 10; } while (c && k > 0);",
     '  while (k < 23) line[n++] = num[k++];',
+    "  line[n++] = ' ';",
+    '  k = 23; c = (unsigned long)getpid();',
+    "  do { num[--k] = (char)('0' + c % 10); c /= 10; } while (c && k > 0);",
+    '  while (k < 23) line[n++] = num[k++];',
     "  line[n++] = '\\n';",
     '  for (int off = 0; off < n;) { long w = write(1, line + off, (unsigned long)(n - off)); if (w <= 0) return 70; off += (int)w; }',
     '  return 0;',
@@ -163,10 +169,15 @@ export function buildCppTestUnit(prompt: string | undefined, tests: string): Cpp
   return { source, closesFunction, secret, usesAssert: /\bassert\b/.test(blanked) };
 }
 
-/** The number of passed assertions in the evidence line, or undefined when the line is absent. */
-export function cppEvidence(stdout: string, secret: string): number | undefined {
-  const m = new RegExp(`(?:^|\\n)${secret} done (\\d+)\\n`).exec(stdout);
-  return m ? Number(m[1]) : undefined;
+/**
+ * The number of passed assertions in the evidence line printed by the process with pid `pid` (the
+ * program's own, RunResult.programPid), or undefined when there is no such line (a child's line,
+ * with its own pid, does not count; nor does any line when the program's pid is unknown).
+ */
+export function cppEvidence(stdout: string, secret: string, pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  for (const m of stdout.matchAll(new RegExp(`(?:^|\\n)${secret} done (\\d+) (\\d+)\\n`, 'g'))) if (Number(m[2]) === pid) return Number(m[1]);
+  return undefined;
 }
 
 /** Compiles the test unit (exit 97 when it fails: the item's fault) and prints the object. */

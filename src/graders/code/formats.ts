@@ -71,6 +71,13 @@ export interface RunSettings {
   compare: CompareMode;
   tolerance: number;
   signal?: AbortSignal;
+  /**
+   * The graded program may create processes (the `code` grader's allow_processes). Undefined:
+   * the language's default (bash yes, every other language no; languages.ts). For a driven run
+   * (python/javascript) the driver may always fork the solution's process; true means that it
+   * does not stack the no-process filter on it (the spec's `spawn_filter` is left out).
+   */
+  allowProcesses?: boolean;
   /** C++ humaneval: compiled test objects of this run, by item (created when absent). */
   testObjects?: TestObjectCache;
   /** Filled in while running: sandbox time of all runs and time spent queued for a slot. */
@@ -148,16 +155,22 @@ async function run(s: RunSettings, p: CompiledProgram, stdin?: string, allowSpaw
   )!;
 }
 
-/** `trustedMain`: the source is arbiter's own driver (see CompileOptions); `cppScript`: a C++ build script of its own. */
+/**
+ * `trustedMain`: the source is arbiter's own driver (see CompileOptions); `cppScript`: a C++ build
+ * script of its own; `allowSpawn`: whether the program's runs may create processes (default: the
+ * grader's allow_processes, else the language's default).
+ */
 async function prepare(
   s: RunSettings,
   source: string,
   extra: SandboxFile[],
-  opts: { cppScript?: string; trustedMain?: boolean } = {},
+  opts: { cppScript?: string; trustedMain?: boolean; allowSpawn?: boolean } = {},
 ): Promise<CompiledProgram | TestVerdict> {
   const { cppScript, trustedMain = false } = opts;
+  const allowSpawn = opts.allowSpawn ?? s.allowProcesses;
   const c = await compileProgram(s.pool, s.language, source, {
     trustedMain,
+    ...(allowSpawn !== undefined ? { allowSpawn } : {}),
     files: extra,
     limits: s.limits,
     compileLimits: s.compileLimits,
@@ -294,7 +307,8 @@ async function cppHumaneval(s: RunSettings, parts: Parts, body: string): Promise
   const f = runFailure(r);
   if (f) return [f];
   if (r.status !== 'ok') return [fromStderr(r)];
-  const asserts = cppEvidence(r.stdout, t.unit.secret);
+  // (only the program's own process can print it: a child's line has another pid)
+  const asserts = cppEvidence(r.stdout, t.unit.secret, r.programPid);
   if (asserts === undefined) return [{ status: 'early_exit', detail: EARLY_EXIT }];
   if (t.unit.usesAssert && asserts === 0) return [{ status: 'early_exit', detail: 'the tests finished without any assertion having run' }];
   return [{ status: 'pass' }];

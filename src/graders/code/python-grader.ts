@@ -24,6 +24,8 @@ const schema = graderSchema({
     .int()
     .positive()
     .default(8 * 1024 * 1024),
+  /** grade() may create processes (subprocess, os.fork). Default false: they fail with EPERM. */
+  allow_processes: z.boolean().default(false),
   unsafe_no_sandbox: z.boolean().default(false),
 });
 
@@ -51,6 +53,7 @@ export const pythonGrader: GraderType<Config> = {
         limits,
         pythonSite: cfg.python_site,
         trustedMain: true,
+        allowSpawn: cfg.allow_processes,
       });
       if (!c.ok) throw new GradeFailure('sandbox_error', c.message);
       const r = await runProgram(pool, c.program, { stdin: input, ...(ctx.signal ? { signal: ctx.signal } : {}) });

@@ -12,7 +12,8 @@
 #     interpreter; without it the zygote forks P itself;
 #   Q (P's child): the program: stdio on socket pairs, the run's environment, cwd /tmp, rlimits,
 #     the slot's uid (capabilities cleared; the bounding set was emptied and no_new_privs set
-#     once, in the zygote), the same seccomp filter as a cold run, every fd above 2 closed; then
+#     once, in the zygote), the same seccomp filter as a cold run (with or without process
+#     creation, as the job says: the zygote holds both), every fd above 2 closed; then
 #     it runs main.py as `python3 <flags> main.py args` would.
 # The zygote feeds stdin, captures output up to the cap and enforces the wall clock itself, then
 # unmounts the run's /proc and /tmp, wipes the run's input and output from its memory and reports
@@ -197,13 +198,19 @@ class Zygote:
         self.template = None
         # what each run's pid 1 execs after its fork (native/zygote-init.c), when bound
         self.init_path = init['init'].encode() if self.native is not None and init.get('init') else None
-        seccomp = bytes(blob[: init.get('seccomp', 0)])
-        self.fprog = None
-        if seccomp:
-            # built once; each program installs it with one prctl
-            self.filter = ctypes.create_string_buffer(seccomp, len(seccomp))
-            self.fprog = _Fprog(len(seccomp) // 8, ctypes.cast(self.filter, ctypes.c_void_p))
-            self.fprog_addr = ctypes.addressof(self.fprog)
+        # two filters: for a program that may create processes (job 'spawn'), and for one that may
+        # not (the default); built once, each program installs its one with one prctl
+        n_spawn, n_nospawn = init.get('seccomp', 0), init.get('seccomp_nospawn', 0)
+        if bool(n_spawn) != bool(n_nospawn):
+            raise OSError('both seccomp filters or neither')
+        self.filters = []  # (buffer, struct) pairs, kept alive for the zygote's life
+        self.fprog_addr = {}
+        for spawn, off, n in ((True, 0, n_spawn), (False, n_spawn, n_nospawn)):
+            if n:
+                buf = ctypes.create_string_buffer(bytes(blob[off : off + n]), n)
+                prog = _Fprog(n // 8, ctypes.cast(buf, ctypes.c_void_p))
+                self.filters.append((buf, prog))
+                self.fprog_addr[spawn] = ctypes.addressof(prog)
         fd = init.get('cgroup_fd')
         if fd is not None:
             os.write(fd, b'0\n')  # join the slot's warm cgroup; every fork below stays in it
@@ -281,6 +288,7 @@ class Zygote:
             'rlimits': [(RLIMITS[name], v[0], v[1]) for name, v in job['limits']['rlimits'].items()],
             'cache': job.get('cache'),
             'trusted': bool(job.get('trusted')),
+            'spawn': job.get('spawn') is True,
         }
 
     def start_template(self):
@@ -513,8 +521,10 @@ def program_setup(job, fds):
     argv = job['argv']
     path = job['path']
     code = Z.cache.get(job['cache']) if job['cache'] else None
-    if Z.fprog is not None:
-        if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, Z.fprog_addr, 0, 0) != 0:
+    if Z.fprog_addr:
+        # the program may create processes only when its job says so (P, which forked this
+        # process, and the zygote keep forking: the filter holds from here on, for Q and its exec)
+        if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, Z.fprog_addr[job['spawn']], 0, 0) != 0:
             raise _err('seccomp')
     # every fd above 2 but the ready pipe: close_range (one system call) where the C library has it
     if _close_range is None or _close_range(3, ready_w - 1, 0) != 0 or _close_range(ready_w + 1, 0xFFFFFFFF, 0) != 0:

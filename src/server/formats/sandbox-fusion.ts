@@ -264,6 +264,7 @@ function requestLimits(args: RunCodeArgs, max: SandboxApiLimits): { run: Partial
  */
 const FETCH_SCRIPT = [
   'm=$1; c=$2; shift 2',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
   'cmd=; i=1; while [ "$i" -le "$c" ]; do cmd="$cmd \\"\\${$i}\\""; i=$((i+1)); done',
   'eval "$cmd"; rc=$?',
   'shift "$c"',
@@ -320,6 +321,7 @@ async function runCode(pool: SandboxPool, args: RunCodeArgs, limits: ReturnType<
       ...(recipe.cppFlags ? { cppFlags: recipe.cppFlags } : {}),
       ...(recipe.flags ? { flags: recipe.flags } : {}),
       ...(recipe.javaClass ? { javaClass: recipe.javaClass } : {}),
+      allowSpawn: true,
       signal,
     });
     // the compiler's stdout is the program (or the class files) itself: only a failed compile shows it
@@ -340,8 +342,13 @@ async function runCode(pool: SandboxPool, args: RunCodeArgs, limits: ReturnType<
     program = { argv: [rt.exe, 'main.py'], files: [{ name: 'main.py', data: args.code }, ...files], binds: rt.binds, limits: limits.run };
   }
   const fetch = args.fetch_files.length ? withFetch(program.argv, args.fetch_files) : undefined;
+  // Processes stay allowed here, as in SandboxFusion: /run_code runs any program, which may use
+  // subprocess, and fetch_files wraps it in a shell. (So a client that grades by /run_code's
+  // status, verl's sandbox_fusion reward, gets no protection from fork oracles: graded code
+  // belongs in a `code` grader, whose programs cannot create processes.)
   const r = await pool.run({
     argv: fetch ? fetch.argv : program.argv,
+    allowSpawn: true,
     files: program.files,
     binds: program.binds,
     limits: { ...program.limits, ...limits.run },
