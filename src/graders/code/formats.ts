@@ -213,7 +213,8 @@ async function driven(s: RunSettings, solution: string, spec: Record<string, unk
   }
   const p = await prepare(s, driver, [{ name: `solution.${ext}`, data: solution }], { trustedMain: true });
   if (!('argv' in p)) return { verdict: p } as const;
-  const filter = hostSpawnFilter();
+  // allow_processes: the solution's process is left without the no-process filter
+  const filter = s.allowProcesses ? null : hostSpawnFilter();
   const input = driverInput(nonce, { ...spec, solution: `solution.${ext}`, spawn_filter: filter ? filter.toString('base64') : null });
   const r = await run(s, p, input, true);
   if (s.language === 'python' && r.exitCode === DRIVER_SANDBOX_EXIT && /^arbiter driver: sandbox: /m.test(r.stderr))

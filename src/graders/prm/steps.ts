@@ -4,7 +4,7 @@
 // Regexes from a config go through the project's load-time screen (nested unbounded quantifiers are
 // refused unless allow_unsafe_regex) and a pattern-length cap; texts and step counts are bounded.
 import { z } from 'zod';
-import { GradeFailure } from '../../core/result.js';
+import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { describe as describeValue } from '../../core/sample.js';
 import { compileLinear, RegexError, type LinearRegex } from '../format/linear-regex.js';
 
@@ -176,26 +176,29 @@ export interface StepLimits {
   maxSteps: number;
 }
 
-/** The steps a sample gives as a list: strings only, within the limits. */
+/**
+ * The steps a sample gives as a list: strings only, within the limits. The steps are the graded
+ * response, so a response over a limit is its own doing: a valid floor (ResponseFault).
+ */
 export function givenSteps(v: unknown, where: string, lim: StepLimits): string[] {
   if (!Array.isArray(v)) throw new GradeFailure('bad_input', `${where} must be a list of step texts, got ${describeValue(v)}`);
-  if (v.length > lim.maxSteps) throw new GradeFailure('limit_exceeded', `${where} has ${v.length} steps (limit max_steps=${lim.maxSteps})`);
+  if (v.length > lim.maxSteps) throw new ResponseFault('limit_exceeded', `${where} has ${v.length} steps (limit max_steps=${lim.maxSteps})`);
   let chars = 0;
   v.forEach((s, i) => {
     if (typeof s !== 'string') throw new GradeFailure('bad_input', `${where}[${i}] must be a string, got ${describeValue(s)}`);
     chars += s.length;
   });
-  if (chars > lim.maxChars) throw new GradeFailure('limit_exceeded', `${where} holds ${chars} characters (limit max_chars=${lim.maxChars})`);
+  if (chars > lim.maxChars) throw new ResponseFault('limit_exceeded', `${where} holds ${chars} characters (limit max_chars=${lim.maxChars})`);
   return v as string[];
 }
 
 /** Splits a text, within the limits. */
 export function splitText(text: unknown, where: string, sp: Splitter, lim: StepLimits): { pieces: Piece[]; markers: number } {
   if (typeof text !== 'string') throw new GradeFailure('bad_input', `${where} must be a string to split into steps, got ${describeValue(text)}`);
-  if (text.length > lim.maxChars) throw new GradeFailure('limit_exceeded', `${where} has ${text.length} characters (limit max_chars=${lim.maxChars})`);
+  if (text.length > lim.maxChars) throw new ResponseFault('limit_exceeded', `${where} has ${text.length} characters (limit max_chars=${lim.maxChars})`);
   const out = sp.split(text);
   if (out.pieces.length > lim.maxSteps)
-    throw new GradeFailure('limit_exceeded', `${where} splits into ${out.pieces.length} steps by rule ${sp.rule} (limit max_steps=${lim.maxSteps})`);
+    throw new ResponseFault('limit_exceeded', `${where} splits into ${out.pieces.length} steps by rule ${sp.rule} (limit max_steps=${lim.maxSteps})`);
   return out;
 }
 
