@@ -18,7 +18,7 @@ import {
   TestObjectCache,
   type CppTestObject,
 } from './cpp-tests.js';
-import { driverInput, JS_DRIVER, makeNonce, parseVerdicts, PYTHON_DRIVER, pythonCalls, pythonImports, type Verdicts } from './harness.js';
+import { driverInput, driverSource, JS_DRIVER, makeNonce, parseVerdicts, PYTHON_DRIVER, pythonCalls, pythonImports, type Verdicts } from './harness.js';
 import { assertTests, callCases, ioCases } from './tests.js';
 
 export type Format = 'humaneval' | 'asserts' | 'stdio' | 'function';
@@ -85,6 +85,8 @@ export interface Parts {
   setup?: string;
   entryPoint?: string;
 }
+
+const JS_HOST = driverSource(new URL('./drivers/host.cjs', import.meta.url));
 
 const PY_IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const JS_PATH = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
@@ -184,10 +186,15 @@ async function driven(s: RunSettings, solution: string, spec: Record<string, unk
     spec = t.spec;
     s = { ...s, language: 'javascript' };
   }
-  const p = await prepare(s, driver, [{ name: `solution.${ext}`, data: solution }], { trustedMain: true });
+  // JavaScript: host.js runs the solution in a process of its own (drivers/host.cjs)
+  const files = ext === 'js' ? [{ name: 'host.js', data: JS_HOST }] : [];
+  const p = await prepare(s, driver, [{ name: `solution.${ext}`, data: solution }, ...files], { trustedMain: true });
   if (!('argv' in p)) return { verdict: p } as const;
   const r = await run(s, p, driverInput(nonce, { ...spec, solution: `solution.${ext}` }));
-  return { run: r, verdicts: parseVerdicts(r.stdout, nonce) } as const;
+  const verdicts = parseVerdicts(r.stdout, nonce);
+  // the JavaScript driver could not set up the solution's process (the line carries the nonce)
+  if (ext === 'js' && verdicts.error !== undefined) throw new GradeFailure('sandbox_error', verdicts.error);
+  return { run: r, verdicts } as const;
 }
 
 /** The TypeScript of a driven run as JavaScript: the solution failing is its compile_error, the tests failing bad_input. */
