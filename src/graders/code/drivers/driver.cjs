@@ -69,6 +69,7 @@ const __arbiter = (() => {
   };
 
   // ---- the solution's process and the call protocol (length-prefixed JSON over fd 3) ----
+  const ENDED = "the solution's process ended during the call (an exit or a crash)";
   const nap = new Int32Array(new SharedArrayBuffer(4));
   const MAX_REPLY = 64 * 1024 * 1024;
   const MAX_STARTS = 10;
@@ -178,13 +179,13 @@ const __arbiter = (() => {
       kill();
       return what === 'timeout' ? { timeout: true } : { fail: what };
     };
-    if (w !== true) return lost(w === 'timeout' ? 'timeout' : "the solution's process ended during the call (an exit or a crash)");
+    if (w !== true) return lost(w === 'timeout' ? 'timeout' : ENDED);
     const h = readAll(host.fd, 4, deadline);
-    if (!Buffer.isBuffer(h)) return lost(h === 'timeout' ? 'timeout' : "the solution's process ended during the call (an exit or a crash)");
+    if (!Buffer.isBuffer(h)) return lost(h === 'timeout' ? 'timeout' : ENDED);
     const n = h.readUInt32BE(0);
     if (n > MAX_REPLY) return lost(`the solution's reply is over ${MAX_REPLY} bytes`);
     const b = readAll(host.fd, n, deadline);
-    if (!Buffer.isBuffer(b)) return lost(b === 'timeout' ? 'timeout' : "the solution's process ended during the call (an exit or a crash)");
+    if (!Buffer.isBuffer(b)) return lost(b === 'timeout' ? 'timeout' : ENDED);
     busy = false;
     let reply;
     try {
@@ -369,6 +370,8 @@ const __arbiter = (() => {
       if (!trouble) trouble = { timeout: true };
     }
     if (trouble?.timeout || (failed && isTimeout(error))) return emit('' + i, 'timeout');
+    // humaneval: the solution's process ending is an early exit, as it was when it ended the tests' own
+    if (trouble?.fail === ENDED && spec.mode === 'humaneval') return emit('exit', stringify(ENDED));
     if (trouble) return emit('' + i, 'fail', stringify(trouble.fail));
     if (failed) return emit('' + i, 'fail', error === NO_JSON ? stringify('returned a value with no JSON form') : describe(error));
     return ret === undefined ? emit('' + i, 'pass') : emit('' + i, 'ret', ret);
