@@ -59,6 +59,9 @@ const __arbiter = (() => {
     const j = stringify(s);
     return typeof j === 'string' ? j : '"error"';
   };
+  // the stack of an error as it was made (node later puts the line that rethrew it first): a
+  // failed console.assert's, an error of the solution's
+  const ownStacks = new WeakMap();
   const fatal = (what) => {
     emit('error', stringify(what));
     finish(1);
@@ -214,7 +217,7 @@ const __arbiter = (() => {
   const tests = spec.tests;
   const names = spec.mode === 'function' ? [] : testNames(spec.setup, ...(Array.isArray(tests) ? tests : [tests]));
   const entry = spec.mode === 'function' ? spec.entry_point : null;
-  const load = (deadline) => roundTrip(['load', spec.solution, spec.mode === 'function' ? spec.setup || null : null, names, entry], deadline);
+  const load = (deadline) => roundTrip(['load', spec.solution, spec.mode === 'function' ? spec.setup || null : null, entry], deadline);
 
   const ERRORS = { __proto__: null, Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
   const remoteError = (r) => {
@@ -223,7 +226,10 @@ const __arbiter = (() => {
     const C = ERRORS[name] ?? Error;
     const e = new C(message);
     if (!(name in ERRORS)) defineProperty(e, 'name', { value: name, writable: true, configurable: true, enumerable: false });
-    defineProperty(e, 'stack', { value: codec.text(r[3]) || `${name}: ${message}`, writable: true, configurable: true, enumerable: false });
+    const stack = codec.text(r[3]) || `${name}: ${message}`;
+    defineProperty(e, 'stack', { value: stack, writable: true, configurable: true, enumerable: false });
+    // described by its own stack (node would put the line of the tests that rethrew it first)
+    ownStacks.set(e, stack);
     return e;
   };
   const per = spec.per_test_s ? Math.max(1, Math.round(spec.per_test_s * 1000)) : undefined;
@@ -282,8 +288,6 @@ const __arbiter = (() => {
     const f = realConsole[k];
     if (typeof f === 'function') testConsole[k] = f.bind(realConsole);
   }
-  // the stack of such an error as it was made (node later puts the throwing line, in this driver, first)
-  const ownStacks = new WeakMap();
   const consoleAssert = (value, ...message) => {
     if (value) return;
     const e = new AssertionError({
@@ -334,12 +338,19 @@ const __arbiter = (() => {
     finish(1);
   }
   for (const d of Array.isArray(l.reply[1]) ? l.reply[1] : []) {
+    // only names the tests use and do not have themselves
     if (!Array.isArray(d) || typeof d[0] !== 'string' || !names.includes(d[0])) continue;
     let value;
-    try {
-      value = d[1] === 'f' ? standIn(d[0], typeof d[2] === 'number' ? d[2] : 0) : codec.decode(d[2]);
-    } catch {
-      continue;
+    if (d[1] === 'f') value = standIn(d[0], typeof d[2] === 'number' ? d[2] : 0);
+    else {
+      // a value the tests use: asked for now (the solution learns only that the tests use one of its names)
+      const g = roundTrip(['get', d[0]]);
+      if (!g.reply || g.reply[0] !== 'ret') continue;
+      try {
+        value = codec.decode(g.reply[1]);
+      } catch {
+        continue;
+      }
     }
     defineProperty(globalThis, d[0], { value, writable: true, configurable: true, enumerable: false });
   }

@@ -279,6 +279,23 @@ if (require.main === module) {
     }
   };
 
+  const NONE = Symbol('none');
+  const RESERVED = new Set(
+    ('break case catch class const continue debugger default delete do else enum export extends false finally for function if import in ' +
+      'instanceof new null return super switch this throw true try typeof var void while with yield let static await implements package ' +
+      'protected interface private public arguments eval undefined require module exports').split(' '),
+  );
+  /** The values of global names (NONE where not defined), in one script. */
+  const lookupAll = (names) => {
+    if (names.length === 0) return [];
+    const body = names.map((n) => `try { r.push(typeof ${n} === 'undefined' ? N : ${n}); } catch { r.push(N); }`).join('\n');
+    try {
+      return runInThisContext(`(function (N) { 'use strict'; const r = []; ${body}\nreturn r; })`, { filename: 'lookup.js' })(NONE);
+    } catch {
+      return names.map(() => NONE);
+    }
+  };
+
   // the solution sees the globals it had under the old single-process driver
   globalThis.require = require;
   globalThis.module = module;
@@ -287,36 +304,43 @@ if (require.main === module) {
   for (;;) {
     const req = receive();
     if (req[0] === 'load') {
-      const [, file, setup, names, entry] = req;
-      const before = new Map();
-      for (const n of names) {
-        const b = lookup(n);
-        if (b.ok && b.v !== undefined) before.set(n, b.v);
-      }
+      // the names the solution defines: the identifiers of its source, and the globals it adds (the
+      // driver never says which names the tests use: they could tell expected answers)
+      const [, file, setup, entry] = req;
+      let src;
       try {
-        runInThisContext(readFileSync(file, 'utf8'), { filename: file });
+        src = readFileSync(file, 'utf8');
+      } catch (e) {
+        send(thrown(e));
+        continue;
+      }
+      const found = new Set();
+      for (const m of src.matchAll(/(?<![\w$.])[A-Za-z_$][\w$]*/g)) if (!RESERVED.has(m[0]) && found.size < 20000) found.add(m[0]);
+      const globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));
+      let names = [...found];
+      const before = lookupAll(names);
+      try {
+        runInThisContext(src, { filename: file });
         if (setup) runInThisContext(setup, { filename: 'setup.js' });
       } catch (e) {
         send(thrown(e));
         continue;
       }
-      // the names the tests use that the solution defined (or redefined)
+      // the globals it added (under a name not in its source); then what each name is now
+      const added = Object.getOwnPropertyNames(globalThis).filter((n) => !globalsBefore.has(n) && !found.has(n) && IDENT.test(n) && !RESERVED.has(n));
+      const beforeAll = [...before, ...added.map(() => NONE)];
+      names = [...names, ...added];
+      const after = lookupAll(names);
+      // each name the solution defined or redefined, as a function (called by name) or a value
+      // (sent when the driver asks for it)
       const defs = [];
-      for (const n of names) {
-        const a = lookup(n);
-        if (!a.ok || a.v === undefined || (before.has(n) && before.get(n) === a.v)) continue;
-        if (typeof a.v === 'function') {
-          const len = getDesc(a.v, 'length');
-          defs.push([n, 'f', len && typeof len.value === 'number' ? len.value : 0]);
-        } else {
-          let enc;
-          try {
-            enc = encode(a.v);
-          } catch {
-            enc = ['x', 'a value that cannot be sent'];
-          }
-          defs.push([n, 'v', enc]);
-        }
+      for (let i = 0; i < names.length; i++) {
+        const v = after[i];
+        if (v === NONE || v === undefined || v === beforeAll[i]) continue;
+        if (typeof v === 'function') {
+          const len = getDesc(v, 'length');
+          defs.push([names[i], 'f', len && typeof len.value === 'number' ? len.value : 0]);
+        } else defs.push([names[i], 'v']);
       }
       let entryKind = null;
       if (entry) {
@@ -324,6 +348,9 @@ if (require.main === module) {
         entryKind = e.ok ? typeof e.v : 'undefined';
       }
       send(['ok', defs, entryKind]);
+    } else if (req[0] === 'get') {
+      const v = lookup(req[1]);
+      send(v.ok ? result(v.v) : ['err', 'ReferenceError', `${req[1]} is not defined`, '']);
     } else if (req[0] === 'call') {
       const [, path, args] = req;
       const f = lookup(path);
@@ -331,9 +358,10 @@ if (require.main === module) {
         send(['err', 'TypeError', `${path} is not a function`, '']);
         continue;
       }
+      const fn = f.v;
       let r;
       try {
-        r = f.v(...decode(args));
+        r = fn(...decode(args));
       } catch (e) {
         send(thrown(e));
         continue;
