@@ -17,7 +17,10 @@ export interface SandboxFile {
 export interface BwrapPlan {
   bwrap: string;
   prlimit: string;
-  /** The native helper (sets rlimits and drops the uid in one exec); else prlimit + setpriv. */
+  /**
+   * The native helper (sets rlimits and drops the uid in one exec); else prlimit + setpriv. Bound
+   * at SPAWN_EXEC_PATH, in a zygote's sandbox too (where it only serves as a launcher).
+   */
   exec?: string;
   /** When set (arbiter runs as root), the program runs as this uid/gid (via the helper or setpriv). */
   setpriv?: { path: string; uid: number };
@@ -49,8 +52,16 @@ export interface BwrapPlan {
 
 /** Inside the sandbox the run directory is always this path (a private tmpfs). */
 export const RUN_DIR = '/tmp';
-/** Where the native helper is bound inside the sandbox. */
-const EXEC_PATH = '/.sandbox-exec';
+/**
+ * Where the native helper (native/sandbox-exec.c) is bound inside every sandbox run that has it
+ * (cold runs, the warm Python zygote and its programs, the JavaScript spares). Besides starting
+ * the program, it is a launcher a grading harness inside the sandbox can use to stack a seccomp
+ * filter on a process it starts: `/.arbiter-exec --seccomp-fd=3 -- /usr/bin/node solution.js`
+ * with the filter's bytes (seccomp.ts hostSpawnFilter()) on fd 3. Absent only where the helper
+ * could not be built (no C compiler): a harness must then fail closed, not run unfiltered.
+ */
+export const SPAWN_EXEC_PATH = '/.arbiter-exec';
+const EXEC_PATH = SPAWN_EXEC_PATH;
 
 const SYSTEM_DIRS = ['/bin', '/lib', '/lib64', '/lib32', '/libx32', '/sbin'];
 const ETC_FILES = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives'];
@@ -119,7 +130,7 @@ export function bwrapArgs(p: BwrapPlan): string[] {
     }
     a.push('--perms', f.executable ? '0755' : '0644', '--file', String(p.firstFileFd + i), `${RUN_DIR}/${f.name}`);
   });
-  if (p.exec && !p.zygote) a.push('--ro-bind', p.exec, EXEC_PATH);
+  if (p.exec) a.push('--ro-bind', p.exec, EXEC_PATH);
   if (p.zygote) a.push('--ro-bind', p.zygote.script, p.zygote.path);
   if (p.zygote?.lib) a.push('--ro-bind', p.zygote.lib.src, p.zygote.lib.dest);
   if (p.zygote?.init) a.push('--ro-bind', p.zygote.init.src, p.zygote.init.dest);

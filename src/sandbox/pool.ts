@@ -777,6 +777,8 @@ export class SandboxPool {
       args = bwrapArgs({
         bwrap: this.tools.bwrap!,
         prlimit: this.tools.prlimit ?? '',
+        // (bound at SPAWN_EXEC_PATH for the programs' own use: a harness's launcher)
+        ...(this.tools.sandboxExec ? { exec: this.tools.sandboxExec } : {}),
         binds,
         files: [],
         limits: mergeLimits(DEFAULT_LIMITS, { tmpBytes: 1024 * 1024 }),

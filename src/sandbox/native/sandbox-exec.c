@@ -7,10 +7,22 @@
  * and "error: ..." when any step (the exec included) fails, so that arbiter can tell a sandbox
  * failure from a program that exits 127. Built statically by scripts/build-native.mjs; when it
  * is missing the sandbox falls back to prlimit + setpriv. Every fd above 2 is closed at the exec,
- * so that nothing the arbiter process inherited (its parent's pipes, say) reaches the program.
+ * so that nothing the arbiter process inherited (its parent's pipes, say) reaches the program
+ * (--keep-fds: they stay open, for a launcher whose caller passes fds on purpose).
+ *
+ * With --seccomp-fd=N it reads a classic BPF program (a `struct sock_filter[]`, 8 bytes per
+ * instruction) from fd N to EOF, closes N, and installs it (no_new_privs, then
+ * PR_SET_SECCOMP/SECCOMP_MODE_FILTER) as the last step before the exec. Filters stack, so this
+ * works as a plain launcher from inside a sandboxed program, which already runs under the
+ * sandbox's filter: a grading harness starts its solution's process as
+ *   /.arbiter-exec --seccomp-fd=3 -- /usr/bin/node solution.js      (fd 3: the filter's bytes)
+ * (the path is SPAWN_EXEC_PATH of bwrap-args.ts; seccomp.ts hostSpawnFilter() is the filter that
+ * refuses process creation). An empty, truncated or unreadable filter, or one the kernel refuses,
+ * fails closed: exit 127 with a message, and the program never runs.
  *
  * usage: sandbox-exec [--ready-fd=N] [--cgroup-fd=N] [--uid=N] [--cpu=S:H] [--as=B] [--data=B]
- *                     [--nproc=N] [--fsize=B] [--nofile=N] [--core=N] -- PROGRAM [ARGS...]
+ *                     [--nproc=N] [--fsize=B] [--nofile=N] [--core=N] [--seccomp-fd=N]
+ *                     [--keep-fds] -- PROGRAM [ARGS...]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +33,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <dirent.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -53,6 +67,24 @@ static void cloexec_all(void) {
   closedir(d);
 }
 
+/* A BPF program of at most BPF_MAXINSNS instructions, read from fd to EOF; fd is closed. */
+static struct sock_fprog read_filter(int fd) {
+  static struct sock_filter insns[BPF_MAXINSNS + 1];
+  size_t got = 0, cap = sizeof insns;
+  for (;;) {
+    ssize_t n = read(fd, (char *)insns + got, cap - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) die("--seccomp-fd: reading the filter");
+    if (n == 0) break;
+    got += (size_t)n;
+    if (got == cap) { errno = E2BIG; die("--seccomp-fd: more than BPF_MAXINSNS instructions"); }
+  }
+  close(fd);
+  if (got == 0 || got % sizeof insns[0] != 0) { errno = EINVAL; die("--seccomp-fd: empty or truncated filter"); }
+  struct sock_fprog prog = { .len = (unsigned short)(got / sizeof insns[0]), .filter = insns };
+  return prog;
+}
+
 static unsigned long long num(const char *s, const char *opt) {
   char *end;
   errno = 0;
@@ -74,6 +106,8 @@ static void limit(int res, const char *val, const char *opt) {
 
 int main(int argc, char **argv) {
   long uid = -1;
+  int keep_fds = 0;
+  struct sock_fprog filter = { 0, NULL };
   int i = 1;
   /* The readiness and cgroup fds come first so that every later step can report on them. */
   for (; i < argc; i++) {
@@ -90,6 +124,7 @@ int main(int argc, char **argv) {
   for (; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--") == 0) { i++; break; }
+    if (strcmp(a, "--keep-fds") == 0) { keep_fds = 1; continue; }
     const char *eq = strchr(a, '=');
     if (!eq) { errno = EINVAL; die(a); }
     const char *v = eq + 1;
@@ -101,6 +136,10 @@ int main(int argc, char **argv) {
     else if (!strncmp(a, "--fsize=", 8)) limit(RLIMIT_FSIZE, v, "--fsize");
     else if (!strncmp(a, "--nofile=", 9)) limit(RLIMIT_NOFILE, v, "--nofile");
     else if (!strncmp(a, "--core=", 7)) limit(RLIMIT_CORE, v, "--core");
+    else if (!strncmp(a, "--seccomp-fd=", 13)) {
+      if (filter.filter) { errno = EINVAL; die("--seccomp-fd given twice"); }
+      filter = read_filter((int)num(v, "--seccomp-fd"));
+    }
     else { errno = EINVAL; die(a); }
   }
   if (i >= argc) { errno = EINVAL; die("no program given"); }
@@ -113,7 +152,8 @@ int main(int argc, char **argv) {
     if (setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) != 0) die("setresuid");
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("no_new_privs");
-  cloexec_all();
+  if (filter.filter && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter, 0, 0) != 0) die("--seccomp-fd: installing the filter");
+  if (!keep_fds) cloexec_all();
   if (ready_fd >= 0 && write(ready_fd, "ok\n", 3) != 3) die("--ready-fd");
   execv(argv[i], &argv[i]);
   die(argv[i]);
