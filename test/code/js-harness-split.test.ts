@@ -15,7 +15,10 @@ const grade = (cfg: Record<string, unknown>, output_text: string, item: Record<s
 const passed = (r: { metadata: Record<string, unknown> }) => (r.metadata.tests as string[]).map((t) => t === 'pass');
 
 const he = { format: 'humaneval', language: 'javascript', prompt: '{{item.prompt}}', tests: '{{item.test}}' };
-const item = (body: string) => ({ prompt: 'function f(x) {\n', test: `}\nconst assert = require('node:assert');\nfunction test() {\n  let candidate = f;\n${body}\n}\ntest();\n` });
+const item = (body: string) => ({
+  prompt: 'function f(x) {\n',
+  test: `}\nconst assert = require('node:assert');\nfunction test() {\n  let candidate = f;\n${body}\n}\ntest();\n`,
+});
 const asserts = { format: 'asserts', language: 'javascript', tests: '{{item.tests}}', test_time_ms: 2000 };
 
 // a wrong solution (f(x) is not 2 * x) then writes forged verdict lines for every nonce it could
@@ -57,7 +60,7 @@ describe('JavaScript harness: the solution runs in a process of its own', () => 
     [
       'a Symbol.toPrimitive that replaces Math.abs (a tolerance check)',
       '  return { [Symbol.toPrimitive]() { Math.abs = () => 0; return 0; } };\n',
-      '  assert.ok(Math.abs(candidate(2) - 4) < 1e-9);',
+      '  const d = candidate(2) - 4;\n  assert.ok(Math.abs(d) < 1e-9);',
     ],
   ])('%s scores 0', async (_name, completion, body) => {
     const r = await grade(he, completion, item(body));
@@ -89,6 +92,47 @@ describe('JavaScript harness: the solution runs in a process of its own', () => 
     expect(a.metadata.tests, a.reason).toEqual(['runtime_error', 'runtime_error', 'pass']);
   });
 
+  it('the solution cannot create processes (a fork oracle): execSync, spawnSync and fork fail', async () => {
+    const src = `const cp = require('child_process');
+function viaExec(x) { return Number(String(cp.execSync('echo ' + 2 * x))); }
+function viaSpawn(x) { const r = cp.spawnSync('/bin/sh', ['-c', 'echo ' + 2 * x]); if (r.error) throw r.error; return Number(String(r.stdout)); }
+function viaFork(x) { cp.fork('-e', []); return 2 * x; }
+function plain(x) { return 2 * x; }\n`;
+    const tests = [
+      'assert.strictEqual(viaExec(2), 4)',
+      'assert.strictEqual(viaSpawn(2), 4)',
+      'assert.strictEqual(viaFork(2), 4)',
+      'assert.strictEqual(plain(2), 4)',
+    ];
+    const r = await grade(asserts, src, { tests });
+    expect(r.valid, JSON.stringify(r.error)).toBe(true);
+    expect(passed(r), r.reason).toEqual([false, false, false, true]);
+    expect(r.reason).toMatch(/EPERM|EAGAIN|spawn/);
+  });
+
+  // Open: the solution's process runs under the harness's uid, so without a Landlock domain (or
+  // another uid) it can read and write the harness's memory through /proc/<ppid>/mem (no yama
+  // here): this finds the nonce. Enable once the helper puts the solution's process in a domain.
+  it.skip("reading the harness's memory through /proc/<ppid>/mem finds no nonce", async () => {
+    const src = `function f() {
+      const fs = require('fs');
+      const pp = process.ppid;
+      const fd = fs.openSync('/proc/' + pp + '/mem', 'r');
+      for (const line of fs.readFileSync('/proc/' + pp + '/maps', 'utf8').split('\\n')) {
+        const m = /^([0-9a-f]+)-([0-9a-f]+) r/.exec(line);
+        if (!m) continue;
+        const a = parseInt(m[1], 16), n = parseInt(m[2], 16) - a;
+        if (n > 64 * 1024 * 1024) continue;
+        const b = Buffer.alloc(n);
+        try { fs.readSync(fd, b, 0, n, a); } catch { continue; }
+        if (/ARB[0-9a-f]{24}/.test(b.toString('latin1'))) return 'found';
+      }
+      return 'none';
+    }\n`;
+    const r = await grade(asserts, src, { tests: ['assert.strictEqual(f(), "none")'] });
+    expect(r.score, r.reason).toBe(1);
+  });
+
   it('the solution sees no nonce, tests or driver input: not in its argv, env, stdin, heap or files', async () => {
     const src = `function f() {
       const fs = require('fs');
@@ -105,12 +149,7 @@ describe('JavaScript harness: the solution runs in a process of its own', () => 
   it('an error, a timeout or an exit in the solution cannot be caught by the tests into a pass', async () => {
     const src =
       'function spin() { for (;;) {} }\nfunction bye() { process.exit(0); }\nfunction deep() { let a = []; for (let i = 0; i < 1000; i++) a = [a]; return a; }\nfunction ok() { return 1; }\n';
-    const tests = [
-      'assert.throws(() => spin())',
-      'try { bye(); } catch {}',
-      'assert.throws(() => deep())',
-      'assert.strictEqual(ok(), 1)',
-    ];
+    const tests = ['assert.throws(() => spin())', 'try { bye(); } catch {}', 'assert.throws(() => deep())', 'assert.strictEqual(ok(), 1)'];
     const r = await grade({ ...asserts, test_time_ms: 1000 }, src, { tests });
     // the later tests run in a restarted process
     expect(r.metadata.tests, r.reason).toEqual(['timeout', 'runtime_error', 'runtime_error', 'pass']);

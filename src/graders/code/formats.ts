@@ -3,7 +3,8 @@
 // valid low scores; only a broken sandbox (or an aborted grade) is thrown as an error.
 import { GradeFailure, type Outcome } from '../../core/result.js';
 import { buildCpp, compileProgram, runProgram, transpileTypeScript, type CompiledProgram, type LanguageName } from '../../sandbox/languages.js';
-import type { SandboxFile } from '../../sandbox/bwrap-args.js';
+import { SPAWN_EXEC_PATH, type SandboxFile } from '../../sandbox/bwrap-args.js';
+import { hostSpawnFilter } from '../../sandbox/seccomp.js';
 import type { SandboxLimits } from '../../sandbox/limits.js';
 import type { RunResult, SandboxPool } from '../../sandbox/pool.js';
 import { randomBytes } from 'node:crypto';
@@ -190,7 +191,10 @@ async function driven(s: RunSettings, solution: string, spec: Record<string, unk
   const files = ext === 'js' ? [{ name: 'host.js', data: JS_HOST }] : [];
   const p = await prepare(s, driver, [{ name: `solution.${ext}`, data: solution }, ...files], { trustedMain: true });
   if (!('argv' in p)) return { verdict: p } as const;
-  const r = await run(s, p, driverInput(nonce, { ...spec, solution: `solution.${ext}` }));
+  // JavaScript: the solution's process gets the no-process-creation filter through the sandbox's helper
+  const spawnFilter = ext === 'js' ? hostSpawnFilter() : null;
+  const jsSpawn = spawnFilter ? { spawn_filter: spawnFilter.toString('base64'), seccomp_helper: SPAWN_EXEC_PATH } : {};
+  const r = await run(s, p, driverInput(nonce, { ...spec, ...jsSpawn, solution: `solution.${ext}` }));
   const verdicts = parseVerdicts(r.stdout, nonce);
   // the JavaScript driver could not set up the solution's process (the line carries the nonce)
   if (ext === 'js' && verdicts.error !== undefined) throw new GradeFailure('sandbox_error', verdicts.error);

@@ -24,7 +24,8 @@ const makeCodec = () => {
   const defineProperty = Object.defineProperty;
   const apply = Reflect.apply;
   const is = Object.is;
-  const isFinite = Number.isFinite;
+  const numIsFinite = Number.isFinite;
+  const numIsNaN = Number.isNaN;
   const ObjectProto = Object.prototype;
   const bigToString = BigInt.prototype.toString;
   const getTime = Date.prototype.getTime;
@@ -70,8 +71,8 @@ const makeCodec = () => {
       if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;
       if (v === undefined) return ['u'];
       if (typeof v === 'number') {
-        if (isFinite(v) && !is(v, -0)) return v;
-        return ['n', is(v, -0) ? '-0' : v !== v ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'];
+        if (numIsFinite(v) && !is(v, -0)) return v;
+        return ['n', is(v, -0) ? '-0' : numIsNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'];
       }
       if (typeof v === 'bigint') return ['b', apply(bigToString, v, [])];
       if (typeof v !== 'object') return ['x', kindOf(v)];
@@ -281,9 +282,11 @@ if (require.main === module) {
 
   const NONE = Symbol('none');
   const RESERVED = new Set(
-    ('break case catch class const continue debugger default delete do else enum export extends false finally for function if import in ' +
+    (
+      'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in ' +
       'instanceof new null return super switch this throw true try typeof var void while with yield let static await implements package ' +
-      'protected interface private public arguments eval undefined require module exports').split(' '),
+      'protected interface private public arguments eval undefined require module exports'
+    ).split(' '),
   );
   /** The values of global names (NONE where not defined), in one script. */
   const lookupAll = (names) => {
