@@ -3,10 +3,10 @@
 // valid low scores; only a broken sandbox (or an aborted grade) is thrown as an error.
 import { GradeFailure, type Outcome } from '../../core/result.js';
 import { buildCpp, compileProgram, runProgram, transpileTypeScript, type CompiledProgram, type LanguageName } from '../../sandbox/languages.js';
-import type { SandboxFile } from '../../sandbox/bwrap-args.js';
+import { SPAWN_EXEC_PATH, type SandboxFile } from '../../sandbox/bwrap-args.js';
+import { hostSpawnFilter } from '../../sandbox/seccomp.js';
 import type { SandboxLimits } from '../../sandbox/limits.js';
 import type { RunResult, SandboxPool } from '../../sandbox/pool.js';
-import { hostSpawnFilter } from '../../sandbox/seccomp.js';
 import { randomBytes } from 'node:crypto';
 import { outputsMatch, preview, valuesEqual, type CompareMode } from './compare.js';
 import {
@@ -19,7 +19,7 @@ import {
   TestObjectCache,
   type CppTestObject,
 } from './cpp-tests.js';
-import { driverInput, JS_DRIVER, makeNonce, parseVerdicts, PYTHON_DRIVER, pythonCalls, pythonImports, type Verdicts } from './harness.js';
+import { driverInput, driverSource, JS_DRIVER, makeNonce, parseVerdicts, PYTHON_DRIVER, pythonCalls, pythonImports, type Verdicts } from './harness.js';
 import { assertTests, callCases, ioCases } from './tests.js';
 
 export type Format = 'humaneval' | 'asserts' | 'stdio' | 'function';
@@ -96,6 +96,7 @@ export interface Parts {
 
 /** The drivers' exit status for a failure to confine the solution (e.g. the spawn filter refused). */
 const DRIVER_SANDBOX_EXIT = 71;
+const JS_HOST = driverSource(new URL('./drivers/host.cjs', import.meta.url));
 
 const PY_IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const JS_PATH = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
@@ -211,15 +212,21 @@ async function driven(s: RunSettings, solution: string, spec: Record<string, unk
     spec = t.spec;
     s = { ...s, language: 'javascript' };
   }
-  const p = await prepare(s, driver, [{ name: `solution.${ext}`, data: solution }], { trustedMain: true });
+  // JavaScript: host.js runs the solution in a process of its own (drivers/host.cjs)
+  const files = ext === 'js' ? [{ name: 'host.js', data: JS_HOST }] : [];
+  const p = await prepare(s, driver, [{ name: `solution.${ext}`, data: solution }, ...files], { trustedMain: true });
   if (!('argv' in p)) return { verdict: p } as const;
-  // allow_processes: the solution's process is left without the no-process filter
+  // the solution's process gets the no-process filter (Python: stacked by the driver itself;
+  // JavaScript: through the sandbox's helper), unless allow_processes
   const filter = s.allowProcesses ? null : hostSpawnFilter();
-  const input = driverInput(nonce, { ...spec, solution: `solution.${ext}`, spawn_filter: filter ? filter.toString('base64') : null });
-  const r = await run(s, p, input, true);
+  const confine = { spawn_filter: filter ? filter.toString('base64') : null, ...(ext === 'js' && filter ? { seccomp_helper: SPAWN_EXEC_PATH } : {}) };
+  const r = await run(s, p, driverInput(nonce, { ...spec, ...confine, solution: `solution.${ext}` }), true);
   if (s.language === 'python' && r.exitCode === DRIVER_SANDBOX_EXIT && /^arbiter driver: sandbox: /m.test(r.stderr))
     throw new GradeFailure('sandbox_error', errorSummary(r.stderr) || 'the driver could not confine the solution');
-  return { run: r, verdicts: parseVerdicts(r.stdout, nonce) } as const;
+  const verdicts = parseVerdicts(r.stdout, nonce);
+  // the JavaScript driver could not set up the solution's process (the line carries the nonce)
+  if (ext === 'js' && verdicts.error !== undefined) throw new GradeFailure('sandbox_error', verdicts.error);
+  return { run: r, verdicts } as const;
 }
 
 /** The TypeScript of a driven run as JavaScript: the solution failing is its compile_error, the tests failing bad_input. */
