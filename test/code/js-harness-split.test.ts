@@ -110,10 +110,10 @@ function plain(x) { return 2 * x; }\n`;
     expect(r.reason).toMatch(/EPERM|EAGAIN|spawn/);
   });
 
-  // Open: the solution's process runs under the harness's uid, so without a Landlock domain (or
-  // another uid) it can read and write the harness's memory through /proc/<ppid>/mem (no yama
-  // here): this finds the nonce. Enable once the helper puts the solution's process in a domain.
-  it.skip("reading the harness's memory through /proc/<ppid>/mem finds no nonce", async () => {
+  // The solution's process runs under the harness's uid, so without its Landlock domain
+  // (sandbox-exec --apart) it could read and write the harness's memory through /proc/<ppid>/mem
+  // (no yama here) and find the nonce; the domain makes the open fail.
+  it("reading the harness's memory through /proc/<ppid>/mem finds no nonce", async () => {
     const src = `function f() {
       const fs = require('fs');
       const pp = process.ppid;

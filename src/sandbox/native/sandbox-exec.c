@@ -20,9 +20,17 @@
  * refuses process creation). An empty, truncated or unreadable filter, or one the kernel refuses,
  * fails closed: exit 127 with a message, and the program never runs.
  *
+ * With --apart the program is put in a Landlock domain of its own (a ruleset that handles only
+ * the making of block devices, which no sandboxed program can do anyway). What matters is the
+ * domain: the kernel refuses a process in a Landlock domain ptrace access to any process outside
+ * it, and that check also guards /proc/<pid>/mem, /proc/<pid>/fd/N and pidfd_getfd. So a
+ * solution's process started this way cannot read or write its harness's memory or fds, even as
+ * the same uid and with the harness dumpable (node cannot make itself non-dumpable). A kernel
+ * without Landlock fails closed (exit 127): the program never runs unconfined.
+ *
  * usage: sandbox-exec [--ready-fd=N] [--cgroup-fd=N] [--uid=N] [--cpu=S:H] [--as=B] [--data=B]
  *                     [--nproc=N] [--fsize=B] [--nofile=N] [--core=N] [--seccomp-fd=N]
- *                     [--keep-fds] -- PROGRAM [ARGS...]
+ *                     [--keep-fds] [--apart] -- PROGRAM [ARGS...]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +43,7 @@
 #include <dirent.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <linux/landlock.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -104,9 +113,27 @@ static void limit(int res, const char *val, const char *opt) {
   if (setrlimit(res, &rl) != 0) die(opt);
 }
 
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#endif
+#ifndef SYS_landlock_restrict_self
+#define SYS_landlock_restrict_self 446
+#endif
+
+/* A Landlock domain of the process's own (see --apart above); needs no_new_privs first. */
+static void landlock_apart(void) {
+  struct landlock_ruleset_attr attr;
+  memset(&attr, 0, sizeof attr);
+  attr.handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK;
+  int fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+  if (fd < 0) die("--apart: creating a Landlock ruleset (is Landlock enabled in this kernel?)");
+  if (syscall(SYS_landlock_restrict_self, fd, 0) != 0) die("--apart: entering the Landlock domain");
+  close(fd);
+}
+
 int main(int argc, char **argv) {
   long uid = -1;
-  int keep_fds = 0;
+  int keep_fds = 0, apart = 0;
   struct sock_fprog filter = { 0, NULL };
   int i = 1;
   /* The readiness and cgroup fds come first so that every later step can report on them. */
@@ -125,6 +152,7 @@ int main(int argc, char **argv) {
     const char *a = argv[i];
     if (strcmp(a, "--") == 0) { i++; break; }
     if (strcmp(a, "--keep-fds") == 0) { keep_fds = 1; continue; }
+    if (strcmp(a, "--apart") == 0) { apart = 1; continue; }
     const char *eq = strchr(a, '=');
     if (!eq) { errno = EINVAL; die(a); }
     const char *v = eq + 1;
@@ -152,6 +180,7 @@ int main(int argc, char **argv) {
     if (setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) != 0) die("setresuid");
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("no_new_privs");
+  if (apart) landlock_apart();
   if (filter.filter && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter, 0, 0) != 0) die("--seccomp-fd: installing the filter");
   if (!keep_fds) cloexec_all();
   if (ready_fd >= 0 && write(ready_fd, "ok\n", 3) != 3) die("--ready-fd");

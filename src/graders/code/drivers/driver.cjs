@@ -111,8 +111,9 @@ const __arbiter = (() => {
       fs.unlinkSync(name);
       stdio.push(filterFd);
       file = helper;
-      // (--keep-fds: the helper would otherwise close fd 3, the channel, at the exec)
-      args = ['--seccomp-fd=4', '--keep-fds', '--', process.execPath, ...argv];
+      // (--keep-fds: the helper would otherwise close fd 3, the channel, at the exec; --apart: a
+      // Landlock domain of its own, so that it cannot reach this process's memory or fds)
+      args = ['--seccomp-fd=4', '--keep-fds', '--apart', '--', process.execPath, ...argv];
     }
     let child;
     try {
