@@ -3,7 +3,7 @@
 // (invalid grades, bad input) never enter a statistic; they keep advantage 0. Arithmetic is float64
 // (the trainers use float32), so values agree to ~1e-7.
 import type { AdvantageConfig } from './config.js';
-import { whereOf, type Row } from './rows.js';
+import { whereOf, type GroupKey, type Row } from './rows.js';
 import { mean, stdUnbiased } from './stats.js';
 
 /** verl's masked_mean denominator offset and masked_whiten's variance offset. */
@@ -22,7 +22,7 @@ function single(r: Row): void {
 
 /** Splits rows by group key, keeping first-appearance order (rows without a key are skipped). */
 export function byGroup(rows: Row[]): Row[][] {
-  const m = new Map<string | number, Row[]>();
+  const m = new Map<GroupKey, Row[]>();
   for (const r of rows) {
     if (r.group === undefined) continue;
     let g = m.get(r.group);
@@ -117,7 +117,7 @@ function grpoPassk(rows: Row[], c: AdvantageConfig): void {
 function gigpo(rows: Row[], c: AdvantageConfig): void {
   // A step's return-to-go includes every later step's reward: when one of them is unknown (an
   // invalid or malformed line of the same trajectory), the earlier steps cannot be scored either.
-  const lastBad = new Map<string | number, number>();
+  const lastBad = new Map<GroupKey, number>();
   rows.forEach((r, i) => {
     if (r.masked && r.traj !== undefined) lastBad.set(r.traj, i);
   });
@@ -144,7 +144,7 @@ function gigpo(rows: Row[], c: AdvantageConfig): void {
   }
   // discounted step returns per trajectory, in the order the steps appear
   const ret = new Map<Row, number>();
-  const trajs = new Map<string | number, Row[]>();
+  const trajs = new Map<GroupKey, Row[]>();
   for (const r of xs) {
     let t = trajs.get(r.traj!);
     if (!t) trajs.set(r.traj!, (t = []));

@@ -12,6 +12,7 @@
 // guard against reward hacks, not a security boundary (the sandbox is). The drivers are real
 // programs in ./drivers/ (linted by `npm run lint:drivers`, shipped in dist/); this module loads
 // them and parses their output.
+import { stringifyExact } from '../../core/json.js';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +23,7 @@ export function makeNonce(): string {
 
 /** What a driver reads from stdin: the nonce line, then the spec as JSON. */
 export function driverInput(nonce: string, spec: Record<string, unknown>): string {
-  return nonce + '\n' + JSON.stringify(spec);
+  return nonce + '\n' + stringifyExact(spec); // integers past 2^53 (BigInt) as their digits: Python's json reads them exactly
 }
 
 /** Names a Python test text calls as plain functions (`f(`, not `x.f(`), in order of first use. */
