@@ -6,7 +6,7 @@ import { describe } from '../core/sample.js';
 import type { AdvantageConfig } from './config.js';
 
 /** Why a row got advantage 0 instead of one computed from its group. */
-export type MaskReason = 'invalid_grade' | 'bad_input' | 'single_in_group' | 'no_tokens' | 'depends_on_invalid' | 'limit_exceeded';
+export type MaskReason = 'invalid_grade' | 'bad_input' | 'single_in_group' | 'no_tokens' | 'depends_on_invalid' | 'limit_exceeded' | 'out_of_range';
 
 /** Most tokens one line may claim (`response_length`): token advantages are materialised. */
 export const MAX_RESPONSE_TOKENS = 1 << 20;

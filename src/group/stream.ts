@@ -130,9 +130,11 @@ export class AdvantageEngine<T = string> {
     while (h < q.length && q[h]!.done) {
       const r = q[h]!;
       q[h++] = undefined as never;
-      if (r.masked) {
+      // a non-finite advantage left unmasked is written masked internal_error (advantageFields): counted so
+      const reason = r.masked ?? (Number.isFinite(r.adv) ? undefined : 'internal_error');
+      if (reason) {
         this.counts.masked++;
-        this.counts.mask_reasons[r.masked] = (this.counts.mask_reasons[r.masked] ?? 0) + 1;
+        this.counts.mask_reasons[reason] = (this.counts.mask_reasons[reason] ?? 0) + 1;
       }
       this.ready.push(r);
     }

@@ -130,7 +130,9 @@ const toNumber = (t: string): number => Number(t.replace(/^([+-]?)inf(inity)?$/i
 function tokensClose(g: string, e: string, tol: number): boolean {
   const a = toNumber(g);
   const b = toNumber(e);
-  if (NON_FINITE.test(g) || NON_FINITE.test(e)) return numbersClose(a, b, tol);
+  const ng = NON_FINITE.test(g);
+  const ne = NON_FINITE.test(e);
+  if (ng || ne) return ng && ne && numbersClose(a, b, tol); // a finite literal (even 1e400) is never inf or nan
   // short, finite and not underflowed to 0: a double holds both closely enough for the tolerance
   if (g.length < 16 && e.length < 16 && Number.isFinite(a) && Number.isFinite(b) && a !== 0 && b !== 0) return numbersClose(a, b, tol);
   const x = decOfToken(g);
