@@ -92,16 +92,16 @@ describe('advantages of scores past the float64 squares', () => {
     );
   });
 
-  it('opo on [1e300, -1e300] with lengths 1 and 3: s - Σ len·s / Σ len', async () => {
+  it('opo on [1.5e308, 1e308] with lengths 3 and 1: s - Σ len·s / Σ len (Σ len·s alone overflows)', async () => {
     const recs = [
-      { uid: 'g', score: 1e300, response_length: 1 },
-      { uid: 'g', score: -1e300, response_length: 3 },
+      { uid: 'g', score: 1.5e308, response_length: 3 },
+      { uid: 'g', score: 1e308, response_length: 1 },
     ];
     const { recs: out } = await advantages({ estimator: 'opo' }, recs);
-    const b = (1 * 1 + 3 * -1) / 4; // baseline on the multipliers
+    const b = (3 * 1.5 + 1 * 1) / 4; // baseline on the multipliers of 1e308
     expectClose(
       out.map((r) => r.advantage),
-      [(1 - b) * 1e300, (-1 - b) * 1e300],
+      [(1.5 - b) * 1e308, (1 - b) * 1e308],
     );
   });
 
