@@ -356,7 +356,8 @@ function whiten(rows: Row[], values: TokenValues, constant?: Map<Row, number>, k
     }
   }
   const variance = (ss / (n + WHITEN_EPS)) * (n / (n - 1));
-  const inv = k === 1 ? 1 / Math.sqrt(variance + WHITEN_EPS) : k > 1 ? 1 / Math.sqrt(variance + WHITEN_EPS / k / k) : k / Math.sqrt(k * k * variance + WHITEN_EPS);
+  const inv =
+    k === 1 ? 1 / Math.sqrt(variance + WHITEN_EPS) : k > 1 ? 1 / Math.sqrt(variance + WHITEN_EPS / k / k) : k / Math.sqrt(k * k * variance + WHITEN_EPS);
   for (const r of rows) {
     r.whiten = { mean: m, inv, values };
     const c = constant?.get(r);

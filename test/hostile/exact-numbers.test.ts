@@ -55,7 +55,10 @@ describe('code grader, function format: the return value is compared exactly', (
   });
 
   it('under compare: float, 7**500 is still not 10**400 (both would be Infinity as doubles)', async () => {
-    const { recs } = await score('fnfloat', { ...fn, compare: 'float' }, [fnLine(1, '7**500', '1' + '0'.repeat(400)), fnLine(2, '10**400', '1' + '0'.repeat(400))]);
+    const { recs } = await score('fnfloat', { ...fn, compare: 'float' }, [
+      fnLine(1, '7**500', '1' + '0'.repeat(400)),
+      fnLine(2, '10**400', '1' + '0'.repeat(400)),
+    ]);
     expect(recs.map((r) => [r.valid, r.score])).toEqual([
       [true, 0],
       [true, 1],
@@ -106,7 +109,12 @@ describe('tool_call', () => {
       `{"id": ${id}, "item": {"gt": [{"get_user": {"user_id": [12345678901234567890]}}]}, "output_tools": [{"type": "function", "function": {"name": "get_user", "arguments": "{\\"user_id\\": ${uid}}"}}]}`;
     const py = (id: number, uid: string) =>
       `{"id": ${id}, "item": {"gt": [{"get_user": {"user_id": [12345678901234567890]}}]}, "output_text": "get_user(user_id=${uid})"}`;
-    const { recs } = await score('tool', g, [line(1, '12345678901234567891'), line(2, '12345678901234567890'), py(3, '12345678901234567891'), py(4, '12345678901234567890')]);
+    const { recs } = await score('tool', g, [
+      line(1, '12345678901234567891'),
+      line(2, '12345678901234567890'),
+      py(3, '12345678901234567891'),
+      py(4, '12345678901234567890'),
+    ]);
     expect(recs.map((r) => [r.id, r.valid, r.score])).toEqual([
       [1, true, 0],
       [2, true, 1],
@@ -146,10 +154,10 @@ describe('ids and uids keep their exact text', () => {
     const lines = readFileSync(out, 'utf8').trim().split('\n');
     const adv = lines.map((l) => (JSON.parse(l) as { advantage: number }).advantage);
     // group ...890: [1, 0]; group ...891: [1, 1, 0]
-    expect(adv[0]).toBeCloseTo(0.7071067, 5);
-    expect(adv[1]).toBeCloseTo(-0.7071067, 5);
-    expect(adv[2]).toBeCloseTo(0.5773502, 5);
-    expect(adv[4]).toBeCloseTo(-1.1547005, 5);
+    expect(adv[0]).toBeCloseTo(Math.SQRT1_2, 5);
+    expect(adv[1]).toBeCloseTo(-Math.SQRT1_2, 5);
+    expect(adv[2]).toBeCloseTo(1 / Math.sqrt(3), 5);
+    expect(adv[4]).toBeCloseTo(-2 / Math.sqrt(3), 5);
     expect(lines[4]).toContain('"uid":12345678901234567891');
     expect(lines[4]).toContain('"n":99999999999999999999');
   });
@@ -171,7 +179,8 @@ describe('server', () => {
     return { status: res.status, text: await res.text() };
   };
   /** Every value of a float field in a JSON text: each must be written with a "." or an exponent. */
-  const floatFieldValues = (text: string, keys: string[]) => [...text.matchAll(new RegExp(`"(?:${keys.join('|')})":(-?[0-9][0-9.eE+-]*)`, 'g'))].map((m) => m[1]!);
+  const floatFieldValues = (text: string, keys: string[]) =>
+    [...text.matchAll(new RegExp(`"(?:${keys.join('|')})":(-?[0-9][0-9.eE+-]*)`, 'g'))].map((m) => m[1]!);
 
   it('/v1/advantages: floats are JSON floats, uids past 2^53 stay apart and come back as sent', async () => {
     const body =
@@ -186,7 +195,7 @@ describe('server', () => {
     expect(r.text).toContain('"uid":12345678901234567890');
     expect(r.text).toContain('"uid":12345678901234567891');
     const recs = (JSON.parse(r.text) as { records: { advantage: number }[] }).records;
-    expect(recs[0]!.advantage).toBeCloseTo(0.7071067, 5);
+    expect(recs[0]!.advantage).toBeCloseTo(Math.SQRT1_2, 5);
     expect(recs[2]!.advantage).toBe(0); // group ...891 is [1, 1]
   });
 
