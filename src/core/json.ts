@@ -289,9 +289,172 @@ export function findTooDeep(value: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH): 
  * written), else as JSON.stringify writes it.
  */
 export function stringifyRecord(rec: { id?: unknown; [ID_JSON]?: string }): string {
-  const s = JSON.stringify(rec);
+  const s = stringifyExact(rec);
   const raw = rec[ID_JSON];
   if (raw === undefined) return s;
   const head = '{"id":' + JSON.stringify(rec.id);
   return s.startsWith(head) ? '{"id":' + raw + s.slice(head.length) : s;
+}
+
+// ---- exact numbers: integers outside the safe range as BigInt ----
+
+/**
+ * Sixteen digits in a row: every integer literal outside ±(2^53 − 1) has at least that many, so a
+ * text without such a run parses exactly with plain JSON.parse (one native scan decides). Spelt
+ * out rather than \d{16}: V8 then skips ahead by the pattern's length (about 8 times faster).
+ */
+const LONG_DIGITS = new RegExp('\\d'.repeat(16));
+
+/** True when `text` may hold an integer literal JSON.parse would round (a cheap, conservative test). */
+export function mayHoldBigInts(text: string): boolean {
+  return LONG_DIGITS.test(text);
+}
+
+const INT_LITERAL = /^-?(?:0|[1-9]\d*)$/;
+
+function isNumberChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69; // 0-9 - + . e E
+}
+
+/** A text with its unsafe integer literals replaced by marker strings, and what they stand for. */
+interface BigIntRewrite {
+  text: string;
+  prefix: string;
+  values: bigint[];
+}
+
+/**
+ * Replaces every integer literal outside the safe range (outside strings; only well-formed ones, so
+ * invalid JSON stays invalid) by a string `"\u0000<nonce><index>"`, or undefined when there is none.
+ * The nonce is a U+0000 alone when the text holds no `\u0000` escape (then no string of the text can
+ * decode to a marker), else random as well.
+ */
+function rewriteBigInts(text: string): BigIntRewrite | undefined {
+  let out = '';
+  let last = 0;
+  const values: bigint[] = [];
+  const prefix = /\\u0000/i.test(text) ? `\u0000${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}:` : '\u0000';
+  const escPrefix = JSON.stringify(prefix).slice(1, -1);
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === Q) {
+      let j = i + 1;
+      let end = n;
+      for (;;) {
+        const k = text.indexOf('"', j);
+        if (k < 0) break;
+        let b = k - 1;
+        while (b >= j && text.charCodeAt(b) === BS) b--;
+        if ((k - 1 - b) % 2 === 0) {
+          end = k;
+          break;
+        }
+        j = k + 1;
+      }
+      i = end + 1;
+      continue;
+    }
+    if ((c >= 48 && c <= 57) || c === 45) {
+      let j = i + 1;
+      while (j < n && isNumberChar(text.charCodeAt(j))) j++;
+      if (j - i >= 16) {
+        const tok = text.slice(i, j);
+        if (INT_LITERAL.test(tok) && !Number.isSafeInteger(Number(tok))) {
+          out += text.slice(last, i) + '"' + escPrefix + values.length + '"';
+          values.push(BigInt(tok));
+          last = j;
+        }
+      }
+      i = j;
+      continue;
+    }
+    i++;
+  }
+  return values.length ? { text: out + text.slice(last), prefix, values } : undefined;
+}
+
+/** Puts the rewrite's BigInts back in place of their markers (in a value parsed from its text). */
+function restoreBigInts(root: unknown, rw: BigIntRewrite): unknown {
+  const { prefix, values } = rw;
+  const big = (x: unknown): bigint | undefined =>
+    typeof x === 'string' && x.charCodeAt(0) === 0 && x.startsWith(prefix) ? values[Number(x.slice(prefix.length))] : undefined;
+  const top = big(root);
+  if (top !== undefined) return top;
+  const stack: object[] = typeof root === 'object' && root !== null ? [root] : [];
+  while (stack.length) {
+    const o = stack.pop()!;
+    if (Array.isArray(o)) {
+      for (let i = 0; i < o.length; i++) {
+        const x: unknown = o[i];
+        const b = big(x);
+        if (b !== undefined) o[i] = b;
+        else if (typeof x === 'object' && x !== null) stack.push(x);
+      }
+    } else {
+      const rec = o as Record<string, unknown>;
+      for (const k of Object.keys(rec)) {
+        const x = rec[k];
+        const b = big(x);
+        // defineProperty: an own "__proto__" key stays a plain property
+        if (b !== undefined) Object.defineProperty(rec, k, { value: b, writable: true, enumerable: true, configurable: true });
+        else if (typeof x === 'object' && x !== null) stack.push(x);
+      }
+    }
+  }
+  return root;
+}
+
+/**
+ * A JSON parse that keeps integers exact: literals without fraction or exponent outside
+ * ±(2^53 − 1) become BigInt (as Python's json reads them as int); everything else is exactly what
+ * `parse` (JSON.parse by default, or e.g. fastify's secure parser) builds. Lines without a run of
+ * 16 digits take the plain parse and nothing more. A syntax error is the one `parse` reports for
+ * the original text.
+ */
+export function parseJsonExact(text: string, parse: (text: string) => unknown = JSON.parse): unknown {
+  if (!LONG_DIGITS.test(text)) return parse(text);
+  const rw = rewriteBigInts(text);
+  if (!rw) return parse(text);
+  let v: unknown;
+  try {
+    v = parse(rw.text);
+  } catch (e) {
+    parse(text); // the original text's own error message (and position)
+    throw e;
+  }
+  return restoreBigInts(v, rw);
+}
+
+let bigMark = `\u0000big${Math.random().toString(36).slice(2)}:`;
+
+/**
+ * JSON.stringify that writes BigInt values as their digits (JSON.stringify throws on them). Values
+ * without a BigInt cost one plain JSON.stringify call.
+ */
+export function stringifyExact(value: unknown, space?: number): string {
+  try {
+    return JSON.stringify(value, null, space) as string;
+  } catch (e) {
+    if (!(e instanceof TypeError) || !/BigInt/i.test(e.message)) throw e;
+  }
+  for (;;) {
+    const mark = bigMark;
+    let clash = false;
+    const s = JSON.stringify(
+      value,
+      (_k, x: unknown) => {
+        if (typeof x === 'bigint') return mark + x.toString();
+        if (typeof x === 'string' && x.includes(mark)) clash = true;
+        return x;
+      },
+      space,
+    );
+    if (!clash) {
+      const esc = JSON.stringify(mark).slice(1, -1);
+      return s.split(`"${esc}`).reduce((acc, part, i) => (i === 0 ? part : acc + part.replace(/^(-?\d+)"/, '$1')), '');
+    }
+    bigMark = `\u0000big${Math.random().toString(36).slice(2)}:`; // a string held the marker: pick another
+  }
 }

@@ -50,7 +50,9 @@ export function normalizeRecord(rec: unknown, opts: NormalizeOptions = {}): Grad
     const deep = findTooDeep(rec, maxDepth);
     if (deep !== undefined) throw new GradeFailure('limit_exceeded', tooDeepMessage(deep, maxDepth));
   }
-  const id = rec.id;
+  // an integer id past 2^53 (a BigInt from the exact parse) keeps the value JSON.parse gives it;
+  // readers that echo ids keep its source text (ID_JSON, rawIdsOf)
+  const id = typeof rec.id === 'bigint' ? Number(rec.id) : rec.id;
   if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number') {
     throw new GradeFailure('bad_input', `field "id" must be a string or number, got ${describe(id)}`);
   }

@@ -1,7 +1,7 @@
 // `{{item.path}}` / `{{sample.path}}` templates: compiled once at config load, rendered per sample.
 // A template that is exactly one placeholder yields the raw value (array, object, number);
 // a missing variable is a per-sample `template_error`, never an empty string.
-import { DEFAULT_MAX_JSON_DEPTH, scanJson, tooDeepMessage } from './json.js';
+import { DEFAULT_MAX_JSON_DEPTH, scanJson, stringifyExact, tooDeepMessage } from './json.js';
 import { GradeFailure } from './result.js';
 import type { GradeInput } from './sample.js';
 
@@ -135,7 +135,7 @@ function pathText(p: Segment[]): string {
 function stringify(x: unknown): string {
   if (typeof x === 'string') return x;
   if (x === null || typeof x !== 'object') return String(x);
-  return JSON.stringify(x);
+  return stringifyExact(x); // integers past 2^53 (BigInt) as their digits
 }
 
 /** Renders to a raw value (single placeholder) or a string. */

@@ -577,10 +577,16 @@ export function unparse(n: PyAst, outer = 0): string {
 
 // ---- the tool_call grader's reading ------------------------------------------------------------
 
+/** An int as JSON parsing gives it: a number when a double holds it exactly, else the BigInt (as parseJsonExact). */
+function exactInt(v: bigint): number | bigint {
+  const x = Number(v);
+  return Number.isSafeInteger(x) ? x : v;
+}
+
 function literal(n: PyAst, where: string): unknown {
   switch (n.k) {
     case 'int':
-      return Number(n.v);
+      return exactInt(n.v);
     case 'float':
       return n.v;
     case 'str':
@@ -600,7 +606,8 @@ function literal(n: PyAst, where: string): unknown {
       return out;
     }
     case 'unary': {
-      const v = n.operand.k === 'int' || n.operand.k === 'float' ? Number(n.operand.v) : undefined;
+      if (n.operand.k === 'int' && n.op !== '~') return exactInt(n.op === '-' ? -n.operand.v : n.operand.v);
+      const v = n.operand.k === 'float' ? n.operand.v : undefined;
       if (v === undefined || n.op === '~') throw new ParseError(`unsupported expression in ${where} (only literals are allowed)`);
       return n.op === '-' ? -v : v;
     }

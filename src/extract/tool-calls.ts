@@ -2,6 +2,7 @@
 // (`{type: "function", function: {name, arguments}}`, arguments as a JSON string or object), a
 // message with `tool_calls`, `{name, arguments}` objects, BFCL's `{name: {args}}` form, or text
 // holding JSON (optionally fenced or in <tool_call> tags) or Python-style calls.
+import { parseJsonExact } from '../core/json.js';
 import { parsePythonCalls } from './python-call.js';
 import { ParseError, type ToolCall } from './tool-call-types.js';
 
@@ -14,7 +15,7 @@ function argsOf(v: unknown, name: string): Record<string, unknown> {
   if (typeof v === 'string') {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(v);
+      parsed = parseJsonExact(v); // integers past 2^53 exactly (BigInt)
     } catch {
       throw new ParseError(`arguments of ${name} are not valid JSON`);
     }
@@ -51,7 +52,7 @@ export function callsFromText(text: string): ToolCall[] {
   if (t.startsWith('{') || (t.startsWith('[') && /^\[\s*[[{\]]/.test(t))) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(t);
+      parsed = parseJsonExact(t);
     } catch {
       parsed = undefined;
     }

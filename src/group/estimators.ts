@@ -1,10 +1,13 @@
 // The advantage estimators, written from the trainers' definitions (verl trainer/ppo/core_algos.py,
 // verl-agent gigpo/core_gigpo.py, TRL GRPOTrainer._generate_and_score_completions). Masked rows
 // (invalid grades, bad input) never enter a statistic; they keep advantage 0. Arithmetic is float64
-// (the trainers use float32), so values agree to ~1e-7.
+// (the trainers use float32), so values agree to ~1e-7. Scores so large or small that their squares
+// leave the float64 range are divided by a power of two first (scaleOf: exact, and 1 for ordinary
+// scores, which then take the plain arithmetic); an advantage whose true value is itself outside
+// the range is masked `out_of_range` (maskNonFinite), never written as 0 or clamped.
 import type { AdvantageConfig } from './config.js';
-import { whereOf, type Row } from './rows.js';
-import { mean, stdUnbiased } from './stats.js';
+import { whereOf, type GroupKey, type Row } from './rows.js';
+import { mean, scaled, scaleOf, stdUnbiased } from './stats.js';
 
 /** verl's masked_mean denominator offset and masked_whiten's variance offset. */
 const WHITEN_EPS = 1e-8;
@@ -22,7 +25,7 @@ function single(r: Row): void {
 
 /** Splits rows by group key, keeping first-appearance order (rows without a key are skipped). */
 export function byGroup(rows: Row[]): Row[][] {
-  const m = new Map<string | number, Row[]>();
+  const m = new Map<GroupKey, Row[]>();
   for (const r of rows) {
     if (r.group === undefined) continue;
     let g = m.get(r.group);
@@ -45,9 +48,14 @@ function grpo(rows: Row[], c: AdvantageConfig): void {
     return;
   }
   const s = xs.map((r) => r.score);
-  const m = mean(s);
-  const sd = stdUnbiased(s, m);
-  for (const r of xs) r.adv = c.normByStd ? (r.score - m) / (sd + c.epsilon) : r.score - m;
+  // on s / k: (s - m) / (sd + eps) = (y - my) / (sdy + eps / k)
+  const k = scaleOf(s);
+  const y = scaled(s, k);
+  const m = mean(y);
+  const sd = stdUnbiased(y, m);
+  xs.forEach((r, i) => {
+    r.adv = c.normByStd ? (y[i]! - m) / (sd + c.epsilon / k) : (y[i]! - m) * k;
+  });
 }
 
 /** rloo: s * n/(n-1) - mean * n/(n-1), i.e. s minus the mean of the others. */
@@ -60,9 +68,14 @@ function rloo(rows: Row[], c: AdvantageConfig): void {
     else xs[0]!.adv = xs[0]!.score; // verl leaves a lone score unchanged
     return;
   }
-  const m = mean(xs.map((r) => r.score));
+  const s = xs.map((r) => r.score);
+  const k = scaleOf(s);
+  const y = scaled(s, k);
+  const m = mean(y);
   const f = n / (n - 1);
-  for (const r of xs) r.adv = r.score * f - m * f;
+  xs.forEach((r, i) => {
+    r.adv = (y[i]! * f - m * f) * k;
+  });
 }
 
 /** opo: s - sum(len * s) / sum(len), the length-weighted group baseline. */
@@ -74,11 +87,12 @@ function opo(rows: Row[], c: AdvantageConfig): void {
     else xs[0]!.adv = xs[0]!.score; // verl: baseline 0
     return;
   }
+  const k = scaleOf(xs.map((r) => r.score));
   let sl = 0;
   let sls = 0;
   for (const r of xs) {
     sl += r.len;
-    sls += r.len * r.score;
+    sls += r.len * (r.score / k);
   }
   if (sl === 0) {
     for (const r of xs) {
@@ -91,7 +105,7 @@ function opo(rows: Row[], c: AdvantageConfig): void {
     return;
   }
   const bsl = sls / sl;
-  for (const r of xs) r.adv = r.score - bsl;
+  for (const r of xs) r.adv = (r.score / k - bsl) * k;
 }
 
 /** grpo_passk: only the best response gets r_max - r_second (over std + eps when normalising). */
@@ -106,8 +120,10 @@ function grpoPassk(rows: Row[], c: AdvantageConfig): void {
   for (let i = 1; i < xs.length; i++) if (xs[i]!.score > xs[iMax]!.score) iMax = i;
   let second = -Infinity;
   for (let i = 0; i < xs.length; i++) if (i !== iMax && xs[i]!.score > second) second = xs[i]!.score;
-  let a = xs[iMax]!.score - second;
-  if (c.normByStd) a = a / (stdUnbiased(xs.map((r) => r.score)) + c.epsilon);
+  const s = xs.map((r) => r.score);
+  const k = scaleOf(s);
+  let a = xs[iMax]!.score / k - second / k;
+  a = c.normByStd ? a / (stdUnbiased(scaled(s, k)) + c.epsilon / k) : a * k;
   for (const r of xs) r.adv = 0;
   xs[iMax]!.adv = a;
 }
@@ -117,7 +133,7 @@ function grpoPassk(rows: Row[], c: AdvantageConfig): void {
 function gigpo(rows: Row[], c: AdvantageConfig): void {
   // A step's return-to-go includes every later step's reward: when one of them is unknown (an
   // invalid or malformed line of the same trajectory), the earlier steps cannot be scored either.
-  const lastBad = new Map<string | number, number>();
+  const lastBad = new Map<GroupKey, number>();
   rows.forEach((r, i) => {
     if (r.masked && r.traj !== undefined) lastBad.set(r.traj, i);
   });
@@ -138,22 +154,26 @@ function gigpo(rows: Row[], c: AdvantageConfig): void {
     ep.set(xs[0]!, remove ? s : s / (1 + c.epsilon)); // verl-agent: mean 0, std 1
   } else {
     const s = xs.map((r) => r.score);
-    const m = mean(s);
-    const sd = stdUnbiased(s, m);
-    for (const r of xs) ep.set(r, remove ? r.score - m : (r.score - m) / (sd + c.epsilon));
+    const k = scaleOf(s);
+    const y = scaled(s, k);
+    const m = mean(y);
+    const sd = stdUnbiased(y, m);
+    xs.forEach((r, i) => ep.set(r, remove ? (y[i]! - m) * k : (y[i]! - m) / (sd + c.epsilon / k)));
   }
   // discounted step returns per trajectory, in the order the steps appear
   const ret = new Map<Row, number>();
-  const trajs = new Map<string | number, Row[]>();
+  const trajs = new Map<GroupKey, Row[]>();
   for (const r of xs) {
     let t = trajs.get(r.traj!);
     if (!t) trajs.set(r.traj!, (t = []));
     t.push(r);
   }
+  // the returns on step rewards / ks (ks = 1 unless their squares would leave the float64 range)
+  const ks = scaleOf(xs.map((r) => r.stepReward));
   for (const t of trajs.values()) {
     let running = 0;
     for (let i = t.length - 1; i >= 0; i--) {
-      running = t[i]!.stepReward + c.gamma * running;
+      running = t[i]!.stepReward / ks + c.gamma * running;
       ret.set(t[i]!, running);
     }
   }
@@ -175,7 +195,7 @@ function gigpo(rows: Row[], c: AdvantageConfig): void {
     const m = mean(v);
     const sd = stdUnbiased(v, m);
     for (const r of k) {
-      const st = remove ? ret.get(r)! - m : (ret.get(r)! - m) / (sd + c.epsilon);
+      const st = remove ? (ret.get(r)! - m) * ks : (ret.get(r)! - m) / (sd + c.epsilon / ks);
       r.adv = ep.get(r)! + c.stepAdvantageW * st;
     }
   }
@@ -198,11 +218,11 @@ function nanStd(xs: number[]): number {
   return v.length > 1 ? stdUnbiased(v) : NaN;
 }
 
-function weighted(r: Row, c: AdvantageConfig, xs: number[]): number {
+function weighted(r: Row, c: AdvantageConfig, xs: number[], scale = 1): number {
   let s = 0;
   for (let k = 0; k < xs.length; k++) {
     const w = c.rewardWeights ? c.rewardWeights[k]! : 1;
-    const v = w * xs[k]!;
+    const v = w * (xs[k]! / scale);
     if (!Number.isNaN(v)) s += v; // nansum
   }
   return s;
@@ -225,8 +245,10 @@ function sameWidth(rows: Row[]): void {
 function trlSumThenNormalize(batch: Row[], c: AdvantageConfig): void {
   sameWidth(batch);
   const groups = byGroup(batch).map((g) => live(g));
+  // on the rewards / kr (kr = 1 unless their squares would leave the float64 range)
+  const kr = scaleOf(groups.flatMap((g) => g.flatMap((x) => x.rewards!)));
   const r = new Map<Row, number>();
-  for (const g of groups) for (const x of g) r.set(x, weighted(x, c, x.rewards!));
+  for (const g of groups) for (const x of g) r.set(x, weighted(x, c, x.rewards!, kr));
   let batchStd = NaN;
   if (c.scaleRewards === 'batch') {
     const all = [...r.values()];
@@ -243,7 +265,7 @@ function trlSumThenNormalize(batch: Row[], c: AdvantageConfig): void {
     const sd = c.scaleRewards === 'group' ? nanStd(vals) : batchStd;
     for (const x of g) {
       let a = r.get(x)! - m;
-      if (c.scaleRewards !== 'none') a = a / (sd + TRL_EPS);
+      a = c.scaleRewards !== 'none' ? a / (sd + TRL_EPS / kr) : a * kr;
       x.adv = Number.isNaN(a) ? 0 : a; // nan_to_num
     }
   }
@@ -263,18 +285,21 @@ function trlNormalizeThenSum(batch: Row[], c: AdvantageConfig): void {
     const K = g[0]!.rewards!.length;
     const norm = g.map(() => new Array<number>(K));
     for (let k = 0; k < K; k++) {
-      const col = g.map((x) => x.rewards![k] ?? NaN);
+      const raw = g.map((x) => x.rewards![k] ?? NaN);
+      const kc = scaleOf(raw);
+      const col = scaled(raw, kc);
       const m = nanMean(col);
       const sd = nanStd(col);
-      for (let i = 0; i < g.length; i++) norm[i]![k] = (col[i]! - m) / (sd + TRL_EPS);
+      for (let i = 0; i < g.length; i++) norm[i]![k] = (col[i]! - m) / (sd + TRL_EPS / kc);
     }
     g.forEach((x, i) => r.set(x, weighted(x, c, norm[i]!)));
   }
-  const vals = [...r.values()];
+  const kv = scaleOf([...r.values()]);
+  const vals = scaled([...r.values()], kv);
   const m = nanMean(vals);
   const sd = vals.length > 1 ? nanStd(vals) : 0;
   for (const [x, v] of r) {
-    const a = (v - m) / (sd + TRL_EPS);
+    const a = (v / kv - m) / (sd + TRL_EPS / kv);
     x.adv = Number.isNaN(a) ? 0 : a;
   }
 }
@@ -287,9 +312,11 @@ type TokenValues = (r: Row) => Float64Array;
 /**
  * verl masked_whiten over every token of `rows`: mean = Σv / (N + 1e-8), variance = Σ(v - mean)² /
  * (N + 1e-8) · N / (N - 1), whitened = (v - mean) / sqrt(variance + 1e-8). Two passes, like verl;
- * the token values are regenerated per row rather than held for the whole batch.
+ * the token values are regenerated per row rather than held for the whole batch. `values` (and
+ * `constant`) give the token values divided by `k` (1 unless their squares would leave the float64
+ * range): then (v - mean) / sqrt(variance + 1e-8) = (y - my) / sqrt(variance_y + 1e-8 / k²).
  */
-function whiten(rows: Row[], values: TokenValues, constant?: Map<Row, number>): void {
+function whiten(rows: Row[], values: TokenValues, constant?: Map<Row, number>, k = 1): void {
   let n = 0;
   let sum = 0;
   for (const r of rows) {
@@ -310,20 +337,32 @@ function whiten(rows: Row[], values: TokenValues, constant?: Map<Row, number>): 
   }
   const m = sum / (n + WHITEN_EPS);
   let ss = 0;
+  // each row's largest |v - mean|: its token advantages are finite when that one's is
+  const far = new Map<Row, number>();
   for (const r of rows) {
     const c = constant?.get(r);
-    if (c !== undefined) ss += r.len * (c - m) ** 2;
-    else {
+    if (c !== undefined) {
+      ss += r.len * (c - m) ** 2;
+      far.set(r, Math.abs(c - m));
+    } else {
       const v = values(r);
-      for (let t = 0; t < v.length; t++) ss += (v[t]! - m) ** 2;
+      let f = 0;
+      for (let t = 0; t < v.length; t++) {
+        const d = v[t]! - m;
+        ss += d * d;
+        if (Math.abs(d) > f) f = Math.abs(d);
+      }
+      far.set(r, f);
     }
   }
   const variance = (ss / (n + WHITEN_EPS)) * (n / (n - 1));
-  const inv = 1 / Math.sqrt(variance + WHITEN_EPS);
+  const inv =
+    k === 1 ? 1 / Math.sqrt(variance + WHITEN_EPS) : k > 1 ? 1 / Math.sqrt(variance + WHITEN_EPS / k / k) : k / Math.sqrt(k * k * variance + WHITEN_EPS);
   for (const r of rows) {
     r.whiten = { mean: m, inv, values };
     const c = constant?.get(r);
     r.adv = ((c ?? values(r)[0]!) - m) * inv;
+    if (!Number.isFinite(far.get(r)! * inv)) r.adv = NaN; // some token's advantage is out of range: maskNonFinite masks the row
   }
 }
 
@@ -348,34 +387,37 @@ function withTokens(rows: Row[]): Row[] {
 /** reinforce_plus_plus: discounted returns per token (the score on the last token), whitened. */
 function reinforcePP(batch: Row[], c: AdvantageConfig): void {
   const gamma = c.gamma;
+  const rows = withTokens(batch);
+  const k = scaleOf(rows.flatMap((r) => r.tokenRewards ?? [r.score]));
   const returns: TokenValues = (r) => {
     const ret = new Float64Array(r.len);
     let running = 0;
     for (let t = r.len - 1; t >= 0; t--) {
       const reward = r.tokenRewards ? r.tokenRewards[t]! : t === r.len - 1 ? r.score : 0;
-      running = reward + gamma * running;
+      running = reward / k + gamma * running;
       ret[t] = running;
     }
     return ret;
   };
-  whiten(withTokens(batch), returns);
+  whiten(rows, returns, undefined, k);
 }
 
 /** reinforce_plus_plus_baseline: s minus the group mean on every token, whitened over the batch tokens. */
 function reinforcePPBaseline(batch: Row[], c: AdvantageConfig): void {
   const xs = withTokens(batch);
+  const k = scaleOf(xs.map((r) => r.score));
   const centred = new Map<Row, number>();
   for (const g of byGroup(xs)) {
     if (g.length === 1) {
       if (c.groupOfOne === 'zero') single(g[0]!);
-      else centred.set(g[0]!, g[0]!.score); // verl: mean 0 for a group of one
+      else centred.set(g[0]!, g[0]!.score / k); // verl: mean 0 for a group of one
       continue;
     }
-    const m = mean(g.map((r) => r.score));
-    for (const r of g) centred.set(r, r.score - m);
+    const m = mean(g.map((r) => r.score / k));
+    for (const r of g) centred.set(r, r.score / k - m);
   }
   const values: TokenValues = (r) => new Float64Array(r.len).fill(centred.get(r)!);
-  whiten([...centred.keys()], values, centred);
+  whiten([...centred.keys()], values, centred, k);
 }
 
 const GROUP_FNS: Partial<Record<AdvantageConfig['estimator'], (rows: Row[], c: AdvantageConfig) => void>> = {
@@ -386,22 +428,36 @@ const GROUP_FNS: Partial<Record<AdvantageConfig['estimator'], (rows: Row[], c: A
   gigpo,
 };
 
+/**
+ * Masks `out_of_range` every row whose advantage came out non-finite: its true value (or one of its
+ * token advantages) is beyond the float64 range (e.g. RLOO on scores ±1e308), so no number written
+ * for it would be right.
+ */
+function maskNonFinite(rows: Row[]): void {
+  for (const r of rows) {
+    if (r.masked || Number.isFinite(r.adv)) continue;
+    r.masked = 'out_of_range';
+    r.error = { kind: 'limit_exceeded', message: `${whereOf(r)}: the advantage is outside the float64 range (scores too far apart for this estimator)` };
+    r.adv = 0;
+  }
+}
+
 /** Computes one group (group-scope estimators only): the rows all share a uid. */
 export function computeGroup(rows: Row[], c: AdvantageConfig): void {
   const fn = GROUP_FNS[c.estimator];
-  if (fn) fn(rows, c);
-  else computeBatch(rows, c);
+  if (fn) {
+    fn(rows, c);
+    maskNonFinite(rows);
+  } else computeBatch(rows, c);
 }
 
 /** Computes a whole batch: groups by uid where the estimator groups, statistics over the batch where it whitens. */
 export function computeBatch(rows: Row[], c: AdvantageConfig): void {
   const fn = GROUP_FNS[c.estimator];
-  if (fn) {
-    for (const g of byGroup(rows)) fn(g, c);
-    return;
-  }
-  if (c.estimator === 'reinforce_plus_plus') reinforcePP(rows, c);
+  if (fn) for (const g of byGroup(rows)) fn(g, c);
+  else if (c.estimator === 'reinforce_plus_plus') reinforcePP(rows, c);
   else if (c.estimator === 'reinforce_plus_plus_baseline') reinforcePPBaseline(rows, c);
   else if (c.aggregation === 'normalize_then_sum') trlNormalizeThenSum(rows, c);
   else trlSumThenNormalize(rows, c);
+  maskNonFinite(rows);
 }

@@ -12,9 +12,10 @@ import { computeAdvantages } from './advantages.js';
 import { isAdvantageConfig, parseAdvantageConfig, type AdvantageConfig } from './config.js';
 
 export interface GroupMember {
-  id: string | number;
-  /** Group key as given (undefined: the whole call is one group). */
-  uid?: string | number;
+  /** The sample's id (an integer past 2^53 as its BigInt), or its index. */
+  id: string | number | bigint;
+  /** Group key as given (undefined: the whole call is one group); an integer past 2^53 is a BigInt. */
+  uid?: string | number | bigint;
   response_length?: number;
   /** GiGPO fields passed through to the estimator (traj_uid, anchor_obs, step_reward, episode_return). */
   extra?: Record<string, unknown>;
@@ -68,8 +69,8 @@ export interface GradeGroupOptions {
 }
 
 export interface GroupResult extends Result {
-  id: string | number;
-  uid?: string | number;
+  id: string | number | bigint;
+  uid?: string | number | bigint;
   advantage?: number;
   advantage_masked?: true;
   advantage_mask_reason?: string;
@@ -84,8 +85,8 @@ function isObj(x: unknown): x is Record<string, unknown> {
 export function toMember(rec: unknown, index: number, where: string, grader: Grader): GroupMember {
   const o = isObj(rec) ? rec : {};
   const rawId = o.id;
-  const m: GroupMember = { id: typeof rawId === 'string' || typeof rawId === 'number' ? rawId : index };
-  if (typeof o.uid === 'string' || typeof o.uid === 'number') m.uid = o.uid;
+  const m: GroupMember = { id: typeof rawId === 'string' || typeof rawId === 'number' || typeof rawId === 'bigint' ? rawId : index };
+  if (typeof o.uid === 'string' || typeof o.uid === 'number' || typeof o.uid === 'bigint') m.uid = o.uid;
   const rl = o.response_length ?? (isObj(o.sample) ? o.sample.response_length : undefined);
   if (typeof rl === 'number') m.response_length = rl;
   for (const k of ['traj_uid', 'anchor_obs', 'step_reward', 'episode_return'] as const) if (o[k] !== undefined) (m.extra ??= {})[k] = o[k];

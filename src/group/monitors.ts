@@ -155,7 +155,7 @@ export function toPoint(rec: Record<string, unknown>, opts: PointOptions = {}, s
   if (c !== undefined) p.correct = c;
   else if (valid && CORRECT_TYPES.has(type) && p.format !== undefined) p.correct = rec.score as number;
   const uid = rec.uid;
-  if (typeof uid === 'string' || typeof uid === 'number') p.uid = String(uid);
+  if (typeof uid === 'string' || typeof uid === 'number' || typeof uid === 'bigint') p.uid = String(uid);
   const step =
     typeof rec.global_step === 'number'
       ? rec.global_step

@@ -2,6 +2,7 @@
 // estimators, and for a masked row `advantage_masked: true`, the reason, and (for a problem with the
 // line itself) `advantage_error: {kind, message}`. JSONL lines are extended in place as text when
 // they do not already carry these fields, which keeps the input's own serialisation byte for byte.
+import { stringifyExact } from '../core/json.js';
 import { tokenAdvantages } from './estimators.js';
 import { whereOf, type Row } from './rows.js';
 
@@ -78,5 +79,5 @@ export function outputLine(row: Row, tokenLevel: boolean, lineNo: number): strin
     // the text parsed as an object, so (trailing whitespace aside) it ends with its closing brace
     return `${head}${extra}}`;
   }
-  return JSON.stringify(outputRecord(row, tokenLevel, lineNo));
+  return stringifyExact(outputRecord(row, tokenLevel, lineNo));
 }

@@ -6,7 +6,7 @@ import { describe } from '../core/sample.js';
 import type { AdvantageConfig } from './config.js';
 
 /** Why a row got advantage 0 instead of one computed from its group. */
-export type MaskReason = 'invalid_grade' | 'bad_input' | 'single_in_group' | 'no_tokens' | 'depends_on_invalid' | 'limit_exceeded';
+export type MaskReason = 'invalid_grade' | 'bad_input' | 'single_in_group' | 'no_tokens' | 'depends_on_invalid' | 'limit_exceeded' | 'out_of_range';
 
 /** Most tokens one line may claim (`response_length`): token advantages are materialised. */
 export const MAX_RESPONSE_TOKENS = 1 << 20;
@@ -18,7 +18,7 @@ export interface Row {
   src: string;
   at: number;
   /** Group key: the uid itself (a Map tells 1 from "1"). */
-  group?: string | number;
+  group?: GroupKey;
   /** The scalar reward (verl estimators, gigpo episode return). */
   score: number;
   /** trl_grpo: one reward per function, NaN where a function gave none. */
@@ -28,7 +28,7 @@ export interface Row {
   /** reinforce_plus_plus: explicit per-token rewards (else the score sits on the last token). */
   tokenRewards?: number[];
   // gigpo
-  traj?: string | number;
+  traj?: GroupKey;
   anchor?: string;
   stepReward: number;
   // streaming
@@ -52,9 +52,13 @@ function isObj(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
-function key(v: unknown): string | number | undefined {
+/** A group key: a string, a finite number, or an integer past 2^53 as its BigInt (exact: ...890 is not ...891). */
+export type GroupKey = string | number | bigint;
+
+function key(v: unknown): GroupKey | undefined {
   if (typeof v === 'string') return v;
   if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v;
   return undefined;
 }
 
@@ -72,6 +76,7 @@ export function canonical(v: unknown): string {
       .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
       .join(',')}}`;
   }
+  if (typeof v === 'bigint') return v.toString();
   return JSON.stringify(v) ?? 'null';
 }
 

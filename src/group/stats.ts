@@ -2,23 +2,63 @@
 // standard deviation (torch.std's default), verl's masked whitening constants, Pearson correlation,
 // and a seeded PRNG for the spurious-reward control.
 
-/** Arithmetic mean of `xs` (NaN for an empty list). */
-export function mean(xs: ArrayLike<number>): number {
-  let s = 0;
-  for (let i = 0; i < xs.length; i++) s += xs[i]!;
-  return s / xs.length;
+/** Magnitudes inside which plain float64 sums and squares of up to 2^50 values neither overflow nor underflow. */
+const SAFE_LO = 2 ** -480;
+const SAFE_HI = 2 ** 480;
+
+/**
+ * 1 when plain float64 arithmetic on `xs` is safe (the largest |x| is 0, non-finite, or between
+ * 2^-480 and 2^480: sums and squares of them stay finite and normal); otherwise a power of two near
+ * the largest |x|, to divide the values by before squaring (exact: dividing by a power of two loses
+ * nothing) and multiply results back with. NaN entries are ignored.
+ */
+export function scaleOf(xs: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const a = Math.abs(xs[i]!);
+    if (a > m) m = a;
+  }
+  if (m === 0 || !Number.isFinite(m) || (m >= SAFE_LO && m <= SAFE_HI)) return 1;
+  return 2 ** Math.max(-1074, Math.floor(Math.log2(m)));
 }
 
-/** Unbiased (n - 1) standard deviation, as torch.std; NaN when fewer than two values. */
+/** The values divided by `k` (the same array when k is 1). */
+export function scaled(xs: number[], k: number): number[] {
+  return k === 1 ? xs : xs.map((x) => x / k);
+}
+
+/** Arithmetic mean of `xs` (NaN for an empty list); scaled first when the sum could overflow. */
+export function mean(xs: ArrayLike<number>): number {
+  const k = scaleOf(xs);
+  let s = 0;
+  if (k === 1) for (let i = 0; i < xs.length; i++) s += xs[i]!;
+  else for (let i = 0; i < xs.length; i++) s += xs[i]! / k;
+  return (s / xs.length) * k;
+}
+
+/**
+ * Unbiased (n - 1) standard deviation, as torch.std; NaN when fewer than two values. Values whose
+ * squares would overflow or underflow are scaled first (the result itself is Infinity only when
+ * the true standard deviation is beyond the float64 range).
+ */
 export function stdUnbiased(xs: ArrayLike<number>, m = mean(xs)): number {
   const n = xs.length;
   if (n < 2) return NaN;
+  const k = scaleOf(xs);
   let ss = 0;
+  if (k === 1) {
+    for (let i = 0; i < n; i++) {
+      const d = xs[i]! - m;
+      ss += d * d;
+    }
+    return Math.sqrt(ss / (n - 1));
+  }
+  const mk = m / k;
   for (let i = 0; i < n; i++) {
-    const d = xs[i]! - m;
+    const d = xs[i]! / k - mk;
     ss += d * d;
   }
-  return Math.sqrt(ss / (n - 1));
+  return Math.sqrt(ss / (n - 1)) * k;
 }
 
 /** Pearson correlation of two equal-length series; NaN when either is constant or n < 2. */

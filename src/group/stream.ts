@@ -6,7 +6,8 @@
 import type { AdvantageConfig } from './config.js';
 import { computeBatch, computeGroup } from './estimators.js';
 import { inPlaceKind, outputLine, outputRecord } from './output.js';
-import { badRow, emptyRow, toRow, type MaskReason, type Row } from './rows.js';
+import { badRow, emptyRow, toRow, type GroupKey, type MaskReason, type Row } from './rows.js';
+import { parseJsonExact } from '../core/json.js';
 
 export interface AdvantageCounts {
   lines: number;
@@ -27,8 +28,8 @@ export class AdvantageEngine<T = string> {
   private readonly dropRecords: boolean;
   private queue: Row[] = [];
   private head = 0;
-  private readonly open = new Map<string | number, Row[]>();
-  private closed = new Set<string | number>();
+  private readonly open = new Map<GroupKey, Row[]>();
+  private closed = new Set<GroupKey>();
   private batch: Row[] = [];
   private inBatch = 0;
   /** Finished rows, rendered when taken (so a batch finishing at once is not rendered at once). */
@@ -50,7 +51,7 @@ export class AdvantageEngine<T = string> {
     }
     let rec: unknown;
     try {
-      rec = JSON.parse(text);
+      rec = parseJsonExact(text); // uids and other integers past 2^53 exactly (BigInt)
     } catch (e) {
       this.add(badRow(emptyRow(null, 'line', lineNo), `invalid JSON: ${(e as Error).message}`));
       return;
@@ -109,7 +110,7 @@ export class AdvantageEngine<T = string> {
     this.inBatch = 0;
     if (this.cfg.scope === 'batch') {
       computeBatch(this.batch, this.cfg);
-      const groups = new Set<string | number>();
+      const groups = new Set<GroupKey>();
       for (const r of this.batch) {
         if (r.group !== undefined) groups.add(r.group);
         r.done = true;
@@ -129,9 +130,11 @@ export class AdvantageEngine<T = string> {
     while (h < q.length && q[h]!.done) {
       const r = q[h]!;
       q[h++] = undefined as never;
-      if (r.masked) {
+      // a non-finite advantage left unmasked is written masked internal_error (advantageFields): counted so
+      const reason = r.masked ?? (Number.isFinite(r.adv) ? undefined : 'internal_error');
+      if (reason) {
         this.counts.masked++;
-        this.counts.mask_reasons[r.masked] = (this.counts.mask_reasons[r.masked] ?? 0) + 1;
+        this.counts.mask_reasons[reason] = (this.counts.mask_reasons[reason] ?? 0) + 1;
       }
       this.ready.push(r);
     }

@@ -5,7 +5,7 @@ import { setMaxListeners } from 'node:events';
 import type { Grader, GraderContext } from '../core/grader.js';
 import { GradeFailure, invalidResult, type ErrorKind, type Result } from '../core/result.js';
 import { normalizeRecord, type GradeInput } from '../core/sample.js';
-import { DEFAULT_MAX_JSON_DEPTH, ID_JSON, leadingIdRaw, mayNestDeeperThan, scanJson, tooDeepMessage, type JsonScan } from '../core/json.js';
+import { DEFAULT_MAX_JSON_DEPTH, ID_JSON, leadingIdRaw, mayNestDeeperThan, parseJsonExact, scanJson, tooDeepMessage, type JsonScan } from '../core/json.js';
 import type { RawLine } from './jsonl-reader.js';
 import { orderedMap } from '../core/ordered.js';
 import { ResumeError } from './errors.js';
@@ -120,12 +120,17 @@ export function parseLine(g: Grader, raw: RawLine, maxDepth = DEFAULT_MAX_JSON_D
   }
   let rec: unknown;
   try {
-    rec = JSON.parse(text);
+    rec = parseJsonExact(text); // integers past 2^53 as BigInt
   } catch (e) {
     const bom = text.charCodeAt(0) === 0xfeff ? ' (the line starts with a byte-order mark U+FEFF; only one at the very start of the input is removed)' : '';
     return lineError(g, line, 'bad_input', `invalid JSON: ${(e as Error).message}${bom}`);
   }
-  const recId = rec && typeof rec === 'object' && !Array.isArray(rec) ? (rec as { id?: unknown }).id : undefined;
+  let recId = rec && typeof rec === 'object' && !Array.isArray(rec) ? (rec as { id?: unknown }).id : undefined;
+  if (typeof recId === 'bigint') {
+    // an id is echoed as its source text (ID_JSON); its value stays the number JSON.parse reads
+    recId = Number(recId);
+    (rec as { id?: unknown }).id = recId;
+  }
   const id = typeof recId === 'string' || typeof recId === 'number' ? exactId(text, recId, maxDepth) : undefined;
   try {
     const input = normalizeRecord(rec, { maxDepth: Infinity }); // depth was checked on the text

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 
 /** JSON with object keys sorted at every level (arrays keep their order); undefined fields dropped. */
 export function canonicalJson(v: unknown): string {
+  if (typeof v === 'bigint') return v.toString(); // an integer past 2^53, parsed exactly
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
   if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonicalJson(x))).join(',')}]`;
   const keys = Object.keys(v as Record<string, unknown>)

@@ -5,6 +5,7 @@
 // (`label_index`, `reduce`) is read per call, so graders sharing a batch never share that choice.
 // Requests go through the shared bounded transport: deadline over headers and body, size cap, and
 // retries within one budget per call.
+import { stringifyExact } from '../core/json.js';
 import { isRetryableStatus, retryAfterMs, type RetryPolicy } from './backoff.js';
 import { ModelError } from './errors.js';
 import { Limiter } from './limiter.js';
@@ -130,7 +131,7 @@ export class RewardClient {
           const res = await this.fetch(this.url, {
             method: 'POST',
             headers: { 'content-type': 'application/json', ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}) },
-            body: JSON.stringify(body),
+            body: stringifyExact(body), // item values may hold integers past 2^53 (BigInt)
             signal: s,
           });
           const text = await res.text();

@@ -5,7 +5,7 @@
 // The raw text of samples' `id` members is kept per body so /v1/score can echo ids byte-exact.
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
-import { scanJson, tooDeepMessage, type RawIdMember } from '../core/json.js';
+import { parseJsonExact, scanJson, tooDeepMessage, type RawIdMember } from '../core/json.js';
 import { firstInvalidUtf8 } from '../io/jsonl-reader.js';
 import { HttpError } from './http-error.js';
 
@@ -39,9 +39,23 @@ export function installJsonBodyParser(app: FastifyInstance, maxDepth: number): v
       done(new HttpError(400, 'limit_exceeded', `request body field ${tooDeepMessage(scan.tooDeep.path, maxDepth)}`), undefined);
       return;
     }
-    secureParse(request, text, (err: Error | null, value?: unknown) => {
-      if (!err && scan.ids.length && typeof value === 'object' && value !== null) rawIds.set(value, scan.ids);
-      done(err, value);
-    });
+    // fastify's parser (synchronous), behind the exact-integer rewrite of parseJsonExact
+    const parse = (t: string): unknown => {
+      let out: { err: Error | null; value?: unknown } = { err: null };
+      secureParse(request, t, (err: Error | null, value?: unknown) => {
+        out = { err, value };
+      });
+      if (out.err) throw out.err;
+      return out.value;
+    };
+    let value: unknown;
+    try {
+      value = parseJsonExact(text, parse);
+    } catch (e) {
+      done(e as Error, undefined);
+      return;
+    }
+    if (scan.ids.length && typeof value === 'object' && value !== null) rawIds.set(value, scan.ids);
+    done(null, value);
   });
 }

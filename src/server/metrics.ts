@@ -161,7 +161,7 @@ export class ServerMetrics {
    * Records one graded sample; `grader` is the served name ("(inline)" for inline configs). With its
    * input (and group uid) the grade also enters the monitors' window.
    */
-  grade(grader: string, r: Result, input?: GradeInput, uid?: string | number): void {
+  grade(grader: string, r: Result, input?: GradeInput, uid?: string | number | bigint): void {
     if (this.monitorWindow > 0) {
       let w = this.windows.get(grader);
       if (!w) this.windows.set(grader, (w = new MonitorWindow(this.monitorWindow)));

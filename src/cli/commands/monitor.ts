@@ -5,6 +5,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { z } from 'zod';
+import { parseJsonExact } from '../../core/json.js';
 import { ConfigError } from '../../core/errors.js';
 import { parseJsonText } from '../../config/load.js';
 import { zodIssues } from '../../core/registry.js';
@@ -75,7 +76,7 @@ async function* lines(file: string): AsyncGenerator<{ n: number; text: string | 
 function parse(text: string | undefined): Record<string, unknown> | undefined {
   if (text === undefined) return undefined;
   try {
-    const v = JSON.parse(text) as unknown;
+    const v = parseJsonExact(text);
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

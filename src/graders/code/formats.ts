@@ -1,6 +1,7 @@
 // Runs a solution against its tests in each format (humaneval, asserts, stdio, function) and
 // turns the sandbox's run results into per-test verdicts, a score and a reason. Failing tests are
 // valid low scores; only a broken sandbox (or an aborted grade) is thrown as an error.
+import { parseJsonExact, stringifyExact } from '../../core/json.js';
 import { GradeFailure, type Outcome } from '../../core/result.js';
 import { buildCpp, compileProgram, runProgram, transpileTypeScript, type CompiledProgram, type LanguageName } from '../../sandbox/languages.js';
 import { SPAWN_EXEC_PATH, type SandboxFile } from '../../sandbox/bwrap-args.js';
@@ -437,14 +438,14 @@ export async function functionCalls(s: RunSettings, parts: Parts): Promise<TestV
     if (v.verdict !== 'ret') return { status: 'runtime_error', detail: v.detail ?? 'error' };
     let got: unknown;
     try {
-      got = JSON.parse(v.detail ?? 'null');
+      got = parseJsonExact(v.detail ?? 'null'); // the driver prints Python ints exactly: keep them so
     } catch {
       return { status: 'runtime_error', detail: 'unreadable return value' };
     }
     const want = cases[i]!.expected;
     return valuesEqual(got, want, tol)
       ? { status: 'pass' }
-      : { status: 'wrong_output', detail: `expected ${preview(JSON.stringify(want))}, got ${preview(JSON.stringify(got))}` };
+      : { status: 'wrong_output', detail: `expected ${preview(stringifyExact(want))}, got ${preview(stringifyExact(got))}` };
   });
 }
 

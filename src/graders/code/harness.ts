@@ -5,14 +5,13 @@
 // (builtins, write and exit functions, the JSON encoder) before loading the solution, writes its
 // lines from those bindings only, and ends the process itself once the last test has run, so a
 // solution that exits early, prints look-alike lines, rebinds builtins or prototypes, or installs
-// exit hooks cannot pass tests it did not pass. Python runs the solution in a process of its own
-// (forked before stdin is read, confined by the spec's `spawn_filter`), calls it over a pipe with
-// plain values only, and keeps the tests and the verdicts in the driver's process (docs/code.md).
-// JavaScript runs the tests apart from the solution with their own `require` and a frozen
-// `assert`; a JavaScript solution that deliberately introspects the driver could still forge
-// verdicts: this is a guard against reward hacks, not a security boundary (the sandbox is). The
-// drivers are real programs in ./drivers/ (linted by `npm run lint:drivers`, shipped in dist/);
-// this module loads them and parses their output.
+// exit hooks cannot pass tests it did not pass. Both drivers run the solution in a process of its
+// own (Python: forked before stdin is read; JavaScript: a fresh node through the sandbox's helper,
+// in a Landlock domain of its own), confined by the spec's `spawn_filter`, call it over a pipe with
+// plain values only, and keep the tests and the verdicts in the driver's process (docs/code.md).
+// The drivers are real programs in ./drivers/ (linted by `npm run lint:drivers`, shipped in
+// dist/); this module loads them and parses their output.
+import { stringifyExact } from '../../core/json.js';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +22,7 @@ export function makeNonce(): string {
 
 /** What a driver reads from stdin: the nonce line, then the spec as JSON. */
 export function driverInput(nonce: string, spec: Record<string, unknown>): string {
-  return nonce + '\n' + JSON.stringify(spec);
+  return nonce + '\n' + stringifyExact(spec); // integers past 2^53 (BigInt) as their digits: Python's json reads them exactly
 }
 
 /** Names a Python test text calls as plain functions (`f(`, not `x.f(`), in order of first use. */

@@ -1,5 +1,6 @@
 // Normalises the `tests` value of a code grader into the shape each format needs, rejecting
 // malformed items as bad_input with a message naming what is wrong.
+import { parseJsonExact } from '../../core/json.js';
 import { GradeFailure } from '../../core/result.js';
 
 export interface IoCase {
@@ -18,7 +19,7 @@ const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object
 function asList(tests: unknown, what: string): unknown[] {
   if (typeof tests === 'string') {
     try {
-      const parsed: unknown = JSON.parse(tests);
+      const parsed: unknown = parseJsonExact(tests);
       if (Array.isArray(parsed)) return parsed;
     } catch {
       // not JSON
@@ -34,7 +35,7 @@ export function assertTests(tests: unknown): string[] {
   let list: unknown[];
   if (typeof tests === 'string') {
     try {
-      const p: unknown = JSON.parse(tests);
+      const p: unknown = parseJsonExact(tests);
       list = Array.isArray(p) ? p : tests.split('\n').filter((l) => l.trim() !== '');
     } catch {
       list = tests.split('\n').filter((l) => l.trim() !== '');
@@ -53,7 +54,7 @@ export function ioCases(tests: unknown): IoCase[] {
     const inp = c.input ?? '';
     const out = c.output ?? c.expected;
     if (out === undefined) throw new GradeFailure('bad_input', `tests[${i}] has no "output"`);
-    const s = (x: unknown) => (typeof x === 'string' ? x : typeof x === 'number' ? String(x) : undefined);
+    const s = (x: unknown) => (typeof x === 'string' ? x : typeof x === 'number' || typeof x === 'bigint' ? String(x) : undefined);
     if (s(inp) === undefined) throw new GradeFailure('bad_input', `tests[${i}].input must be a string`);
     if (s(out) === undefined) throw new GradeFailure('bad_input', `tests[${i}].output must be a string`);
     return { input: s(inp)!, output: s(out)! };

@@ -2,6 +2,7 @@
 // and unexpected parameters, type checks from the function schema (int accepted for float), and
 // values against each parameter's accepted set, with BFCL's string normalisation for strings,
 // lists and dicts. Also a partial credit: (name + correct parameters) / (1 + parameters judged).
+import { stringifyExact } from '../../core/json.js';
 import type { AcceptedCall, FunctionSchema, ParamSchema, ToolCall } from './types.js';
 
 export interface CallCheck {
@@ -27,6 +28,7 @@ const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object
 export function pyEqual(a: unknown, b: unknown): boolean {
   const num = (x: unknown) => (typeof x === 'boolean' ? Number(x) : x);
   if ((typeof a === 'number' || typeof a === 'boolean') && (typeof b === 'number' || typeof b === 'boolean')) return num(a) === num(b);
+  if (typeof a === 'bigint' || typeof b === 'bigint') return exactNumEqual(num(a), num(b));
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => pyEqual(x, b[i]));
   if (isObj(a)) {
     if (!isObj(b)) return false;
@@ -34,6 +36,16 @@ export function pyEqual(a: unknown, b: unknown): boolean {
     return ka.length === Object.keys(b).length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && pyEqual(a[k], b[k]));
   }
   return a === b;
+}
+
+/**
+ * Python `==` of two numbers one of which is a BigInt (an integer past 2^53, parsed exactly): equal
+ * only when their exact values are (9007199254740993 is not 9007199254740992).
+ */
+function exactNumEqual(a: unknown, b: unknown): boolean {
+  if (typeof a === 'bigint' && typeof b === 'bigint') return a === b;
+  const [big, other] = typeof a === 'bigint' ? [a, b] : [b as bigint, a];
+  return typeof other === 'number' && Number.isInteger(other) && BigInt(other) === big;
 }
 
 const includes = (list: unknown[], v: unknown) => list.some((x) => pyEqual(v, x));
@@ -69,9 +81,9 @@ function hasType(v: unknown, t: PyType): boolean {
     case 'str':
       return typeof v === 'string';
     case 'int':
-      return typeof v === 'number' && Number.isInteger(v);
+      return (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
     case 'float':
-      return typeof v === 'number';
+      return typeof v === 'number' || typeof v === 'bigint';
     case 'bool':
       return typeof v === 'boolean';
     case 'list':
@@ -82,7 +94,7 @@ function hasType(v: unknown, t: PyType): boolean {
 }
 
 function describe(v: unknown): string {
-  const s = JSON.stringify(v) ?? String(v);
+  const s = stringifyExact(v) ?? String(v);
   return s.length > 80 ? s.slice(0, 77) + '...' : s;
 }
 
@@ -90,6 +102,7 @@ function typeName(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'float';
+  if (typeof v === 'bigint') return 'integer';
   if (typeof v === 'object') return 'dict';
   return typeof v === 'string' ? 'string' : typeof v;
 }

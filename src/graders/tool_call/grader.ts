@@ -2,6 +2,7 @@
 // exact = 1 only when every call matches (BFCL AST checker semantics), partial = fraction of
 // calls and arguments right; the reason names the first mismatch.
 import { z } from 'zod';
+import { stringifyExact } from '../../core/json.js';
 import { ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { renderCompiled, renderValue, type Template, type ValueTemplate } from '../../core/template.js';
@@ -54,7 +55,7 @@ export const toolCall: GraderType<z.infer<typeof schema>> = {
       const answers = readAccepted(renderCompiled(reference, s));
       const fns = functions === undefined ? undefined : readFunctions(renderCompiled(functions, s));
       const raw = rawInput(input, s);
-      const size = typeof raw === 'string' ? raw.length : (JSON.stringify(raw) ?? '').length;
+      const size = typeof raw === 'string' ? raw.length : (stringifyExact(raw) ?? '').length;
       if (size > maxChars) throw new ResponseFault('limit_exceeded', `tool-call input has ${size} characters, over max_chars ${maxChars}`);
       let calls: ToolCall[];
       let parseNote = '';

@@ -1,5 +1,6 @@
 // Reads the accepted answers (BFCL `possible_answer` ground truth) and the function schemas from
 // item data, accepting JSON strings and the OpenAI `{type: "function", function: {...}}` wrapper.
+import { parseJsonExact } from '../../core/json.js';
 import { GradeFailure } from '../../core/result.js';
 import type { AcceptedCall, FunctionSchema } from './types.js';
 
@@ -8,7 +9,7 @@ const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object
 function fromJsonString(v: unknown, what: string): unknown {
   if (typeof v !== 'string') return v;
   try {
-    return JSON.parse(v);
+    return parseJsonExact(v);
   } catch {
     throw new GradeFailure('bad_input', `${what} is a string that is not JSON`);
   }

@@ -3,6 +3,7 @@
 // Every trainer-facing endpoint writes its rewards with these; everything else goes through
 // JSON.stringify unchanged, so the echoed data keeps its exact types.
 import type { FastifyReply } from 'fastify';
+import { stringifyExact } from '../../core/json.js';
 import type { Result } from '../../core/result.js';
 
 /** One number as a JSON float: `1` -> `1.0`; non-finite values (never valid rewards) -> `null`. */
@@ -51,8 +52,8 @@ export function floatMap(m: Readonly<Record<string, number | null | undefined>>)
 const RESULT_KEYS = new Map(['score', 'valid', 'error', 'reason', 'components', 'steps', 'metadata'].map((k) => [k, `"${k}":`]));
 
 /**
- * A core Result (optionally preceded by an `id`): `score`, `steps` and every component's score as
- * floats, the other fields (metadata, error, reason) exactly as JSON.stringify writes them, in the
+ * A core Result (optionally preceded by an `id`): `score`, `steps`, every component's score and (for
+ * /v1/groups' results) `advantage` and `token_advantages` as floats, the other fields (metadata, error, reason) exactly as JSON.stringify writes them, in the
  * result's key order. Written for speed: /v1/score writes thousands per reply (bench/float-json.mjs).
  */
 export function resultJSON(r: Result, id?: string | number | null, rawId?: string): string {
@@ -71,7 +72,11 @@ export function resultJSON(r: Result, id?: string | number | null, rawId?: strin
         enc = v === true ? 'true' : v === false ? 'false' : JSON.stringify(v);
         break;
       case 'steps':
+      case 'token_advantages':
         enc = Array.isArray(v) ? floatList(v as number[]) : JSON.stringify(v);
+        break;
+      case 'advantage':
+        enc = typeof v === 'number' ? floatNum(v) : JSON.stringify(v);
         break;
       case 'components':
         if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
@@ -85,7 +90,7 @@ export function resultJSON(r: Result, id?: string | number | null, rawId?: strin
         } else enc = JSON.stringify(v);
         break;
       default:
-        enc = JSON.stringify(v);
+        enc = stringifyExact(v); // ids, uids, metadata: integers past 2^53 (BigInt) as their digits
     }
     if (enc === undefined) continue; // undefined / functions are left out, as JSON.stringify does
     s += (first ? '' : ',') + (RESULT_KEYS.get(k) ?? JSON.stringify(k) + ':') + enc;
@@ -119,10 +124,13 @@ export function scoreJSON(
 
 /**
  * Any JSON value, with every number under one of `floatKeys` (at any depth below that key: lists
- * and maps of rewards) written as a float. Other numbers are written as JSON.stringify does.
+ * and maps of rewards) written as a float. Other numbers are written as JSON.stringify does, and a
+ * BigInt as its digits.
  */
 export function floatJSON(v: unknown, floatKeys: ReadonlySet<string>, inFloat = false): string | undefined {
   if (typeof v === 'number') return inFloat ? floatNum(v) : JSON.stringify(v);
+  // an integer past 2^53 (parsed exactly): its digits, with ".0" under a float key
+  if (typeof v === 'bigint') return inFloat ? `${v}.0` : v.toString();
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   const withJSON = v as { toJSON?: () => unknown };
   if (typeof withJSON.toJSON === 'function') return floatJSON(withJSON.toJSON(), floatKeys, inFloat);

@@ -16,6 +16,7 @@ import { advantageRecords, finishGroups, groupOutput, toMember } from '../../gro
 import { SummaryStats } from '../../io/summary.js';
 import { bodyObject, checkBatch, openScope, type ServerContext } from '../context.js';
 import { HttpError } from '../http-error.js';
+import { floatJSON, resultJSON, sendJSON } from './float-json.js';
 
 /** Most records per /v1/advantages request, and most response tokens per request (token advantages are materialised). */
 export const MAX_ADVANTAGE_RECORDS = 1_000_000;
@@ -62,8 +63,18 @@ const lengthOf = (x: unknown): unknown => {
   return o.response_length ?? (typeof o.sample === 'object' && o.sample !== null ? (o.sample as Record<string, unknown>).response_length : undefined);
 };
 
+/**
+ * /v1/advantages: the fields of the records written as JSON floats (`1.0`, never `1`, which Python
+ * reads as an int): scores (also components' `score` and trl's `scores`), per-step scores,
+ * advantages and token advantages. Everything else (ids, uids, counts) as JSON.stringify writes it,
+ * BigInts as their digits. /v1/groups writes its results with resultJSON (the same fields as floats,
+ * metadata untouched) and the summary's mean_score as a float.
+ */
+const FLOAT_KEYS: ReadonlySet<string> = new Set(['score', 'scores', 'steps', 'advantage', 'token_advantages']);
+const MEAN_SCORE: ReadonlySet<string> = new Set(['mean_score']);
+
 export function registerGroups(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/v1/advantages', async (request) => {
+  app.post('/v1/advantages', async (request, reply) => {
     const body = bodyObject(request.body);
     if (body.config === undefined) throw new HttpError(400, 'invalid_request', 'field "config" is required: an advantage config such as {"estimator": "grpo"}');
     const cfg = advantageConfig(body.config, 'config');
@@ -77,10 +88,10 @@ export function registerGroups(app: FastifyInstance, ctx: ServerContext): void {
       );
     checkTokens(cfg, records.map(lengthOf));
     const out = computeAdvantages(cfg, records);
-    return { estimator: cfg.estimator, records: out, summary: { count: out.length, ...maskedCounts(out) } };
+    return sendJSON(reply, floatJSON({ estimator: cfg.estimator, records: out, summary: { count: out.length, ...maskedCounts(out) } }, FLOAT_KEYS)!);
   });
 
-  app.post('/v1/groups', async (request) => {
+  app.post('/v1/groups', async (request, reply) => {
     const body = bodyObject(request.body);
     const { name, grader } = ctx.graders.resolve(body.grader);
     const samples = body.samples;
@@ -132,12 +143,10 @@ export function registerGroups(app: FastifyInstance, ctx: ServerContext): void {
       const stats = new SummaryStats();
       for (const r of results) stats.add(r);
       const { count, valid, invalid, mean_score, error_kinds } = stats.summary();
-      return {
-        grader: name,
-        estimator: cfg?.estimator ?? null,
-        results: out,
-        summary: { count, valid, invalid, mean_score, error_kinds, ...(adv ? maskedCounts(adv) : {}) },
-      };
+      const summary = { count, valid, invalid, mean_score, error_kinds, ...(adv ? maskedCounts(adv) : {}) };
+      let s = '{"grader":' + JSON.stringify(name) + ',"estimator":' + JSON.stringify(cfg?.estimator ?? null) + ',"results":[';
+      for (let i = 0; i < out.length; i++) s += (i > 0 ? ',' : '') + resultJSON(out[i]!);
+      return sendJSON(reply, s + '],"summary":' + floatJSON(summary, MEAN_SCORE)! + '}');
     } finally {
       scope.end();
     }

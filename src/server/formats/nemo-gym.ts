@@ -15,6 +15,7 @@ import { invalidResult } from '../../core/result.js';
 import type { Sample } from '../../core/sample.js';
 import { bodyObject, checkBatch, openScope, type ServerContext } from '../context.js';
 import { HttpError } from '../http-error.js';
+import { stringifyExact } from '../../core/json.js';
 import { floatMap, floatNum, sendJSON } from './float-json.js';
 
 /** NeMo-Gym's rollout path prefix (observability on): /ng-rollout/<id>/verify. */
@@ -71,7 +72,7 @@ function verifyJSON(row: Record<string, unknown>, r: Result, fallback: number): 
   let s = '{';
   for (const k of Object.keys(row)) {
     if (own.has(k)) continue;
-    const enc = JSON.stringify(row[k]);
+    const enc = stringifyExact(row[k]); // integers past 2^53 (BigInt) as sent
     if (enc === undefined) continue;
     s += JSON.stringify(k) + ':' + enc + ',';
   }

@@ -20,7 +20,8 @@ function rawIdTexts(body: unknown, samples: unknown[]): (string | undefined)[] {
   for (let i = 0; i < out.length; i++) {
     const raw = out[i];
     if (raw === undefined) continue;
-    const id = (samples[i] as { id?: unknown } | null)?.id;
+    const given = (samples[i] as { id?: unknown } | null)?.id;
+    const id = typeof given === 'bigint' ? Number(given) : given; // an integer past 2^53: as JSON.parse reads it
     let same = false;
     try {
       same = (typeof id === 'string' || typeof id === 'number') && JSON.parse(raw) === id;
@@ -48,7 +49,8 @@ export function registerScore(app: FastifyInstance, ctx: ServerContext): void {
       const raws = rawIdTexts(body, samples);
       for (let i = 0; i < n; i++) {
         const input = scope.normalize(grader, samples[i]);
-        const rawId = (samples[i] as { id?: unknown } | null)?.id;
+        const given = (samples[i] as { id?: unknown } | null)?.id;
+        const rawId = typeof given === 'bigint' ? Number(given) : given;
         ids[i] = 'sample' in input ? (input.id ?? i) : typeof rawId === 'string' || typeof rawId === 'number' ? rawId : i;
         if (!('sample' in input)) input.error!.message = `samples[${i}]: ${input.error!.message}`;
         pending[i] = scope.grade(grader, name, input);
