@@ -15,7 +15,7 @@ export const ERROR_KINDS = {
   judge_server_error: 'the model server failed (HTTP error, connection error, retries exhausted)',
   judge_parse_error: 'the model answered but no verdict could be parsed from its output',
   judge_refusal: 'the model refused to judge',
-  limit_exceeded: 'untrusted input exceeded a hard limit (size, depth, step budget)',
+  limit_exceeded: 'an input the response cannot be blamed for (the item, the reference, a request) exceeded a hard limit (size, depth, step budget)',
   precision_lost: "a numeric comparison lost the precision to decide and could not recover it (the grader's arithmetic ran out, not the input)",
   internal_error: 'a bug in arbiter or a grader: an unexpected exception',
 } as const;

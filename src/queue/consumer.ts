@@ -15,7 +15,19 @@ import { GradeFailure, invalidResult } from '../core/result.js';
 import type { Services } from '../core/services.js';
 import { groupContext } from '../graders/composite/group-stage.js';
 import { sandboxPool } from '../graders/code/config.js';
-import { checkJobData, DEFAULT_PREFIX, fingerprint, PROTOCOL, queueName, workerKey, type JobData, type JobResult, type WorkerRecord } from './protocol.js';
+import {
+  checkJobData,
+  DEFAULT_PREFIX,
+  fingerprint,
+  jobInputs,
+  PROTOCOL,
+  queueName,
+  storedResults,
+  workerKey,
+  type JobData,
+  type JobResult,
+  type WorkerRecord,
+} from './protocol.js';
 import { checkRedis, parseRedisUrl, redisClient, redisOptions } from './redis.js';
 
 /** One line of the worker's event log (`arbiter worker --events`). */
@@ -147,13 +159,14 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
       const bad = checkJobData(job.data, entry.fp);
       if (bad) throw new UnrecoverableError(`job ${job.id}: ${bad}`);
       const d = job.data as JobData;
+      const inputs = jobInputs(d);
       const g = entry.grader;
       const jid = String(job.id);
-      emit({ event: 'active', queue: q, grader: entry.name, job: jid, samples: d.inputs.length });
+      emit({ event: 'active', queue: q, grader: entry.name, job: jid, samples: inputs.length });
       const left = d.deadline_at - Date.now();
       if (left <= 0) {
         const r = invalidResult('timeout', 'the request deadline passed before a worker took this job', { grader: g.name, type: g.type });
-        return { v: PROTOCOL, worker: id, results: d.inputs.map(() => ({ ...r, metadata: { ...r.metadata } })) };
+        return { v: PROTOCOL, worker: id, results: inputs.map(() => ({ ...r, metadata: { ...r.metadata } })) };
       }
       const ac = new AbortController();
       running.set(jid, ac);
@@ -162,9 +175,9 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
       try {
         let ctx: GraderContext = { services: opts.services, signal: ac.signal };
         if (d.group) ctx = groupContext(ctx);
-        const results = await Promise.all(d.inputs.map((input) => g.grade(input, ctx)));
+        const results = await Promise.all(inputs.map((input) => g.grade(input, ctx)));
         stats.samples += results.length;
-        return { v: PROTOCOL, worker: id, results };
+        return { v: PROTOCOL, worker: id, ...storedResults(results) };
       } finally {
         clearTimeout(timer);
         running.delete(jid);

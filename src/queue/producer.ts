@@ -14,7 +14,7 @@ import type { GradeInput } from '../core/sample.js';
 import { inGroupStage } from '../graders/composite/group-stage.js';
 import { QueueFullError } from '../server/admission.js';
 import type { Executor, ExecutorEnv, ExecutorFactory, ExecutorRequest } from '../server/grade-runner.js';
-import { DEFAULT_PREFIX, fingerprint, PROTOCOL, queueName, readJobResult, workerKey, type JobData, type WorkerRecord } from './protocol.js';
+import { DEFAULT_PREFIX, fingerprint, PROTOCOL, queueName, readJobResult, storedInputs, workerKey, type JobData, type WorkerRecord } from './protocol.js';
 import { parseRedisUrl, redisClient, type RedisTarget } from './redis.js';
 
 export interface QueueExecutorOptions {
@@ -458,7 +458,7 @@ class QueueExecutor implements Executor {
   }
 
   private jobData(j: Job): JobData {
-    return { v: PROTOCOL, grader: j.route.name, fp: j.route.fp, group: j.group, deadline_at: j.deadlineAt, inputs: j.members.map((m) => m.input) };
+    return { v: PROTOCOL, grader: j.route.name, fp: j.route.fp, group: j.group, deadline_at: j.deadlineAt, ...storedInputs(j.members.map((m) => m.input)) };
   }
 
   /** Adds jobs, retrying while Redis is unreachable until no request waits for them. */

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Grader } from '../core/grader.js';
+import { parseJsonExact, stringifyExact } from '../core/json.js';
 import { isErrorKind, type Result } from '../core/result.js';
 import type { GradeInput } from '../core/sample.js';
 import { canonicalJson } from '../models/request-key.js';
@@ -44,6 +45,11 @@ export interface JobData {
   /** Epoch ms after which no request waits for these results. */
   deadline_at: number;
   inputs: GradeInput[];
+  /**
+   * The inputs as exact JSON text instead, when they hold integers past 2^53 (BigInt, which
+   * BullMQ's JSON.stringify cannot write): `inputs` is then empty (jobInputs reads either).
+   */
+  inputs_exact?: string;
 }
 
 /** A job's return value. */
@@ -52,6 +58,35 @@ export interface JobResult {
   /** The worker that graded it. */
   worker: string;
   results: Result[];
+  /** The results as exact JSON text instead, when they hold a BigInt (`results` is then empty). */
+  results_exact?: string;
+}
+
+/** Whether a value holds a BigInt anywhere (iterative: values may be deep). */
+function holdsBigInt(v: unknown): boolean {
+  const stack: unknown[] = [v];
+  while (stack.length) {
+    const x = stack.pop();
+    if (typeof x === 'bigint') return true;
+    if (x !== null && typeof x === 'object')
+      for (const y of Array.isArray(x) ? x : Object.values(x)) if (typeof y === 'bigint' || (y !== null && typeof y === 'object')) stack.push(y);
+  }
+  return false;
+}
+
+/** The samples of a job as it is stored: as they are, or as exact JSON text when they hold a BigInt. */
+export function storedInputs(inputs: GradeInput[]): Pick<JobData, 'inputs' | 'inputs_exact'> {
+  return holdsBigInt(inputs) ? { inputs: [], inputs_exact: stringifyExact(inputs) } : { inputs };
+}
+
+/** The results of a job as they are returned: as they are, or as exact JSON text when they hold a BigInt. */
+export function storedResults(results: Result[]): Pick<JobResult, 'results' | 'results_exact'> {
+  return holdsBigInt(results) ? { results: [], results_exact: stringifyExact(results) } : { results };
+}
+
+/** A job's samples, from either form (checkJobData has accepted `d`). */
+export function jobInputs(d: JobData): GradeInput[] {
+  return typeof d.inputs_exact === 'string' ? (parseJsonExact(d.inputs_exact) as GradeInput[]) : d.inputs;
 }
 
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -63,9 +98,17 @@ export function checkJobData(d: unknown, fp: string): string | undefined {
   if (d.fp !== fp) return "the job is for another grader fingerprint than this queue's";
   if (typeof d.deadline_at !== 'number' || !Number.isFinite(d.deadline_at)) return 'the job has no deadline';
   if (typeof d.group !== 'boolean') return 'the job has no group flag';
-  if (!Array.isArray(d.inputs) || d.inputs.length === 0) return 'the job has no samples';
-  for (let i = 0; i < d.inputs.length; i++) {
-    const x = d.inputs[i];
+  let inputs = d.inputs;
+  if (typeof d.inputs_exact === 'string') {
+    try {
+      inputs = parseJsonExact(d.inputs_exact);
+    } catch {
+      return 'the job holds samples that are not JSON';
+    }
+  }
+  if (!Array.isArray(inputs) || inputs.length === 0) return 'the job has no samples';
+  for (let i = 0; i < inputs.length; i++) {
+    const x: unknown = inputs[i];
     if (!isObj(x) || !isObj(x.item) || !isObj(x.sample)) return `sample ${i} of the job is not {item, sample}`;
   }
   return undefined;
@@ -87,7 +130,14 @@ function isResult(r: unknown): r is Result {
 export function readJobResult(x: unknown, n: number): { ok: true; results: Result[]; worker: string } | { ok: false; message: string } {
   if (!isObj(x)) return { ok: false, message: 'the job returned no result object' };
   if (x.v !== PROTOCOL) return { ok: false, message: `the job's result has protocol version ${JSON.stringify(x.v)}, expected ${PROTOCOL}` };
-  const rs = x.results;
+  let rs = x.results;
+  if (typeof x.results_exact === 'string') {
+    try {
+      rs = parseJsonExact(x.results_exact);
+    } catch {
+      return { ok: false, message: "the job's results are not JSON" };
+    }
+  }
   if (!Array.isArray(rs) || rs.length !== n) return { ok: false, message: `the job returned ${Array.isArray(rs) ? rs.length : 'no'} results for ${n} samples` };
   for (let i = 0; i < n; i++) if (!isResult(rs[i])) return { ok: false, message: `result ${i} of the job is not a well-formed result` };
   return { ok: true, results: rs as Result[], worker: typeof x.worker === 'string' ? x.worker : '?' };

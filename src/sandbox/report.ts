@@ -119,7 +119,9 @@ export async function sandboxReport(pool: SandboxPool, opts: { languages?: boole
   const r = await pool.run({ argv: ['/bin/sh', '-c', PROBE], limits: { wallMs: 15_000 }, allowSpawn: true });
   // a program's run as graded programs have it (no allowSpawn): a fork must fail; `$(...)` forks
   const fork = await pool.run({ argv: ['/bin/sh', '-c', 'x=$(echo forked) && echo "$x" || echo refused'], limits: { wallMs: 15_000 } });
-  const forkSeen = fork.stdout.trim() || `${fork.status}: ${(fork.message ?? '') + ' ' + fork.stderr.trim().slice(0, 200)}`;
+  // (dash reports a refused fork as "Cannot fork" and exits 2 without reaching the `||`)
+  const forkRefused = fork.stdout.trim() === 'refused' || (fork.stdout.trim() === '' && /Cannot fork|fork: Operation not permitted/.test(fork.stderr));
+  const forkSeen = forkRefused ? 'refused' : fork.stdout.trim() || `${fork.status}: ${(fork.message ?? '') + ' ' + fork.stderr.trim().slice(0, 200)}`;
   const out = sections(r.stdout);
   const lim = out.limits ?? '';
   const st = out.status ?? '';

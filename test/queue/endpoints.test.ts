@@ -80,6 +80,20 @@ describe('every endpoint through the queue equals in-process', () => {
     expect(await jobsCompleted('main')).toBeGreaterThan(before);
   });
 
+  it('/v1/score: an item holding an integer past 2^53 goes through the queue exactly (BullMQ cannot write a BigInt)', async () => {
+    const body =
+      '{"grader":"main","samples":[{"id":"big","item":{"label":123456789012345678901234567890},"sample":{"output_text":"123456789012345678901234567890"}},' +
+      '{"id":"off","item":{"label":123456789012345678901234567890},"sample":{"output_text":"123456789012345678901234567891"}}]}';
+    const { a, b } = await both('/v1/score', body);
+    expect(b.status).toBe(200);
+    expect(norm(b.text)).toBe(norm(a.text));
+    const scores = (JSON.parse(b.text) as { results: { score: number; valid: boolean }[] }).results.map((r) => [r.valid, r.score]);
+    expect(scores).toEqual([
+      [true, 2],
+      [true, 0],
+    ]);
+  });
+
   it('/get_reward (OpenRLHF)', async () => {
     const { a, b } = await both('/get_reward?grader=main', {
       query: ['Q: 2+2? 4<|im_end|>', 'Q: 2+3? it is 5', 'X'],

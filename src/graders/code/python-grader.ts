@@ -7,6 +7,7 @@ import { renamed } from '../../extract/options.js';
 import { codeCapabilities } from './capabilities.js';
 import { GradeFailure } from '../../core/result.js';
 import { compileProgram, runProgram, tail } from '../../sandbox/languages.js';
+import { hostSpawnFilter } from '../../sandbox/seccomp.js';
 import { limitsSchema, sandboxPool, toSandboxLimits } from './config.js';
 import { driverInput, makeNonce, parseVerdicts, PYTHON_DRIVER } from './harness.js';
 
@@ -42,7 +43,10 @@ export const pythonGrader: GraderType<Config> = {
     const limits = toSandboxLimits(cfg.limits);
     return async (s, ctx) => {
       const pool = sandboxPool(ctx, cfg.unsafe_no_sandbox);
-      const spec = { mode: 'grade', solution: 'grader.py', sample: s.sample, item: s.item };
+      // the driver forks its (here idle) solution process first, so its run may create processes;
+      // grade() itself runs under the no-process filter the driver stacks on itself, unless allow_processes
+      const filter = cfg.allow_processes ? null : hostSpawnFilter();
+      const spec = { mode: 'grade', solution: 'grader.py', sample: s.sample, item: s.item, spawn_filter: filter ? filter.toString('base64') : null };
       const nonce = makeNonce();
       // the spec (sample and item) goes on stdin with the nonce, read before the source loads
       const input = driverInput(nonce, spec);
@@ -53,7 +57,7 @@ export const pythonGrader: GraderType<Config> = {
         limits,
         pythonSite: cfg.python_site,
         trustedMain: true,
-        allowSpawn: cfg.allow_processes,
+        allowSpawn: true,
       });
       if (!c.ok) throw new GradeFailure('sandbox_error', c.message);
       const r = await runProgram(pool, c.program, { stdin: input, ...(ctx.signal ? { signal: ctx.signal } : {}) });
@@ -61,6 +65,7 @@ export const pythonGrader: GraderType<Config> = {
       if (r.status === 'aborted') throw new GradeFailure('timeout', 'grading was aborted (grader deadline) before grade() returned');
       if (r.status === 'timeout') throw new GradeFailure('timeout', `grade() did not finish: ${r.message}`);
       if (r.status === 'output_limit') throw new GradeFailure('python_error', 'grade() printed more than the output limit');
+      if (r.exitCode === 71 && /^arbiter driver: sandbox: /m.test(r.stderr)) throw new GradeFailure('sandbox_error', tail(r.stderr, 4));
       const v = parseVerdicts(r.stdout, nonce);
       if (v.error !== undefined) throw new GradeFailure('python_error', v.error.trim(), { stderr: tail(r.stderr, 10) });
       if (v.load !== undefined) throw new GradeFailure('python_error', `the grader source failed to load: ${v.load}`);

@@ -873,39 +873,63 @@ def finish_grade(spec, emit, jstr, describe, finish):
     """The `python` grader's mode: the operator's grade(sample, item), run here (it is trusted)."""
     import builtins
     import numbers
+    import traceback
 
+    # bound before the grader's code runs, which may rebind builtins (float, repr, isinstance...)
+    _float, _isinstance, _repr, _type, _callable, _bool = float, isinstance, repr, type, callable, bool
+    _BaseException, _SystemExit, _exec, _compile, _open, _len = BaseException, SystemExit, exec, compile, open, len
+    _Real, _format_exc, _float_repr = numbers.Real, traceback.format_exc, float.__repr__
+
+    filt = spec.get('spawn_filter')
+    if filt:
+        # the grader's code runs here, so the no-process filter goes on this process (allow_processes
+        # leaves it out of the spec); the solution's process is idle and killed at the end
+        import binascii
+        import ctypes
+        import os
+
+        class _Fprog(ctypes.Structure):
+            _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+
+        raw = binascii.a2b_base64(filt)
+        buf = ctypes.create_string_buffer(raw, _len(raw))
+        prog = _Fprog(_len(raw) // 8, ctypes.cast(buf, ctypes.c_void_p))
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+        if libc.prctl(22, 2, ctypes.addressof(prog), 0, 0) != 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+            msg = 'arbiter driver: sandbox: the spawn filter could not be installed: ' + os.strerror(ctypes.get_errno()) + '\n'
+            os.write(2, msg.encode())
+            finish(71)
     ns = {'__name__': 'solution', '__builtins__': builtins}
-    f = open(spec['solution'], encoding='utf-8')
+    f = _open(spec['solution'], encoding='utf-8')
     src = f.read()
     f.close()
     try:
-        exec(compile(src, spec['solution'], 'exec'), ns)
-    except SystemExit as e:
-        emit('exit', jstr('SystemExit(%s) while loading the solution' % repr(e.code)))
+        _exec(_compile(src, spec['solution'], 'exec'), ns)
+    except _SystemExit as e:
+        emit('exit', jstr('SystemExit(%s) while loading the solution' % _repr(e.code)))
         finish(1)
-    except BaseException as e:
+    except _BaseException as e:
         emit('error', jstr(describe(e)))
         finish(1)
     fn = ns.get('grade')
-    if not callable(fn):
+    if not _callable(fn):
         emit('error', jstr('the source defines no function grade(sample, item)'))
         finish(1)
     try:
         r = fn(spec['sample'], spec['item'])
-    except BaseException:
-        import traceback
-
-        emit('error', jstr(traceback.format_exc()[-1500:]))
+    except _BaseException:
+        emit('error', jstr(_format_exc()[-1500:]))
         finish(1)
-    if isinstance(r, bool) or not isinstance(r, numbers.Real):
-        emit('error', jstr('grade() returned %s (%s), not a number' % (repr(r)[:100], type(r).__name__)))
+    if _isinstance(r, _bool) or not _isinstance(r, _Real):
+        emit('error', jstr('grade() returned %s (%s), not a number' % (_repr(r)[:100], _type(r).__name__)))
         finish(1)
     try:
-        v = float(r)
-    except BaseException as e:
+        v = _float(r)
+    except _BaseException as e:
         emit('error', jstr('grade() returned a value that is not a float: ' + describe(e)))
         finish(1)
-    emit('score', float.__repr__(v))
+    emit('score', _float_repr(v))
     emit('done')
     finish(0)
 
