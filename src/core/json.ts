@@ -414,7 +414,7 @@ function restoreBigInts(root: unknown, rw: BigIntRewrite): unknown {
  * the original text.
  */
 export function parseJsonExact(text: string, parse: (text: string) => unknown = JSON.parse): unknown {
-  if (!LONG_DIGITS.test(text)) return parse(text);
+  if (!mayHoldBigInts(text)) return parse(text);
   const rw = rewriteBigInts(text);
   if (!rw) return parse(text);
   let v: unknown;
