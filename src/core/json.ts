@@ -49,6 +49,19 @@ function isJsonSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;
 }
 
+/** Index of the quote closing the string that opens at `i` (one not preceded by an odd run of backslashes), or text.length. */
+function stringEnd(text: string, i: number): number {
+  let j = i + 1;
+  for (;;) {
+    const k = text.indexOf('"', j);
+    if (k < 0) return text.length;
+    let b = k - 1;
+    while (b >= j && text.charCodeAt(b) === BS) b--;
+    if ((k - 1 - b) % 2 === 0) return k;
+    j = k + 1;
+  }
+}
+
 function trimJson(text: string, start: number, end: number): string {
   while (start < end && isJsonSpace(text.charCodeAt(start))) start++;
   while (end > start && isJsonSpace(text.charCodeAt(end - 1))) end--;
@@ -124,20 +137,7 @@ export function scanJson(text: string, opts: ScanOptions = {}): JsonScan {
   while (i < n && !stop) {
     const c = text.charCodeAt(i);
     if (c === Q) {
-      // find the closing quote: one not preceded by an odd run of backslashes
-      let j = i + 1;
-      let end = n;
-      for (;;) {
-        const k = text.indexOf('"', j);
-        if (k < 0) break;
-        let b = k - 1;
-        while (b >= j && text.charCodeAt(b) === BS) b--;
-        if ((k - 1 - b) % 2 === 0) {
-          end = k;
-          break;
-        }
-        j = k + 1;
-      }
+      const end = stringEnd(text, i);
       if (expectKey && depth >= 1 && depth <= maxDepth) {
         keyS[depth] = i;
         keyE[depth] = end + 1;
@@ -340,19 +340,7 @@ function rewriteBigInts(text: string): BigIntRewrite | undefined {
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === Q) {
-      let j = i + 1;
-      let end = n;
-      for (;;) {
-        const k = text.indexOf('"', j);
-        if (k < 0) break;
-        let b = k - 1;
-        while (b >= j && text.charCodeAt(b) === BS) b--;
-        if ((k - 1 - b) % 2 === 0) {
-          end = k;
-          break;
-        }
-        j = k + 1;
-      }
+      const end = stringEnd(text, i);
       i = end + 1;
       continue;
     }

@@ -456,19 +456,7 @@ export class BfclEpisode implements Episode {
         }
       }
       this.messages.push(...added);
-      const q = this.turnScore();
-      const before = this.progress;
-      this.progress = progressOf(this.finishedScore + q, this.conditions);
-      const info: BfclStepInfo = {
-        turn: stepIndex,
-        bfcl_turn: t,
-        tool_calls: calls?.length ?? 0,
-        tool_errors: errors,
-        progress: this.progress,
-        step_reward: DEFAULT_STEP_WEIGHTS.progress * (this.progress - before) - DEFAULT_STEP_WEIGHTS.tool_error * errors,
-        anchor,
-      };
-      this.credit.push(info);
+      const { info, q } = this.creditStep(stepIndex, calls?.length ?? 0, errors, anchor);
       if (turnEnded) {
         this.finishedScore += q;
         this.turn++;
@@ -506,6 +494,27 @@ export class BfclEpisode implements Episode {
   }
 
   /**
+   * Progress after a step (this turn's score so far on top of the finished turns') and the step's
+   * credit record: the progress gained (a potential difference) minus the tool-error penalty.
+   */
+  private creditStep(stepIndex: number, toolCalls: number, errors: number, anchor: BfclStepInfo['anchor']): { info: BfclStepInfo; q: number } {
+    const q = this.turnScore();
+    const before = this.progress;
+    this.progress = progressOf(this.finishedScore + q, this.conditions);
+    const info: BfclStepInfo = {
+      turn: stepIndex,
+      bfcl_turn: this.turn,
+      tool_calls: toolCalls,
+      tool_errors: errors,
+      progress: this.progress,
+      step_reward: DEFAULT_STEP_WEIGHTS.progress * (this.progress - before) - DEFAULT_STEP_WEIGHTS.tool_error * errors,
+      anchor,
+    };
+    this.credit.push(info);
+    return { info, q };
+  }
+
+  /**
    * Ends the episode for what the policy's response caused (a call arbiter cannot run, a limit): the
    * final grade runs on the calls so far (a valid 0, or invalid when the item is at fault) and its
    * reason names the response.
@@ -513,19 +522,7 @@ export class BfclEpisode implements Episode {
   private endByFault(stepIndex: number, why: string): StepResult {
     const t = this.turn;
     this.fault = `turn ${t}: ${why}; the episode ended there`;
-    const q = this.turnScore();
-    const before = this.progress;
-    this.progress = progressOf(this.finishedScore + q, this.conditions);
-    const info: BfclStepInfo = {
-      turn: stepIndex,
-      bfcl_turn: t,
-      tool_calls: 0,
-      tool_errors: 1,
-      progress: this.progress,
-      step_reward: DEFAULT_STEP_WEIGHTS.progress * (this.progress - before) - DEFAULT_STEP_WEIGHTS.tool_error,
-      anchor: this.anchor(),
-    };
-    this.credit.push(info);
+    const { info } = this.creditStep(stepIndex, 0, 1, this.anchor());
     this.finish();
     if (this.rewardInfo?.valid) this.rewardInfo = { ...this.rewardInfo, reward: 0, reason: `${this.fault} (${this.rewardInfo.reason})`, fault: this.fault };
     if (this.reward !== null) this.reward = 0;

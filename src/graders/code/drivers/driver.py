@@ -15,7 +15,7 @@
 def _arbiter_driver():
     # (a warm run finds the zygote's module copies here; this driver no longer restores modules)
     globals().pop('__arbiter_modules__', None)
-    import sys, os, builtins, ctypes, json
+    import sys, os, builtins, ctypes, json, binascii
 
     _str, _repr, _type, _isinstance, _callable, _len, _float, _int, _list = str, repr, type, isinstance, callable, len, float, int, list
     _tuple, _dict, _set, _frozenset, _bytes, _bytearray, _complex, _issubclass = tuple, dict, set, frozenset, bytes, bytearray, complex, issubclass
@@ -35,6 +35,18 @@ def _arbiter_driver():
     libc = ctypes.CDLL(None, use_errno=True)
     prctl = libc.prctl
     prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+
+    class _Fprog(ctypes.Structure):
+        _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+
+    def install_spawn_filter(raw):
+        # stacks the no-process-creation filter (BPF bytes) on this process (no_new_privs is set
+        # by the sandbox); the reason it failed, or None
+        buf = ctypes.create_string_buffer(raw, _len(raw))
+        prog = _Fprog(_len(raw) // 8, ctypes.cast(buf, ctypes.c_void_p))
+        if prctl(22, 2, ctypes.addressof(prog), 0, 0) != 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+            return 'the spawn filter could not be installed: ' + os.strerror(ctypes.get_errno())
+        return None
 
     def fatal(what):
         # a failure of the sandbox or of the driver itself (never a verdict): stderr and exit 71
@@ -325,17 +337,10 @@ def _arbiter_driver():
                 ns = {'__name__': spec['name'], '__builtins__': builtins}
                 tolist[0] = spec.get('tolist', False)
                 filt = spec.get('filter')
-                if filt:
-                    # the stackable no-process-creation filter (no_new_privs is set by the sandbox)
-                    class _Fprog(ctypes.Structure):
-                        _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
-
-                    raw = _bytes.fromhex(filt)
-                    buf = ctypes.create_string_buffer(raw, _len(raw))
-                    prog = _Fprog(_len(raw) // 8, ctypes.cast(buf, ctypes.c_void_p))
-                    if prctl(22, 2, ctypes.addressof(prog), 0, 0) != 0:  # PR_SET_SECCOMP, FILTER
-                        send(wfd, ['sandbox', 'the spawn filter could not be installed: ' + os.strerror(ctypes.get_errno())])
-                        _exit(71)
+                why = install_spawn_filter(_bytes.fromhex(filt)) if filt else None
+                if why:
+                    send(wfd, ['sandbox', why])
+                    _exit(71)
                 try:
                     f = open(spec['solution'], encoding='utf-8')
                     src = f.read()
@@ -480,7 +485,7 @@ def _arbiter_driver():
 
     mode = spec['mode']
     if mode == 'grade':
-        finish_grade(spec, emit, jstr, describe, finish)
+        finish_grade(spec, emit, jstr, describe, finish, install_spawn_filter)
 
     class _ArbiterTimeout(BaseException):
         pass
@@ -702,18 +707,7 @@ def _arbiter_driver():
     entry = spec.get('entry_point')
     filt = spec.get('spawn_filter')
     if filt:
-        alpha = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
-        acc = bits = 0
-        raw = _bytearray()
-        for ch in filt:
-            if ch == '=':
-                break
-            acc = ((acc << 6) | alpha.index(ch)) & 0xFFFFFF
-            bits += 6
-            if bits >= 8:
-                bits -= 8
-                raw.append((acc >> bits) & 0xFF)
-        filt = raw.hex()
+        filt = binascii.a2b_base64(filt).hex()
     try:
         send(call_w, ['load', {'solution': spec['solution'], 'name': '__main__' if mode == 'humaneval' else 'solution', 'filter': filt or None, 'tolist': mode == 'function'}])
     except OSError:
@@ -869,8 +863,9 @@ def _hasbuiltin(name):
     return name in builtins.__dict__
 
 
-def finish_grade(spec, emit, jstr, describe, finish):
+def finish_grade(spec, emit, jstr, describe, finish, install_spawn_filter):
     """The `python` grader's mode: the operator's grade(sample, item), run here (it is trusted)."""
+    import binascii
     import builtins
     import numbers
     import traceback
@@ -881,25 +876,14 @@ def finish_grade(spec, emit, jstr, describe, finish):
     _Real, _format_exc, _float_repr = numbers.Real, traceback.format_exc, float.__repr__
 
     filt = spec.get('spawn_filter')
-    if filt:
-        # the grader's code runs here, so the no-process filter goes on this process (allow_processes
-        # leaves it out of the spec); the solution's process is idle and killed at the end
-        import binascii
-        import ctypes
+    # the grader's code runs here, so the no-process filter goes on this process (allow_processes
+    # leaves it out of the spec); the solution's process is idle and killed at the end
+    why = install_spawn_filter(binascii.a2b_base64(filt)) if filt else None
+    if why:
         import os
 
-        class _Fprog(ctypes.Structure):
-            _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
-
-        raw = binascii.a2b_base64(filt)
-        buf = ctypes.create_string_buffer(raw, _len(raw))
-        prog = _Fprog(_len(raw) // 8, ctypes.cast(buf, ctypes.c_void_p))
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
-        if libc.prctl(22, 2, ctypes.addressof(prog), 0, 0) != 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
-            msg = 'arbiter driver: sandbox: the spawn filter could not be installed: ' + os.strerror(ctypes.get_errno()) + '\n'
-            os.write(2, msg.encode())
-            finish(71)
+        os.write(2, ('arbiter driver: sandbox: %s\n' % why).encode())
+        finish(71)
     ns = {'__name__': 'solution', '__builtins__': builtins}
     f = _open(spec['solution'], encoding='utf-8')
     src = f.read()
