@@ -18,6 +18,16 @@ describe('python grader', () => {
     expect(r.score).toBe(0.5);
   });
 
+  it('max_bytes bounds the JSON of sample + item alone, to the byte (the driver spec around them is not counted)', async () => {
+    // {"output_text":"abc"} is 21 bytes, {} 2: 23 in all
+    const src = 'def grade(sample, item):\n    return 1.0\n';
+    expect(await grade(src, 'abc', {}, { max_bytes: 23 })).toMatchObject({ valid: true, score: 1 });
+    expect(await grade(src, 'abc', {}, { max_bytes: 22 })).toMatchObject({
+      valid: false,
+      error: { kind: 'limit_exceeded', message: 'sample + item are 23 bytes of JSON, over max_bytes 22' },
+    });
+  });
+
   it('accepts ints, and grader prints do not interfere', async () => {
     const r = await grade('def grade(sample, item):\n    print("debug 1.0")\n    return 1', 'x');
     expect(r.score).toBe(1);

@@ -50,7 +50,8 @@ export const pythonGrader: GraderType<Config> = {
       const nonce = makeNonce();
       // the spec (sample and item) goes on stdin with the nonce, read before the source loads
       const input = driverInput(nonce, spec);
-      const size = Buffer.byteLength(input) - nonce.length - 1;
+      // the bytes of sample + item alone (what max_bytes bounds): the input less the nonce line and the spec's other fields
+      const size = Buffer.byteLength(input) - nonce.length - 1 - (Buffer.byteLength(JSON.stringify({ ...spec, sample: null, item: null })) - 8);
       if (size > cfg.max_bytes) throw new GradeFailure('limit_exceeded', `sample + item are ${size} bytes of JSON, over max_bytes ${cfg.max_bytes}`);
       const c = await compileProgram(pool, 'python', PYTHON_DRIVER, {
         files: [{ name: 'grader.py', data: cfg.source }],
