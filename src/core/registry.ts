@@ -179,6 +179,12 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
   const cfg = parsed.data;
   const name = cfg.name ?? defaultName;
   const children: Grader[] = [];
+  const withNotes = <T>(field: string, compile: (notes: string[]) => T): T => {
+    const notes: string[] = [];
+    const out = compile(notes);
+    for (const message of notes) options.notes?.push({ path: joinPath(path, field), message });
+    return out;
+  };
   const b: BuildContext = {
     path,
     name,
@@ -190,7 +196,7 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
     },
     template: (field, source) => {
       try {
-        return compileTemplate(source);
+        return withNotes(field, (notes) => compileTemplate(source, notes));
       } catch (e) {
         issues.push({ path: joinPath(path, field), message: (e as Error).message });
         return compileTemplate('');
@@ -198,7 +204,7 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
     },
     value: (field, v) => {
       try {
-        return compileValue(v);
+        return withNotes(field, (notes) => compileValue(v, notes));
       } catch (e) {
         issues.push({ path: joinPath(path, field), message: (e as Error).message });
         return { kind: 'literal', value: v };

@@ -54,19 +54,49 @@ export function parseVarPath(expr: string): TemplateVar {
   return { expr, root: root as 'item' | 'sample', path: segs };
 }
 
-/** Compiles a template string. Throws Error on syntax problems (reported at config load). */
-export function compileTemplate(source: string): Template {
+// `{{item…` / `{{sample…` that no `}}` closes (other double braces, as in code, stay literal text)
+const UNCLOSED = /\{\{\s*(?:item|sample)\b/;
+// `{item.answer}` with single braces: what a placeholder written in Python's str.format style looks like
+const SINGLE_BRACE = /(?<!\{)\{\s*((?:item|sample)(?:\.[\w$-]+|\[[^\]]*\])+)\s*\}(?!\})/;
+
+/**
+ * Literal text between placeholders must not hold a `{{item…` that nothing closes: an unclosed
+ * placeholder would be sent as literal text and every sample graded against it. A single-brace
+ * `{item.path}` is literal text (code such as a Python f-string may mean it): a note says so.
+ */
+function checkLiteral(text: string, offset: number, notes: string[] | undefined): void {
+  const open = UNCLOSED.exec(text);
+  if (open) {
+    throw new Error(`unclosed "{{" at character ${offset + open.index + 1}: a placeholder is {{item.path}} or {{sample.path}}, closed by "}}"`);
+  }
+  const single = SINGLE_BRACE.exec(text);
+  if (single && notes) {
+    notes.push(`"${single[0]}" has single braces, so it is literal text, never substituted (write {{${single[1]}}} for the value)`);
+  }
+}
+
+function literal(source: string, from: number, to: number, notes: string[] | undefined): string {
+  const text = source.slice(from, to);
+  checkLiteral(text, from, notes);
+  return text;
+}
+
+/**
+ * Compiles a template string. Throws Error on syntax problems (reported at config load); `notes`
+ * receives what is accepted but probably not meant (single-brace placeholders).
+ */
+export function compileTemplate(source: string, notes?: string[]): Template {
   const parts: (string | TemplateVar)[] = [];
   const vars: TemplateVar[] = [];
   let last = 0;
   for (const m of source.matchAll(PLACEHOLDER)) {
-    if (m.index! > last) parts.push(source.slice(last, m.index));
+    if (m.index! > last) parts.push(literal(source, last, m.index!, notes));
     const v = parseVarPath(m[1]!);
     parts.push(v);
     vars.push(v);
     last = m.index! + m[0].length;
   }
-  if (last < source.length) parts.push(source.slice(last));
+  if (last < source.length) parts.push(literal(source, last, source.length, notes));
   const single = parts.length === 1 && typeof parts[0] !== 'string' ? parts[0] : undefined;
   return single ? { source, single, parts, vars } : { source, parts, vars };
 }
@@ -163,17 +193,17 @@ export type ValueTemplate =
   | { kind: 'array'; items: ValueTemplate[] }
   | { kind: 'object'; entries: [string, ValueTemplate][] };
 
-export function compileValue(v: unknown): ValueTemplate {
+export function compileValue(v: unknown, notes?: string[]): ValueTemplate {
   if (typeof v === 'string') {
-    const t = compileTemplate(v);
+    const t = compileTemplate(v, notes);
     return t.vars.length ? { kind: 'template', t } : { kind: 'literal', value: v };
   }
   if (Array.isArray(v)) {
-    const items = v.map(compileValue);
+    const items = v.map((x) => compileValue(x, notes));
     return items.every((x) => x.kind === 'literal') ? { kind: 'literal', value: v } : { kind: 'array', items };
   }
   if (v && typeof v === 'object') {
-    const entries = Object.entries(v).map(([k, x]) => [k, compileValue(x)] as [string, ValueTemplate]);
+    const entries = Object.entries(v).map(([k, x]) => [k, compileValue(x, notes)] as [string, ValueTemplate]);
     return entries.every(([, x]) => x.kind === 'literal') ? { kind: 'literal', value: v } : { kind: 'object', entries };
   }
   return { kind: 'literal', value: v };

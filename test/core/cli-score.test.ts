@@ -152,6 +152,18 @@ describe('arbiter validate / help', () => {
     expect(r.stderr).toMatch(/graders\.a\.operation/);
     expect(r.stderr).toMatch(/calculate_output: unknown variable\(s\) b/);
   });
+  it('validate refuses an unclosed placeholder and notes a single-brace one (both would grade every sample against literal text)', async () => {
+    const unclosed = join(dir, 'unclosed.json');
+    writeFileSync(unclosed, JSON.stringify({ type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.answer', operation: 'eq' }));
+    let r = await runCli(['validate', unclosed]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/reference: unclosed "\{\{" at character 1/);
+    const single = join(dir, 'single.json');
+    writeFileSync(single, JSON.stringify({ type: 'string_check', input: '{{sample.output_text}}', reference: '{item.answer}', operation: 'eq' }));
+    r = await runCli(['validate', single]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/note: reference: "\{item\.answer\}" has single braces, so it is literal text/);
+  });
   it('--help works on every command', async () => {
     const top = await runCli(['--help']);
     expect(top.code).toBe(0);

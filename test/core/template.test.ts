@@ -44,6 +44,18 @@ describe('templates', () => {
     expect(() => compileTemplate('{{foo.bar}}')).toThrow(/unknown namespace/);
     expect(() => compileTemplate('{{item.a[}}')).toThrow(/invalid index/);
   });
+  it('refuses an unclosed placeholder at compile time, naming the place; single braces are literal text with a note', () => {
+    expect(() => compileTemplate('Answer: {{item.answer')).toThrow(/unclosed "\{\{" at character 9/);
+    expect(() => compileTemplate('{{item.a}} and {{ sample.output_text')).toThrow(/unclosed "\{\{" at character 16/);
+    const notes: string[] = [];
+    const single = compileTemplate('gold {item.answer} here', notes);
+    expect(renderString(single, input)).toBe('gold {item.answer} here');
+    expect(notes).toEqual(['"{item.answer}" has single braces, so it is literal text, never substituted (write {{item.answer}} for the value)']);
+    // literal double braces that open no placeholder (code) stay literal text, with no note
+    const code = compileTemplate('m = {{1,2},{3,4}}; json {"k": {"v": 1}} {x} {{item.answer}}', notes);
+    expect(renderString(code, input)).toBe('m = {{1,2},{3,4}}; json {"k": {"v": 1}} {x} 42');
+    expect(notes).toHaveLength(1);
+  });
   it('keeps Unicode intact', () => {
     const u = { item: { a: 'naïve — 数学 🚀' }, sample: { output_text: 'ok' } };
     expect(renderString(compileTemplate('«{{item.a}}»'), u)).toBe('«naïve — 数学 🚀»');
