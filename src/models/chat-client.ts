@@ -8,7 +8,7 @@
 import type { OpenAI } from 'openai';
 import { lazyRequire } from '../core/lazy.js';
 import { isRetryableStatus, retryAfterMs, type RetryPolicy } from './backoff.js';
-import { ModelError } from './errors.js';
+import { ModelError, connectionFailureDetail } from './errors.js';
 import { Limiter } from './limiter.js';
 import { keyIdentity, requestKey } from './request-key.js';
 import type { ResponseCache } from './response-cache.js';
@@ -268,9 +268,7 @@ export function classify(err: unknown, timedOut: boolean): AttemptFailure {
   }
   if (err instanceof sdk().APIConnectionTimeoutError) return { kind: 'timeout', message: 'model server request timed out', retryable: true };
   if (err instanceof sdk().APIConnectionError) {
-    const c = cause as { message?: string; code?: string } | undefined;
-    const detail = c?.code ?? c?.message ?? (err as Error).message;
-    return { kind: 'judge_server_error', message: `connection to model server failed: ${detail}`, retryable: true };
+    return { kind: 'judge_server_error', message: `connection to model server failed: ${connectionFailureDetail(err)}`, retryable: true };
   }
   if (err instanceof sdk().APIError && typeof err.status === 'number') {
     const headers = err.headers as Headers | undefined;

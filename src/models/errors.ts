@@ -34,3 +34,50 @@ export class ModelError extends Error {
 export function asGradeFailure(err: unknown, extra: Record<string, unknown> = {}): unknown {
   return err instanceof ModelError ? err.toGradeFailure(extra) : err;
 }
+
+// errno codes a connection fails with, in plain words
+const ERRNO_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused: nothing listens there',
+  ECONNRESET: 'the server closed the connection',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'host name lookup failed for now',
+  ETIMEDOUT: 'the connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EPIPE: 'the server closed the connection while the request was sent',
+  UND_ERR_SOCKET: 'the socket closed unexpectedly',
+  UND_ERR_CONNECT_TIMEOUT: 'connecting timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no response headers in time',
+  UND_ERR_BODY_TIMEOUT: 'the response body stalled',
+  CERT_HAS_EXPIRED: 'the server certificate has expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'the server certificate is self-signed',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the server certificate cannot be verified',
+};
+
+/**
+ * What a failed connection was, from the innermost error of its cause chain that names one
+ * ("ECONNREFUSED 127.0.0.1:9 (connection refused: nothing listens there)"), instead of fetch's
+ * "fetch failed".
+ */
+export function connectionFailureDetail(e: unknown): string {
+  let outer = '';
+  let found: { code?: unknown; address?: unknown; port?: unknown; hostname?: unknown; message?: unknown } | undefined;
+  let cur: unknown = e;
+  for (let depth = 0; depth < 8 && cur && typeof cur === 'object'; depth++) {
+    const c = cur as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+    if (!outer && typeof c.message === 'string') outer = c.message;
+    if (typeof c.code === 'string') found = c as typeof found;
+    // happy eyeballs: an AggregateError holds one error per address tried
+    const next = c.cause ?? (Array.isArray(c.errors) ? c.errors[0] : undefined);
+    cur = next;
+  }
+  if (!found || typeof found.code !== 'string') return outer || String(e);
+  const where =
+    typeof found.address === 'string'
+      ? `${found.address}${typeof found.port === 'number' ? `:${found.port}` : ''}`
+      : typeof found.hostname === 'string'
+        ? found.hostname
+        : '';
+  const words = ERRNO_WORDS[found.code];
+  return [found.code, where, words ? `(${words})` : typeof found.message === 'string' && !where ? `(${found.message})` : ''].filter(Boolean).join(' ');
+}

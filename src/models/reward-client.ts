@@ -7,7 +7,7 @@
 // retries within one budget per call.
 import { stringifyExact } from '../core/json.js';
 import { isRetryableStatus, retryAfterMs, type RetryPolicy } from './backoff.js';
-import { ModelError } from './errors.js';
+import { ModelError, connectionFailureDetail } from './errors.js';
 import { Limiter } from './limiter.js';
 import { MicroBatcher } from './micro-batcher.js';
 import {
@@ -224,10 +224,9 @@ function classifyReward(e: unknown, timedOut: boolean): AttemptFailure {
       ? { kind: 'limit_exceeded', message: e.message.replace('model server', 'reward server'), retryable: false, status: e.status }
       : { kind: 'judge_server_error', message: e.message, retryable: true, status: e.status };
   }
-  const err = e as Error & { cause?: { code?: string; message?: string } };
   return {
     kind: 'judge_server_error',
-    message: `connection to reward server failed: ${err.cause?.code ?? err.cause?.message ?? err.message}`,
+    message: `connection to reward server failed: ${connectionFailureDetail(e)}`,
     retryable: true,
   };
 }
