@@ -1,8 +1,18 @@
-// Finds the character offset of the first syntax error in a JSON text. V8's JSON.parse messages
-// only sometimes include a position, and config errors must say line and column.
+// Positions in a JSON text: the offset of the first syntax error (V8's JSON.parse messages only
+// sometimes include one), and where each field path's key and value start, so that config errors
+// say file:line:column for field problems as well as for syntax errors.
+import { joinPath } from '../core/errors.js';
 
-/** Returns the offset of the first JSON syntax error, or -1 when the text is valid. */
-export function jsonErrorOffset(text: string): number {
+/** Where a field sits: its key (absent for array elements and the root) and its value. */
+export interface FieldOffsets {
+  key?: number;
+  value: number;
+}
+
+type Visit = (path: string, at: FieldOffsets) => void;
+
+/** Scans one JSON text; returns the offset of the first syntax error, or -1 when the text is valid. */
+function scan(text: string, visit?: Visit): number {
   let i = 0;
   const n = text.length;
   const ws = () => {
@@ -12,13 +22,13 @@ export function jsonErrorOffset(text: string): number {
   const fail = (): never => {
     throw new Fail();
   };
-  const str = () => {
-    i++; // opening quote
+  const str = (): number => {
+    const start = ++i; // after the opening quote
     while (i < n) {
       const c = text.charCodeAt(i);
       if (c === 34) {
         i++;
-        return;
+        return start;
       }
       if (c < 32) fail();
       if (c === 92) {
@@ -33,7 +43,7 @@ export function jsonErrorOffset(text: string): number {
         }
       } else i++;
     }
-    fail();
+    return fail();
   };
   const num = () => {
     const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
@@ -43,9 +53,10 @@ export function jsonErrorOffset(text: string): number {
   const lit = (w: string) => {
     for (let k = 0; k < w.length; k++, i++) if (text[i] !== w[k]) fail();
   };
-  const value = (depth: number): void => {
+  const value = (depth: number, path: string, key: number | undefined): void => {
     if (depth > 10_000) fail();
     ws();
+    visit?.(path, key === undefined ? { value: i } : { key, value: i });
     const c = text[i];
     if (c === '{') {
       i++;
@@ -57,11 +68,13 @@ export function jsonErrorOffset(text: string): number {
       for (;;) {
         ws();
         if (text[i] !== '"') fail();
-        str();
+        const keyAt = i;
+        const from = str();
+        const to = i - 1; // the closing quote
         ws();
         if (text[i] !== ':') fail();
         i++;
-        value(depth + 1);
+        value(depth + 1, visit ? joinPath(path, keyText(text, from, to)) : path, keyAt);
         ws();
         if (text[i] === ',') {
           i++;
@@ -80,8 +93,8 @@ export function jsonErrorOffset(text: string): number {
         i++;
         return;
       }
-      for (;;) {
-        value(depth + 1);
+      for (let k = 0; ; k++) {
+        value(depth + 1, visit ? joinPath(path, k) : path, undefined);
         ws();
         if (text[i] === ',') {
           i++;
@@ -101,11 +114,30 @@ export function jsonErrorOffset(text: string): number {
     else fail();
   };
   try {
-    value(0);
+    value(0, '', undefined);
     ws();
     return i < n ? i : -1;
   } catch (e) {
     if (e instanceof Fail || e instanceof RangeError) return Math.min(i, n);
     throw e;
   }
+}
+
+/** The decoded text of a key whose contents lie between `from` and its closing quote at `to`. */
+function keyText(text: string, from: number, to: number): string {
+  return JSON.parse(`"${text.slice(from, to)}"`) as string;
+}
+
+/** Returns the offset of the first JSON syntax error, or -1 when the text is valid. */
+export function jsonErrorOffset(text: string): number {
+  return scan(text);
+}
+
+/** Where every field path of a valid JSON text starts (paths written as config issues write them: `a.b[0].c`). */
+export function jsonFieldOffsets(text: string): Map<string, FieldOffsets> {
+  const out = new Map<string, FieldOffsets>();
+  scan(text, (path, at) => {
+    if (!out.has(path)) out.set(path, at);
+  });
+  return out;
 }

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { importGraderTypesFor } from '../graders/builtins.js';
 import { ConfigError } from '../core/errors.js';
-import { jsonErrorOffset } from './json-locate.js';
+import { jsonErrorOffset, jsonFieldOffsets, type FieldOffsets } from './json-locate.js';
 import { loadGrader } from '../core/registry.js';
 import type { Grader } from '../core/grader.js';
 
@@ -39,7 +39,37 @@ export async function readGraderFile(file: string): Promise<unknown> {
   } catch (e) {
     throw new ConfigError([{ path: '', message: `cannot read grader file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }], file);
   }
-  return parseJsonText(text, file);
+  const config = parseJsonText(text, file);
+  if (config && typeof config === 'object') sourceTexts.set(config, text);
+  return config;
+}
+
+// the text each config object read by readGraderFile came from, to locate its fields
+const sourceTexts = new WeakMap<object, string>();
+
+/**
+ * Where a config's field paths sit in the file it was read from (undefined for a config that did
+ * not come from readGraderFile): the field's key, or its value for array elements and the root; a
+ * path that is not in the text (a missing field) is placed at its nearest enclosing object.
+ */
+export function locatorFor(config: unknown): ((path: string) => { line: number; column: number } | undefined) | undefined {
+  const text = config && typeof config === 'object' ? sourceTexts.get(config) : undefined;
+  if (text === undefined) return undefined;
+  let offsets: Map<string, FieldOffsets> | undefined;
+  return (path) => {
+    offsets ??= jsonFieldOffsets(text);
+    for (let p = path; ; p = parentPath(p)) {
+      const at = offsets.get(p);
+      if (at) return lineCol(text, p === path ? (at.key ?? at.value) : at.value);
+      if (p === '') return undefined;
+    }
+  };
+}
+
+/** `a.b[2].c` -> `a.b[2]` -> `a.b` -> `a` -> `` */
+function parentPath(p: string): string {
+  const cut = Math.max(p.lastIndexOf('.'), p.lastIndexOf('['));
+  return cut < 0 ? '' : p.slice(0, cut);
 }
 
 /**
@@ -49,5 +79,5 @@ export async function readGraderFile(file: string): Promise<unknown> {
 export async function loadGraderFile(file: string): Promise<Grader> {
   const config = await readGraderFile(file);
   await importGraderTypesFor(config);
-  return loadGrader(config, { file });
+  return loadGrader(config, { file, locate: locatorFor(config) });
 }

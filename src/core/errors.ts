@@ -4,6 +4,9 @@ export interface ConfigIssue {
   /** Dotted path of the field inside the grader config ("" for the root). */
   path: string;
   message: string;
+  /** Where the field is in the file (1-based), when the config came from a file's text. */
+  line?: number;
+  column?: number;
 }
 
 export class ConfigError extends Error {
@@ -21,7 +24,7 @@ export class ConfigError extends Error {
 
 export function formatIssues(issues: ConfigIssue[], file?: string, what = 'grader config'): string {
   const head = file ? `invalid ${what} in ${file}` : `invalid ${what}`;
-  const lines = issues.map((i) => `  - ${i.path || '(root)'}: ${i.message}`);
+  const lines = issues.map((i) => `  - ${file && i.line !== undefined ? `${file}:${i.line}:${i.column ?? 1}: ` : ''}${i.path || '(root)'}: ${i.message}`);
   return `${head}:\n${lines.join('\n')}`;
 }
 

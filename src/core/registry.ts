@@ -2,6 +2,7 @@
 // every node (collecting all problems with their field paths) and builds the grader tree.
 import { z } from 'zod';
 import { applyAliases, type FieldAlias } from './aliases.js';
+import { closest, didYouMean } from './suggest.js';
 import { ConfigError, joinPath, type ConfigIssue } from './errors.js';
 import { joinCapabilityPath } from './capabilities.js';
 import type { CapabilityDeclaration, CapabilityUse } from './capabilities.js';
@@ -41,6 +42,8 @@ export interface LoadOptions {
   file?: string;
   /** Receives a note for each deprecated option name used (`arbiter validate` prints them); the config still loads. */
   notes?: ConfigIssue[];
+  /** Where a field path sits in the file's text (1-based line and column), to put on issues and notes. */
+  locate?: (path: string) => { line: number; column: number } | undefined;
 }
 
 export interface BuildContext {
@@ -127,16 +130,104 @@ export function listGraderTypes(): GraderType[] {
 
 class AbortNode extends Error {}
 
-/** zod issues as config issues with field paths below `base` and readable messages. */
-export function zodIssues(err: z.ZodError, base: string): ConfigIssue[] {
-  return err.issues.map((i) => {
+/**
+ * zod issues as config issues with field paths below `base` and readable messages. Given the schema
+ * and the value it checked, a misspelt field is one issue, "unknown field ... (did you mean ...)",
+ * in place of "missing" plus "unknown"; a value outside an enum gets the closest allowed one.
+ */
+export function zodIssues(err: z.ZodError, base: string, schema?: z.ZodType, value?: unknown): ConfigIssue[] {
+  const out: (ConfigIssue | undefined)[] = [];
+  const missing = new Map<string, number>(); // path of a missing required field -> its place in out
+  const unknown: { at: (string | number)[]; keys: string[]; index: number }[] = [];
+  const pathOf = (segs: readonly PropertyKey[]) => {
     let path = base;
-    for (const seg of i.path) path = joinPath(path, typeof seg === 'number' ? seg : String(seg));
+    for (const seg of segs) path = joinPath(path, typeof seg === 'number' ? seg : String(seg));
+    return path;
+  };
+  for (const i of err.issues) {
+    const path = pathOf(i.path);
     let message = i.message;
-    if (i.code === 'unrecognized_keys') message = `unknown field(s) ${i.keys.map((k) => `"${k}"`).join(', ')}`;
-    else if (i.code === 'invalid_type' && /received undefined/.test(i.message)) message = `required field is missing (expected ${i.expected})`;
-    return { path, message };
-  });
+    if (i.code === 'unrecognized_keys') {
+      unknown.push({ at: i.path as (string | number)[], keys: i.keys, index: out.length });
+      out.push(undefined);
+      continue;
+    }
+    if (i.code === 'invalid_type' && /received undefined/.test(i.message)) {
+      message = `required field is missing (expected ${i.expected})`;
+      missing.set(path, out.length);
+    } else if (i.code === 'invalid_value' && i.values.every((v) => typeof v === 'string')) {
+      const got = valueAt(value, i.path);
+      const allowed = i.values as string[];
+      message =
+        typeof got === 'string'
+          ? `${JSON.stringify(got)} is not one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}${didYouMean(got, allowed)}`
+          : `expected one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
+    }
+    out.push({ path, message });
+  }
+  for (const u of unknown) {
+    const parent = pathOf(u.at);
+    const known = schema ? objectKeysAt(schema, u.at) : [];
+    const replaced: ConfigIssue[] = [];
+    for (const k of u.keys) {
+      // a required sibling this key is a slip of: one issue instead of two
+      const slipOf = closest(
+        k,
+        [...missing.keys()].filter((m) => parentOf(m) === parent).map((m) => m.slice(parent ? parent.length + 1 : 0)),
+      );
+      if (slipOf !== undefined) out[missing.get(joinPath(parent, slipOf))!] = undefined;
+      const hint = slipOf !== undefined ? ` (did you mean "${slipOf}"?)` : didYouMean(k, known);
+      replaced.push({ path: joinPath(parent, k), message: `unknown field "${k}"${hint}` });
+    }
+    out[u.index] = replaced[0];
+    out.splice(u.index + 1, 0, ...replaced.slice(1));
+  }
+  return out.filter((i): i is ConfigIssue => i !== undefined);
+}
+
+function parentOf(path: string): string {
+  const cut = Math.max(path.lastIndexOf('.'), path.lastIndexOf('['));
+  return cut < 0 ? '' : path.slice(0, cut);
+}
+
+function valueAt(value: unknown, segs: readonly PropertyKey[]): unknown {
+  let v = value;
+  for (const s of segs) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = Object.hasOwn(v, s) ? (v as Record<PropertyKey, unknown>)[s] : undefined;
+  }
+  return v;
+}
+
+/** The field names an object schema at `segs` below `schema` declares (best effort: objects, optionals, arrays, unions). */
+function objectKeysAt(schema: z.ZodType, segs: readonly (string | number)[]): string[] {
+  let level = concrete([schema]);
+  for (const seg of segs) {
+    const next: z.ZodType[] = [];
+    for (const t of level) {
+      if (typeof seg === 'string' && t instanceof z.ZodObject && Object.hasOwn(t.shape, seg)) next.push(t.shape[seg] as z.ZodType);
+      else if (typeof seg === 'number' && t instanceof z.ZodArray) next.push(t.element as z.ZodType);
+    }
+    level = concrete(next);
+  }
+  return [...new Set(level.flatMap((t) => (t instanceof z.ZodObject ? Object.keys(t.shape) : [])))];
+}
+
+/** Objects and arrays behind optional, nullable, default, union, pipe and lazy wrappers. */
+function concrete(types: z.ZodType[]): z.ZodType[] {
+  const out: z.ZodType[] = [];
+  const seen = new Set<z.ZodType>();
+  const visit = (t: z.ZodType, depth: number): void => {
+    if (depth > 20 || seen.has(t)) return;
+    seen.add(t);
+    if (t instanceof z.ZodObject || t instanceof z.ZodArray) out.push(t);
+    else if (t instanceof z.ZodOptional || t instanceof z.ZodNullable || t instanceof z.ZodDefault) visit(t.unwrap() as z.ZodType, depth + 1);
+    else if (t instanceof z.ZodUnion) for (const o of t.options) visit(o as z.ZodType, depth + 1);
+    else if (t instanceof z.ZodPipe) visit(t.in as z.ZodType, depth + 1);
+    else if (t instanceof z.ZodLazy) visit(t.unwrap() as z.ZodType, depth + 1);
+  };
+  for (const t of types) visit(t, 0);
+  return out;
 }
 
 function buildNode(config: unknown, path: string, defaultName: string, issues: ConfigIssue[], options: LoadOptions): Grader {
@@ -158,7 +249,14 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
   }
   const t = types.get(typeName);
   if (!t) {
-    issues.push({ path: joinPath(path, 'type'), message: `unknown grader type "${typeName}" (known types: ${[...types.keys()].sort().join(', ')})` });
+    const hint = closest(typeName, types.keys());
+    issues.push({
+      path: joinPath(path, 'type'),
+      message:
+        hint !== undefined
+          ? `unknown grader type "${typeName}" (did you mean "${hint}"?)`
+          : `unknown grader type "${typeName}" (known types: ${[...types.keys()].sort().join(', ')})`,
+    });
     return placeholder();
   }
   let raw = config as Record<string, unknown>;
@@ -173,7 +271,7 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
   }
   const parsed = t.schema.safeParse(raw);
   if (!parsed.success) {
-    issues.push(...zodIssues(parsed.error, path));
+    issues.push(...zodIssues(parsed.error, path, t.schema, raw));
     return placeholder();
   }
   const cfg = parsed.data;
@@ -261,7 +359,10 @@ export function loadGrader(config: unknown, options: LoadOptions = {}): Grader {
     config && typeof config === 'object' && typeof (config as Record<string, unknown>).type === 'string'
       ? String((config as Record<string, unknown>).type)
       : 'grader';
+  const notesBefore = options.notes?.length ?? 0;
   const g = buildNode(config, '', defaultName, issues, options);
+  const { locate } = options;
+  if (locate) for (const i of [...issues, ...(options.notes?.slice(notesBefore) ?? [])]) Object.assign(i, locate(i.path));
   if (issues.length) throw new ConfigError(issues, options.file);
   return g;
 }

@@ -3,6 +3,7 @@
 // a missing variable is a per-sample `template_error`, never an empty string.
 import { DEFAULT_MAX_JSON_DEPTH, scanJson, stringifyExact, tooDeepMessage } from './json.js';
 import { GradeFailure } from './result.js';
+import { closest } from './suggest.js';
 import type { GradeInput } from './sample.js';
 
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
@@ -135,6 +136,17 @@ function sampleOutputJson(input: GradeInput): unknown {
   return v === NO_JSON ? undefined : v;
 }
 
+/** What an object does hold, for a missing key: the closest key, or the first few keys. */
+function keysHint(obj: object, missing: string): string {
+  if (Array.isArray(obj)) return ` (it has ${obj.length} element${obj.length === 1 ? '' : 's'})`;
+  const keys = Object.keys(obj);
+  if (keys.length === 0) return ' (it is empty)';
+  const near = closest(missing, keys);
+  if (near !== undefined) return ` (did you mean "${near}"?)`;
+  const shown = keys.slice(0, 12).map((k) => JSON.stringify(k));
+  return ` (its keys: ${shown.join(', ')}${keys.length > 12 ? `, and ${keys.length - 12} more` : ''})`;
+}
+
 /** Resolves a variable; throws GradeFailure('template_error') when any step is missing. */
 export function resolveVar(v: TemplateVar, input: GradeInput): unknown {
   let cur: unknown = v.root === 'item' ? input.item : input.sample;
@@ -151,7 +163,10 @@ export function resolveVar(v: TemplateVar, input: GradeInput): unknown {
     }
     const next: unknown = (cur as Record<string | number, unknown>)[seg];
     if (next === undefined || !Object.prototype.hasOwnProperty.call(cur, seg)) {
-      throw new GradeFailure('template_error', `missing variable {{${v.expr}}}: no "${seg}" in ${v.root}${pathText(v.path.slice(0, i))}`);
+      throw new GradeFailure(
+        'template_error',
+        `missing variable {{${v.expr}}}: no "${seg}" in ${v.root}${pathText(v.path.slice(0, i))}${keysHint(cur, String(seg))}`,
+      );
     }
     cur = next;
   }

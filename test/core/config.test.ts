@@ -27,7 +27,7 @@ describe('grader config validation', () => {
     expect(byPath['graders.c.type']).toMatch(/unknown grader type "nope".*string_check/);
   });
   it('reports unknown fields (typos), missing type, non-object graders', () => {
-    expect(validateGrader(sc({ refrence: 'x' }))[0]).toMatchObject({ path: '', message: expect.stringContaining('refrence') });
+    expect(validateGrader(sc({ refrence: 'x' }))[0]).toMatchObject({ path: 'refrence', message: expect.stringContaining('refrence') });
     expect(validateGrader({ input: 'x' })[0]!.path).toBe('type');
     expect(validateGrader([1, 2])[0]!.message).toMatch(/JSON object/);
   });

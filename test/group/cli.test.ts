@@ -175,6 +175,6 @@ describe('arbiter monitor', () => {
     const bt = write('bt.json', JSON.stringify({ length_corr: 1 }));
     const b = await runCli(['monitor', p, '--thresholds', bt]);
     expect(b.code).toBe(2);
-    expect(b.stderr).toMatch(/unknown field\(s\) "length_corr"/);
+    expect(b.stderr).toMatch(/unknown field "length_corr"/);
   });
 });

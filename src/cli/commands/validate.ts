@@ -1,7 +1,7 @@
 // `arbiter validate`: check grader files and print every problem with its field path.
 import type { Command } from 'commander';
 import { ConfigError, type ConfigIssue } from '../../core/errors.js';
-import { readGraderFile } from '../../config/load.js';
+import { locatorFor, readGraderFile } from '../../config/load.js';
 // every type: a config's problems are reported against all of them
 import '../../graders/index.js';
 import { validateGrader } from '../../core/registry.js';
@@ -20,12 +20,14 @@ export function register(program: Command): void {
           let issues: ReturnType<typeof validateGrader>;
           const notes: ConfigIssue[] = [];
           try {
-            issues = validateGrader(await readGraderFile(file), { file, notes });
+            const config = await readGraderFile(file);
+            issues = validateGrader(config, { file, notes, locate: locatorFor(config) });
           } catch (e) {
             if (!(e instanceof ConfigError)) throw e;
             issues = e.issues;
           }
-          for (const n of notes) process.stderr.write(`${file}: note: ${n.path || '(root)'}: ${n.message}\n`);
+          for (const n of notes)
+            process.stderr.write(`${file}${n.line !== undefined ? `:${n.line}:${n.column}` : ''}: note: ${n.path || '(root)'}: ${n.message}\n`);
           if (issues.length) {
             bad++;
             process.stderr.write(formatIssues(issues, file) + '\n');
