@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadGrader, loadGraderFile, validateGrader } from '../../dist/index.js';
+import { ConfigError, loadGrader, loadGraderFile, Services, validateGrader } from '../../dist/index.js';
 import { runCli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'arbiter-config-msg-'));
@@ -51,10 +51,12 @@ describe('config messages', () => {
     expect(r.stderr).toContain(`${missing}:2:19: graders.a.reference: required field is missing (expected string)`);
   });
   it('a missing template variable names the keys the item does have, or the closest one', async () => {
+    const services = new Services();
     const g = loadGrader({ ...sc, reference: '{{item.answer}}' });
-    const far = await g.grade({ item: { label: '42', question: 'q' }, sample: { output_text: '42' } });
+    const far = await g.grade({ item: { label: '42', question: 'q' }, sample: { output_text: '42' } }, { services });
     expect(far.error?.message).toBe('missing variable {{item.answer}}: no "answer" in item (its keys: "label", "question")');
-    const near = await g.grade({ item: { answers: '42' }, sample: { output_text: '42' } });
+    const near = await g.grade({ item: { answers: '42' }, sample: { output_text: '42' } }, { services });
     expect(near.error?.message).toBe('missing variable {{item.answer}}: no "answer" in item (did you mean "answers"?)');
+    await services.close();
   });
 });
