@@ -7,6 +7,10 @@ import type { GradeInput } from '../core/sample.js';
 import { computeMonitors, MonitorWindow, toPoint, type MonitorReport } from '../group/monitors.js';
 import type { Admission } from './admission.js';
 
+/** Invalid grades in a row after which a grader's streak is warned about. */
+export const INVALID_STREAK = 16;
+const INVALID_WARNING_INTERVAL_MS = 60_000;
+
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export class ServerMetrics {
@@ -19,6 +23,10 @@ export class ServerMetrics {
   private readonly rejected: Counter<'route'>;
   private readonly dropped: Counter;
   private readonly inlineRefused: Counter<'capability'>;
+  private readonly invalidStreak: Gauge<'grader'>;
+  private readonly invalidWarnings: Counter<'grader' | 'kind'>;
+  /** Per grader: invalid grades in a row, the first one's error, and when a warning was last given. */
+  private readonly streaks = new Map<string, { n: number; kind: string; message: string; warnedAt: number }>();
   /** Cached label children: prom-client hashes label objects on every call otherwise. */
   private readonly children = new Map<string, { inc(n?: number): void } | { observe(v: number): void }>();
   httpInFlight = 0;
@@ -67,6 +75,18 @@ export class ServerMetrics {
     this.dropped = new Counter({
       name: 'arbiter_connections_dropped_total',
       help: 'connections closed on accept because the server had maxConnections open',
+      registers,
+    });
+    this.invalidStreak = new Gauge({
+      name: 'arbiter_grader_invalid_streak',
+      help: 'invalid grades in a row for each grader (0 after a valid one); a long streak is a config or outage problem, not a policy',
+      labelNames: ['grader'],
+      registers,
+    });
+    this.invalidWarnings = new Counter({
+      name: 'arbiter_all_invalid_warnings_total',
+      help: 'warnings that every recent grade of a grader was invalid, by the error kind of the streak',
+      labelNames: ['grader', 'kind'],
       registers,
     });
     this.inlineRefused = new Counter({
@@ -173,9 +193,42 @@ export class ServerMetrics {
     if (!r.valid) {
       const kind = r.error?.kind ?? 'internal_error';
       this.child(`e\0${grader}\0${kind}`, () => this.gradeErrors.labels(grader, kind)).inc();
+      this.invalidInARow(grader, kind, r.error?.message ?? '');
+    } else {
+      const st = this.streaks.get(grader);
+      if (st && st.n > 0) {
+        st.n = 0;
+        this.invalidStreak.labels(grader).set(0);
+      }
     }
     const ms = r.metadata?.duration_ms;
     if (typeof ms === 'number') this.child(`d\0${grader}`, () => this.gradeLatency.labels(grader)).observe(ms / 1000);
+  }
+
+  /**
+   * Counts an invalid grade; when the last INVALID_STREAK grades of a grader were all invalid,
+   * warns (a process warning, printed on stderr by default) naming the grader, the error kind and
+   * the first error, at most once a minute per grader: a run whose every reward is invalid is
+   * loud, never silent.
+   */
+  private invalidInARow(grader: string, kind: string, message: string): void {
+    let st = this.streaks.get(grader);
+    if (!st) this.streaks.set(grader, (st = { n: 0, kind, message, warnedAt: Number.NEGATIVE_INFINITY }));
+    if (st.n === 0) {
+      st.kind = kind;
+      st.message = message;
+    }
+    st.n++;
+    this.invalidStreak.labels(grader).set(st.n);
+    const now = Date.now();
+    if (st.n >= INVALID_STREAK && now - st.warnedAt >= INVALID_WARNING_INTERVAL_MS) {
+      st.warnedAt = now;
+      this.invalidWarnings.labels(grader, st.kind).inc();
+      process.emitWarning(`grader "${grader}": the last ${st.n} grades were all invalid (${st.kind}: ${st.message.slice(0, 300)})`, {
+        type: 'ArbiterInvalidGrades',
+        code: 'ARBITER_ALL_INVALID',
+      });
+    }
   }
 
   rejection(route: string): void {
