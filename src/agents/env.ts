@@ -102,11 +102,6 @@ export function getEnv(name: string): EnvFamily | undefined {
   return families.get(name);
 }
 
-/** The family registered first (the server's default when a request names none). */
-export function firstEnv(): EnvFamily | undefined {
-  return families.values().next().value;
-}
-
 export function listEnvs(): EnvFamily[] {
   return [...families.values()].sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -1,6 +1,7 @@
 // Python's repr() of the scalar literals: float (shortest round-trip digits), str (quote choice,
-// escapes, str.isprintable) and bytes. Shared by the call parser's ast.unparse and by the Python
-// runtime in src/py (repr, str, json.dumps), so both print a value exactly the same way.
+// escapes, str.isprintable) and bytes. Used by the runtime's repr, str and json.dumps (format.ts)
+// and by the extraction layer's ast.unparse (src/extract/python-call.ts), so both print a value
+// exactly the same way.
 
 /** repr(float): the shortest round-trip digits, fixed notation for exponents in [-4, 16). */
 export function floatRepr(x: number): string {

@@ -180,8 +180,8 @@ export function register(program: Command): void {
     try {
       const [{ createEnvServer }, { setDataDir }, agents] = await Promise.all([
         import('../../server/env-server.js'),
-        import('../../agents/tau/db.js'),
-        import('../../agents/index.js'),
+        import('../../envs/tau_bench/db.js'),
+        import('../../envs/index.js'),
       ]);
       if (o.tauBenchDir) setDataDir(o.tauBenchDir);
       if (o.bfclDir) agents.setBfclDataDir(o.bfclDir);
@@ -262,8 +262,8 @@ export function register(program: Command): void {
       const [{ ChatPolicy }, { runRollouts, stepRecords }, { setDataDir }, agents] = await Promise.all([
         import('../../agents/policy.js'),
         import('../../agents/rollout.js'),
-        import('../../agents/tau/db.js'),
-        import('../../agents/index.js'),
+        import('../../envs/tau_bench/db.js'),
+        import('../../envs/index.js'),
       ]);
       if (o.tauBenchDir) setDataDir(o.tauBenchDir);
       if (o.bfclDir) agents.setBfclDataDir(o.bfclDir);
@@ -391,7 +391,7 @@ export function register(program: Command): void {
     .option('--bfcl-dir <dir>', "folder holding BFCL's multi_turn/ data")
     .action(async (o: { env: string; domain?: string; entryId?: string; mode?: string; tauBenchDir?: string; bfclDir?: string }) => {
       try {
-        const [agents, { setDataDir }] = await Promise.all([import('../../agents/index.js'), import('../../agents/tau/db.js')]);
+        const [agents, { setDataDir }] = await Promise.all([import('../../envs/index.js'), import('../../envs/tau_bench/db.js')]);
         if (o.tauBenchDir) setDataDir(o.tauBenchDir);
         if (o.bfclDir) agents.setBfclDataDir(o.bfclDir);
         const family = agents.getEnv(o.env);

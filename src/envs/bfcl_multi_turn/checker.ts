@@ -11,9 +11,9 @@
 // cannot evaluate, a value or work limit the model's calls reach, an output that does not decode)
 // fails the entry at the turn it happens, a valid 0 naming the call; the ground truth is still run
 // to the end, so a ground truth or item that cannot be run stays an invalid grade whatever the model did.
-import { type BfclEnv, WorkBudgetExceeded } from '../../envs/bfcl/api.js';
-import { Directory, File } from '../../envs/bfcl/classes/gorilla-file-system.js';
-import { Side } from '../../envs/bfcl/executor.js';
+import { type BfclEnv, WorkBudgetExceeded } from './apis/api.js';
+import { Directory, File } from './apis/classes/gorilla-file-system.js';
+import { Side } from './apis/executor.js';
 import { EnvLimit, PyException, Unsupported } from '../../py/errors.js';
 import { pyRepr } from '../../py/format.js';
 import { PyDict, pyEq, PyTuple, type PyValue } from '../../py/values.js';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { jsonDumps } from '../../py/format.js';
 import { loads } from '../../py/json.js';
 import { PyDict, type PyValue } from '../../py/values.js';
-import { EnvDataError } from '../env.js';
+import { EnvDataError } from '../../agents/env.js';
 
 export const BFCL_CATEGORIES = ['base', 'long_context', 'miss_func', 'miss_param'] as const;
 export type BfclCategory = (typeof BFCL_CATEGORIES)[number];

@@ -6,7 +6,7 @@
 // default_decode_execute_prompting (positional arguments dropped, names and keyword-less calls
 // turned into strings, nested calls into nested call strings), a list of {name: arguments} with
 // convert_to_function_call; a step that does not decode, or decodes to nothing, is dropped.
-import { BadToolCall, toolCallString } from '../../envs/bfcl/calls.js';
+import { BadToolCall, toolCallString } from './apis/calls.js';
 import { EnvLimit, Unsupported } from '../../py/errors.js';
 import { pyRepr, pyStr } from '../../py/format.js';
 import { fromJs, loads } from '../../py/json.js';

@@ -12,19 +12,28 @@
 // reward (progress towards the ground truth's state and results, tool errors) and a GiGPO anchor.
 import { z } from 'zod';
 import { GradeFailure } from '../../core/result.js';
-import { BfclEnv, type LongContextData, MissingData } from '../../envs/bfcl/api.js';
-import { readConfigObject, readConfigText } from '../../envs/bfcl/config.js';
-import { Side } from '../../envs/bfcl/executor.js';
-import { LONG_CONTEXT_ENV, loadLongContext } from '../../envs/bfcl/long-context.js';
+import { BfclEnv, type LongContextData, MissingData } from './apis/api.js';
+import { readConfigObject, readConfigText } from './apis/config.js';
+import { Side } from './apis/executor.js';
+import { LONG_CONTEXT_ENV, LONG_CONTEXT_EXPORT, loadLongContext } from './apis/long-context.js';
 import { EnvLimit, PyException, Unsupported } from '../../py/errors.js';
 import { jsonDumps, pyRepr } from '../../py/format.js';
 import { PyDict, pyDeepCopy, type PyValue } from '../../py/values.js';
-import { decodeFunctionCalling, decodePrompting } from '../../graders/bfcl_multi_turn/decode.js';
-import { DEFAULT_LIMITS, scoreMultiTurn } from '../../graders/bfcl_multi_turn/grader.js';
-import { actionMessage, ResponseFault } from '../action.js';
-import { anchorId, DEFAULT_STEP_WEIGHTS } from '../credit.js';
-import { EnvDataError, EnvOptionError, type EnvFamily, type Episode, type EpisodeState, type ResetResult, type StepResult, type ToolSchema } from '../env.js';
-import { contentText, type AgentMessage } from '../trajectory.js';
+import { decodeFunctionCalling, decodePrompting } from './decode.js';
+import { DEFAULT_LIMITS, scoreMultiTurn } from './grader.js';
+import { actionMessage, ResponseFault } from '../../agents/action.js';
+import { anchorId, DEFAULT_STEP_WEIGHTS } from '../../agents/credit.js';
+import {
+  EnvDataError,
+  EnvOptionError,
+  type EnvFamily,
+  type Episode,
+  type EpisodeState,
+  type ResetResult,
+  type StepResult,
+  type ToolSchema,
+} from '../../agents/env.js';
+import { contentText, type AgentMessage } from '../../agents/trajectory.js';
 import { BFCL_CATEGORIES, type BfclCategory, type BfclEntry, categoryOfId, funcDocs, loadCategory, readEntry } from './data.js';
 import { toOpenAiTool, withHint } from './tools.js';
 import { conditionsPerTurn, type FlatState, flattenState, type GroundTruthTrace, progressOf, turnScore } from './progress.js';
@@ -252,7 +261,9 @@ export class BfclEpisode implements Episode {
     if (this.longContext) {
       const path = process.env[LONG_CONTEXT_ENV];
       if (!path)
-        throw new EnvDataError(`long-context entries need BFCL's long-context data: set ${LONG_CONTEXT_ENV} on the server (see scripts/bfcl-long-context.py)`);
+        throw new EnvDataError(
+          `long-context entries need BFCL's long-context data: set ${LONG_CONTEXT_ENV} on the server (export it with python3 ${LONG_CONTEXT_EXPORT})`,
+        );
       try {
         lc = loadLongContext(path);
       } catch (e) {

@@ -9,9 +9,9 @@ import { graderSchema, type GraderType } from '../../core/registry.js';
 import { GradeFailure, type Outcome } from '../../core/result.js';
 import type { GradeInput } from '../../core/sample.js';
 import { compileTemplate, renderCompiled, renderValue, type ValueTemplate } from '../../core/template.js';
-import { BfclEnv, type LongContextData, MissingData } from '../../envs/bfcl/api.js';
-import { MAX_AMBIGUOUS, type ReadResult, readConfigObject, readConfigText } from '../../envs/bfcl/config.js';
-import { LONG_CONTEXT_ENV, loadLongContext } from '../../envs/bfcl/long-context.js';
+import { BfclEnv, type LongContextData, MissingData } from './apis/api.js';
+import { MAX_AMBIGUOUS, type ReadResult, readConfigObject, readConfigText } from './apis/config.js';
+import { LONG_CONTEXT_ENV, LONG_CONTEXT_EXPORT, loadLongContext } from './apis/long-context.js';
 import { EnvLimit, PyException, Unsupported } from '../../py/errors.js';
 import { pyDeepCopy } from '../../py/values.js';
 import { type CheckResult, checkMultiTurn, CompareCrash, ERR, type ModelFault } from './checker.js';
@@ -96,7 +96,7 @@ function longContextData(): LongContextData {
   if (!path) {
     throw new GradeFailure(
       'config_error',
-      `long-context entries need BFCL's long-context data: set ${LONG_CONTEXT_ENV} to the JSON that scripts/bfcl-long-context.py exports from a BFCL checkout`,
+      `long-context entries need BFCL's long-context data: set ${LONG_CONTEXT_ENV} to the JSON that python3 ${LONG_CONTEXT_EXPORT} exports from a BFCL checkout`,
     );
   }
   try {

@@ -18,8 +18,8 @@
 // scores + the current turn's score) / (the number of conditions of all turns), clamped to [-1, 1]:
 // 0 at the start and for an episode without calls, 1 exactly when every turn's state and results
 // match the ground truth's.
-import type { Side } from '../../envs/bfcl/executor.js';
-import { Directory, File } from '../../envs/bfcl/classes/gorilla-file-system.js';
+import type { Side } from './apis/executor.js';
+import { Directory, File } from './apis/classes/gorilla-file-system.js';
 import { EnvLimit, PyException } from '../../py/errors.js';
 import { pyRepr } from '../../py/format.js';
 import { PyDict, pyEq, PySet, PyTuple, type PyValue } from '../../py/values.js';

@@ -5,7 +5,7 @@
 // with GORILLA_TO_OPENAPI (unknown ones become "string", a missing type is "string", a float gets
 // format "float" and a note in its description), nested properties and list items mapped the same
 // way, dots in names replaced by underscores, the `response` field kept.
-import type { ToolSchema } from '../env.js';
+import type { ToolSchema } from '../../agents/env.js';
 import type { FuncDoc } from './data.js';
 
 /** BFCL's language hint for Python categories (appended to every initial description). */

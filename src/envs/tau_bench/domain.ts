@@ -3,12 +3,12 @@
 // (any Python exception becomes the observation "Error: <str(e)>"), anything else is
 // "Unknown action <name>". Episodes, the grader and the gold replay all step through `runAction`.
 import { PyError, type PyValue } from '../../py/mapvalue.js';
-import { DEFAULT_STOP, readArguments, RESPOND, type Action } from '../trajectory.js';
+import { DEFAULT_STOP, readArguments, RESPOND, type Action } from '../../agents/trajectory.js';
 import { AIRLINE_TOOLS } from './airline.js';
 import { readDomainFile, resolveDataDir, type Domain, type TauDb } from './db.js';
 import { RETAIL_TOOLS } from './retail.js';
 import { invokeTool, type TauTool } from './tool.js';
-import type { ToolSchema } from '../env.js';
+import type { ToolSchema } from '../../agents/env.js';
 
 export { RESPOND, type Action };
 /** The user simulator's end-of-conversation marker. */

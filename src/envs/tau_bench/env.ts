@@ -6,9 +6,9 @@
 // final reward is the tau_bench grader's on the episode's own messages, so serving, rollouts and
 // offline grading agree; info carries the turn-level credit (progress, tool errors, anchors).
 import { z } from 'zod';
-import type { AgentMessage } from '../trajectory.js';
-import { contentText, MAX_ACTIONS, readArguments, readMessages, RESPOND } from '../trajectory.js';
-import { actionMessage, ResponseFault } from '../action.js';
+import type { AgentMessage } from '../../agents/trajectory.js';
+import { contentText, MAX_ACTIONS, readArguments, readMessages, RESPOND } from '../../agents/trajectory.js';
+import { actionMessage, ResponseFault } from '../../agents/action.js';
 import { dumps } from '../../py/mapjson.js';
 import { deepCopy } from '../../py/mapvalue.js';
 import {
@@ -21,7 +21,7 @@ import {
   type StepResult,
   type ToolSchema,
   type UserSimulator,
-} from '../env.js';
+} from '../../agents/env.js';
 import { DOMAINS, loadBase, TauDb, type Domain } from './db.js';
 import { loadTasks, loadWiki, readTask, runAction, STOP, TAU_DOMAINS, type TauDomain, type TauTask } from './domain.js';
 import {

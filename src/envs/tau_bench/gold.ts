@@ -3,7 +3,7 @@
 // and the user's ###STOP###. A setup check (it must score 1) and the base of mutation tests.
 import { dumps } from '../../py/mapjson.js';
 import { deepCopy } from '../../py/mapvalue.js';
-import type { AgentMessage } from '../trajectory.js';
+import type { AgentMessage } from '../../agents/trajectory.js';
 import { loadBase, TauDb } from './db.js';
 import { loadWiki, RESPOND, runAction, STOP, type TauDomain, type TauTask } from './domain.js';
 

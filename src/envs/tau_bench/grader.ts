@@ -7,9 +7,9 @@ import { z } from 'zod';
 import { GradeFailure, type Outcome, type Result } from '../../core/result.js';
 import { graderSchema, PURE, type GraderType } from '../../core/registry.js';
 import { renderCompiled, type ValueTemplate } from '../../core/template.js';
-import { isDomain, TauDataError, type Domain } from '../../agents/tau/db.js';
-import { readTask, TAU_DOMAINS, type TauTask } from '../../agents/tau/domain.js';
-import { type Gold, goldState, rewardTrajectory, type TauOutcome } from '../../agents/tau/reward.js';
+import { isDomain, TauDataError, type Domain } from './db.js';
+import { readTask, TAU_DOMAINS, type TauTask } from './domain.js';
+import { type Gold, goldState, rewardTrajectory, type TauOutcome } from './reward.js';
 import { readActions, readMessages, TrajectoryError, type Trajectory } from '../../agents/trajectory.js';
 
 const weights = z.strictObject({

@@ -4,11 +4,11 @@
 // only when the two data hashes agree and every required output appears in one of the agent's
 // replies (lowercased, commas removed, substring). Also the turn-level credit: per-turn progress
 // towards the gold state, tool errors, and GiGPO anchor ids of the state each turn acted in.
-import { anchorId, DEFAULT_STEP_WEIGHTS, type StepWeights } from '../credit.js';
+import { anchorId, DEFAULT_STEP_WEIGHTS, type StepWeights } from '../../agents/credit.js';
 import { dumps } from '../../py/mapjson.js';
 import { hashableSha256, sameHashable } from './hash.js';
 import { deepCopy } from '../../py/mapvalue.js';
-import { RESPOND, type Action, type Trajectory } from '../trajectory.js';
+import { RESPOND, type Action, type Trajectory } from '../../agents/trajectory.js';
 import { compareDbs, loadBase, refPath, TauDb, type BaseDb } from './db.js';
 import { runAction, type TauDomain, type TauTask } from './domain.js';
 

@@ -2,7 +2,7 @@
 // argument-binding messages), its parameters in signature order, its JSON schema for the policy,
 // and its body. `invokeTool` binds keyword arguments exactly as `Tool.invoke(data=..., **kwargs)`
 // does (duplicate `data`, unknown keywords, missing arguments) before running the body.
-import type { ToolSchema } from '../env.js';
+import type { ToolSchema } from '../../agents/env.js';
 import type { TauDb } from './db.js';
 import { PyError, type PyDict, type PyValue } from '../../py/mapvalue.js';
 

@@ -2,9 +2,9 @@
 // episode (its work budget, the long-context extension data, objects Python keeps at module level
 // such as mutable default arguments), the class description the executor binds calls with (public
 // method names and Python parameter lists), and the instance interface the state checker reads.
-import { EnvLimit, PyException } from '../../py/errors.js';
-import { pyStr } from '../../py/format.js';
-import { PyDict, pyDeepCopy, type PyValue } from '../../py/values.js';
+import { EnvLimit, PyException } from '../../../py/errors.js';
+import { pyStr } from '../../../py/format.js';
+import { PyDict, pyDeepCopy, type PyValue } from '../../../py/values.js';
 
 /** Long-context extension constants (BFCL's long_context.py), parsed, by constant name. */
 export interface LongContextData {

@@ -1,9 +1,9 @@
 // An OpenAI-style tool call as the BFCL call string it stands for: BFCL's convert_to_function_call,
 // `name(k=repr(v),...)` with the arguments read as Python's json.loads reads them (so 5.0 stays a
 // float when the arguments are JSON text).
-import { pyRepr, pyStr } from '../../py/format.js';
-import { fromJs, loads } from '../../py/json.js';
-import { PyDict, type PyValue } from '../../py/values.js';
+import { pyRepr, pyStr } from '../../../py/format.js';
+import { fromJs, loads } from '../../../py/json.js';
+import { PyDict, type PyValue } from '../../../py/values.js';
 
 export class BadToolCall extends Error {
   constructor(message: string) {

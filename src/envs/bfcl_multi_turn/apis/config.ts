@@ -4,9 +4,9 @@
 // floats, other integral numbers ints, and the few fields the data writes both ways (TravelAPI card
 // balances) are reported as ambiguous, so the caller can grade under each reading. (Integers past
 // 2^53 are taken as JSON.parse rounded them: both sides of a grade see the same value.)
-import { EnvLimit } from '../../py/errors.js';
-import { fromJs, loads } from '../../py/json.js';
-import { PyDict, type PyValue } from '../../py/values.js';
+import { EnvLimit } from '../../../py/errors.js';
+import { fromJs, loads } from '../../../py/json.js';
+import { PyDict, type PyValue } from '../../../py/values.js';
 
 /** Config paths (keys, `*` = any key, `[]` = any list item) BFCL's data holds floats at, per class. */
 const FLOAT_PATHS: Record<string, string[]> = {

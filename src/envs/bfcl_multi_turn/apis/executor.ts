@@ -16,13 +16,13 @@ import { TravelAPIClass } from './classes/travel-api.js';
 import { TwitterAPIClass } from './classes/twitter-api.js';
 import { VehicleControlAPIClass } from './classes/vehicle-control.js';
 import { MemoryKvClass, MemoryRecSumClass } from './classes/memory.js';
-import { EnvLimit, PyException, Unsupported } from '../../py/errors.js';
-import { jsonDumps, pyStr } from '../../py/format.js';
-import * as num from '../../py/num.js';
-import { PY_SPACE_CLASS } from '../../py/text.js';
-import { PY_ELLIPSIS, PyBytes, PyDict, PyObject, PySet, PyTuple, type PyValue, typeName } from '../../py/values.js';
-import { parsePythonExpr, type PyAst, unparse } from '../../extract/python-call.js';
-import { ParseError } from '../../extract/tool-call-types.js';
+import { EnvLimit, PyException, Unsupported } from '../../../py/errors.js';
+import { jsonDumps, pyStr } from '../../../py/format.js';
+import * as num from '../../../py/num.js';
+import { PY_SPACE_CLASS } from '../../../py/text.js';
+import { PY_ELLIPSIS, PyBytes, PyDict, PyObject, PySet, PyTuple, type PyValue, typeName } from '../../../py/values.js';
+import { parsePythonExpr, type PyAst, unparse } from '../../../extract/python-call.js';
+import { ParseError } from '../../../extract/tool-call-types.js';
 
 /** The simulated classes, by the name `involved_classes` uses. */
 export const API_CLASSES: Readonly<Record<string, ApiClass>> = Object.freeze(

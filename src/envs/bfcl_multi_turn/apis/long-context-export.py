@@ -5,7 +5,7 @@ BFCL's long_context multi-turn entries load extra data (padding text, files, sto
 from bfcl_eval/eval_checker/multi_turn_eval/func_source_code/long_context.py. arbiter does not
 ship that data; export it from your own BFCL checkout and point ARBITER_BFCL_LONG_CONTEXT at the file:
 
-    python3 scripts/bfcl-long-context.py /path/to/gorilla > bfcl-long-context.json
+    python3 dist/envs/bfcl_multi_turn/apis/long-context-export.py /path/to/gorilla > bfcl-long-context.json
     export ARBITER_BFCL_LONG_CONTEXT=$PWD/bfcl-long-context.json
 
 The argument is the gorilla checkout, the berkeley-function-call-leaderboard folder, or the

@@ -1,11 +1,12 @@
 // The long-context extension data (BFCL's func_source_code/long_context.py: padding text, extra
 // files, stocks, cards, bookings, cities...) that long_context entries load. arbiter does not ship
-// it: scripts/bfcl-long-context.py exports it from a BFCL checkout to JSON, and this module reads
+// it: long-context-export.py (beside this module, copied into dist/ by the build) exports it from a BFCL checkout to JSON, and this module reads
 // that file (JSON numbers keep their int/float types), checking every constant is there.
 import { readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { LONG_CONTEXT_KEYS, type LongContextData } from './api.js';
-import { loads } from '../../py/json.js';
-import { PY_ELLIPSIS, PyDict, type PyValue } from '../../py/values.js';
+import { loads } from '../../../py/json.js';
+import { PY_ELLIPSIS, PyDict, type PyValue } from '../../../py/values.js';
 
 /** The export writes Python's Ellipsis as {"__ellipsis__": true}. */
 function revive(v: PyValue, depth = 0): PyValue {
@@ -17,6 +18,9 @@ function revive(v: PyValue, depth = 0): PyValue {
   }
   return v;
 }
+
+/** The export script (standard-library Python), where this installation has it. */
+export const LONG_CONTEXT_EXPORT = fileURLToPath(new URL('./long-context-export.py', import.meta.url));
 
 /** The environment variable naming the JSON export. */
 export const LONG_CONTEXT_ENV = 'ARBITER_BFCL_LONG_CONTEXT';
@@ -38,7 +42,7 @@ export function loadLongContext(path: string): LongContextData {
     if (x === undefined) missing.push(k);
     else values[k] = revive(x);
   }
-  if (missing.length) throw new Error(`${path} lacks ${missing.join(', ')} (export it with scripts/bfcl-long-context.py)`);
+  if (missing.length) throw new Error(`${path} lacks ${missing.join(', ')} (export it with python3 ${LONG_CONTEXT_EXPORT})`);
   const data: LongContextData = { values };
   cache.set(path, { mtimeMs: st.mtimeMs, size: st.size, data });
   return data;

@@ -3,11 +3,11 @@
 // contents dict the way the original's mv/cp do, names and contents keep whatever Python value a
 // call stored, and long-context scenarios extend file contents and fill leaf directories.
 import { ApiInstance, type ApiClass, type BfclEnv, dict, f, method } from '../api.js';
-import { PyException } from '../../../py/errors.js';
-import { formatFixed, pyRepr, pyStr } from '../../../py/format.js';
-import { truediv } from '../../../py/num.js';
-import { needStr, rstrip, sortedStrings, splitlines, splitWhitespace, strip } from '../../../py/text.js';
-import { MAX_NESTING, PyDict, PyObject, pyCompare, pyContains, pyEq, pyIter, pyLen, type PyValue, truthy, typeName } from '../../../py/values.js';
+import { PyException } from '../../../../py/errors.js';
+import { formatFixed, pyRepr, pyStr } from '../../../../py/format.js';
+import { truediv } from '../../../../py/num.js';
+import { needStr, rstrip, sortedStrings, splitlines, splitWhitespace, strip } from '../../../../py/text.js';
+import { MAX_NESTING, PyDict, PyObject, pyCompare, pyContains, pyEq, pyIter, pyLen, type PyValue, truthy, typeName } from '../../../../py/values.js';
 
 export class File extends PyObject {
   readonly pyType = 'File';

@@ -3,11 +3,11 @@
 // call for call: Python's int/float arithmetic, its TypeError catches, mpmath's and decimal's results
 // and printed forms.
 import { ApiInstance, type ApiClass, type BfclEnv, dict, f, method } from '../api.js';
-import { PyDecimal } from '../../../py/decimal.js';
-import { PyException } from '../../../py/errors.js';
-import { logRatio } from '../../../py/mpf.js';
-import { add, mul, pow, pyAbs, pyMinMax, pyRound, pySum, sub, toFloat, truediv } from '../../../py/num.js';
-import { isNumber, PyDict, pyCompare, pyContains, pyEq, pyIter, pyLen, type PyValue, truthy, typeName } from '../../../py/values.js';
+import { PyDecimal } from '../../../../py/decimal.js';
+import { PyException } from '../../../../py/errors.js';
+import { logRatio } from '../../../../py/mpf.js';
+import { add, mul, pow, pyAbs, pyMinMax, pyRound, pySum, sub, toFloat, truediv } from '../../../../py/num.js';
+import { isNumber, PyDict, pyCompare, pyContains, pyEq, pyIter, pyLen, type PyValue, truthy, typeName } from '../../../../py/values.js';
 
 const err = (message: string): PyDict => dict({ error: message });
 

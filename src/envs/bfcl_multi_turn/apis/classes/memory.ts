@@ -4,11 +4,11 @@
 // initial_config ({"core_memory": {...}, "archival_memory": {...}} or {"memory": "..."}), and only
 // the memory contents are compared as state (BFCL's snapshot paths are the same on both sides).
 import { ApiInstance, type ApiClass, type BfclEnv, dict, method } from '../api.js';
-import { PyException } from '../../../py/errors.js';
-import { pyStr } from '../../../py/format.js';
-import { crLog } from '../../../py/mpf.js';
-import { splitWhitespace } from '../../../py/text.js';
-import { needDict, PyDict, pyDeepCopy, pyLen, PyTuple, type PyValue, truthy, typeName } from '../../../py/values.js';
+import { PyException } from '../../../../py/errors.js';
+import { pyStr } from '../../../../py/format.js';
+import { crLog } from '../../../../py/mpf.js';
+import { splitWhitespace } from '../../../../py/text.js';
+import { needDict, PyDict, pyDeepCopy, pyLen, PyTuple, type PyValue, truthy, typeName } from '../../../../py/values.js';
 
 const KEY_FORMAT = /^[a-z]+(?:_[a-z0-9]+)*\n?$/; // Python's `$` also matches before a final newline
 

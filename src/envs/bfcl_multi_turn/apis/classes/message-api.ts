@@ -2,11 +2,11 @@
 // for call with its seeded message ids (Python's random.Random with the scenario's seed, redrawn
 // until unused).
 import { ApiInstance, type ApiClass, type BfclEnv, dict, f, getOr, method } from '../api.js';
-import { PyException } from '../../../py/errors.js';
-import { add } from '../../../py/num.js';
-import { PyRandom } from '../../../py/random.js';
-import { needStr, zfill } from '../../../py/text.js';
-import { listRemove, needDict, needList, PyDict, pyContains, pyEq, pyIter, PySet, type PyValue, truthy, typeName } from '../../../py/values.js';
+import { PyException } from '../../../../py/errors.js';
+import { add } from '../../../../py/num.js';
+import { PyRandom } from '../../../../py/random.js';
+import { needStr, zfill } from '../../../../py/text.js';
+import { listRemove, needDict, needList, PyDict, pyContains, pyEq, pyIter, PySet, type PyValue, truthy, typeName } from '../../../../py/values.js';
 
 function firstItem(message: PyValue): [PyValue, PyValue] {
   const d = needDict(message, 'items');

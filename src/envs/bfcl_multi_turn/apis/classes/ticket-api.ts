@@ -1,9 +1,9 @@
 // TicketAPI: BFCL's support-ticket queue (login, create, get, close, resolve, edit, list), ported
 // call for call.
 import { ApiInstance, type ApiClass, type BfclEnv, dict, f, getOr, method } from '../api.js';
-import { add } from '../../../py/num.js';
-import { needStr } from '../../../py/text.js';
-import { getitem, needDict, needList, type PyDict, pyCompare, pyEq, pyIter, type PyValue, setitem, truthy } from '../../../py/values.js';
+import { add } from '../../../../py/num.js';
+import { needStr } from '../../../../py/text.js';
+import { getitem, needDict, needList, type PyDict, pyCompare, pyEq, pyIter, type PyValue, setitem, truthy } from '../../../../py/values.js';
 
 const err = (message: string): PyDict => dict({ error: message });
 const VALID_FIELDS = ['title', 'description', 'status', 'priority'];

@@ -2,12 +2,12 @@
 // ported call for call, including its seeded transaction timestamps (Python's random.Random with
 // the scenario's seed, 2024-09-01 10:30 plus randint seconds) and the long-context extensions.
 import { ApiInstance, type ApiClass, type BfclEnv, dict, f, getOr, method } from '../api.js';
-import { compareDateTime, DATETIME_MAX, DATETIME_MIN, type DateTime, formatPlusSeconds, strptime } from '../../../py/datetime.js';
-import { PyException, Unsupported } from '../../../py/errors.js';
-import { formatFixed, pyRepr } from '../../../py/format.js';
-import { add, mul, pyAbs, sub, toFloat, toInt } from '../../../py/num.js';
-import { PyRandom } from '../../../py/random.js';
-import { formatNamed, needStr } from '../../../py/text.js';
+import { compareDateTime, DATETIME_MAX, DATETIME_MIN, type DateTime, formatPlusSeconds, strptime } from '../../../../py/datetime.js';
+import { PyException, Unsupported } from '../../../../py/errors.js';
+import { formatFixed, pyRepr } from '../../../../py/format.js';
+import { add, mul, pyAbs, sub, toFloat, toInt } from '../../../../py/num.js';
+import { PyRandom } from '../../../../py/random.js';
+import { formatNamed, needStr } from '../../../../py/text.js';
 import {
   dictGet,
   getitem,
@@ -22,7 +22,7 @@ import {
   type PyValue,
   setitem,
   truthy,
-} from '../../../py/values.js';
+} from '../../../../py/values.js';
 
 const stock = (price: number, change: number, volume: number, ma5: number, ma20: number): PyDict =>
   dict({ price, percent_change: change, volume, 'MA(5)': ma5, 'MA(20)': ma20 });

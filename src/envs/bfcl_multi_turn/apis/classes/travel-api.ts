@@ -4,13 +4,27 @@
 // compute_exchange_rate, the flight-cost cache book_flight reads, long-context cards and bookings
 // shared by the episode's instances).
 import { ApiInstance, type ApiClass, type BfclEnv, dict, f, getOr, method } from '../api.js';
-import { strptime } from '../../../py/datetime.js';
-import { PyException } from '../../../py/errors.js';
-import { pyRepr } from '../../../py/format.js';
-import { add, mul, pyRound, sub, toFloat, truediv } from '../../../py/num.js';
-import { PyRandom } from '../../../py/random.js';
-import { needStr, pyIntDigits, pyIsDigit } from '../../../py/text.js';
-import { getitem, hashKey, needDict, PyDict, pyCompare, pyContains, pyEq, pyIter, PySet, PyTuple, type PyValue, setitem, truthy } from '../../../py/values.js';
+import { strptime } from '../../../../py/datetime.js';
+import { PyException } from '../../../../py/errors.js';
+import { pyRepr } from '../../../../py/format.js';
+import { add, mul, pyRound, sub, toFloat, truediv } from '../../../../py/num.js';
+import { PyRandom } from '../../../../py/random.js';
+import { needStr, pyIntDigits, pyIsDigit } from '../../../../py/text.js';
+import {
+  getitem,
+  hashKey,
+  needDict,
+  PyDict,
+  pyCompare,
+  pyContains,
+  pyEq,
+  pyIter,
+  PySet,
+  PyTuple,
+  type PyValue,
+  setitem,
+  truthy,
+} from '../../../../py/values.js';
 
 const ROUTES_TEXT =
   'SFO LAX 200,SFO JFK 500,SFO ORD 400,SFO BOS 450,SFO RMS 300,SFO SBK 350,SFO MPC 370,SFO SVP 320,SFO SHD 330,SFO SSV 340,SFO OKD 360,' +

@@ -2,8 +2,8 @@
 // for call. post_tweet's `tags=[]` and `mentions=[]` defaults are single lists shared by every call
 // of the episode, as Python's mutable default arguments are (mention() extends them in place).
 import { ApiInstance, type ApiClass, type BfclEnv, dict, f, getOr, method } from '../api.js';
-import { add, toInt } from '../../../py/num.js';
-import { needStr } from '../../../py/text.js';
+import { add, toInt } from '../../../../py/num.js';
+import { needStr } from '../../../../py/text.js';
 import {
   dictGet,
   getitem,
@@ -18,7 +18,7 @@ import {
   type PyValue,
   setitem,
   truthy,
-} from '../../../py/values.js';
+} from '../../../../py/values.js';
 
 const err = (message: string): PyDict => dict({ error: message });
 

@@ -2,10 +2,10 @@
 // tyres, unit conversions), ported call for call with its seeded random readings (Python's
 // random.Random with the scenario's seed) and the long-context extensions.
 import { ApiInstance, type ApiClass, type BfclEnv, dict, getOr, method } from '../api.js';
-import { add, mod, mul, sub, toFloat, truediv } from '../../../py/num.js';
-import { PyRandom } from '../../../py/random.js';
-import { needStr } from '../../../py/text.js';
-import { getitem, needDict, PyDict, pyCompare, pyContains, pyEq, pyIter, type PyValue, setitem, truthy } from '../../../py/values.js';
+import { add, mod, mul, sub, toFloat, truediv } from '../../../../py/num.js';
+import { PyRandom } from '../../../../py/random.js';
+import { needStr } from '../../../../py/text.js';
+import { getitem, needDict, PyDict, pyCompare, pyContains, pyEq, pyIter, type PyValue, setitem, truthy } from '../../../../py/values.js';
 
 const MAX_FUEL_LEVEL = 50n;
 const MIN_FUEL_LEVEL = 0.0;
