@@ -1,4 +1,4 @@
-// `arbiter env`: agent environments (tau_bench, bfcl_multi_turn). `env serve` runs the HTTP
+// `arbiter env`: agent environments (every family of src/envs/). `env serve` runs the HTTP
 // environment server (OpenEnv-style reset/step/state/close); `env rollout` drives an
 // OpenAI-compatible policy (and, for tau-bench, an OpenAI-compatible user simulator) through
 // episodes and writes trajectories as JSONL the tau_bench / bfcl_multi_turn graders read, optionally
@@ -399,7 +399,9 @@ export function register(program: Command): void {
         const options: Record<string, unknown> =
           o.env === 'bfcl_multi_turn'
             ? { ...(o.entryId !== undefined ? { entry_id: o.entryId } : {}), ...(o.mode !== undefined ? { mode: o.mode } : {}) }
-            : { domain: o.domain };
+            : o.env === 'tau_bench'
+              ? { domain: o.domain }
+              : {};
         process.stdout.write(JSON.stringify(family.tools(options), null, 2) + '\n');
       } catch (e) {
         if (

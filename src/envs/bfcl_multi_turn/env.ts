@@ -650,6 +650,14 @@ export const bfclMultiTurnEnv: EnvFamily = {
     const e = new BfclEpisode(o);
     return { tools: e.tools, system_prompt: e.systemPrompt };
   },
+  rewardRange(options) {
+    parseOptions(options);
+    return [0, 1];
+  },
+  example(seed) {
+    // base has 200 entries
+    return { category: 'base', index: seed % 200 };
+  },
   create(options) {
     return new BfclEpisode(parseOptions(options));
   },

@@ -328,6 +328,14 @@ export const tauBenchEnv: EnvFamily = {
     if (typeof d !== 'string' || !DOMAINS.includes(d as Domain)) throw new EnvOptionError(`domain must be one of ${DOMAINS.join(', ')}`);
     return { tools: TAU_DOMAINS[d as Domain].schemas, system_prompt: loadWiki(d as Domain) };
   },
+  rewardRange(options) {
+    parseTauOptions(options);
+    return [0, 1];
+  },
+  example(seed) {
+    // both domains have at least 50 test tasks
+    return { domain: seed % 2 === 0 ? 'airline' : 'retail', task_index: Math.floor(seed / 2) % 50, max_steps: 4 };
+  },
   create(options: Record<string, unknown>, deps: EnvDeps): Episode {
     const o = parseTauOptions(options);
     if (!deps.user) throw new EnvOptionError('tau_bench episodes need a user simulator (start the server with --user-model and --user-base-url)');
