@@ -6,9 +6,9 @@
 // string_check grader over the same records (the runner's own overhead).
 // Usage: node bench/agents.mjs [--seconds 3]   (run `npm run build` first)
 import { grade, loadGrader, Services } from '../dist/index.js';
-import { goldMessages } from '../dist/agents/tau/gold.js';
-import { loadBase, TauDb } from '../dist/agents/tau/db.js';
-import { loadTasks, readTask, runAction, TAU_DOMAINS } from '../dist/agents/tau/domain.js';
+import { goldMessages } from '../dist/envs/tau_bench/gold.js';
+import { loadBase, TauDb } from '../dist/envs/tau_bench/db.js';
+import { loadTasks, readTask, runAction, TAU_DOMAINS } from '../dist/envs/tau_bench/domain.js';
 import { readMessages } from '../dist/agents/trajectory.js';
 
 const arg = (name, dflt) => {

@@ -5,8 +5,8 @@
 // episodes' recorded calls (what the final reward costs by itself).
 // Usage: node bench/bfcl-env.mjs [--rounds 3]   (run `npm run build` first)
 import { grade, loadGrader, Services } from '../dist/index.js';
-import { getEnv, loadBfclCategory } from '../dist/agents/index.js';
-import { API_CLASSES } from '../dist/envs/bfcl/executor.js';
+import { getEnv, loadBfclCategory } from '../dist/envs/index.js';
+import { API_CLASSES } from '../dist/envs/bfcl_multi_turn/apis/executor.js';
 import { jsonDumps } from '../dist/py/format.js';
 import { PyDict, PyTuple } from '../dist/py/values.js';
 import { parsePythonExpr } from '../dist/extract/python-call.js';

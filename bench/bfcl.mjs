@@ -2,13 +2,13 @@
 // model's turns, so each grade runs the model's and the ground truth's calls and compares state after
 // every turn), through the public grade() API, in grades/s and executed calls/s; and as a ratio to
 // the baseline measured in the same command: the same calls executed once on the simulated APIs
-// (envs/bfcl Side), without decoding, a second side, state comparison or templates. long_context is
-// included when ARBITER_BFCL_LONG_CONTEXT names the export (scripts/bfcl-long-context.py).
+// (envs/bfcl_multi_turn/apis Side), without decoding, a second side, state comparison or templates. long_context is
+// included when ARBITER_BFCL_LONG_CONTEXT names the export (src/envs/bfcl_multi_turn/apis/long-context-export.py).
 //   node bench/bfcl.mjs [rounds=3]
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { grade, loadGrader, Services } from '../dist/index.js';
-import { BfclEnv, loadLongContext, readConfigObject, Side } from '../dist/envs/bfcl/index.js';
+import { BfclEnv, loadLongContext, readConfigObject, Side } from '../dist/envs/bfcl_multi_turn/apis/index.js';
 import { pyDeepCopy } from '../dist/py/values.js';
 
 const ROUNDS = Number(process.argv[2] ?? 3);

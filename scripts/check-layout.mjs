@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Layout check run by `npm run lint`: (1) src/core/ imports nothing outside itself (contracts only);
-// (2) src/extract/ (the extraction layer) imports nothing outside src/core and itself;
-// (3) no import cycle between folders. A folder is a top-level folder of src/ (src/cli, src/server…),
-// and each grader family under src/graders/ counts as its own folder. Exits 1 and names the offending
-// imports when either rule is broken.
+// (2) src/py/ (the Python-semantics runtime) imports nothing outside src/core and itself;
+// (3) src/extract/ (the extraction layer) imports nothing outside src/core, src/py and itself;
+// (4) no import cycle between folders. A folder is a top-level folder of src/ (src/cli, src/server…),
+// and each grader family under src/graders/ and each environment family under src/envs/ counts as its
+// own folder. Exits 1 and names the offending imports when a rule is broken.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +24,7 @@ function* walk(dir) {
 function folderOf(file) {
   const parts = relative(src, file).split(sep);
   if (parts.length === 1) return '.';
-  if (parts[0] === 'graders' && parts.length > 2) return `graders/${parts[1]}`;
+  if ((parts[0] === 'graders' || parts[0] === 'envs') && parts.length > 2) return `${parts[0]}/${parts[1]}`;
   return parts[0];
 }
 
@@ -40,7 +41,9 @@ for (const file of walk(src)) {
     const to = folderOf(target);
     const where = `${relative(root, file)} imports ${spec}`;
     if (from === 'core' && to !== 'core') problems.push(`core must import nothing outside src/core: ${where}`);
-    if (from === 'extract' && to !== 'core' && to !== 'extract') problems.push(`extract must import nothing outside src/core and src/extract: ${where}`);
+    if (from === 'py' && to !== 'core' && to !== 'py') problems.push(`py must import nothing outside src/core and src/py: ${where}`);
+    if (from === 'extract' && !['core', 'py', 'extract'].includes(to))
+      problems.push(`extract must import nothing outside src/core, src/py and src/extract: ${where}`);
     if (from === to) continue;
     if (!edges.has(from)) edges.set(from, new Map());
     if (!edges.get(from).has(to)) edges.get(from).set(to, where);
@@ -85,4 +88,4 @@ if (problems.length) {
   console.error(`check-layout: ${problems.length} problem(s)\n${problems.join('\n')}`);
   process.exit(1);
 }
-console.log(`check-layout: ok (${edges.size} folders, core self-contained, extract imports only core, no folder cycles)`);
+console.log(`check-layout: ok (${edges.size} folders, core self-contained, py imports only core, extract only core and py, no folder cycles)`);

@@ -133,20 +133,16 @@ export {
   ChatPolicy,
   ChatUserSimulator,
   getEnv,
-  goldMessages,
   listEnvs,
-  loadTasks,
   readActions,
   readMessages,
   registerEnv,
-  rewardTrajectory,
   runEpisode,
   runRollouts,
-  setDataDir as setTauBenchDir,
   stepRecords,
-  TAU_DOMAINS,
-  TauEpisode,
 } from './agents/index.js';
+// importing src/envs registers every environment family
+export { goldMessages, loadTasks, rewardTrajectory, setDataDir as setTauBenchDir, TAU_DOMAINS, TauEpisode } from './envs/index.js';
 export type {
   AgentMessage,
   EnvFamily,
@@ -156,7 +152,7 @@ export type {
   RolloutRecord,
   StepRecord,
   StepResult,
-  TauOutcome,
   ToolSchema,
   UserSimulator,
 } from './agents/index.js';
+export type { TauOutcome } from './envs/index.js';

@@ -1,5 +1,5 @@
-// The environment contract every agent environment family implements (tau-bench, BFCL multi-turn;
-// others plug in the same way): a family creates episodes; an episode is reset, then
+// The environment contract every agent environment family implements (the families are under
+// src/envs/, listed in src/envs/families.ts): a family creates episodes; an episode is reset, then
 // stepped with the agent's actions, answering OpenEnv-style {observation, reward, done, info}, and
 // keeps its trajectory as OpenAI chat messages, which is what the graders read. Families register
 // here; the HTTP server (serve.ts) and the rollout runner (rollout.ts) know only this interface.
@@ -67,6 +67,13 @@ export interface EnvFamily {
   tools(options: Record<string, unknown>): { tools: readonly ToolSchema[]; system_prompt: string };
   /** Throws EnvOptionError for options it cannot use. */
   create(options: Record<string, unknown>, deps: EnvDeps): Episode;
+  /** The least and the greatest final reward an episode with these options can end with (inclusive). */
+  rewardRange(options: Record<string, unknown>): readonly [min: number, max: number];
+  /**
+   * The options of a representative episode for `seed` (the same every call): the contract suite
+   * (test/agents/env-contract.test.ts) plays these for every registered family.
+   */
+  example(seed: number): Record<string, unknown>;
 }
 
 /** What a family may need from its host: a user simulator factory for conversational tasks. */
@@ -100,11 +107,6 @@ export function registerEnv(f: EnvFamily): void {
 
 export function getEnv(name: string): EnvFamily | undefined {
   return families.get(name);
-}
-
-/** The family registered first (the server's default when a request names none). */
-export function firstEnv(): EnvFamily | undefined {
-  return families.values().next().value;
 }
 
 export function listEnvs(): EnvFamily[] {

@@ -6,7 +6,7 @@
 // comparisons, subscripts: `unsupported`). `unparse` prints an AST as ast.unparse does.
 // `parsePythonCalls` reads a call list the way the tool_call grader needs it: literals only,
 // keyword arguments only, like BFCL's AST decoder.
-import { bytesRepr, floatRepr, strRepr } from './python-repr.js';
+import { bytesRepr, floatRepr, strRepr } from '../py/repr.js';
 import { ParseError, type ToolCall, type UnsupportedConstruct } from './tool-call-types.js';
 
 const MAX_DEPTH = 64;

@@ -14,7 +14,7 @@ import { code } from './code/code.js';
 import { pythonGrader } from './code/python-grader.js';
 import { ifeval } from './ifeval/grader.js';
 import { toolCall } from './tool_call/grader.js';
-import { bfclMultiTurn } from './bfcl_multi_turn/grader.js';
+import { bfclMultiTurn } from '../envs/bfcl_multi_turn/grader.js';
 import { mathGrader } from './math/grader.js';
 import { format } from './format/format.js';
 import { textSimilarity } from './text_similarity/text-similarity.js';
@@ -26,7 +26,7 @@ import { addWorkerRegistrations } from '../workers/grader-pool.js';
 // worker threads (threads grader, preemption of cpu_heavy types) load this module to get every type
 addWorkerRegistrations(import.meta.url);
 import { prm } from './prm/grader.js';
-import { tauBench } from './tau_bench/grader.js';
+import { tauBench } from '../envs/tau_bench/grader.js';
 
 const builtins: GraderType<any>[] = [
   stringCheck,

@@ -3,10 +3,10 @@
 // non-string keys), and exact decimal formatting of floats (f"{x:.2f}", round(x, n)).
 import { EnvLimit, PyException } from './errors.js';
 import { doubleParts } from './double.js';
-import { floatRepr, strRepr } from '../extract/python-repr.js';
+import { floatRepr, strRepr } from './repr.js';
 import { MAX_NESTING, PyDict, PyObject, PySet, PyTuple, type PyValue, typeName } from './values.js';
 
-// repr(float) and repr(str) are the extraction layer's (its ast.unparse prints literals the same way).
+// repr(float) and repr(str) are ./repr.ts's (the extraction layer's ast.unparse prints literals with them too).
 export { floatRepr, strRepr };
 
 /** Python refuses to print ints longer than this many digits (sys.int_info.default_max_str_digits). */

@@ -1,4 +1,4 @@
-// `arbiter env serve`: the registered environments (tau-bench, BFCL multi-turn) over HTTP in the OpenEnv shape rollout workers
+// `arbiter env serve`: the registered environments (every family of src/envs/) over HTTP in the OpenEnv shape rollout workers
 // use. POST /reset starts an episode (a session) and answers its first observation; POST /step takes
 // the agent's action and answers {observation, reward, done, info}; GET|POST /state and POST /close
 // read and end a session; GET /tools gives the tools' JSON schemas and system prompt for the policy.
@@ -12,7 +12,9 @@ import { ModelError } from '../models/errors.js';
 import { installAuth, isLoopback } from './auth.js';
 import { errorBody, HttpError } from './http-error.js';
 import { installJsonBodyParser } from './json-body.js';
-import { EnvDataError, EnvOptionError, firstEnv, getEnv, listEnvs, type EnvDeps, type Episode } from '../agents/env.js';
+import { EnvDataError, EnvOptionError, getEnv, listEnvs, type EnvDeps, type Episode } from '../agents/env.js';
+// registers every environment family (src/envs/families.ts)
+import { DEFAULT_ENV } from '../envs/index.js';
 
 export interface EnvServerOptions {
   deps: EnvDeps;
@@ -20,7 +22,7 @@ export interface EnvServerOptions {
   maxSessions?: number;
   /** A session unused this long is closed (default 10 minutes). */
   sessionIdleMs?: number;
-  /** Environment used when a request names none (default: the first registered, tau_bench). */
+  /** Environment used when a request names none (default: tau_bench). */
   defaultEnv?: string;
   /** Options every reset gets unless it sets them. */
   defaultOptions?: Record<string, unknown>;
@@ -126,7 +128,7 @@ export function createEnvServer(o: EnvServerOptions): EnvServer {
   app.get('/envs', async () => ({ envs: Object.fromEntries(listEnvs().map((e) => [e.name, e.describe()])) }));
 
   const envName = (x: unknown): string => {
-    const name = typeof x === 'string' ? x : (o.defaultEnv ?? firstEnv()?.name);
+    const name = typeof x === 'string' ? x : (o.defaultEnv ?? DEFAULT_ENV);
     if (!name)
       throw new HttpError(
         400,

@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grade, loadGrader, Services } from '../../dist/index.js';
 import { ChatClient } from '../../dist/models/chat-client.js';
-import { ChatPolicy, getEnv, loadBfclCategory, runEpisode, runRollouts, stepRecords } from '../../dist/agents/index.js';
+import { ChatPolicy, runEpisode, runRollouts, stepRecords } from '../../dist/agents/index.js';
+import { getEnv, loadBfclCategory } from '../../dist/envs/index.js';
 import { createEnvServer, type EnvServer } from '../../dist/server/index.js';
 import { startTestServer, type RecordedRequest, type Reply, type TestServer } from '../helpers/openai-test-server.js';
 import { BASE_CONFIG, writeSyntheticLongContext } from '../bfcl/helpers.js';

@@ -2,7 +2,7 @@
 // arguments (positional ones named from the simulated method's parameters), as an OpenAI tool call
 // with Python-exact JSON arguments (5.0 stays a float) or as prompting text; one response per
 // user turn with all its calls, then a reply without calls to end the turn.
-import { API_CLASSES } from '../../dist/envs/bfcl/executor.js';
+import { API_CLASSES } from '../../dist/envs/bfcl_multi_turn/apis/executor.js';
 import { jsonDumps, pyRepr } from '../../dist/py/format.js';
 import { PyDict, PyTuple } from '../../dist/py/values.js';
 import { parsePythonExpr } from '../../dist/extract/python-call.js';

@@ -4,7 +4,7 @@
 // gives when counted by hand, and a change made then undone nets 0, within a turn and across turns.
 // Before this definition a turn without calls earned +0.056 on multi_turn_base_0 (progress 0.45).
 import { afterAll, describe, expect, it } from 'vitest';
-import { getEnv, loadBfclCategory } from '../../dist/agents/index.js';
+import { getEnv, loadBfclCategory } from '../../dist/envs/index.js';
 import { createEnvServer, type EnvServer } from '../../dist/server/index.js';
 import { toolCallOf } from './bfcl-gold.js';
 

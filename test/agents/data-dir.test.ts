@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { setDataDir } from '../../dist/agents/tau/db.js';
-import { loadTasks, loadWiki } from '../../dist/agents/tau/domain.js';
+import { setDataDir } from '../../dist/envs/tau_bench/db.js';
+import { loadTasks, loadWiki } from '../../dist/envs/tau_bench/domain.js';
 
 const dirs: string[] = [];
 function dataDir(wiki: string, tasks: unknown[]): string {

@@ -2,8 +2,9 @@
 // a failed user turn leaves the episode, and that its final reward is the grader's on its messages.
 import { describe, expect, it } from 'vitest';
 import { grade, loadGrader, Services } from '../../dist/index.js';
-import { TauEpisode, type UserSimulator } from '../../dist/agents/index.js';
-import { loadTasks } from '../../dist/agents/tau/domain.js';
+import type { UserSimulator } from '../../dist/agents/index.js';
+import { TauEpisode } from '../../dist/envs/index.js';
+import { loadTasks } from '../../dist/envs/tau_bench/domain.js';
 
 /** A user that answers from a list, failing where the list holds an Error. */
 function scriptedUser(replies: (string | Error)[]): UserSimulator & { heard: string[] } {

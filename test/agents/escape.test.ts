@@ -6,9 +6,9 @@
 // fault"; docs/agents.md, "Whose fault".)
 import { describe, expect, it } from 'vitest';
 import { grade, loadGrader, Services } from '../../dist/index.js';
-import { getEnv, loadBfclCategory } from '../../dist/agents/index.js';
-import { goldMessages } from '../../dist/agents/tau/gold.js';
-import { loadTasks, readTask, TAU_DOMAINS } from '../../dist/agents/tau/domain.js';
+import { getEnv, loadBfclCategory } from '../../dist/envs/index.js';
+import { goldMessages } from '../../dist/envs/tau_bench/gold.js';
+import { loadTasks, readTask, TAU_DOMAINS } from '../../dist/envs/tau_bench/domain.js';
 import { grader as bfclGrader } from '../bfcl/helpers.js';
 import { toolCallOf } from './bfcl-gold.js';
 

@@ -3,8 +3,8 @@
 // episode ends, formats, per-turn credit and GiGPO anchors behave as documented.
 import { describe, expect, it } from 'vitest';
 import { grade, loadGrader, Services, type Result } from '../../dist/index.js';
-import { goldMessages } from '../../dist/agents/tau/gold.js';
-import { loadTasks, readTask, TAU_DOMAINS } from '../../dist/agents/tau/domain.js';
+import { goldMessages } from '../../dist/envs/tau_bench/gold.js';
+import { loadTasks, readTask, TAU_DOMAINS } from '../../dist/envs/tau_bench/domain.js';
 
 type Dom = 'airline' | 'retail';
 type Msg = Record<string, any>;

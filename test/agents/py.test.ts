@@ -3,8 +3,8 @@
 // tool's eval (expected values are what CPython 3.11 prints for the same input).
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { calculate } from '../../dist/agents/tau/calc.js';
-import { hashableRepr, hashableSha256, sameHashable, firstDifference } from '../../dist/agents/tau/hash.js';
+import { calculate } from '../../dist/envs/tau_bench/calc.js';
+import { hashableRepr, hashableSha256, sameHashable, firstDifference } from '../../dist/envs/tau_bench/hash.js';
 import { dumps, loads } from '../../dist/py/mapjson.js';
 import { add, compare, eq, max2, mul, PyError, repr, round, sorted, sub } from '../../dist/py/mapvalue.js';
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatClient } from '../../dist/models/chat-client.js';
 import { ChatPolicy, ChatUserSimulator, runRollouts, stepRecords, type RolloutRecord } from '../../dist/agents/index.js';
+import '../../dist/envs/index.js'; // registers the families the jobs name
 import { runCli } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/openai-test-server.js';
 import { goldReply, scriptedServer, userReply } from './scripted.js';

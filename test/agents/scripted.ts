@@ -3,7 +3,7 @@
 // model "gold" is a policy that calls the task's gold actions one by one (arguments as exact JSON
 // text), then replies with the task's outputs. Other behaviours are added per test with onChat.
 import { dumps } from '../../dist/py/mapjson.js';
-import { loadTasks, readTask } from '../../dist/agents/tau/domain.js';
+import { loadTasks, readTask } from '../../dist/envs/tau_bench/domain.js';
 import { startTestServer, type RecordedRequest, type Reply, type TestServer } from '../helpers/openai-test-server.js';
 
 type Dom = 'airline' | 'retail';

@@ -7,7 +7,7 @@ import { ChatClient } from '../../dist/models/chat-client.js';
 import { ChatUserSimulator } from '../../dist/agents/index.js';
 import { createEnvServer, type EnvServer } from '../../dist/server/index.js';
 import { dumps } from '../../dist/py/mapjson.js';
-import { loadTasks, readTask } from '../../dist/agents/tau/domain.js';
+import { loadTasks, readTask } from '../../dist/envs/tau_bench/domain.js';
 import type { TestServer } from '../helpers/openai-test-server.js';
 import { scriptedServer, userReply } from './scripted.js';
 
@@ -224,7 +224,7 @@ describe('arbiter env serve (the CLI)', () => {
     });
     try {
       const health = await call(url, '/health');
-      expect(health.json).toMatchObject({ status: 'ok', sessions: 0, max_sessions: 4, envs: ['bfcl_multi_turn', 'tau_bench'] });
+      expect(health.json).toMatchObject({ status: 'ok', sessions: 0, max_sessions: 4, envs: ['bfcl_multi_turn', 'frozenlake', 'tau_bench'] });
       // BFCL entries next to tau-bench; --max-steps-per-turn is BFCL's default option only
       const b = await call(url, '/reset', { env: 'bfcl_multi_turn', entry_id: 'multi_turn_base_0' });
       expect(b.json.info).toMatchObject({ entry_id: 'multi_turn_base_0', max_steps_per_turn: 2 });

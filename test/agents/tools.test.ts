@@ -3,8 +3,8 @@
 // hashes are tau-bench's get_data_hash() values (sha256 of str(to_hashable(data))).
 import { describe, expect, it } from 'vitest';
 import { dumps, loads } from '../../dist/py/mapjson.js';
-import { compareDbs, loadBase, TauDb } from '../../dist/agents/tau/db.js';
-import { loadTasks, readTask, runAction, TAU_DOMAINS } from '../../dist/agents/tau/domain.js';
+import { compareDbs, loadBase, TauDb } from '../../dist/envs/tau_bench/db.js';
+import { loadTasks, readTask, runAction, TAU_DOMAINS } from '../../dist/envs/tau_bench/domain.js';
 
 type Dom = 'airline' | 'retail';
 

@@ -4,7 +4,7 @@
 // unary operand, evaluates literal arithmetic, and fails (the step is dropped) on prose, attributes,
 // unknown names and an empty dict; the function-calling decoder renders name(k=repr(v)).
 import { describe, expect, it } from 'vitest';
-import { decodeFunctionCalling, decodePrompting } from '../../dist/graders/bfcl_multi_turn/index.js';
+import { decodeFunctionCalling, decodePrompting } from '../../dist/envs/bfcl_multi_turn/index.js';
 
 describe('default_decode_execute_prompting', () => {
   const cases: [string, string[] | undefined][] = [

@@ -301,7 +301,7 @@ describe('long-context data and capabilities', () => {
       const e = loadCategory('long_context')[0]!;
       const r = await grade(grader({ entry_id: '{{item.id}}' }), { item: e, sample: { output_turns: e.ground_truth } });
       expect(r.error?.kind).toBe('config_error');
-      expect(r.error?.message).toMatch(/ARBITER_BFCL_LONG_CONTEXT.*scripts\/bfcl-long-context\.py/);
+      expect(r.error?.message).toMatch(/ARBITER_BFCL_LONG_CONTEXT.*python3 \/.*\/dist\/envs\/bfcl_multi_turn\/apis\/long-context-export\.py/);
       // base entries with the same config need no data
       const b = loadCategory('base')[0]!;
       expect((await grade(grader({ entry_id: '{{item.id}}' }), { item: b, sample: { output_turns: b.ground_truth } })).score).toBe(1);

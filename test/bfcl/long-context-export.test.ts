@@ -1,4 +1,4 @@
-// scripts/bfcl-long-context.py (standard-library Python) exports long_context.py's constants from a
+// src/envs/bfcl_multi_turn/apis/long-context-export.py (standard-library Python, copied into dist/ by the build) exports long_context.py's constants from a
 // BFCL checkout; arbiter reads the export back with Python's types: floats stay floats, Python's
 // Ellipsis (which ends BFCL's WATCH_LIST_EXTENSION) survives. Run on a made-up module, not BFCL's.
 import { execFileSync } from 'node:child_process';
@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { LONG_CONTEXT_KEYS, loadLongContext, pyRepr } from '../../dist/envs/bfcl/index.js';
+import { LONG_CONTEXT_KEYS, loadLongContext, pyRepr } from '../../dist/envs/bfcl_multi_turn/apis/index.js';
 
-const script = fileURLToPath(new URL('../../scripts/bfcl-long-context.py', import.meta.url));
+const script = fileURLToPath(new URL('../../dist/envs/bfcl_multi_turn/apis/long-context-export.py', import.meta.url));
 
 describe('long-context export', () => {
   it('exports every constant from a checkout layout, and arbiter reads it with Python types', () => {

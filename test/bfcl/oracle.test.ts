@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { grade } from '../../dist/index.js';
-import { BfclEnv, readConfigText, Side } from '../../dist/envs/bfcl/index.js';
+import { BfclEnv, readConfigText, Side } from '../../dist/envs/bfcl_multi_turn/apis/index.js';
 import { pyDeepCopy } from '../../dist/py/values.js';
 import { CATEGORIES, type Entry, grader, loadCategory } from './helpers.js';
 

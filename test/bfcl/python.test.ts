@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePythonCalls } from '../../dist/graders/tool_call/index.js';
 import { parsePythonExpr, unparse } from '../../dist/extract/python-call.js';
-import { floatRepr, jsonDumps, PyDict, pyEq, pyRepr, PyRandom, PyTuple } from '../../dist/envs/bfcl/index.js';
+import { floatRepr, jsonDumps, PyDict, pyEq, pyRepr, PyRandom, PyTuple } from '../../dist/envs/bfcl_multi_turn/apis/index.js';
 import { formatFixed } from '../../dist/py/format.js';
 import { pow, pyRound, truediv } from '../../dist/py/num.js';
 

@@ -1,4 +1,4 @@
-// `arbiter env`: agent environments (tau_bench, bfcl_multi_turn). `env serve` runs the HTTP
+// `arbiter env`: agent environments (every family of src/envs/). `env serve` runs the HTTP
 // environment server (OpenEnv-style reset/step/state/close); `env rollout` drives an
 // OpenAI-compatible policy (and, for tau-bench, an OpenAI-compatible user simulator) through
 // episodes and writes trajectories as JSONL the tau_bench / bfcl_multi_turn graders read, optionally
@@ -180,8 +180,8 @@ export function register(program: Command): void {
     try {
       const [{ createEnvServer }, { setDataDir }, agents] = await Promise.all([
         import('../../server/env-server.js'),
-        import('../../agents/tau/db.js'),
-        import('../../agents/index.js'),
+        import('../../envs/tau_bench/db.js'),
+        import('../../envs/index.js'),
       ]);
       if (o.tauBenchDir) setDataDir(o.tauBenchDir);
       if (o.bfclDir) agents.setBfclDataDir(o.bfclDir);
@@ -262,8 +262,8 @@ export function register(program: Command): void {
       const [{ ChatPolicy }, { runRollouts, stepRecords }, { setDataDir }, agents] = await Promise.all([
         import('../../agents/policy.js'),
         import('../../agents/rollout.js'),
-        import('../../agents/tau/db.js'),
-        import('../../agents/index.js'),
+        import('../../envs/tau_bench/db.js'),
+        import('../../envs/index.js'),
       ]);
       if (o.tauBenchDir) setDataDir(o.tauBenchDir);
       if (o.bfclDir) agents.setBfclDataDir(o.bfclDir);
@@ -391,7 +391,7 @@ export function register(program: Command): void {
     .option('--bfcl-dir <dir>', "folder holding BFCL's multi_turn/ data")
     .action(async (o: { env: string; domain?: string; entryId?: string; mode?: string; tauBenchDir?: string; bfclDir?: string }) => {
       try {
-        const [agents, { setDataDir }] = await Promise.all([import('../../agents/index.js'), import('../../agents/tau/db.js')]);
+        const [agents, { setDataDir }] = await Promise.all([import('../../envs/index.js'), import('../../envs/tau_bench/db.js')]);
         if (o.tauBenchDir) setDataDir(o.tauBenchDir);
         if (o.bfclDir) agents.setBfclDataDir(o.bfclDir);
         const family = agents.getEnv(o.env);
@@ -399,7 +399,9 @@ export function register(program: Command): void {
         const options: Record<string, unknown> =
           o.env === 'bfcl_multi_turn'
             ? { ...(o.entryId !== undefined ? { entry_id: o.entryId } : {}), ...(o.mode !== undefined ? { mode: o.mode } : {}) }
-            : { domain: o.domain };
+            : o.env === 'tau_bench'
+              ? { domain: o.domain }
+              : {};
         process.stdout.write(JSON.stringify(family.tools(options), null, 2) + '\n');
       } catch (e) {
         if (
