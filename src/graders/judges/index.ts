@@ -2,12 +2,3 @@
 export * from './parse/index.js';
 export { logprobScore } from './logprob-score.js';
 
-import { labelModel } from './graders/label-model.js';
-import { pairwise } from './graders/pairwise.js';
-import { referenceVerify } from './graders/reference-verify.js';
-import { rewardModel } from './graders/reward-model.js';
-import { rubric } from './graders/rubric.js';
-import { scoreModel } from './graders/score-model.js';
-
-/** Every judge grader type, for registration. */
-export const judgeGraderTypes = [scoreModel, labelModel, pairwise, rubric, referenceVerify, rewardModel];
