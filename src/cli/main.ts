@@ -23,6 +23,6 @@ program
     // commander's own exits (--help, --version, usage errors)
     process.exit(err.exitCode === 0 ? 0 : 2);
   });
-for (const c of await commandsFor(process.argv[2])) c.register(program);
+for (const c of await commandsFor(process.argv[2])) await c.register(program, process.argv.slice(2));
 
 await program.parseAsync(process.argv);
