@@ -7,14 +7,7 @@ import type { Grader } from '../core/grader.js';
 import { Admission, QueueFullError } from './admission.js';
 import { installAuth, isLoopback } from './auth.js';
 import type { ServerContext } from './context.js';
-import { registerHealth } from './formats/health.js';
-import { registerNemoGym } from './formats/nemo-gym.js';
-import { registerOpenAI } from './formats/openai.js';
-import { registerOpenRLHF } from './formats/openrlhf.js';
-import { registerScore } from './formats/score.js';
-import { registerSlime } from './formats/slime.js';
-import { registerGroups } from './formats/groups.js';
-import { registerSandboxFusion } from './formats/sandbox-fusion.js';
+import { FORMATS } from './formats/index.js';
 import { GraderSet } from './grader-set.js';
 import { errorBody, HttpError } from './http-error.js';
 import { installJsonBodyParser } from './json-body.js';
@@ -41,6 +34,30 @@ export interface ArbiterServer {
 
 function toMap(g: ServerOptions['graders']): Map<string, Grader> {
   return g instanceof Map ? new Map(g) : new Map(Object.entries(g));
+}
+
+/**
+ * Registers every wire format on the list that these options serve; a format that registers a
+ * route it does not declare, or declares one it does not register, is a bug caught here at start-up.
+ */
+function registerFormats(app: FastifyInstance, ctx: ServerContext): void {
+  let registered: string[] = [];
+  app.addHook('onRoute', (r) => {
+    for (const m of Array.isArray(r.method) ? r.method : [r.method]) if (m !== 'HEAD') registered.push(`${m} ${r.url}`);
+  });
+  for (const f of FORMATS) {
+    if (f.when && !f.when(ctx.opts)) continue;
+    registered = [];
+    f.register(app, ctx);
+    const declared = f.routes.map((r) => `${r.method} ${r.path}`);
+    const undeclared = registered.filter((r) => !declared.includes(r));
+    const missing = declared.filter((r) => !registered.includes(r));
+    if (undeclared.length || missing.length) {
+      throw new Error(
+        `wire format "${f.name}": ${undeclared.length ? `registers undeclared route(s) ${undeclared.join(', ')}` : ''}${undeclared.length && missing.length ? '; ' : ''}${missing.length ? `declares route(s) it does not register: ${missing.join(', ')}` : ''}`,
+      );
+    }
+  }
 }
 
 export function createServer(options: ServerOptions): ArbiterServer {
@@ -118,14 +135,7 @@ export function createServer(options: ServerOptions): ArbiterServer {
     reply.code(404).send(errorBody('not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
   });
 
-  registerHealth(app, ctx);
-  registerOpenAI(app, ctx);
-  registerOpenRLHF(app, ctx);
-  registerScore(app, ctx);
-  registerSlime(app, ctx);
-  registerNemoGym(app, ctx);
-  registerGroups(app, ctx);
-  registerSandboxFusion(app, ctx);
+  registerFormats(app, ctx);
 
   let closed: Promise<void> | undefined;
   return {
