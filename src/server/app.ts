@@ -92,6 +92,9 @@ export function createServer(options: ServerOptions): ArbiterServer {
   app.server.on('drop', () => metrics.connectionDropped());
 
   installJsonBodyParser(app, opts.maxJsonDepth);
+  // every wire format takes JSON: a text/plain body is refused (415 naming the header) like any other
+  // media type, not parsed into a string that a route would refuse as "not a JSON object"
+  app.removeContentTypeParser('text/plain');
   app.decorateRequest('arbiterScope', null);
   app.addHook('onRequest', (request, reply, done) => {
     metrics.httpInFlight++;
@@ -125,7 +128,16 @@ export function createServer(options: ServerOptions): ArbiterServer {
     const status = (err as FastifyError).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       const fc = (err as FastifyError).code ?? '';
-      const code = status === 413 ? 'body_too_large' : status === 415 ? 'unsupported_media_type' : /JSON/.test(fc) ? 'malformed_json' : 'invalid_request';
+      if (status === 415) {
+        const ct = request.headers['content-type'];
+        const got = ct === undefined ? 'no content-type header' : `content-type ${JSON.stringify(ct.slice(0, 100))}`;
+        return reply
+          .code(415)
+          .send(
+            errorBody('unsupported_media_type', `unsupported media type: the request has ${got}; send the body as JSON with content-type: application/json`),
+          );
+      }
+      const code = status === 413 ? 'body_too_large' : /JSON/.test(fc) ? 'malformed_json' : 'invalid_request';
       return reply.code(status).send(errorBody(code, err.message));
     }
     request.log.error({ err }, 'unexpected error');

@@ -12,5 +12,6 @@ import { format as slime } from './slime.js';
 import { format as nemoGym } from './nemo-gym.js';
 import { format as groups } from './groups.js';
 import { format as sandboxFusion } from './sandbox-fusion.js';
+import { format as llamaFactory } from './llamafactory.js';
 
-export const FORMATS: readonly WireFormat[] = [health, openai, openrlhf, score, slime, nemoGym, groups, sandboxFusion];
+export const FORMATS: readonly WireFormat[] = [health, openai, openrlhf, score, slime, nemoGym, groups, sandboxFusion, llamaFactory];
