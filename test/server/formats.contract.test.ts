@@ -5,6 +5,7 @@
 // content-type header; and an invalid grade is flagged where the protocol can say so (never a silent
 // 0 that looks like a graded reward). A new format, or a new route, fails this file until it has a
 // case in CASES; the server refuses at start-up a format whose routes differ from its declaration.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORMATS } from '../../dist/server/formats/index.js';
 import { createServer } from '../../dist/server/index.js';
@@ -168,6 +169,13 @@ describe('wire-format contract (every route of every format on the list)', () =>
     expect(routes.filter((r) => !(r.key in CASES)).map((r) => `${r.format}: ${r.key}`)).toEqual([]);
     expect(Object.keys(CASES).filter((k) => !routes.some((r) => r.key === k))).toEqual([]);
     expect(new Set(FORMATS.map((f) => f.name)).size).toBe(FORMATS.length);
+  });
+
+  it('every route is in the endpoint table of docs/server.md (rollout-prefixed ones by their prefix)', () => {
+    const doc = readFileSync(new URL('../../docs/server.md', import.meta.url), 'utf8');
+    const table = doc.slice(doc.indexOf('## Endpoints'), doc.indexOf('\n## ', doc.indexOf('## Endpoints') + 1));
+    const undocumented = routes.filter((r) => !r.path.includes(':') && !table.includes(r.path)).map((r) => r.key);
+    expect(undocumented).toEqual([]);
   });
 
   it('the server refuses at start-up a format that registers a route it does not declare', () => {
