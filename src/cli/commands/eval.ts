@@ -177,9 +177,11 @@ Example:
 }
 
 export async function register(program: Command, argv: readonly string[] = []): Promise<void> {
-  // `arbiter eval NAME …` loads that suite alone; help (or an unknown name) loads them all
+  // `arbiter eval NAME …` loads that suite alone, `arbiter eval --help` (or an unknown name) all of
+  // them; other commands and the top-level help, which lists only command names, none
   const name = argv[0] === 'eval' ? argv[1] : undefined;
-  const suites = await loadSuites(name !== undefined && SUITE_NAMES.includes(name) ? [name] : SUITE_NAMES);
+  const wanted = argv[0] !== 'eval' && argv[0] !== 'help' ? [] : name !== undefined && SUITE_NAMES.includes(name) ? [name] : SUITE_NAMES;
+  const suites = await loadSuites(wanted);
   const ev = program
     .command('eval')
     .description(
