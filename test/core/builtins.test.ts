@@ -1,5 +1,5 @@
 // The one list of built-in grader types (src/graders/builtins.ts): each line's module declares
-// exactly that type, every grader type a module under src/graders exports is on the list (a new
+// exactly that type, every grader type a module under src/graders or src/envs exports is on the list (a new
 // type without its line fails here), and graders/index.ts registers the list; a command that
 // loads a config file registers the types that config names and no others, every type when it
 // names an unknown one (so the error lists them all), and builds composite configs whose children
@@ -7,7 +7,7 @@
 // the types. Checked in fresh node processes (the registry is process-wide).
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -52,9 +52,11 @@ describe('built-in grader types on demand', () => {
     }
   });
 
-  it('every grader type a module under src/graders exports is on the list (a new type needs its line)', async () => {
-    const root = fileURLToPath(new URL('graders/', DIST));
-    const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.js')).map((f) => join(root, f));
+  it('every grader type a module under src/graders or src/envs exports is on the list (a new type needs its line)', async () => {
+    const root = fileURLToPath(DIST);
+    const files = ['graders', 'envs']
+      .filter((d) => existsSync(join(root, d)))
+      .flatMap((d) => (readdirSync(join(root, d), { recursive: true }) as string[]).filter((f) => f.endsWith('.js')).map((f) => join(root, d, f)));
     expect(files.length).toBeGreaterThan(30);
     const unlisted: string[] = [];
     for (const f of files) {
