@@ -22,7 +22,7 @@ program
     // commander's own exits (--help, --version, usage errors)
     process.exit(err.exitCode === 0 ? 0 : 2);
   });
-for (const c of await commandsFor(process.argv[2])) c.register(program);
+for (const c of await commandsFor(process.argv[2])) await c.register(program, process.argv.slice(2));
 for (const c of allCommands(program)) gitStyleUsageErrors(c);
 
 await program.parseAsync(process.argv);

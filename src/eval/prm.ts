@@ -10,6 +10,7 @@ import type { Grader } from '../core/grader.js';
 import { orderedMap } from '../core/ordered.js';
 import type { Result } from '../core/result.js';
 import { Services } from '../core/services.js';
+import { IoError } from '../io/errors.js';
 import { prmbenchMetrics, prmbenchRecords, type PrmbenchMetrics, type PrmbenchRecord } from './prmbench.js';
 import { firstErrorMetrics, firstErrorOf, predictFirstError, type FirstErrorScores } from './processbench.js';
 
@@ -18,17 +19,22 @@ export type { PrmbenchMetrics, PrmbenchRecord, PrmbenchScores } from './prmbench
 export { firstErrorMetrics, predictFirstError } from './processbench.js';
 export type { FirstErrorScores } from './processbench.js';
 
-/** Reads JSONL files into parsed rows (blank lines skipped); a bad line throws naming file:line. */
+/** Reads JSONL files into parsed rows (blank lines skipped); an unreadable file or a bad line throws an IoError naming file[:line]. */
 export async function readJsonlRows(files: readonly string[]): Promise<{ file: string; row: unknown }[]> {
   const out: { file: string; row: unknown }[] = [];
   for (const file of files) {
-    const text = await readFile(file, 'utf8');
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      throw new IoError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
     text.split('\n').forEach((line, i) => {
       if (line.trim() === '') return;
       try {
         out.push({ file, row: JSON.parse(line) });
       } catch (e) {
-        throw new SyntaxError(`${file}:${i + 1}: invalid JSON (${(e as Error).message})`);
+        throw new IoError(`${file}:${i + 1}: invalid JSON (${(e as Error).message})`);
       }
     });
   }

@@ -7,14 +7,7 @@ import type { Grader } from '../core/grader.js';
 import { Admission, QueueFullError } from './admission.js';
 import { installAuth, isLoopback } from './auth.js';
 import type { ServerContext } from './context.js';
-import { registerHealth } from './formats/health.js';
-import { registerNemoGym } from './formats/nemo-gym.js';
-import { registerOpenAI } from './formats/openai.js';
-import { registerOpenRLHF } from './formats/openrlhf.js';
-import { registerScore } from './formats/score.js';
-import { registerSlime } from './formats/slime.js';
-import { registerGroups } from './formats/groups.js';
-import { registerSandboxFusion } from './formats/sandbox-fusion.js';
+import { FORMATS } from './formats/index.js';
 import { GraderSet } from './grader-set.js';
 import { errorBody, HttpError } from './http-error.js';
 import { installJsonBodyParser } from './json-body.js';
@@ -41,6 +34,30 @@ export interface ArbiterServer {
 
 function toMap(g: ServerOptions['graders']): Map<string, Grader> {
   return g instanceof Map ? new Map(g) : new Map(Object.entries(g));
+}
+
+/**
+ * Registers every wire format on the list that these options serve; a format that registers a
+ * route it does not declare, or declares one it does not register, is a bug caught here at start-up.
+ */
+function registerFormats(app: FastifyInstance, ctx: ServerContext): void {
+  let registered: string[] = [];
+  app.addHook('onRoute', (r) => {
+    for (const m of Array.isArray(r.method) ? r.method : [r.method]) if (m !== 'HEAD') registered.push(`${m} ${r.url}`);
+  });
+  for (const f of FORMATS) {
+    if (f.when && !f.when(ctx.opts)) continue;
+    registered = [];
+    f.register(app, ctx);
+    const declared = f.routes.map((r) => `${r.method} ${r.path}`);
+    const undeclared = registered.filter((r) => !declared.includes(r));
+    const missing = declared.filter((r) => !registered.includes(r));
+    if (undeclared.length || missing.length) {
+      throw new Error(
+        `wire format "${f.name}": ${undeclared.length ? `registers undeclared route(s) ${undeclared.join(', ')}` : ''}${undeclared.length && missing.length ? '; ' : ''}${missing.length ? `declares route(s) it does not register: ${missing.join(', ')}` : ''}`,
+      );
+    }
+  }
 }
 
 export function createServer(options: ServerOptions): ArbiterServer {
@@ -75,6 +92,9 @@ export function createServer(options: ServerOptions): ArbiterServer {
   app.server.on('drop', () => metrics.connectionDropped());
 
   installJsonBodyParser(app, opts.maxJsonDepth);
+  // every wire format takes JSON: a text/plain body is refused (415 naming the header) like any other
+  // media type, not parsed into a string that a route would refuse as "not a JSON object"
+  app.removeContentTypeParser('text/plain');
   app.decorateRequest('arbiterScope', null);
   app.addHook('onRequest', (request, reply, done) => {
     metrics.httpInFlight++;
@@ -108,7 +128,16 @@ export function createServer(options: ServerOptions): ArbiterServer {
     const status = (err as FastifyError).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       const fc = (err as FastifyError).code ?? '';
-      const code = status === 413 ? 'body_too_large' : status === 415 ? 'unsupported_media_type' : /JSON/.test(fc) ? 'malformed_json' : 'invalid_request';
+      if (status === 415) {
+        const ct = request.headers['content-type'];
+        const got = ct === undefined ? 'no content-type header' : `content-type ${JSON.stringify(ct.slice(0, 100))}`;
+        return reply
+          .code(415)
+          .send(
+            errorBody('unsupported_media_type', `unsupported media type: the request has ${got}; send the body as JSON with content-type: application/json`),
+          );
+      }
+      const code = status === 413 ? 'body_too_large' : /JSON/.test(fc) ? 'malformed_json' : 'invalid_request';
       return reply.code(status).send(errorBody(code, err.message));
     }
     request.log.error({ err }, 'unexpected error');
@@ -118,14 +147,7 @@ export function createServer(options: ServerOptions): ArbiterServer {
     reply.code(404).send(errorBody('not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
   });
 
-  registerHealth(app, ctx);
-  registerOpenAI(app, ctx);
-  registerOpenRLHF(app, ctx);
-  registerScore(app, ctx);
-  registerSlime(app, ctx);
-  registerNemoGym(app, ctx);
-  registerGroups(app, ctx);
-  registerSandboxFusion(app, ctx);
+  registerFormats(app, ctx);
 
   let closed: Promise<void> | undefined;
   return {

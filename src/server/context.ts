@@ -1,6 +1,7 @@
 // What every route module receives: the grader set, resolved options, metrics, and a way to open a
-// per-request grading scope (cancelled by the app when the client disconnects).
-import type { FastifyRequest } from 'fastify';
+// per-request grading scope (cancelled by the app when the client disconnects); and what a wire
+// format declares about itself (./formats/index.ts lists them).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../core/services.js';
 import type { Admission } from './admission.js';
 import { RequestScope, type Executor } from './grade-runner.js';
@@ -19,6 +20,29 @@ export interface ServerContext {
   executor?: Executor;
   /** True once shutdown began (healthz reports it). */
   closing: boolean;
+}
+
+/** One route a wire format serves. */
+export interface FormatRoute {
+  method: 'GET' | 'POST';
+  /** The path in fastify's syntax (`/ng-rollout/:rolloutId/verify`). */
+  path: string;
+}
+
+/**
+ * A wire format (a trainer's or tool's protocol) as it declares itself: `arbiter serve --help` lists
+ * its routes, the server checks at start-up that it registers exactly these, and
+ * test/server/formats.contract.test.ts runs the format contract over every route.
+ */
+export interface WireFormat {
+  /** Short name, e.g. `openrlhf`. */
+  name: string;
+  /** Who speaks it, in a few words (`OpenRLHF --reward.remote_url`). */
+  summary: string;
+  routes: readonly FormatRoute[];
+  /** Served only when this holds for the server's options (default: always). */
+  when?: (opts: ResolvedOptions) => boolean;
+  register(app: FastifyInstance, ctx: ServerContext): void;
 }
 
 declare module 'fastify' {

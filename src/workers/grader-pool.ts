@@ -85,8 +85,10 @@ function isResult(r: unknown): r is Result {
 }
 
 /**
- * Modules every worker imports first to register grader types (the built-in registrations add
- * themselves here): the worker host itself imports no grader family, so the folders stay acyclic.
+ * Modules every worker imports first to register grader types (the built-in list,
+ * graders/builtins.ts, adds itself here; one that exports `importGraderTypesFor(config)` is asked
+ * to register the types of each config before the worker builds it): the worker host itself
+ * imports no grader family, so the folders stay acyclic.
  */
 const registrations = new Set<string>();
 export function addWorkerRegistrations(moduleUrl: string): void {

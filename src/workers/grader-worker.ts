@@ -12,10 +12,21 @@ import type { GradeInput } from '../core/sample.js';
 import { handoffFailure } from './grader-pool.js';
 
 const { config, servicesOptions, registrations } = workerData as { config: unknown; servicesOptions: Record<string, unknown>; registrations: string[] };
-// The built-in registrations (graders/index.js adds itself to the pool), then modules that register
-// custom grader types (library users' own types must exist here too).
+// The registration modules (graders/builtins.js adds itself to the pool), then modules that register
+// custom grader types (library users' own types must exist here too). A registration module that
+// exports `importGraderTypesFor(config)` is asked to register the types each config names before
+// it is built: the built-in list imports just those families, as the main thread did.
 const modules = Array.isArray(servicesOptions.workerModules) ? (servicesOptions.workerModules as string[]) : [];
-for (const m of [...registrations, ...modules]) await import(m);
+type Prepare = (config: unknown) => Promise<void>;
+const prepares: Prepare[] = [];
+for (const m of [...registrations, ...modules]) {
+  const mod = (await import(m)) as { importGraderTypesFor?: unknown };
+  if (typeof mod.importGraderTypesFor === 'function') prepares.push(mod.importGraderTypesFor as Prepare);
+}
+async function prepare(cfg: unknown): Promise<void> {
+  for (const p of prepares) await p(cfg);
+}
+if (config !== undefined) await prepare(config);
 const own = config === undefined ? undefined : loadGrader(config);
 const services = new Services(servicesOptions);
 
@@ -23,14 +34,17 @@ const services = new Services(servicesOptions);
 const cache = new Map<string, Grader>();
 const CACHE_SIZE = 64;
 
-function graderFor(key: string | undefined, cfg: unknown): Grader {
+async function graderFor(key: string | undefined, cfg: unknown): Promise<Grader> {
   if (key === undefined) {
     if (!own) throw new GradeFailure('internal_error', 'the grader worker got a batch without a grader config');
     return own;
   }
   let g = cache.get(key);
   if (g) cache.delete(key);
-  else g = loadGrader(cfg);
+  else {
+    await prepare(cfg);
+    g = loadGrader(cfg);
+  }
   cache.set(key, g);
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
   return g;
@@ -64,10 +78,10 @@ function reply(results: Result[]): void {
   }
 }
 
-parentPort!.on('message', (m: { inputs: GradeInput[]; key?: string; config?: unknown }) => {
+parentPort!.on('message', async (m: { inputs: GradeInput[]; key?: string; config?: unknown }) => {
   let grader: Grader;
   try {
-    grader = graderFor(m.key, m.config);
+    grader = await graderFor(m.key, m.config);
   } catch (e) {
     reply(m.inputs.map(() => failed(e)));
     return;

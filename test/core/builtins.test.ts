@@ -1,15 +1,18 @@
-// The built-in grader types on demand (src/graders/builtins.ts): the table names exactly the types
-// that graders/index.ts registers, each with the module that defines it; a command that loads a
-// config file registers the types that config names and no others, every type when it names an
-// unknown one (so the error lists them all), and builds composite configs whose children are of
-// other families. Checked in fresh node processes (the registry is process-wide).
+// The one list of built-in grader types (src/graders/builtins.ts): each line's module declares
+// exactly that type, every grader type a module under src/graders or src/envs exports is on the list (a new
+// type without its line fails here), and graders/index.ts registers the list; a command that
+// loads a config file registers the types that config names and no others, every type when it
+// names an unknown one (so the error lists them all), and builds composite configs whose children
+// are of other families; a cpu_heavy type runs in a killable worker whichever entry point loaded
+// the types. Checked in fresh node processes (the registry is process-wide).
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUILTINS } from '../../dist/graders/builtins.js';
+import { BUILTINS, declaredType } from '../../dist/graders/builtins.js';
 import { listGraderTypes } from '../../dist/core/registry.js';
 import '../../dist/graders/index.js';
 
@@ -40,13 +43,35 @@ console.log(JSON.stringify({ types: listGraderTypes().map((t) => t.type), error 
 `) as { types: string[]; error: string | null };
 
 describe('built-in grader types on demand', () => {
-  it('the table lists exactly the types graders/index.ts registers, each at the module and export that define it', async () => {
+  it('graders/index.ts registers exactly the listed types, each declared by its module', async () => {
     const registered = listGraderTypes().map((t) => t.type);
-    expect(Object.keys(BUILTINS).sort()).toEqual([...registered].sort());
-    for (const [type, [module, exportName]] of Object.entries(BUILTINS)) {
-      const m = (await import(new URL(module, `${DIST}graders/`).href)) as Record<string, { type?: string }>;
-      expect(m[exportName]?.type, `${type}: ${module} ${exportName}`).toBe(type);
+    expect([...registered].sort()).toEqual(Object.keys(BUILTINS).sort());
+    for (const [type, load] of Object.entries(BUILTINS)) {
+      const t = declaredType((await load()) as Record<string, unknown>, type, type);
+      expect(listGraderTypes().find((r) => r.type === type)).toBe(t);
     }
+  });
+
+  it('every grader type a module under src/graders or src/envs exports is on the list (a new type needs its line)', async () => {
+    const root = fileURLToPath(DIST);
+    const files = ['graders', 'envs']
+      .filter((d) => existsSync(join(root, d)))
+      .flatMap((d) => (readdirSync(join(root, d), { recursive: true }) as string[]).filter((f) => f.endsWith('.js')).map((f) => join(root, d, f)));
+    expect(files.length).toBeGreaterThan(30);
+    const unlisted: string[] = [];
+    for (const f of files) {
+      const m = (await import(pathToFileURL(f).href)) as Record<string, unknown>;
+      for (const [name, v] of Object.entries(m)) {
+        const t = v as { type?: unknown; build?: unknown; schema?: unknown } | null;
+        if (typeof t !== 'object' || t === null || typeof t.type !== 'string' || typeof t.build !== 'function' || typeof t.schema !== 'object') continue;
+        if (!Object.hasOwn(BUILTINS, t.type)) unlisted.push(`${relative(root, f)} ${name} (type "${t.type}")`);
+      }
+    }
+    expect(unlisted).toEqual([]);
+  });
+
+  it('a module that declares no such type, or two, is named in the error', () => {
+    expect(() => declaredType({}, 'x', 'm.js')).toThrow('arbiter: m.js must export exactly one grader type "x", found 0');
   });
 
   it('a config file of one type registers that type only', () => {
@@ -72,6 +97,50 @@ describe('built-in grader types on demand', () => {
     expect(out.types).toEqual(Object.keys(BUILTINS).sort());
     expect(out.error).toMatch(/unknown grader type "no_such_type" \(known types: bfcl_multi_turn, code, /);
   });
+});
+
+describe('cpu_heavy types are killable whichever entry point loaded the types', () => {
+  // a user type that spins forever, declared cpu_heavy: only a killable worker thread can stop it
+  const spin = join(dir, 'heavy-spin.mjs');
+  writeFileSync(
+    spin,
+    `import { getGraderType, graderSchema, registerGraderType, PURE } from ${JSON.stringify(`${DIST}core/registry.js`)};
+if (!getGraderType('test_heavy_spin')) registerGraderType({
+  type: 'test_heavy_spin', summary: 'test only', schema: graderSchema({}), capabilities: PURE, cpu_heavy: true,
+  build: () => () => { for (;;) {} },
+});
+`,
+  );
+  const entries: [string, string][] = [
+    ['arbiter', 'index.js'],
+    ['arbiter/graders', 'graders/index.js'],
+    ['arbiter/server', 'server/index.js'],
+    ['the command line (config/load.js, types on demand)', 'config/load.js'],
+  ];
+  for (const [what, entry] of entries) {
+    it(`${what}: a spinning cpu_heavy grade under timeout_ms ends as a timeout`, () => {
+      // a script file, not `node -e`: worker threads inherit the process's flags
+      const script = join(dir, `spin-${entries.findIndex((e) => e[1] === entry)}.mjs`);
+      writeFileSync(
+        script,
+        `const DIST = ${JSON.stringify(DIST)};
+const spin = ${JSON.stringify(pathToFileURL(spin).href)};
+await import(DIST + ${JSON.stringify(entry)});
+await import(spin);
+const { loadGrader } = await import(DIST + 'core/registry.js');
+const { Services } = await import(DIST + 'core/services.js');
+const services = new Services({ workerModules: [spin], preemptThreads: 1 });
+const g = loadGrader({ type: 'test_heavy_spin', timeout_ms: 200 });
+const r = await g.grade({ item: {}, sample: { output_text: 'a' } }, { services });
+await services.close();
+console.log(JSON.stringify({ valid: r.valid, kind: r.error?.kind, message: r.error?.message }));`,
+      );
+      const r = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000 });
+      expect(r.signal, `the grade was not preempted (the process was killed): ${r.stderr}`).toBeNull();
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout)).toEqual({ valid: false, kind: 'timeout', message: 'grader "test_heavy_spin" did not finish within 200 ms' });
+    }, 70_000);
+  }
 });
 
 describe('the command line', () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { npMean, npSum, pyFixed, pyRepr } from '../../dist/eval/numeric.js';
 import { WorstCases } from '../../dist/eval/worst.js';
-import { bestOfN } from '../../dist/eval/suites/labelled.js';
+import { bestOfN } from '../../dist/eval/suites/bon.js';
 
 describe('pyRepr', () => {
   it('prints floats as Python does', () => {

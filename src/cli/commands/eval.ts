@@ -1,11 +1,14 @@
 // `arbiter eval <suite>`: evaluate a reward (judge, reward model, verifier) against a benchmark:
 // re-score its published outputs or grade its data live, and write the metrics (--json), an HTML
-// report (--html) and Markdown (--md). One subcommand per suite in src/eval/index.ts.
+// report (--html) and Markdown (--md). One subcommand per suite of src/eval/suites/index.ts, built
+// from the suite's declaration: the shared options it takes and its own; only the suite being run
+// is loaded.
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadGraderFile } from '../../config/load.js';
 import { Services } from '../../core/services.js';
-import { SUITES, type Suite } from '../../eval/index.js';
+import type { SharedOption, Suite } from '../../eval/suites/common.js';
+import { loadSuites, SUITE_NAMES } from '../../eval/suites/index.js';
 import type { EvalReport } from '../../eval/report.js';
 import { IoError } from '../../io/score-file.js';
 import { die, EXIT } from '../exit.js';
@@ -19,8 +22,8 @@ interface EvalFlags {
   records?: string;
   resume?: boolean;
   recorded?: string;
-  concurrency: number;
-  maxCases: number;
+  concurrency?: number;
+  maxCases?: number;
   json?: string;
   html?: string;
   md?: string;
@@ -74,37 +77,47 @@ export function summaryText(r: EvalReport): string {
   return lines.join('\n') + '\n';
 }
 
-function addSuite(parent: Command, s: Suite): void {
-  const c = parent
-    .command(s.name)
-    .description(s.summary)
-    .argument(s.args, s.args.includes('...') ? 'input files' : 'input file')
-    .option('-g, --grader <file>', 'grade live with this grader config (JSON)')
-    .option(
+/** The shared options, each added to a suite's command only when the suite takes it. */
+const SHARED: Record<SharedOption, (c: Command) => void> = {
+  // pair-only: for suites that judge a pair of responses
+  mode: (c) =>
+    c.option(
       '--mode <mode>',
       'how to use the grader on a pair: pairwise (sees both responses) or pointwise (scores each); default: pairwise for the pairwise type',
       (v) => {
         if (v !== 'pairwise' && v !== 'pointwise') throw new InvalidArgumentError('must be "pairwise" or "pointwise"');
         return v;
       },
-    )
-    .option('--orders <n>', 'orders to judge each pair in: 2 (both, default for pairwise graders) or 1', (v) => {
+    ),
+  orders: (c) =>
+    c.option('--orders <n>', 'orders to judge each pair in: 2 (both, default for pairwise graders) or 1', (v) => {
       if (v !== '1' && v !== '2') throw new InvalidArgumentError('must be 1 or 2');
       return Number(v);
-    })
-    .option('--records <file>', 'write one JSONL record per evaluated unit (the raw outcomes; needed for --resume)')
-    .option('--resume', 'continue a run: units already in --records are re-read, not graded again')
-    .option('-c, --concurrency <n>', 'units graded at once', positiveInt, 16)
-    .option('--max-cases <n>', 'rows kept in each worst-case table', positiveInt, 50)
-    .option('--json <file>', "write the report (metrics under the benchmark's own names) as JSON")
+    }),
+  second: (c) => c.option('--second <file>', 'a second grader to measure agreement with'),
+  recorded: (c) => c.option('--recorded <file>', 're-score the --records file of a previous run instead of grading'),
+  records: (c) =>
+    c
+      .option('--records <file>', 'write one JSONL record per evaluated unit (the raw outcomes; needed for --resume)')
+      .option('--resume', 'continue a run: units already in --records are re-read, not graded again'),
+  concurrency: (c) => c.option('-c, --concurrency <n>', 'units graded at once', positiveInt, 16),
+  'max-cases': (c) => c.option('--max-cases <n>', 'rows kept in each worst-case table', positiveInt, 50),
+};
+
+function addSuite(parent: Command, s: Suite): void {
+  const c = parent
+    .command(s.name)
+    .description(s.summary)
+    .argument(s.args, s.args.includes('...') ? 'input files' : 'input file')
+    .option('-g, --grader <file>', 'grade live with this grader config (JSON)');
+  for (const t of s.takes) SHARED[t](c);
+  c.option('--json <file>', "write the report (metrics under the benchmark's own names) as JSON")
     .option('--html <file>', 'write a self-contained HTML report')
     .option('--md <file>', 'write a Markdown summary')
     .option('--published <x>', 'a published headline number to show next to the reproduced one', numberArg)
     .option('--progress', 'show progress on stderr even when it is not a terminal')
     .option('--no-progress', 'never show progress')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)');
-  if (s.recorded) c.option('--recorded <file>', 're-score the --records file of a previous run instead of grading');
-  if (s.second) c.option('--second <file>', 'a second grader to measure agreement with');
   for (const o of s.options) {
     if (o.parse === 'number') c.option(o.flags, o.description, numberArg);
     else c.option(o.flags, o.description);
@@ -144,8 +157,8 @@ Example:
           ...(o.records ? { records: o.records } : {}),
           ...(o.resume ? { resume: true } : {}),
           ...(o.recorded ? { recorded: o.recorded } : {}),
-          concurrency: o.concurrency,
-          maxCases: o.maxCases,
+          concurrency: o.concurrency ?? 16,
+          maxCases: o.maxCases ?? 50,
           progress,
           ...(o.published !== undefined ? { published: o.published } : {}),
           extra,
@@ -163,7 +176,12 @@ Example:
   });
 }
 
-export function register(program: Command): void {
+export async function register(program: Command, argv: readonly string[] = []): Promise<void> {
+  // `arbiter eval NAME …` loads that suite alone, `arbiter eval --help` (or an unknown name) all of
+  // them; other commands and the top-level help, which lists only command names, none
+  const name = argv[0] === 'eval' ? argv[1] : undefined;
+  const wanted = argv[0] !== 'eval' && argv[0] !== 'help' ? [] : name !== undefined && SUITE_NAMES.includes(name) ? [name] : SUITE_NAMES;
+  const suites = await loadSuites(wanted);
   const ev = program
     .command('eval')
     .description(
@@ -171,7 +189,7 @@ export function register(program: Command): void {
     )
     .addHelpText(
       'after',
-      `\nSuites:\n${SUITES.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join('\n')}\n\nRun "arbiter eval <suite> --help" for a suite's options.`,
+      `\nSuites:\n${suites.map((s) => `  ${s.name.padEnd(12)} ${s.summary}`).join('\n')}\n\nRun "arbiter eval <suite> --help" for a suite's options.`,
     );
-  for (const s of SUITES) addSuite(ev, s);
+  for (const s of suites) addSuite(ev, s);
 }

@@ -4,7 +4,8 @@
 import type { Command } from 'commander';
 
 interface CommandModule {
-  register(program: Command): void;
+  /** Adds the command; `argv` is the command line after the program name (a command may load only what it names). */
+  register(program: Command, argv: readonly string[]): void | Promise<void>;
 }
 
 const COMMANDS: Record<string, () => Promise<CommandModule>> = {

@@ -1,9 +1,11 @@
-// `arbiter serve`: serve rewards over HTTP (OpenAI graders API, OpenRLHF /get_reward, slime
-// /reward, NeMo-Gym /verify, batch /v1/score, /healthz, /metrics) from one or more named graders,
+// `arbiter serve`: serve rewards over HTTP in every wire format of src/server/formats/index.ts
+// (OpenAI graders API, OpenRLHF /get_reward, slime /reward, NeMo-Gym /verify, batch /v1/score,
+// /healthz, /metrics, …; its help lists each format's routes) from one or more named graders,
 // grading in-process or, with --queue, through Redis by `arbiter worker` processes.
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_MAX_JSON_DEPTH } from '../../core/json.js';
 import { Services } from '../../core/services.js';
+import type { WireFormat } from '../../server/context.js';
 import { DEFAULT_EOS_TOKENS, DEFAULT_MAX_QUEUE, REWARD_FORMATS, type RewardFormat } from '../../server/options.js';
 import { die, EXIT } from '../exit.js';
 import { positiveInt } from './score.js';
@@ -63,7 +65,28 @@ interface ServeOpts {
   sandboxApiMaxOutputBytes?: number;
 }
 
-export function register(program: Command): void {
+/** The help's list of endpoints, from the formats' declarations. */
+function endpoints(formats: readonly WireFormat[]): string {
+  const pad = ' '.repeat(18);
+  const block = (f: WireFormat) => {
+    const lines = [`  ${f.name.padEnd(15)} ${f.summary}`];
+    let cur = '';
+    for (const r of f.routes.map((x) => `${x.method} ${x.path}`)) {
+      if (cur && cur.length + r.length > 80) {
+        lines.push(pad + cur.slice(0, -1));
+        cur = '';
+      }
+      cur += `${r}, `;
+    }
+    lines.push(pad + cur.slice(0, -2));
+    return lines.join('\n');
+  };
+  return formats.map(block).join('\n');
+}
+
+export async function register(program: Command, argv: readonly string[] = []): Promise<void> {
+  // the formats (and the server code they import) load for `arbiter serve` itself, not for other commands' help
+  const formats = argv[0] === 'serve' ? (await import('../../server/formats/index.js')).FORMATS : undefined;
   program
     .command('serve')
     .description('serve rewards over HTTP to RL trainers (OpenAI graders API, OpenRLHF, batch scoring)')
@@ -141,11 +164,10 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       `
-Endpoints: POST /v1/graders/run, POST /v1/graders/validate (also at the OpenAI SDKs' paths
-[/v1]/fine_tuning/alpha/graders/run|validate), POST /get_reward (OpenRLHF), POST /reward (slime),
-POST /verify, /seed_session, /aggregate_metrics (NeMo-Gym), POST /v1/score, POST /v1/advantages,
-POST /v1/groups, GET /healthz, GET /metrics; with --sandbox-api also POST /run_code and GET /v1/ping
-(SandboxFusion). SIGTERM/SIGINT finish in-flight requests, then exit.
+Endpoints, by wire format:
+${formats ? endpoints(formats) : '  (run "arbiter serve --help")'}
+
+SIGTERM/SIGINT finish in-flight requests, then exit.
 
 Default EOS tokens: ${DEFAULT_EOS_TOKENS.join(' ')}
 

@@ -1,8 +1,44 @@
-// What every suite receives from the command line, and small shared helpers.
+// What a suite declares (its name, summary, options, run function: one file per suite, listed in
+// ./index.ts), what every suite receives from the command line, and small shared helpers.
 import type { Grader } from '../../core/grader.js';
 import type { Services } from '../../core/services.js';
+import type { EvalReport } from '../report.js';
 import { EvalProgress, type RunOptions } from '../run.js';
 import type { RecordSource } from '../read.js';
+
+/**
+ * The command-line options several suites share, which a suite takes only when it declares them
+ * (every suite takes --grader, --json, --html, --md, --published, --progress, --unsafe-no-sandbox):
+ * `mode` (--mode) and `orders` (--orders) are pair-only: for suites that judge a pair of responses;
+ * `second` (--second) a second grader; `recorded` (--recorded) re-scores a previous run's records;
+ * `records` (--records, --resume) writes and resumes live runs; `concurrency` (-c) and `max-cases`.
+ */
+export const SHARED_OPTIONS = ['mode', 'orders', 'second', 'recorded', 'records', 'concurrency', 'max-cases'] as const;
+export type SharedOption = (typeof SHARED_OPTIONS)[number];
+
+/** An option of one suite; its value reaches the run as SuiteOptions.extra[key]. */
+export interface SuiteOption {
+  flags: string;
+  description: string;
+  /** Key in SuiteOptions.extra. */
+  key: string;
+  parse?: 'number';
+}
+
+/** An eval suite as it declares itself: `arbiter eval <name>` is built from this. */
+export interface Suite {
+  name: string;
+  summary: string;
+  /** Its input argument as commander reads it: `<file>`, `<files...>` or `[file]` (optional with --recorded). */
+  args: string;
+  /** One command line that runs it (the help shows it). */
+  example: string;
+  /** The shared options it honours (the others are not offered). */
+  takes: readonly SharedOption[];
+  /** Its own options. */
+  options: readonly SuiteOption[];
+  run(opts: SuiteOptions): Promise<EvalReport>;
+}
 
 export interface SuiteOptions {
   files: string[];

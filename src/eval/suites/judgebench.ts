@@ -13,7 +13,7 @@ import { openRecords } from '../read.js';
 import { clip, newReport, Problems, type EvalReport } from '../report.js';
 import { runUnits } from '../run.js';
 import { WorstCases } from '../worst.js';
-import { EvalUsageError, pct, progressFor, runOptions, str, type SuiteOptions } from './common.js';
+import { EvalUsageError, pct, progressFor, runOptions, str, type Suite, type SuiteOptions } from './common.js';
 
 export const CATEGORIES: [string, string][] = [
   ['knowledge', 'mmlu-pro'],
@@ -339,3 +339,15 @@ export async function runJudgeBench(opts: SuiteOptions): Promise<EvalReport> {
   );
   return r;
 }
+
+export const suite: Suite = {
+  name: 'judgebench',
+  summary:
+    "JudgeBench's pair metric per category (knowledge, reasoning, math, coding) and overall; re-scores an outputs file, or judges a pairs file with --grader",
+  args: '<file>',
+  example:
+    'arbiter eval judgebench "../shared/data/judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=arena_hard,judge_model=o1-mini-2024-09-12.jsonl" --html jb.html',
+  takes: ['mode', 'orders', 'records', 'concurrency', 'max-cases'],
+  options: [],
+  run: runJudgeBench,
+};

@@ -13,7 +13,7 @@ import { openRecords } from '../read.js';
 import { clip, newReport, Problems, type EvalReport, type Table } from '../report.js';
 import { runUnits } from '../run.js';
 import { WorstCases } from '../worst.js';
-import { EvalUsageError, progressFor, runOptions, str, type SuiteOptions } from './common.js';
+import { EvalUsageError, progressFor, runOptions, str, type Suite, type SuiteOptions } from './common.js';
 
 type Winner = string | null;
 
@@ -276,3 +276,15 @@ function side(o: OrderOutcome, swapped: boolean, mode: string): { completion: [s
   if (mode === 'pointwise' && o.winner === 'tie') w = swapped ? '1' : '2'; // LLMBar's rating rule: ties go by position
   return { completion: [o.reason, o.error ? 'error' : 'stop'], winner: w };
 }
+
+export const suite: Suite = {
+  name: 'llmbar',
+  summary:
+    "LLMBar's statistics (accuracy per order, both-correct, positional agreement, Cohen's kappa) from result.json files, or live on dataset.json with --grader",
+  args: '<files...>',
+  example: 'arbiter eval llmbar ../shared/data/llmbar/Natural/evaluators/GPT-4/Vanilla/result.json --json out.json',
+  // LLMBar judges both orders by definition: --orders is not offered
+  takes: ['mode', 'records', 'concurrency', 'max-cases'],
+  options: [],
+  run: runLlmbar,
+};

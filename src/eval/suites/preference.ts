@@ -10,7 +10,7 @@ import { openRecords } from '../read.js';
 import { clip, newReport, Problems, type EvalReport } from '../report.js';
 import { runUnits } from '../run.js';
 import { WorstCases } from '../worst.js';
-import { EvalUsageError, pct, progressFor, runOptions, str, type SuiteOptions } from './common.js';
+import { EvalUsageError, pct, progressFor, runOptions, str, type Suite, type SuiteOptions } from './common.js';
 import { runJudgeBench } from './judgebench.js';
 import { runLlmbar } from './llmbar.js';
 
@@ -233,3 +233,14 @@ export async function runPreference(opts: SuiteOptions): Promise<EvalReport> {
   r.notes.push('The chosen response must win outright: a tie or an ungradeable pair counts as a miss (as RewardBench-style preference benchmarks count it).');
   return r;
 }
+
+export const suite: Suite = {
+  name: 'preference',
+  summary:
+    'accuracy of a pairwise (both orders) or pointwise grader on chosen/rejected pairs: HH-RLHF, LLMBar, JudgeBench or {question, chosen, rejected} JSONL',
+  args: '[file]',
+  example: 'arbiter eval preference ../shared/data/hh-rlhf/harmless-base-test.jsonl.gz --grader judge.json --records run.jsonl --resume',
+  takes: ['mode', 'orders', 'recorded', 'records', 'concurrency', 'max-cases'],
+  options: [{ flags: '--format <f>', description: 'hh-rlhf, llmbar, judgebench or pairs (default: detected from the first record)', key: 'format' }],
+  run: runPreference,
+};

@@ -3,7 +3,7 @@
 // arithmetic and PRMBench's loader (originals of redundancy items added) live in ../prm.ts.
 import { prmbenchEval } from '../prm.js';
 import { newReport, type EvalReport } from '../report.js';
-import { EvalUsageError, type SuiteOptions } from './common.js';
+import { EvalUsageError, type Suite, type SuiteOptions } from './common.js';
 
 export async function runPrmbench(opts: SuiteOptions): Promise<EvalReport> {
   if (!opts.grader) throw new EvalUsageError('prmbench grades live: give --grader PRM.json (a grader that returns steps, e.g. type prm)');
@@ -38,3 +38,15 @@ export async function runPrmbench(opts: SuiteOptions): Promise<EvalReport> {
   report.notes.push(`a step is predicted correct when its score is above ${threshold}; invalid grades are left out of the metrics and counted`);
   return report;
 }
+
+export const suite: Suite = {
+  name: 'prmbench',
+  summary: "PRMBench's step metrics (f1, negative_f1, PRMScore; overall and per error class) for a step-reward --grader (e.g. type prm)",
+  args: '<files...>',
+  example: 'arbiter eval prmbench ../shared/data/prmbench/prm800k_test_p1_4o_circular.jsonl --grader examples/prm/prmbench-labels.json --json prm.json',
+  takes: ['concurrency'],
+  options: [
+    { flags: '--threshold <x>', description: 'a step is predicted correct when its score is above x (default 0.5)', key: 'threshold', parse: 'number' },
+  ],
+  run: runPrmbench,
+};

@@ -12,7 +12,7 @@ import { openRecords } from '../read.js';
 import { clip, newReport, Problems, type EvalReport } from '../report.js';
 import { gradeOne, runUnits } from '../run.js';
 import { WorstCases } from '../worst.js';
-import { EvalUsageError, progressFor, runOptions, str, type SuiteOptions } from './common.js';
+import { EvalUsageError, progressFor, runOptions, str, type Suite, type SuiteOptions } from './common.js';
 
 const STYLES = ['concise', 'detailed plain', 'detailed markdown'];
 const DOMAINS = ['chat', 'math', 'code', 'safety'];
@@ -204,3 +204,15 @@ export async function runRmBench(opts: SuiteOptions): Promise<EvalReport> {
     r.notes.push('Live run: a prompt with any ungradeable response is left out of the matrix and listed under problems (RM-Bench has no rule for it).');
   return r;
 }
+
+export const suite: Suite = {
+  name: 'rm-bench',
+  summary:
+    "RM-Bench's 3x3 style-substance matrix and hard/normal/easy accuracy: re-scores result files (score_chosen/score_rejected) or grades the data files with a pointwise --grader",
+  args: '<files...>',
+  example: 'arbiter eval rm-bench ../shared/data/rm-bench/chat_filtered.json --grader rm.json --html rm.html',
+  // pointwise only: each response is scored alone, so --mode and --orders are not offered
+  takes: ['records', 'concurrency', 'max-cases'],
+  options: [],
+  run: runRmBench,
+};

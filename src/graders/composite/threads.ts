@@ -9,8 +9,6 @@ import type { Result } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { GraderPool } from '../../workers/grader-pool.js';
 import { outcomeOf, poolFailure } from '../../workers/outcome.js';
-// installs the runner's wrapper for `cpu_heavy` types (they run in killable workers under a budget)
-import '../../workers/preempt.js';
 
 const schema = graderSchema({
   grader: z.unknown(),

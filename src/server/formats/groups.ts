@@ -14,7 +14,7 @@ import { computeAdvantages } from '../../group/advantages.js';
 import { parseAdvantageConfig, type AdvantageConfig } from '../../group/config.js';
 import { advantageRecords, finishGroups, groupOutput, toMember } from '../../group/group-grade.js';
 import { SummaryStats } from '../../io/summary.js';
-import { bodyObject, checkBatch, openScope, type ServerContext } from '../context.js';
+import { bodyObject, checkBatch, openScope, type ServerContext, type WireFormat } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { floatJSON, resultJSON, sendJSON } from './float-json.js';
 
@@ -73,7 +73,7 @@ const lengthOf = (x: unknown): unknown => {
 const FLOAT_KEYS: ReadonlySet<string> = new Set(['score', 'scores', 'steps', 'advantage', 'token_advantages']);
 const MEAN_SCORE: ReadonlySet<string> = new Set(['mean_score']);
 
-export function registerGroups(app: FastifyInstance, ctx: ServerContext): void {
+function registerGroups(app: FastifyInstance, ctx: ServerContext): void {
   app.post('/v1/advantages', async (request, reply) => {
     const body = bodyObject(request.body);
     if (body.config === undefined) throw new HttpError(400, 'invalid_request', 'field "config" is required: an advantage config such as {"estimator": "grpo"}');
@@ -152,3 +152,13 @@ export function registerGroups(app: FastifyInstance, ctx: ServerContext): void {
     }
   });
 }
+
+export const format: WireFormat = {
+  name: 'groups',
+  summary: "arbiter's group grading and advantages",
+  routes: [
+    { method: 'POST', path: '/v1/advantages' },
+    { method: 'POST', path: '/v1/groups' },
+  ],
+  register: registerGroups,
+};

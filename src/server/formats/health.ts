@@ -1,8 +1,8 @@
 // GET /healthz (liveness + what is loaded; 503 while shutting down) and GET /metrics (Prometheus text).
 import type { FastifyInstance } from 'fastify';
-import type { ServerContext } from '../context.js';
+import type { ServerContext, WireFormat } from '../context.js';
 
-export function registerHealth(app: FastifyInstance, ctx: ServerContext): void {
+function registerHealth(app: FastifyInstance, ctx: ServerContext): void {
   const started = Date.now();
   app.get('/healthz', async (_request, reply) => {
     if (ctx.closing) reply.code(503);
@@ -22,3 +22,13 @@ export function registerHealth(app: FastifyInstance, ctx: ServerContext): void {
     return ctx.metrics.text();
   });
 }
+
+export const format: WireFormat = {
+  name: 'health',
+  summary: 'liveness and Prometheus metrics',
+  routes: [
+    { method: 'GET', path: '/healthz' },
+    { method: 'GET', path: '/metrics' },
+  ],
+  register: registerHealth,
+};

@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Result } from '../../core/result.js';
 import { invalidResult } from '../../core/result.js';
 import type { Sample } from '../../core/sample.js';
-import { bodyObject, checkBatch, openScope, type ServerContext } from '../context.js';
+import { bodyObject, checkBatch, openScope, type ServerContext, type WireFormat } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { stringifyExact } from '../../core/json.js';
 import { floatMap, floatNum, sendJSON } from './float-json.js';
@@ -131,7 +131,7 @@ function numericFields(rows: Record<string, unknown>[]): Map<string, Stats> {
   return fields;
 }
 
-export function registerNemoGym(app: FastifyInstance, ctx: ServerContext): void {
+function registerNemoGym(app: FastifyInstance, ctx: ServerContext): void {
   const seedSession = async () => ({});
 
   const verify = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -188,3 +188,10 @@ export function registerNemoGym(app: FastifyInstance, ctx: ServerContext): void 
     app.post(`${p}/aggregate_metrics`, aggregate);
   }
 }
+
+export const format: WireFormat = {
+  name: 'nemo-gym',
+  summary: 'NeMo-Gym resources server (NeMo-RL)',
+  routes: ['', PREFIX].flatMap((p) => ['seed_session', 'verify', 'aggregate_metrics'].map((r) => ({ method: 'POST' as const, path: `${p}/${r}` }))),
+  register: registerNemoGym,
+};

@@ -10,7 +10,7 @@ import type { Grader } from '../../core/grader.js';
 import { loadGrader } from '../../core/registry.js';
 import { parseJsonBounded } from '../../core/json.js';
 import type { Result } from '../../core/result.js';
-import { bodyObject, openScope, type ServerContext } from '../context.js';
+import { bodyObject, openScope, type ServerContext, type WireFormat } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { checkInline } from '../inline-policy.js';
 import { floatJSON, sendJSON } from './float-json.js';
@@ -108,7 +108,7 @@ export const OPENAI_GRADER_PATHS = {
 /** Keys of a run response whose numbers are rewards (written as JSON floats). */
 const REWARD_KEYS: ReadonlySet<string> = new Set(['reward', 'sub_rewards', 'scores']);
 
-export function registerOpenAI(app: FastifyInstance, ctx: ServerContext): void {
+function registerOpenAI(app: FastifyInstance, ctx: ServerContext): void {
   const run = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = bodyObject(request.body);
     let grader: Grader;
@@ -153,3 +153,10 @@ export function registerOpenAI(app: FastifyInstance, ctx: ServerContext): void {
   for (const path of OPENAI_GRADER_PATHS.run) app.post(path, run);
   for (const path of OPENAI_GRADER_PATHS.validate) app.post(path, validate);
 }
+
+export const format: WireFormat = {
+  name: 'openai',
+  summary: "OpenAI's graders API (also at the OpenAI SDKs' fine_tuning/alpha paths)",
+  routes: [...OPENAI_GRADER_PATHS.run, ...OPENAI_GRADER_PATHS.validate].map((path) => ({ method: 'POST', path })),
+  register: registerOpenAI,
+};

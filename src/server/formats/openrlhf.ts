@@ -5,7 +5,7 @@
 // Every number in the reply is a JSON float (`1.0`): OpenRLHF builds its reward tensors from them.
 import type { FastifyInstance } from 'fastify';
 import type { Result } from '../../core/result.js';
-import { bodyObject, checkBatch, openScope, type ServerContext } from '../context.js';
+import { bodyObject, checkBatch, openScope, type ServerContext, type WireFormat } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { getRewardJSON, sendJSON } from './float-json.js';
 import { extractResponse } from './response-text.js';
@@ -33,7 +33,7 @@ function addComponents(logs: Map<string, number[]>, prefix: string, r: Result, i
   }
 }
 
-export function registerOpenRLHF(app: FastifyInstance, ctx: ServerContext): void {
+function registerOpenRLHF(app: FastifyInstance, ctx: ServerContext): void {
   app.post('/get_reward', async (request, reply) => {
     const body = bodyObject(request.body);
     const q = request.query as Record<string, unknown>;
@@ -94,3 +94,10 @@ export function registerOpenRLHF(app: FastifyInstance, ctx: ServerContext): void
     }
   });
 }
+
+export const format: WireFormat = {
+  name: 'openrlhf',
+  summary: 'OpenRLHF remote reward (--reward.remote_url)',
+  routes: [{ method: 'POST', path: '/get_reward' }],
+  register: registerOpenRLHF,
+};

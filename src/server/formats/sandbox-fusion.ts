@@ -20,7 +20,7 @@ import { compileProgram, LANGUAGES, type LanguageName } from '../../sandbox/lang
 import type { SandboxLimits } from '../../sandbox/limits.js';
 import type { RunResult, SandboxFile, SandboxPool } from '../../sandbox/pool.js';
 import { checkFileName } from '../../sandbox/bwrap-args.js';
-import { openScope, type ServerContext } from '../context.js';
+import { openScope, type ServerContext, type WireFormat } from '../context.js';
 import { errorBody, HttpError } from '../http-error.js';
 import type { SandboxApiLimits } from '../options.js';
 
@@ -368,7 +368,7 @@ function respond(compile: CommandRunResult | null, run: CommandRunResult | null,
 
 const NO_INPUT = { item: {}, sample: { output_text: '' } } as unknown as GradeInput;
 
-export function registerSandboxFusion(app: FastifyInstance, ctx: ServerContext): void {
+function registerSandboxFusion(app: FastifyInstance, ctx: ServerContext): void {
   const max = ctx.opts.sandboxApi;
   if (!max) return;
 
@@ -419,3 +419,14 @@ export function registerSandboxFusion(app: FastifyInstance, ctx: ServerContext):
     }
   });
 }
+
+export const format: WireFormat = {
+  name: 'sandbox-fusion',
+  summary: 'SandboxFusion code runner (verl sandbox_fusion), with --sandbox-api',
+  routes: [
+    { method: 'GET', path: '/v1/ping' },
+    { method: 'POST', path: '/run_code' },
+  ],
+  when: (opts) => Boolean(opts.sandboxApi),
+  register: registerSandboxFusion,
+};

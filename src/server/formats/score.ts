@@ -5,7 +5,7 @@
 // sample without an id gets its index. Scores are written as JSON floats.
 import type { FastifyInstance } from 'fastify';
 import type { Result } from '../../core/result.js';
-import { bodyObject, checkBatch, openScope, type ServerContext } from '../context.js';
+import { bodyObject, checkBatch, openScope, type ServerContext, type WireFormat } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { rawIdsOf } from '../json-body.js';
 import { SummaryStats } from '../../io/summary.js';
@@ -33,7 +33,7 @@ function rawIdTexts(body: unknown, samples: unknown[]): (string | undefined)[] {
   return out;
 }
 
-export function registerScore(app: FastifyInstance, ctx: ServerContext): void {
+function registerScore(app: FastifyInstance, ctx: ServerContext): void {
   app.post('/v1/score', async (request, reply) => {
     const body = bodyObject(request.body);
     const { name, grader } = ctx.graders.resolve(body.grader);
@@ -65,3 +65,10 @@ export function registerScore(app: FastifyInstance, ctx: ServerContext): void {
     }
   });
 }
+
+export const format: WireFormat = {
+  name: 'score',
+  summary: "arbiter's batch scoring",
+  routes: [{ method: 'POST', path: '/v1/score' }],
+  register: registerScore,
+};

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Result } from '../../core/result.js';
 import { invalidResult } from '../../core/result.js';
-import { bodyObject, openScope, type ServerContext } from '../context.js';
+import { bodyObject, openScope, type ServerContext, type WireFormat } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { REWARD_FORMATS, type RewardFormat } from '../options.js';
 import { floatNum, resultJSON, sendJSON } from './float-json.js';
@@ -19,7 +19,7 @@ function formatOf(q: Record<string, unknown>, dflt: RewardFormat): RewardFormat 
   throw new HttpError(400, 'invalid_request', `query parameter "format" must be one of ${REWARD_FORMATS.join(', ')}, got ${JSON.stringify(f).slice(0, 60)}`);
 }
 
-export function registerSlime(app: FastifyInstance, ctx: ServerContext): void {
+function registerSlime(app: FastifyInstance, ctx: ServerContext): void {
   app.post('/reward', async (request, reply) => {
     const body = bodyObject(request.body);
     const q = request.query as Record<string, unknown>;
@@ -51,3 +51,10 @@ export function registerSlime(app: FastifyInstance, ctx: ServerContext): void {
     return sendJSON(reply, format === 'number' ? floatNum(reward) : '{"reward":' + floatNum(reward) + ',' + resultJSON(r).slice(1));
   });
 }
+
+export const format: WireFormat = {
+  name: 'slime',
+  summary: 'slime remote reward model (--rm-type remote_rm)',
+  routes: [{ method: 'POST', path: '/reward' }],
+  register: registerSlime,
+};
