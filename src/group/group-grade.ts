@@ -75,6 +75,7 @@ export interface GroupResult extends Result {
   advantage_masked?: true;
   advantage_mask_reason?: string;
   advantage_error?: { kind: string; message: string };
+  filtered?: string;
 }
 
 function isObj(x: unknown): x is Record<string, unknown> {
@@ -110,7 +111,7 @@ export function groupOutput(members: GroupMember[], results: Result[], adv: Reco
     const out: GroupResult = { id: m.id, ...(m.uid !== undefined ? { uid: m.uid } : {}), ...r };
     if (adv) {
       const a = adv[i]!;
-      for (const k of ['advantage', 'advantage_masked', 'advantage_mask_reason', 'advantage_error', 'token_advantages'] as const) {
+      for (const k of ['advantage', 'advantage_masked', 'advantage_mask_reason', 'advantage_error', 'token_advantages', 'filtered'] as const) {
         if (a[k] !== undefined) (out as unknown as Record<string, unknown>)[k] = a[k];
       }
     }
