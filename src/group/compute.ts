@@ -48,8 +48,11 @@ function maskNonFinite(rows: Row[]): void {
 /** Computes one group (group-scope estimators): the rows all share a uid. */
 export function computeGroup(rows: Row[], c: AdvantageConfig): void {
   const e = c.spec;
-  if (e.group && c.scope === 'group') e.group(rows, c);
-  else return computeBatch(rows, c);
+  if (!e.group || c.scope !== 'group') {
+    computeBatch(rows, c);
+    return;
+  }
+  e.group(rows, c);
   maskNonFinite(rows);
 }
 

@@ -24,7 +24,11 @@ const TRL_EPS = 1e-4;
 function nanMean(xs: number[]): number {
   let s = 0;
   let n = 0;
-  for (const x of xs) if (!Number.isNaN(x)) (s += x), n++;
+  for (const x of xs) {
+    if (Number.isNaN(x)) continue;
+    s += x;
+    n++;
+  }
   return n ? s / n : NaN;
 }
 
