@@ -146,7 +146,7 @@ export function parseAdvantageConfig(raw: unknown, file?: string): AdvantageConf
   if (spec.filters === false && (filters.equal || ratio !== undefined))
     issues.push({
       path: filters.equal ? 'filter_groups' : 'rollout_filter_ratio',
-      message: `has no effect with ${est}: its groups are not one score per line (use the filters with an outcome estimator)`,
+      message: `has no effect with ${est}: ${spec.needsUid === false ? 'it does not group lines by uid' : 'its groups are not one score per line (they hold the steps of several trajectories)'}`,
     });
 
   const own = typeof spec.scope === 'function' ? spec.scope(options) : spec.scope;

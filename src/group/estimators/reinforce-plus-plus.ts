@@ -19,6 +19,7 @@ export default defineEstimator<{ gamma: number }>({
   tokenLevel: true,
   needsLength: true,
   needsUid: false,
+  filters: false,
   read(rec, row, cfg) {
     const t = rec.token_level_rewards;
     if (t !== undefined) {
