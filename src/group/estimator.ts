@@ -38,6 +38,8 @@ export interface Estimator<O = Record<string, unknown>> {
   needsLength?: boolean;
   /** Needs `uid` on every line (default true). */
   needsUid?: boolean;
+  /** Input fields it reads besides uid, score, valid and components (`arbiter score --advantages` carries them). */
+  reads?: readonly string[];
   /**
    * Reads the reward fields of a record (after uid and response_length) into `row`; default:
    * `readScore` (`score`, with `valid: false` / `score: null` an invalid grade). Returns the row,

@@ -41,6 +41,7 @@ export default defineEstimator<GigpoOptions>({
     gamma: (c.gamma as number | undefined) ?? 1.0,
     epsilon: (c.epsilon as number | undefined) ?? 1e-6,
   }),
+  reads: ['traj_uid', 'anchor_obs', 'step_reward', 'episode_return'],
   scope: 'group',
   groupSizeRefusal: () => 'a GiGPO group holds every step of every trajectory of a prompt, so its line count varies (set batch_size to bound memory)',
   filters: false,

@@ -11,6 +11,7 @@ export default defineEstimator<Record<string, never>>({
   source: 'verl trainer/ppo/core_algos.py compute_opo_outcome_advantage',
   options: {},
   resolve: () => ({}),
+  reads: ['response_length'],
   scope: 'group',
   needsLength: true,
   group(rows, c) {

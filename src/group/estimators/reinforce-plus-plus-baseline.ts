@@ -12,6 +12,7 @@ export default defineEstimator<Record<string, never>>({
   source: 'verl trainer/ppo/core_algos.py compute_reinforce_plus_plus_baseline_outcome_advantage',
   options: {},
   resolve: () => ({}),
+  reads: ['response_length'],
   scope: 'batch',
   tokenLevel: true,
   needsLength: true,

@@ -15,6 +15,7 @@ export default defineEstimator<{ gamma: number }>({
   options: { gamma: z.number().min(0).max(1).optional() },
   resolve: (c) => ({ gamma: (c.gamma as number | undefined) ?? 1.0 }),
   groupOfOne: false,
+  reads: ['response_length', 'token_level_rewards'],
   scope: 'batch',
   tokenLevel: true,
   needsLength: true,
