@@ -8,6 +8,7 @@
 // a line without the group field, a line past the group size, a group of one line for a grader
 // whose score needs the group.
 import type { Grader, GraderContext } from '../core/grader.js';
+import type { Result } from '../core/result.js';
 import type { OutputRecord } from '../io/score-stream.js';
 import type { GradeInput } from '../core/sample.js';
 import { describe } from '../core/sample.js';
@@ -157,20 +158,17 @@ export class RewardPipeline {
     if (short) this.summary.short_groups!++;
     for (const e of g) e.staged = true;
     if (!this.hasStage) return;
-    if (g.length === 1) {
-      const e = g[0]!;
-      invalidate(
-        e,
-        `its group (${this.o.groupBy} ${JSON.stringify(String(e.rec[this.o.groupBy!]))}) has only this line; grader "${this.grader.name}" (${this.grader.type}) scores a response against the other responses of its group, so a group needs at least 2 lines`,
-      );
-      return;
-    }
-    const members: GroupMember[] = g.map((e) => ({ id: e.at, uid: e.key! }));
-    finishGroups(
-      this.grader,
-      members,
-      g.map((e) => e.rec),
-    );
+    const members: GroupMember[] = g.map((e) => ({ id: e.at, uid: e.key!, where: where(e) }));
+    const results: Result[] = g.map((e) => e.rec);
+    finishGroups(this.grader, members, results);
+    // a result finishGroups replaced (a group of one) is written in the record's place, id and carried fields kept
+    g.forEach((e, i) => {
+      const r = results[i]!;
+      if (r === e.rec) return;
+      delete e.rec.components;
+      delete e.rec.reason;
+      Object.assign(e.rec, r);
+    });
   }
 
   /** Moves every staged record at the head of the queue on to the advantages. */
