@@ -119,7 +119,8 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
   signal?.addEventListener('abort', closeInput, { once: true });
   let interrupted = false;
   const stages = opts.stages;
-  if (stages && done) throw new IoError('--resume cannot continue a run with --group-by, --advantages or --monitor: groups and batches span the lines already written');
+  if (stages && done)
+    throw new IoError('--resume cannot continue a run with --group-by, --advantages or --monitor: groups and batches span the lines already written');
   try {
     const base = signal ? { services, signal } : { services };
     const ctx = stages ? stages.context(base) : base;

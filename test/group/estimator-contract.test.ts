@@ -164,7 +164,10 @@ describe('gpg (verl compute_gpg_outcome_advantage)', () => {
   });
 
   it('an all-zero batch gives 0 (alpha = bsz / max(0, 1)); group_of_one "trainer" is verl\'s mean 0', () => {
-    const zeros = adv({ estimator: 'gpg' }, [0, 0, 0].map((s, i) => ({ id: i, uid: 'z', score: s })));
+    const zeros = adv(
+      { estimator: 'gpg' },
+      [0, 0, 0].map((s, i) => ({ id: i, uid: 'z', score: s })),
+    );
     expect(zeros.map((o) => o.advantage)).toEqual([0, 0, 0]);
     // [a: 1, 0] and a lone 3: bsz 3, non-zero 2, alpha 1.5; the lone line keeps s - 0
     const t = adv({ estimator: 'gpg', group_of_one: 'trainer' }, [

@@ -27,7 +27,10 @@ describe('filter_groups (verl DAPO dynamic sampling)', () => {
     expect(out).toHaveLength(13);
     for (const o of out.filter((o) => o.uid === 'all1' || o.uid === 'all0'))
       expect(o).toMatchObject({ advantage: 0, filtered: 'equal_scores', advantage_masked: true, advantage_mask_reason: 'filtered' });
-    const plain = adv({ estimator: 'grpo' }, recs.filter((r) => r.uid === 'mixed'));
+    const plain = adv(
+      { estimator: 'grpo' },
+      recs.filter((r) => r.uid === 'mixed'),
+    );
     expect(out.filter((o) => o.uid === 'mixed').map((o) => o.advantage)).toEqual(plain.map((o) => o.advantage));
     // DAPO keeps a group of one line (len == 1); GRPO then masks it single_in_group, not filtered
     expect(out.at(-1)).toMatchObject({ uid: 'one', advantage_mask_reason: 'single_in_group' });
@@ -53,7 +56,9 @@ describe('filter_groups (verl DAPO dynamic sampling)', () => {
     const recs = grp('g', [1, 0], () => ({ components: { correct: { score: 1 } } }));
     const out = adv({ estimator: 'grpo', filter_groups: { enable: true, metric: 'acc' } }, recs);
     expect(out[0]).toMatchObject({ advantage: 0, advantage_mask_reason: 'bad_input' });
-    expect(out[0]!.advantage_error.message).toBe('records[0]: filter_groups.metric "acc" is neither a component of the line (it has "correct") nor a field of it');
+    expect(out[0]!.advantage_error.message).toBe(
+      'records[0]: filter_groups.metric "acc" is neither a component of the line (it has "correct") nor a field of it',
+    );
   });
 
   it('refuses max_num_gen_batches (the trainer re-generates, not the reward) and a metric while disabled', () => {
@@ -104,7 +109,11 @@ describe('rollout_filter_ratio (RAGEN StarPO-S)', () => {
     for (const o of out) expect(o.filtered).toBe(kept.has(o.uid) ? undefined : 'high_std');
     // 0.58 × 50 is 28.999… in floating point: RAGEN (Python int()) keeps 28 of 50
     const fifty = Array.from({ length: 50 }, (_, g) => grp(`t${g}`, [0, g / 50])).flat();
-    const kept50 = new Set(adv({ estimator: 'grpo', rollout_filter_ratio: 0.58 }, fifty).filter((o) => !o.filtered).map((o) => o.uid));
+    const kept50 = new Set(
+      adv({ estimator: 'grpo', rollout_filter_ratio: 0.58 }, fifty)
+        .filter((o) => !o.filtered)
+        .map((o) => o.uid),
+    );
     expect(kept50.size).toBe(28);
     // the 28 with the highest std: t22 … t49
     expect(kept50.has('t22') && kept50.has('t49') && !kept50.has('t21')).toBe(true);
@@ -115,7 +124,9 @@ describe('rollout_filter_ratio (RAGEN StarPO-S)', () => {
     // g2 is all equal: dropped by DAPO; of the 7 left, int(3.5) = 3 are kept
     expect(out.filter((o) => o.uid === 'g2').every((o) => o.filtered === 'equal_scores')).toBe(true);
     expect(new Set(out.filter((o) => !o.filtered).map((o) => o.uid)).size).toBe(3);
-    expect(() => parseAdvantageConfig({ estimator: 'grpo', rollout_filter_ratio: 0.5, group_size: 4 })).toThrow(/group_size: has no effect: rollout_filter_ratio/);
+    expect(() => parseAdvantageConfig({ estimator: 'grpo', rollout_filter_ratio: 0.5, group_size: 4 })).toThrow(
+      /group_size: has no effect: rollout_filter_ratio/,
+    );
     expect(() => parseAdvantageConfig({ estimator: 'grpo', rollout_filter_type: 'std' })).toThrow(/rollout_filter_type: has no effect without/);
   });
 });
@@ -133,7 +144,10 @@ describe('arbiter advantages with filters', () => {
     const r = await runCli(['advantages', '--config', cfg, input, '-o', out, '--summary-json', sum]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/2 group\(s\) filtered \(equal_scores=2\), 8 line\(s\) written with advantage 0 and "filtered"/);
-    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.filtered ?? null)).toEqual([...Array(4).fill('equal_scores'), null, null, null, null, ...Array(4).fill('equal_scores')]);
     expect(JSON.parse(readFileSync(sum, 'utf8'))).toMatchObject({ filtered_groups: { equal_scores: 2 }, filtered_lines: 8 });
   });

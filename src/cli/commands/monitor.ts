@@ -6,15 +6,7 @@ import { stat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseJsonExact } from '../../core/json.js';
 import { normalizeRecord } from '../../core/sample.js';
-import {
-  compactPoint,
-  computeMonitors,
-  formatMonitors,
-  MonitorWindow,
-  toPoint,
-  type MonitorPoint,
-  type PointOptions,
-} from '../../group/monitors.js';
+import { compactPoint, computeMonitors, formatMonitors, MonitorWindow, toPoint, type MonitorPoint, type PointOptions } from '../../group/monitors.js';
 import { loadThresholdsFile } from '../../group/monitor-config.js';
 import { readLineBatches } from '../../io/jsonl-reader.js';
 import { IoError } from '../../io/score-file.js';

@@ -105,8 +105,11 @@ export function register(program: Command): void {
     .option('--keep <fields>', 'input fields every output line carries after its id, comma-separated ("" for none)', keepList, [...DEFAULT_KEEP])
     .option('--group-by <field>', 'grade groups: lines with the same value of this field (e.g. uid) are one group; group stages run once a group is complete')
     .option('--group-size <n>', 'lines per group (rollout.n): a group is finished, and written, as soon as it has this many', positiveInt)
-    .option('--advantages <file>', 'advantage config (JSON, as for arbiter advantages): add each line\'s advantage in the same pass')
-    .option('--monitor <file>', 'monitor config (JSON: {"thresholds"?, "seed"?, "batch_size"?, ...}): run the monitors over each batch and write their alerts on its lines')
+    .option('--advantages <file>', "advantage config (JSON, as for arbiter advantages): add each line's advantage in the same pass")
+    .option(
+      '--monitor <file>',
+      'monitor config (JSON: {"thresholds"?, "seed"?, "batch_size"?, ...}): run the monitors over each batch and write their alerts on its lines',
+    )
     .option('--no-progress', 'never show the progress line')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
     .addHelpText(
@@ -158,7 +161,8 @@ Example:
           };
           if (o.resume && (!o.output || o.output === '-')) usage('--resume needs --output FILE');
           const piped = o.groupBy !== undefined || o.advantages !== undefined || o.monitor !== undefined;
-          if (o.resume && piped) usage('--resume cannot be combined with --group-by, --advantages or --monitor (groups and batches span the lines already written)');
+          if (o.resume && piped)
+            usage('--resume cannot be combined with --group-by, --advantages or --monitor (groups and batches span the lines already written)');
           if (o.groupSize !== undefined && o.groupBy === undefined) usage('--group-size needs --group-by');
           const grader = await loadGraderFile(o.grader);
           const adv = o.advantages ? await loadAdvantageConfigFile(o.advantages) : undefined;
