@@ -15,7 +15,7 @@ interface GigpoOptions {
   epsilon: number;
 }
 
-export default defineEstimator<GigpoOptions>({
+defineEstimator<GigpoOptions>({
   name: 'gigpo',
   summary: 'episode part + step_advantage_w × step part (steps grouped by identical anchor_obs)',
   source: 'verl-agent gigpo/core_gigpo.py compute_gigpo_outcome_advantage',

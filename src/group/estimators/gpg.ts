@@ -10,7 +10,7 @@ import { defineEstimator } from '../estimator.js';
 import type { Row } from '../rows.js';
 import { mean, scaled, scaleOf } from '../stats.js';
 
-export default defineEstimator<{ fNorm: number }>({
+defineEstimator<{ fNorm: number }>({
   name: 'gpg',
   summary: 'alpha · (s_i - mean_G) / f_norm, alpha = scorable lines of the batch / lines with a non-zero score',
   source: 'verl trainer/ppo/core_algos.py compute_gpg_outcome_advantage',

@@ -5,7 +5,7 @@ import { defineEstimator } from '../estimator.js';
 import { scaled, scaleOf, stdUnbiased } from '../stats.js';
 import { grpoOptions, resolveGrpo, type GrpoOptions } from './grpo.js';
 
-export default defineEstimator<GrpoOptions>({
+defineEstimator<GrpoOptions>({
   name: 'grpo_passk',
   summary: 'the best line only: (r_max - r_second) / (std_G + epsilon) (or unnormalised); others 0',
   source: 'verl trainer/ppo/core_algos.py compute_grpo_passk_outcome_advantage',

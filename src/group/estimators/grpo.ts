@@ -21,7 +21,7 @@ export const resolveGrpo = (c: Record<string, unknown>): GrpoOptions => ({
   normByStd: (c.norm_adv_by_std_in_grpo as boolean | undefined) ?? true,
 });
 
-export default defineEstimator<GrpoOptions>({
+defineEstimator<GrpoOptions>({
   name: 'grpo',
   summary: '(s - mean_G) / (std_G + epsilon); with norm_adv_by_std_in_grpo false, s - mean_G (Dr.GRPO)',
   source: 'verl trainer/ppo/core_algos.py compute_grpo_outcome_advantage',

@@ -5,7 +5,7 @@ import { defineEstimator } from '../estimator.js';
 import { whereOf } from '../rows.js';
 import { scaleOf } from '../stats.js';
 
-export default defineEstimator<Record<string, never>>({
+defineEstimator<Record<string, never>>({
   name: 'opo',
   summary: 's_i - Σ len·s / Σ len (length-weighted baseline)',
   source: 'verl trainer/ppo/core_algos.py compute_opo_outcome_advantage',

@@ -6,7 +6,7 @@ import type { Row } from '../rows.js';
 import { mean, scaleOf } from '../stats.js';
 import { whiten, withTokens, type TokenValues } from '../whiten.js';
 
-export default defineEstimator<Record<string, never>>({
+defineEstimator<Record<string, never>>({
   name: 'reinforce_plus_plus_baseline',
   summary: 'per token: s_i - mean_G, whitened over every response token of the batch',
   source: 'verl trainer/ppo/core_algos.py compute_reinforce_plus_plus_baseline_outcome_advantage',

@@ -8,7 +8,7 @@ import { scaleOf } from '../stats.js';
 import { MAX_RESPONSE_TOKENS } from '../rows.js';
 import { whiten, withTokens, type TokenValues } from '../whiten.js';
 
-export default defineEstimator<{ gamma: number }>({
+defineEstimator<{ gamma: number }>({
   name: 'reinforce_plus_plus',
   summary: 'per token: discounted return R_t = r_t + gamma · R_{t+1}, whitened over every response token of the batch',
   source: 'verl trainer/ppo/core_algos.py compute_reinforce_plus_plus_outcome_advantage',

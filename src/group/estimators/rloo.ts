@@ -4,7 +4,7 @@ import { live, single } from '../compute.js';
 import { defineEstimator } from '../estimator.js';
 import { mean, scaled, scaleOf } from '../stats.js';
 
-export default defineEstimator<Record<string, never>>({
+defineEstimator<Record<string, never>>({
   name: 'rloo',
   summary: 's_i · n/(n-1) - mean_G · n/(n-1) (s_i minus the mean of the others)',
   source: 'verl trainer/ppo/core_algos.py compute_rloo_outcome_advantage',

@@ -208,7 +208,7 @@ function resolve(c: Record<string, unknown>): TrlOptions {
 
 const batchWide = (o: TrlOptions) => o.aggregation === 'normalize_then_sum' || o.scaleRewards === 'batch';
 
-export default defineEstimator<TrlOptions>({
+defineEstimator<TrlOptions>({
   name: 'trl_grpo',
   summary: "TRL's GRPO: weighted rewards normalised per group (or GDPO's normalize_then_sum)",
   source: 'TRL trl/trainer/grpo_trainer.py GRPOTrainer._generate_and_score_completions',
