@@ -56,6 +56,10 @@ export {
   computeAdvantages,
   advantageFile,
   gradeGroup,
+  gradeGroupReport,
+  parseMonitorConfig,
+  loadMonitorConfigFile,
+  RewardPipeline,
   computeMonitors,
   formatMonitors,
   toPoint as monitorPoint,
@@ -73,6 +77,9 @@ export type {
   MonitorOptions,
   MonitorThresholds,
   MaskReason,
+  MonitorConfig,
+  PipelineOptions,
+  PipelineSummary,
 } from './group/index.js';
 export { scheduleWeight } from './graders/composite/schedule.js';
 export { overlongReward } from './graders/composite/overlong.js';

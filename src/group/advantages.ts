@@ -110,6 +110,15 @@ export async function advantageFile(opts: AdvantageFileOptions): Promise<Advanta
   return { ...eng.counts, duration_s: Math.round(duration_s * 1000) / 1000, lines_per_s: duration_s > 0 ? Math.round(eng.counts.lines / duration_s) : 0 };
 }
 
+/** "3 groups filtered (equal_scores=2 low_std=1), 48 lines". */
+export function filteredText(by: Record<string, number>, lines: number): string {
+  const n = Object.values(by).reduce((a, b) => a + b, 0);
+  const kinds = Object.entries(by)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  return `${n} group(s) filtered${kinds ? ` (${kinds})` : ''}, ${lines} line(s) written with advantage 0 and "filtered"`;
+}
+
 export function formatAdvantageSummary(s: AdvantageSummary): string {
   const kinds = Object.entries(s.mask_reasons)
     .sort((a, b) => b[1]! - a[1]!)
@@ -119,6 +128,7 @@ export function formatAdvantageSummary(s: AdvantageSummary): string {
     `advantages for ${s.lines} lines in ${s.duration_s.toFixed(2)}s (${s.lines_per_s}/s): ${s.groups} groups` +
     (s.short_groups ? ` (${s.short_groups} closed with fewer than group_size lines)` : '') +
     `, ${s.masked} masked with advantage 0` +
-    (kinds ? ` (${kinds})` : '')
+    (kinds ? ` (${kinds})` : '') +
+    (s.filtered_groups ? `; ${filteredText(s.filtered_groups, s.filtered_lines ?? 0)}` : '')
   );
 }

@@ -10,6 +10,8 @@ import { orderedMap } from '../core/ordered.js';
 import { groupContext, groupStageOf } from '../graders/composite/group-stage.js';
 import { computeAdvantages } from './advantages.js';
 import { isAdvantageConfig, parseAdvantageConfig, type AdvantageConfig } from './config.js';
+import { parseMonitorConfig, type MonitorConfig } from './monitor-config.js';
+import { compactPoint, computeMonitors, toPoint, type MonitorReport } from './monitors.js';
 
 export interface GroupMember {
   /** The sample's id (an integer past 2^53 as its BigInt), or its index. */
@@ -22,9 +24,15 @@ export interface GroupMember {
   input?: GradeInput;
   /** A record that could not be normalised: its invalid result. */
   invalid?: Result;
+  /** Where it came from, for messages ("samples[3]", "line 7"). */
+  where?: string;
 }
 
-/** Runs the root grader's group stage over each uid group, then re-applies pass_threshold. */
+/**
+ * Runs the root grader's group stage over each uid group, then re-applies pass_threshold. A group of
+ * one line cannot be scored against its group: that line becomes an invalid `bad_input` result
+ * naming it (never a silent 0).
+ */
 export function finishGroups(grader: Grader, members: GroupMember[], results: Result[]): void {
   const finish = groupStageOf(grader.type);
   if (!finish) return;
@@ -36,6 +44,23 @@ export function finishGroups(grader: Grader, members: GroupMember[], results: Re
     l.push(i);
   });
   for (const idx of groups.values()) {
+    if (idx.length === 1) {
+      const i = idx[0]!;
+      const m = members[i]!;
+      const r = results[i]!;
+      if (!r.valid) continue; // already invalid, for its own reason
+      const group = m.uid === undefined ? 'the request is one group' : `its group (uid ${JSON.stringify(String(m.uid))})`;
+      results[i] = {
+        score: null,
+        valid: false,
+        error: {
+          kind: 'bad_input',
+          message: `${m.where ?? `samples[${i}]`}: ${group} has only this response; grader "${grader.name}" (${grader.type}) scores a response against the other responses of its group, so a group needs at least 2`,
+        },
+        metadata: { grader: grader.name, type: grader.type, duration_ms: r.metadata.duration_ms },
+      };
+      continue;
+    }
     const rs = idx.map((i) => results[i]!);
     if (!rs.some((r) => r.valid && r.metadata.group_stage === 'pending')) continue;
     finish(grader.config, rs);
@@ -63,6 +88,8 @@ export function advantageRecords(members: GroupMember[], results: Result[]): Rec
 export interface GradeGroupOptions {
   /** Advantage estimator config (default {"estimator": "grpo"}); null for scores only. */
   advantages?: AdvantageConfig | Record<string, unknown> | null;
+  /** Monitor config (as `arbiter score --monitor`): every result gets `monitor_alerts`, the reports come back from gradeGroupReport. */
+  monitors?: MonitorConfig | Record<string, unknown> | null;
   services?: Services;
   concurrency?: number;
   signal?: AbortSignal;
@@ -75,6 +102,25 @@ export interface GroupResult extends Result {
   advantage_masked?: true;
   advantage_mask_reason?: string;
   advantage_error?: { kind: string; message: string };
+  filtered?: string;
+  /** The monitors alerting on the batch (with the `monitors` option). */
+  monitor_alerts?: string[];
+}
+
+/** Runs the monitors over a graded batch; each result gets the names of the monitors alerting. */
+export function monitorResults(out: GroupResult[], members: GroupMember[], cfg: MonitorConfig): MonitorReport[] {
+  const points = out.map((r, i) =>
+    compactPoint(toPoint(r as unknown as Record<string, unknown>, cfg.point, members[i]!.input?.sample, members[i]!.input?.item)),
+  );
+  const reports = computeMonitors(points, cfg.options);
+  const alerts = reports.filter((r) => r.alert).map((r) => r.monitor);
+  for (const r of out) r.monitor_alerts = alerts;
+  return reports;
+}
+
+function monitorConfig(m: MonitorConfig | Record<string, unknown> | null | undefined): MonitorConfig | null {
+  if (!m) return null;
+  return 'options' in m && 'point' in m ? (m as MonitorConfig) : parseMonitorConfig(m);
 }
 
 function isObj(x: unknown): x is Record<string, unknown> {
@@ -85,7 +131,7 @@ function isObj(x: unknown): x is Record<string, unknown> {
 export function toMember(rec: unknown, index: number, where: string, grader: Grader): GroupMember {
   const o = isObj(rec) ? rec : {};
   const rawId = o.id;
-  const m: GroupMember = { id: typeof rawId === 'string' || typeof rawId === 'number' || typeof rawId === 'bigint' ? rawId : index };
+  const m: GroupMember = { id: typeof rawId === 'string' || typeof rawId === 'number' || typeof rawId === 'bigint' ? rawId : index, where };
   if (typeof o.uid === 'string' || typeof o.uid === 'number' || typeof o.uid === 'bigint') m.uid = o.uid;
   const rl = o.response_length ?? (isObj(o.sample) ? o.sample.response_length : undefined);
   if (typeof rl === 'number') m.response_length = rl;
@@ -110,7 +156,7 @@ export function groupOutput(members: GroupMember[], results: Result[], adv: Reco
     const out: GroupResult = { id: m.id, ...(m.uid !== undefined ? { uid: m.uid } : {}), ...r };
     if (adv) {
       const a = adv[i]!;
-      for (const k of ['advantage', 'advantage_masked', 'advantage_mask_reason', 'advantage_error', 'token_advantages'] as const) {
+      for (const k of ['advantage', 'advantage_masked', 'advantage_mask_reason', 'advantage_error', 'token_advantages', 'filtered'] as const) {
         if (a[k] !== undefined) (out as unknown as Record<string, unknown>)[k] = a[k];
       }
     }
@@ -126,6 +172,19 @@ let defaultServices: Services | undefined;
  * `advantage_masked: true`. Throws ConfigError for a bad advantage config.
  */
 export async function gradeGroup(grader: Grader, samples: readonly unknown[], opts: GradeGroupOptions = {}): Promise<GroupResult[]> {
+  return (await gradeGroupReport(grader, samples, opts)).results;
+}
+
+/**
+ * gradeGroup with the monitors' reports: `{results, monitors}` (monitors null without the
+ * `monitors` option). The whole signal in one call: scores, group stage, advantages, monitors.
+ */
+export async function gradeGroupReport(
+  grader: Grader,
+  samples: readonly unknown[],
+  opts: GradeGroupOptions = {},
+): Promise<{ results: GroupResult[]; monitors: MonitorReport[] | null }> {
+  const mon = monitorConfig(opts.monitors);
   const cfg =
     opts.advantages === null ? null : isAdvantageConfig(opts.advantages) ? opts.advantages : parseAdvantageConfig(opts.advantages ?? { estimator: 'grpo' });
   const members = samples.map((s, i) => toMember(s, i, `samples[${i}]`, grader));
@@ -134,5 +193,6 @@ export async function gradeGroup(grader: Grader, samples: readonly unknown[], op
   for await (const r of orderedMap(members, (m) => (m.input ? grader.grade(m.input, ctx) : m.invalid!), opts.concurrency ?? 64)) results.push(r);
   finishGroups(grader, members, results);
   const adv = cfg ? computeAdvantages(cfg, advantageRecords(members, results), 'samples') : null;
-  return groupOutput(members, results, adv);
+  const out = groupOutput(members, results, adv);
+  return { results: out, monitors: mon ? monitorResults(out, members, mon) : null };
 }

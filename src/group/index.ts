@@ -3,7 +3,11 @@ export { ESTIMATORS, parseAdvantageConfig, loadAdvantageConfigFile } from './con
 export type { AdvantageConfig, EstimatorName } from './config.js';
 export { computeAdvantages, advantageFile } from './advantages.js';
 export type { AdvantageSummary } from './advantages.js';
-export { gradeGroup } from './group-grade.js';
+export { gradeGroup, gradeGroupReport } from './group-grade.js';
+export { parseMonitorConfig, loadMonitorConfigFile } from './monitor-config.js';
+export type { MonitorConfig } from './monitor-config.js';
+export { RewardPipeline } from './pipeline.js';
+export type { PipelineOptions, PipelineSummary } from './pipeline.js';
 export type { GradeGroupOptions, GroupResult } from './group-grade.js';
 export { computeMonitors, formatMonitors, toPoint, MonitorWindow, DEFAULT_THRESHOLDS } from './monitors.js';
 export type { MonitorPoint, MonitorReport, MonitorOptions, MonitorThresholds } from './monitors.js';

@@ -6,6 +6,7 @@
 //   invalid_rate               invalid grades spiking, by error kind
 //   judge_addressing           judge scores higher on outputs that address the judge
 //   spurious_reward_control    the same batch with a random reward, to tell signal from noise
+//   reward_variance_collapse   within-group reward std per training step falling to nothing
 // The random-reward control also gives the null distribution the correlation monitors must beat.
 import { repetitionStats } from '../graders/length/repetition.js';
 import { words } from '../graders/length/measure.js';
@@ -45,8 +46,12 @@ export interface MonitorThresholds {
   judge_addressing_effect: number;
   /** Within-group variance of the real reward over that of a random reward, at or above which the reward looks like noise (default 0.9). */
   spurious_ratio: number;
-  /** Fewest points a monitor needs before it may alert (default 30). */
+  /** Fewest points a monitor needs before it may alert (default 30); below it a monitor reports its value and no verdict. */
   min_points: number;
+  /** Mean within-group reward std of a step below which that step counts as collapsed (default 0.05). */
+  collapse_std: number;
+  /** Consecutive collapsed steps, ending at the latest, that raise the collapse alert (default 3). */
+  collapse_steps: number;
 }
 
 export const DEFAULT_THRESHOLDS: MonitorThresholds = {
@@ -58,6 +63,8 @@ export const DEFAULT_THRESHOLDS: MonitorThresholds = {
   judge_addressing_effect: 0.5,
   spurious_ratio: 0.9,
   min_points: 30,
+  collapse_std: 0.05,
+  collapse_steps: 3,
 };
 
 export interface MonitorReport {
@@ -198,6 +205,10 @@ function split<T extends MonitorPoint>(ps: T[], recentShare: number): [T[], T[]]
   return [ps.slice(0, k), ps.slice(k)];
 }
 
+/** The signal of a monitor whose sample is below min_points: its value, and no verdict. */
+const tooFew = (what: string, n: number, t: MonitorThresholds) =>
+  `${what} over ${n} result(s): below min_points ${t.min_points}, too few for a verdict (no alert either way)`;
+
 const fmt = (x: number | null | undefined, d = 3) => (x === null || x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(d));
 
 function quantile(xs: number[], q: number): number {
@@ -257,9 +268,11 @@ function lengthCorrelation(ps: MonitorPoint[], t: MonitorThresholds, nulls: (f: 
   const signal =
     value === null
       ? 'reward or length is constant: no correlation to measure'
-      : alert
-        ? `reward ${value > 0 ? 'rises' : 'falls'} with response length (r = ${fmt(value)} ${what}, random-reward control |r| p95 ${fmt(p95)}): the policy may be ${value > 0 ? 'padding responses' : 'truncating responses'} for reward`
-        : `no length hacking signal (r = ${fmt(value)} ${what}; alert at |r| ≥ ${t.length_correlation} above the random control's p95 ${fmt(p95)}, n ≥ ${t.min_points})`;
+      : pts.length < t.min_points
+        ? tooFew(`r = ${fmt(value)} ${what}`, pts.length, t)
+        : alert
+          ? `reward ${value > 0 ? 'rises' : 'falls'} with response length (r = ${fmt(value)} ${what}, random-reward control |r| p95 ${fmt(p95)}): the policy may be ${value > 0 ? 'padding responses' : 'truncating responses'} for reward`
+          : `no length hacking signal (r = ${fmt(value)} ${what}; alert at |r| ≥ ${t.length_correlation} above the random control's p95 ${fmt(p95)}, n ≥ ${t.min_points})`;
   return {
     ...base,
     value,
@@ -282,9 +295,12 @@ function formatSaturation(ps: MonitorPoint[], t: MonitorThresholds): MonitorRepo
   const cEarly = mean(early.map((p) => p.correct!));
   const gain = cRecent - cEarly;
   const alert = pts.length >= t.min_points && fRecent >= t.format_saturation && gain <= t.correctness_flat;
-  const signal = alert
-    ? `format reward saturated at ${fmt(fRecent)} (from ${fmt(fEarly)}) while correctness moved ${gain >= 0 ? '+' : ''}${fmt(gain)} (${fmt(cEarly)} → ${fmt(cRecent)}): the format term now adds no signal, and gains in total reward are format, not correctness`
-    : `format ${fmt(fEarly)} → ${fmt(fRecent)}, correctness ${fmt(cEarly)} → ${fmt(cRecent)} (alert when format ≥ ${t.format_saturation} and correctness gains ≤ ${t.correctness_flat})`;
+  const signal =
+    pts.length < t.min_points
+      ? tooFew(`format ${fmt(fEarly)} → ${fmt(fRecent)}, correctness ${fmt(cEarly)} → ${fmt(cRecent)}`, pts.length, t)
+      : alert
+        ? `format reward saturated at ${fmt(fRecent)} (from ${fmt(fEarly)}) while correctness moved ${gain >= 0 ? '+' : ''}${fmt(gain)} (${fmt(cEarly)} → ${fmt(cRecent)}): the format term now adds no signal, and gains in total reward are format, not correctness`
+        : `format ${fmt(fEarly)} → ${fmt(fRecent)}, correctness ${fmt(cEarly)} → ${fmt(cRecent)} (alert when format ≥ ${t.format_saturation} and correctness gains ≤ ${t.correctness_flat})`;
   return {
     ...base,
     value: fRecent,
@@ -306,9 +322,12 @@ function repetition(ps: MonitorPoint[], t: MonitorThresholds): MonitorReport {
   const restMean = rest.length ? mean(rest.map((p) => p.score!)) : null;
   const rewarded = repMean !== null && restMean !== null && repMean >= restMean;
   const alert = pts.length >= t.min_points && share >= t.repetition_share;
-  const signal = alert
-    ? `${rep.length} of ${pts.length} responses (${fmt(share * 100, 1)}%) repeat at least half of their word 4-grams; their mean reward ${fmt(repMean)} vs ${fmt(restMean)} for the others${rewarded ? ': repetition is being rewarded' : ''}`
-    : `${fmt(share * 100, 1)}% of responses are repetitive (alert at ≥ ${t.repetition_share * 100}%)`;
+  const signal =
+    pts.length < t.min_points
+      ? tooFew(`${fmt(share * 100, 1)}% of responses repetitive`, pts.length, t)
+      : alert
+        ? `${rep.length} of ${pts.length} responses (${fmt(share * 100, 1)}%) repeat at least half of their word 4-grams; their mean reward ${fmt(repMean)} vs ${fmt(restMean)} for the others${rewarded ? ': repetition is being rewarded' : ''}`
+        : `${fmt(share * 100, 1)}% of responses are repetitive (alert at ≥ ${t.repetition_share * 100}%)`;
   return {
     ...base,
     value: share,
@@ -428,10 +447,49 @@ function spuriousControl(ps: MonitorPoint[], t: MonitorThresholds, draws: number
     return { ...base, value: null, alert: false, signal: 'the reward is constant over the batch: no signal at all', details: { real_within_variance: real } };
   const ratio = real / nullVar;
   const alert = pts.length >= t.min_points && ratio >= t.spurious_ratio;
-  const signal = alert
-    ? `the reward varies within prompt groups as much as a random reward with the same values does (ratio ${fmt(ratio, 2)}): its group advantages are mostly noise — compare training against a random-reward run before trusting gains`
-    : `within-group reward variance is ${fmt(ratio, 2)} × that of a random reward (alert at ≥ ${t.spurious_ratio}): the reward is consistent within prompts`;
+  const signal =
+    pts.length < t.min_points
+      ? tooFew(`within-group reward variance ${fmt(ratio, 2)} × that of a random reward`, pts.length, t)
+      : alert
+        ? `the reward varies within prompt groups as much as a random reward with the same values does (ratio ${fmt(ratio, 2)}): its group advantages are mostly noise — compare training against a random-reward run before trusting gains`
+        : `within-group reward variance is ${fmt(ratio, 2)} × that of a random reward (alert at ≥ ${t.spurious_ratio}): the reward is consistent within prompts`;
   return { ...base, value: ratio, alert, signal, details: { real_within_variance: real, random_within_variance: nullVar, draws, groups: groups.length } };
+}
+
+/**
+ * Within-group reward std per training step (RAGEN tracks it to catch the "echo trap"): for each
+ * global_step, the mean over its uid groups (two or more valid results) of the unbiased std of their
+ * rewards. Alerts when the latest `collapse_steps` steps in a row are all below `collapse_std`.
+ */
+function varianceCollapse(ps: MonitorPoint[], t: MonitorThresholds): MonitorReport {
+  const pts = ps.filter((p) => p.valid && p.uid !== undefined && p.step !== undefined);
+  const base = { monitor: 'reward_variance_collapse', threshold: t.collapse_std, n: pts.length };
+  const bySteps = new Map<number, Map<string, number[]>>();
+  for (const p of pts) {
+    let g = bySteps.get(p.step!);
+    if (!g) bySteps.set(p.step!, (g = new Map()));
+    let l = g.get(p.uid!);
+    if (!l) g.set(p.uid!, (l = []));
+    l.push(p.score!);
+  }
+  const series: { step: number; std: number; groups: number }[] = [];
+  for (const [step, g] of [...bySteps].sort((a, b) => a[0] - b[0])) {
+    const sds = [...g.values()].filter((l) => l.length >= 2).map((l) => stdUnbiased(l));
+    if (sds.length) series.push({ step, std: mean(sds), groups: sds.length });
+  }
+  if (!series.length) return { ...base, value: null, alert: false, signal: 'needs uid groups (two or more valid results) that carry a global_step' };
+  let run = 0;
+  for (let i = series.length - 1; i >= 0 && series[i]!.std < t.collapse_std; i--) run++;
+  const last = series.at(-1)!;
+  const k = t.collapse_steps;
+  const alert = run >= k;
+  const since = run ? series[series.length - run]!.step : null;
+  const signal = alert
+    ? `within-group reward std below ${t.collapse_std} for the last ${run} steps (since step ${since}; ${fmt(last.std)} at step ${last.step}): responses to a prompt all get the same reward, so their advantages vanish — the policy may have collapsed onto one answer (echo trap)`
+    : series.length < k
+      ? `within-group reward std ${fmt(last.std)} at step ${last.step}; ${series.length} step(s) seen, a collapse needs ${k} in a row below ${t.collapse_std}`
+      : `within-group reward std ${fmt(last.std)} at step ${last.step} (alert when below ${t.collapse_std} for ${k} steps in a row; ${run} now)`;
+  return { ...base, value: last.std, alert, signal, details: { run, collapsed_since: since, steps: series.slice(-64) } };
 }
 
 /** Computes every monitor over `points` (in stream order). */
@@ -459,6 +517,7 @@ export function computeMonitors(points: MonitorPoint[], opts: MonitorOptions = {
     invalidRate(points, t),
     judgeAddressing(points, t, judgeNulls),
     spuriousControl(points, t, draws, prng(seed + 2)),
+    varianceCollapse(points, t),
   ];
 }
 

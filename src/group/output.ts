@@ -3,10 +3,10 @@
 // line itself) `advantage_error: {kind, message}`. JSONL lines are extended in place as text when
 // they do not already carry these fields, which keeps the input's own serialisation byte for byte.
 import { stringifyExact } from '../core/json.js';
-import { tokenAdvantages } from './estimators.js';
+import { tokenAdvantages } from './whiten.js';
 import { whereOf, type Row } from './rows.js';
 
-const OUTPUT_KEYS = ['advantage', 'token_advantages', 'advantage_masked', 'advantage_mask_reason', 'advantage_error'] as const;
+const OUTPUT_KEYS = ['advantage', 'token_advantages', 'advantage_masked', 'advantage_mask_reason', 'advantage_error', 'filtered'] as const;
 
 export interface AdvantageFields {
   advantage: number;
@@ -14,6 +14,8 @@ export interface AdvantageFields {
   advantage_masked?: true;
   advantage_mask_reason?: string;
   advantage_error?: { kind: string; message: string };
+  /** The group filter that dropped the line's group (equal_scores, low_std, high_std). */
+  filtered?: string;
 }
 
 function tokens(row: Row): number[] {
@@ -41,6 +43,7 @@ export function advantageFields(row: Row, tokenLevel: boolean): AdvantageFields 
     f.advantage_mask_reason = row.masked;
     if (row.error) f.advantage_error = row.error;
   }
+  if (row.filtered) f.filtered = row.filtered;
   return f;
 }
 
@@ -56,7 +59,7 @@ export function outputRecord(row: Row, tokenLevel: boolean, fallbackId?: unknown
  * object, 0 = re-serialised (it already has one of our fields, which are then replaced).
  */
 export function inPlaceKind(rec: Record<string, unknown>): 0 | 1 | 2 {
-  for (const k of OUTPUT_KEYS) if (Object.prototype.hasOwnProperty.call(rec, k)) return 0;
+  for (const k of OUTPUT_KEYS) if (Object.hasOwn(rec, k)) return 0;
   for (const _ in rec) return 1;
   return 2;
 }
@@ -76,6 +79,7 @@ export function outputLine(row: Row, tokenLevel: boolean, lineNo: number): strin
       extra += `,"advantage_masked":true,"advantage_mask_reason":${JSON.stringify(f.advantage_mask_reason)}`;
       if (f.advantage_error) extra += `,"advantage_error":${JSON.stringify(f.advantage_error)}`;
     }
+    if (f.filtered) extra += `,"filtered":${JSON.stringify(f.filtered)}`;
     // the text parsed as an object, so (trailing whitespace aside) it ends with its closing brace
     return `${head}${extra}}`;
   }

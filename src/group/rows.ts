@@ -6,7 +6,15 @@ import { describe } from '../core/sample.js';
 import type { AdvantageConfig } from './config.js';
 
 /** Why a row got advantage 0 instead of one computed from its group. */
-export type MaskReason = 'invalid_grade' | 'bad_input' | 'single_in_group' | 'no_tokens' | 'depends_on_invalid' | 'limit_exceeded' | 'out_of_range';
+export type MaskReason =
+  | 'invalid_grade'
+  | 'bad_input'
+  | 'single_in_group'
+  | 'no_tokens'
+  | 'depends_on_invalid'
+  | 'limit_exceeded'
+  | 'out_of_range'
+  | 'filtered';
 
 /** Most tokens one line may claim (`response_length`): token advantages are materialised. */
 export const MAX_RESPONSE_TOKENS = 1 << 20;
@@ -31,6 +39,12 @@ export interface Row {
   traj?: GroupKey;
   anchor?: string;
   stepReward: number;
+  /** The value filter_groups compares (its metric); null: not scorable. */
+  fv?: number | null;
+  /** The score rollout_filter_ratio ranks groups by; null: not scorable. */
+  sv?: number | null;
+  /** Why the row's group was dropped by a group filter ("equal_scores", "low_std", "high_std"). */
+  filtered?: string;
   // streaming
   /** The JSONL text the record was parsed from. */
   text?: string;
@@ -48,14 +62,14 @@ export interface Row {
   whiten?: { mean: number; inv: number; values: (row: Row) => Float64Array };
 }
 
-function isObj(x: unknown): x is Record<string, unknown> {
+export function isObj(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
 /** A group key: a string, a finite number, or an integer past 2^53 as its BigInt (exact: ...890 is not ...891). */
 export type GroupKey = string | number | bigint;
 
-function key(v: unknown): GroupKey | undefined {
+export function key(v: unknown): GroupKey | undefined {
   if (typeof v === 'string') return v;
   if (typeof v === 'number' && Number.isFinite(v)) return v;
   if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v;
@@ -91,10 +105,73 @@ export function badRow(row: Row, message: string, kind: ErrorKind = 'bad_input')
   return row;
 }
 
-function finiteOrNull(v: unknown): number | null | undefined {
+export function finiteOrNull(v: unknown): number | null | undefined {
   if (v === null) return null;
   if (typeof v === 'number' && Number.isFinite(v)) return v;
   return undefined;
+}
+
+/** Checks that the row has response_length when the estimator needs it; the masked row when not. */
+export function requireLength(row: Row, cfg: Pick<AdvantageConfig, 'needsLength' | 'estimator'>): Row | undefined {
+  if (cfg.needsLength && row.len < 0)
+    return badRow(
+      row,
+      `field "response_length" (the response's token count) is required by ${cfg.estimator} (arbiter score carries it with --keep response_length)`,
+    );
+  return undefined;
+}
+
+/** The default reward reader: `score` (a finite number; null or `valid: false` is an invalid grade). */
+export function readScore(rec: Record<string, unknown>, row: Row, cfg: Pick<AdvantageConfig, 'needsLength' | 'estimator'>): Row {
+  const bad = requireLength(row, cfg);
+  if (bad) return bad;
+  // An invalid grade is left out of the statistics: it is not a 0 reward.
+  if (rec.valid === false) {
+    row.masked = 'invalid_grade';
+    return row;
+  }
+  if (rec.valid !== undefined && typeof rec.valid !== 'boolean') return badRow(row, `field "valid" must be a boolean, got ${describe(rec.valid)}`);
+  const s = rec.score;
+  if (s === null) {
+    row.masked = 'invalid_grade';
+    return row;
+  }
+  if (typeof s !== 'number' || !Number.isFinite(s)) {
+    if (s === undefined && rec.scores !== undefined)
+      return badRow(
+        row,
+        `${cfg.estimator} takes one reward per line in field "score" (got "scores"; combine several rewards with trl_grpo's reward_weights, or a grader)`,
+      );
+    return badRow(row, s === undefined ? 'field "score" is missing' : `field "score" must be a finite number or null, got ${describe(s)}`);
+  }
+  row.score = s;
+  return row;
+}
+
+/**
+ * The value a group filter reads: "score" is the line's score; another name is the score of that
+ * component (`components.<name>.score`) or, failing that, a numeric top-level field. Null when the
+ * line or that component is invalid; a string (the message) when the line does not have it.
+ */
+function filterValue(rec: Record<string, unknown>, metric: string): number | null | string {
+  if (rec.valid === false) return null;
+  if (metric === 'score') {
+    const v = finiteOrNull(rec.score);
+    return v === undefined ? 'filter_groups reads field "score", which is missing or not a finite number' : v;
+  }
+  const comps = rec.components;
+  if (isObj(comps) && isObj(comps[metric])) {
+    const c = comps[metric];
+    if (c.valid === false) return null;
+    const v = finiteOrNull(c.score);
+    return v === undefined ? `component "${metric}" (filter_groups.metric) has no finite score` : v;
+  }
+  if (metric in rec) {
+    const v = finiteOrNull(rec[metric]);
+    return v === undefined ? `field "${metric}" (filter_groups.metric) must be a finite number or null, got ${describe(rec[metric])}` : v;
+  }
+  const known = isObj(comps) ? Object.keys(comps) : [];
+  return `filter_groups.metric "${metric}" is neither a component of the line (${known.length ? `it has ${known.map((k) => `"${k}"`).join(', ')}` : 'it has none'}) nor a field of it`;
 }
 
 /** Parses one record for the configured estimator. Never throws. */
@@ -116,117 +193,17 @@ export function toRow(rec: unknown, src: string, at: number, cfg: AdvantageConfi
     if (l > MAX_RESPONSE_TOKENS) return badRow(row, `response_length ${l} is over the limit of ${MAX_RESPONSE_TOKENS} tokens per line`, 'limit_exceeded');
     row.len = l;
   }
-  if (cfg.estimator === 'reinforce_plus_plus' && rec.token_level_rewards !== undefined) {
-    const t = rec.token_level_rewards;
-    if (!Array.isArray(t) || !t.every((x) => typeof x === 'number' && Number.isFinite(x)))
-      return badRow(row, 'field "token_level_rewards" must be a list of finite numbers');
-    if (t.length > MAX_RESPONSE_TOKENS)
-      return badRow(row, `token_level_rewards has ${t.length} entries, over the limit of ${MAX_RESPONSE_TOKENS}`, 'limit_exceeded');
-    if (row.len >= 0 && row.len !== t.length) return badRow(row, `token_level_rewards has ${t.length} entries but response_length is ${row.len}`);
-    row.len = t.length;
-    row.tokenRewards = t as number[];
+  const f = cfg.filters;
+  if (f.equal) {
+    const v = filterValue(rec, f.equal.metric);
+    if (typeof v === 'string') return badRow(row, v);
+    row.fv = v;
   }
-  if (cfg.needsLength && row.len < 0) return badRow(row, `field "response_length" (the response's token count) is required by ${cfg.estimator}`);
-
-  if (cfg.estimator === 'gigpo') {
-    const t = key(rec.traj_uid);
-    if (t === undefined)
-      return badRow(
-        row,
-        rec.traj_uid === undefined
-          ? 'field "traj_uid" (the trajectory) is missing'
-          : `field "traj_uid" must be a string or number, got ${describe(rec.traj_uid)}`,
-      );
-    row.traj = t;
-    if (rec.anchor_obs === undefined) return badRow(row, 'field "anchor_obs" (the observation this step acted on) is missing');
-    row.anchor = canonical(rec.anchor_obs);
+  if (f.top) {
+    // StarPO-S ranks the groups by the std of their scores
+    const v = filterValue(rec, 'score');
+    if (typeof v === 'string') return badRow(row, v.replace('filter_groups reads', 'rollout_filter_ratio reads'));
+    row.sv = v;
   }
-
-  // An invalid grade is left out of the statistics: it is not a 0 reward. (With reward_components
-  // each component is its own reward function, valid or not on its own, as in TRL.)
-  const perComponent = cfg.estimator === 'trl_grpo' && cfg.rewardComponents !== undefined;
-  if (rec.valid === false && !perComponent) {
-    row.masked = 'invalid_grade';
-    return row;
-  }
-  if (rec.valid !== undefined && typeof rec.valid !== 'boolean') return badRow(row, `field "valid" must be a boolean, got ${describe(rec.valid)}`);
-
-  if (cfg.estimator === 'gigpo') {
-    const er = finiteOrNull(rec.episode_return);
-    const sr = finiteOrNull(rec.step_reward);
-    if (er === null || sr === null) {
-      row.masked = 'invalid_grade';
-      return row;
-    }
-    if (er === undefined)
-      return badRow(
-        row,
-        rec.episode_return === undefined
-          ? 'field "episode_return" is missing'
-          : `field "episode_return" must be a finite number, got ${describe(rec.episode_return)}`,
-      );
-    if (sr === undefined)
-      return badRow(
-        row,
-        rec.step_reward === undefined ? 'field "step_reward" is missing' : `field "step_reward" must be a finite number, got ${describe(rec.step_reward)}`,
-      );
-    row.score = er;
-    row.stepReward = sr;
-    return row;
-  }
-
-  if (cfg.estimator === 'trl_grpo') {
-    let vals: unknown[];
-    let field: string;
-    if (cfg.rewardComponents) {
-      const comps = rec.components;
-      if (!isObj(comps)) return badRow(row, 'field "components" is missing or not an object (reward_components reads components.<name>.score)');
-      vals = cfg.rewardComponents.map((n) => {
-        const c = comps[n];
-        if (!isObj(c)) return undefined;
-        return c.valid === false ? null : c.score;
-      });
-      const missing = cfg.rewardComponents.filter((_, i) => vals[i] === undefined);
-      if (missing.length) return badRow(row, `component(s) ${missing.map((m) => `"${m}"`).join(', ')} missing from "components"`);
-      field = 'components';
-    } else if (rec.scores !== undefined) {
-      if (!Array.isArray(rec.scores)) return badRow(row, `field "scores" must be a list (one reward per reward function), got ${describe(rec.scores)}`);
-      vals = rec.scores;
-      field = 'scores';
-    } else {
-      if (rec.score === undefined) return badRow(row, 'field "score" (or "scores") is missing');
-      vals = [rec.score];
-      field = 'score';
-    }
-    const want = cfg.rewardWeights?.length;
-    if (want !== undefined && vals.length !== want) return badRow(row, `${field} has ${vals.length} reward(s) but reward_weights has ${want}`);
-    const rewards = new Array<number>(vals.length);
-    let any = false;
-    for (let i = 0; i < vals.length; i++) {
-      const v = finiteOrNull(vals[i]);
-      if (v === undefined) return badRow(row, `${field}${field === 'score' ? '' : `[${i}]`} must be a finite number or null, got ${describe(vals[i])}`);
-      rewards[i] = v === null ? NaN : v;
-      if (v !== null) any = true;
-    }
-    row.rewards = rewards;
-    // TRL: a completion for which every reward function returned None is unscorable
-    if (!any) row.masked = 'invalid_grade';
-    return row;
-  }
-
-  const s = rec.score;
-  if (s === null) {
-    row.masked = 'invalid_grade';
-    return row;
-  }
-  if (typeof s !== 'number' || !Number.isFinite(s)) {
-    if (s === undefined && rec.scores !== undefined)
-      return badRow(
-        row,
-        `${cfg.estimator} takes one reward per line in field "score" (got "scores"; combine several rewards with trl_grpo's reward_weights, or a grader)`,
-      );
-    return badRow(row, s === undefined ? 'field "score" is missing' : `field "score" must be a finite number or null, got ${describe(s)}`);
-  }
-  row.score = s;
-  return row;
+  return cfg.spec.read ? cfg.spec.read(rec, row, cfg) : readScore(rec, row, cfg);
 }

@@ -4,7 +4,8 @@
 // close at the end of the batch (`batch_size` lines) or of the input. Batch-scope estimators
 // (whitening, batch std) hold the whole batch.
 import type { AdvantageConfig } from './config.js';
-import { computeBatch, computeGroup } from './estimators.js';
+import { byGroup, computeBatch, computeGroup } from './compute.js';
+import { filterBatch, filterEqual } from './filters.js';
 import { inPlaceKind, outputLine, outputRecord } from './output.js';
 import { badRow, emptyRow, toRow, type GroupKey, type MaskReason, type Row } from './rows.js';
 import { parseJsonExact } from '../core/json.js';
@@ -16,6 +17,10 @@ export interface AdvantageCounts {
   short_groups: number;
   masked: number;
   mask_reasons: Partial<Record<MaskReason | 'internal_error', number>>;
+  /** Groups dropped by a group filter, by reason (equal_scores, low_std, high_std); present when a filter is configured. */
+  filtered_groups?: Record<string, number>;
+  /** Lines of those groups (each written with advantage 0 and `filtered`). */
+  filtered_lines?: number;
 }
 
 /** Renders a finished row: a JSONL line (from its text) or an object. */
@@ -39,6 +44,10 @@ export class AdvantageEngine<T = string> {
 
   constructor(cfg: AdvantageConfig, emit: Emit<T>, dropRecords = false) {
     this.cfg = cfg;
+    if (cfg.filters.equal || cfg.filters.top) {
+      this.counts.filtered_groups = {};
+      this.counts.filtered_lines = 0;
+    }
     this.emit = emit;
     this.dropRecords = dropRecords;
   }
@@ -99,7 +108,13 @@ export class AdvantageEngine<T = string> {
     if (row.done || this.queue[this.head]!.done) this.drain();
   }
 
+  private countFiltered(by: Record<string, number>): void {
+    const f = this.counts.filtered_groups!;
+    for (const [k, n] of Object.entries(by)) f[k] = (f[k] ?? 0) + n;
+  }
+
   private finishGroup(g: Row[], short: boolean): void {
+    if (filterEqual(g, this.cfg)) this.countFiltered({ equal_scores: 1 });
     computeGroup(g, this.cfg);
     this.counts.groups++;
     if (short) this.counts.short_groups++;
@@ -109,6 +124,7 @@ export class AdvantageEngine<T = string> {
   private endBatch(): void {
     this.inBatch = 0;
     if (this.cfg.scope === 'batch') {
+      if (this.counts.filtered_groups) this.countFiltered(filterBatch(byGroup(this.batch), this.cfg));
       computeBatch(this.batch, this.cfg);
       const groups = new Set<GroupKey>();
       for (const r of this.batch) {
@@ -132,6 +148,7 @@ export class AdvantageEngine<T = string> {
       q[h++] = undefined as never;
       // a non-finite advantage left unmasked is written masked internal_error (advantageFields): counted so
       const reason = r.masked ?? (Number.isFinite(r.adv) ? undefined : 'internal_error');
+      if (r.filtered) this.counts.filtered_lines!++;
       if (reason) {
         this.counts.masked++;
         this.counts.mask_reasons[reason] = (this.counts.mask_reasons[reason] ?? 0) + 1;

@@ -14,8 +14,27 @@ import { JsonlWriter } from './jsonl-writer.js';
 import { Progress } from './progress.js';
 import { IoError } from './errors.js';
 import { readDoneIds } from './resume.js';
-import { scoreLines } from './score-stream.js';
+import { INPUT, scoreLines, type OutputRecord } from './score-stream.js';
 import { SummaryStats, type Summary } from './summary.js';
+import type { GraderContext } from '../core/grader.js';
+import type { GradeInput } from '../core/sample.js';
+
+/**
+ * Stages the graded records pass through before they are written (the group stage, advantages
+ * and monitors of src/group/pipeline.ts): records go in in input order, and come out in input
+ * order, one per record.
+ */
+export interface RecordStages {
+  /** The context members are graded with (e.g. marking that a group stage follows). */
+  context(ctx: GraderContext): GraderContext;
+  /** True when push needs each record's graded input. */
+  readonly wantsInput: boolean;
+  push(rec: OutputRecord, src: string, at: number, input?: GradeInput): void;
+  end(): void;
+  take(): OutputRecord[];
+  /** Goes into the run summary as `pipeline`. */
+  readonly summary: object;
+}
 
 export interface ScoreFileOptions {
   grader: Grader;
@@ -36,6 +55,10 @@ export interface ScoreFileOptions {
   signal?: AbortSignal;
   /** Deepest JSON nesting accepted in an input line (default 64); deeper lines are `limit_exceeded`. */
   maxJsonDepth?: number;
+  /** Input fields each output record carries after its id (default `uid`, `global_step`). */
+  keep?: readonly string[];
+  /** Group stage, advantages and monitors in the same pass (`--group-by`, `--advantages`, `--monitor`); not with `resume`. */
+  stages?: RecordStages;
 }
 
 export { IoError, ResumeError } from './errors.js';
@@ -95,23 +118,42 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
   const closeInput = () => stream.destroy();
   signal?.addEventListener('abort', closeInput, { once: true });
   let interrupted = false;
+  const stages = opts.stages;
+  if (stages && done)
+    throw new IoError('--resume cannot continue a run with --group-by, --advantages or --monitor: groups and batches span the lines already written');
   try {
-    const ctx = signal ? { services, signal } : { services };
+    const base = signal ? { services, signal } : { services };
+    const ctx = stages ? stages.context(base) : base;
     const records = scoreLines(opts.grader, counted(), ctx, {
       concurrency: opts.concurrency ?? 64,
       ...(opts.maxJsonDepth !== undefined ? { maxJsonDepth: opts.maxJsonDepth } : {}),
       ...(done ? { done } : {}),
       ...(signal ? { signal } : {}),
+      ...(opts.keep ? { keep: opts.keep } : {}),
+      withInput: Boolean(stages?.wantsInput),
       eager: pipe,
     });
+    const emit = async (rec: OutputRecord) => {
+      delete rec[INPUT];
+      stats.add(rec);
+      await writer.write(rec);
+    };
+    let line = 0;
     for await (const rec of records) {
       // a record that arrives after the abort may have been cut short: it is not written, nor any after it
       if (signal?.aborted) break;
-      stats.add(rec);
-      await writer.write(rec);
+      if (stages) {
+        // one record per input line, in order: the k-th record is line k
+        stages.push(rec, 'line', ++line, rec[INPUT]);
+        for (const r of stages.take()) await emit(r);
+      } else await emit(rec);
       progress.tick(bytes);
     }
     interrupted = Boolean(signal?.aborted);
+    if (stages && !interrupted) {
+      stages.end();
+      for (const r of stages.take()) await emit(r);
+    }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (!(e instanceof IoError) && code && /^E[A-Z]+$/.test(code)) throw new IoError(`I/O error: ${(e as Error).message}`);
@@ -127,5 +169,6 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
   const summary = stats.summary();
   if (done?.length) summary.resumed = done.length;
   if (interrupted) summary.interrupted = typeof signal?.reason === 'string' ? signal.reason : 'aborted';
+  if (stages) summary.pipeline = stages.summary;
   return summary;
 }

@@ -14,7 +14,49 @@ import { ResumeError } from './errors.js';
  * One output line. `id` is the record's id as JSON.parse reads it (the line number when the record
  * has none); `[ID_JSON]` is its exact source text, which writers emit instead (see stringifyRecord).
  */
-export type OutputRecord = { id: string | number | null; [ID_JSON]?: string } & Result;
+export type OutputRecord = { id: string | number | null; [ID_JSON]?: string; [INPUT]?: GradeInput } & Result;
+
+/** The input a record was graded from, on records of `scoreLines(..., {withInput: true})` (not serialised). */
+export const INPUT: unique symbol = Symbol('arbiter.input');
+
+/** Fields of a result record: `--keep` may not name them. */
+export const RESULT_FIELDS: readonly string[] = ['id', 'score', 'valid', 'error', 'reason', 'components', 'steps', 'metadata'];
+
+/** What `arbiter score` carries from each input line by default. */
+export const DEFAULT_KEEP: readonly string[] = ['uid', 'global_step'];
+
+/** Checks a --keep list: names only, none a result field, no repeats. Returns the message of the first problem. */
+export function keepProblem(keep: readonly string[]): string | undefined {
+  const seen = new Set<string>();
+  for (const k of keep) {
+    if (!k) return 'an empty field name';
+    if (RESULT_FIELDS.includes(k)) return `"${k}" is a field of every result (${RESULT_FIELDS.join(', ')}), so it cannot be carried from the input`;
+    if (seen.has(k)) return `"${k}" is named twice`;
+    seen.add(k);
+  }
+  return undefined;
+}
+
+function isObj(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/**
+ * The input fields named by `keep`: each read from the record's top level, else from its `sample`,
+ * else from its `item` (so `global_step` in the item and `response_length` in the sample are found).
+ * Undefined when none is present.
+ */
+export function keptFields(rec: unknown, keep: readonly string[]): Record<string, unknown> | undefined {
+  if (!keep.length || !isObj(rec)) return undefined;
+  let out: Record<string, unknown> | undefined;
+  for (const k of keep) {
+    let v = rec[k];
+    if (v === undefined && isObj(rec.sample)) v = rec.sample[k];
+    if (v === undefined && isObj(rec.item)) v = rec.item[k];
+    if (v !== undefined) (out ??= {})[k] = v;
+  }
+  return out;
+}
 
 export interface ScoreStreamOptions {
   concurrency?: number;
@@ -34,6 +76,10 @@ export interface ScoreStreamOptions {
   signal?: AbortSignal;
   /** Yield finished results while waiting for more input (for pipes; see orderedMap). */
   eager?: boolean;
+  /** Input fields each output record carries, after its id (default DEFAULT_KEEP; [] for none). */
+  keep?: readonly string[];
+  /** Attach the graded input to each record under the INPUT symbol (the pipeline's monitors read its text). */
+  withInput?: boolean;
 }
 
 /** A line ready to grade: its number, the raw text of its id, and the normalised input. */
@@ -43,11 +89,21 @@ export interface ParsedLine {
   /** True when idJson is not what JSON.stringify writes for the id (1e999, 1.0, "\u0041"...). */
   exotic: boolean;
   input: GradeInput;
+  /** The --keep fields of the line. */
+  kept?: Record<string, unknown>;
 }
 
-function lineError(g: Grader, line: number, kind: ErrorKind, message: string, id?: { value: string | number; raw: string }): OutputRecord {
+function lineError(
+  g: Grader,
+  line: number,
+  kind: ErrorKind,
+  message: string,
+  id?: { value: string | number; raw: string },
+  kept?: Record<string, unknown>,
+): OutputRecord {
   const out: OutputRecord = {
     id: id ? id.value : line,
+    ...kept,
     score: null,
     valid: false,
     error: { kind, message: `line ${line}: ${message}` },
@@ -97,7 +153,7 @@ function hex(b: number | undefined): string {
 }
 
 /** Parses one JSONL line into a line to grade, or an error record. */
-export function parseLine(g: Grader, raw: RawLine, maxDepth = DEFAULT_MAX_JSON_DEPTH): ParsedLine | OutputRecord {
+export function parseLine(g: Grader, raw: RawLine, maxDepth = DEFAULT_MAX_JSON_DEPTH, keep: readonly string[] = []): ParsedLine | OutputRecord {
   const line = raw.line;
   if (raw.invalidUtf8 !== undefined) {
     const at = raw.offset === undefined ? '' : ` (byte ${raw.offset + raw.invalidUtf8} of the input)`;
@@ -132,11 +188,14 @@ export function parseLine(g: Grader, raw: RawLine, maxDepth = DEFAULT_MAX_JSON_D
     (rec as { id?: unknown }).id = recId;
   }
   const id = typeof recId === 'string' || typeof recId === 'number' ? exactId(text, recId, maxDepth) : undefined;
+  const kept = keptFields(rec, keep);
   try {
     const input = normalizeRecord(rec, { maxDepth: Infinity }); // depth was checked on the text
-    return { line, idJson: id ? id.raw : String(line), exotic: id?.exotic === true, input };
+    const p: ParsedLine = { line, idJson: id ? id.raw : String(line), exotic: id?.exotic === true, input };
+    if (kept) p.kept = kept;
+    return p;
   } catch (e) {
-    return lineError(g, line, e instanceof GradeFailure ? e.kind : 'bad_input', e instanceof GradeFailure ? e.message : String(e), id);
+    return lineError(g, line, e instanceof GradeFailure ? e.kind : 'bad_input', e instanceof GradeFailure ? e.message : String(e), id, kept);
   }
 }
 
@@ -145,9 +204,10 @@ export function idJsonOf(x: ParsedLine | OutputRecord): string {
   return 'input' in x ? x.idJson : (x[ID_JSON] ?? JSON.stringify(x.id));
 }
 
-function withId(x: ParsedLine, r: Result): OutputRecord {
-  const out: OutputRecord = { id: x.input.id ?? x.line, ...r };
+function withId(x: ParsedLine, r: Result, withInput: boolean): OutputRecord {
+  const out: OutputRecord = { id: x.input.id ?? x.line, ...x.kept, ...r };
   if (x.exotic) out[ID_JSON] = x.idJson;
+  if (withInput) out[INPUT] = x.input;
   return out;
 }
 
@@ -156,6 +216,10 @@ const short = (s: string) => (s.length > 80 ? s.slice(0, 77) + '...' : s);
 /** Grades input lines; yields one output record per input line (blank ones included), in input order. */
 export function scoreLines(grader: Grader, lines: AsyncIterable<RawLine>, ctx: GraderContext, opts: ScoreStreamOptions = {}): AsyncGenerator<OutputRecord> {
   const maxDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  const keep = opts.keep ?? DEFAULT_KEEP;
+  const bad = keepProblem(keep);
+  if (bad) throw new TypeError(`keep: ${bad}`);
+  const withInput = opts.withInput === true;
   const done = opts.done;
   const signal = opts.signal;
   // every sample in flight shares the run's signal, and each may listen on it (a sandbox slot it
@@ -167,7 +231,7 @@ export function scoreLines(grader: Grader, lines: AsyncIterable<RawLine>, ctx: G
     try {
       for await (const raw of lines) {
         if (signal?.aborted) return;
-        const parsed = parseLine(grader, raw, maxDepth);
+        const parsed = parseLine(grader, raw, maxDepth, keep);
         if (done && k < done.length) {
           const want = done[k]!;
           const got = idJsonOf(parsed);
@@ -192,7 +256,7 @@ export function scoreLines(grader: Grader, lines: AsyncIterable<RawLine>, ctx: G
       );
     }
   }
-  let grade = (x: ParsedLine): Promise<OutputRecord> => grader.grade(x.input, ctx).then((r) => withId(x, r));
+  let grade = (x: ParsedLine): Promise<OutputRecord> => grader.grade(x.input, ctx).then((r) => withId(x, r, withInput));
   if (signal) {
     // on abort, every sample still grading resolves at once (graders that ignore the signal cannot hold the run)
     const inFlight = new Set<() => void>();
@@ -205,7 +269,11 @@ export function scoreLines(grader: Grader, lines: AsyncIterable<RawLine>, ctx: G
       { once: true },
     );
     const interrupted = (x: ParsedLine): OutputRecord =>
-      withId(x, invalidResult('timeout', `line ${x.line}: the run was interrupted before this sample was graded`, { grader: grader.name, type: grader.type }));
+      withId(
+        x,
+        invalidResult('timeout', `line ${x.line}: the run was interrupted before this sample was graded`, { grader: grader.name, type: grader.type }),
+        withInput,
+      );
     grade = (x) =>
       new Promise<OutputRecord>((resolve) => {
         if (signal.aborted) return resolve(interrupted(x));
@@ -213,7 +281,7 @@ export function scoreLines(grader: Grader, lines: AsyncIterable<RawLine>, ctx: G
         inFlight.add(stop);
         grader.grade(x.input, ctx).then((r) => {
           inFlight.delete(stop);
-          resolve(withId(x, r));
+          resolve(withId(x, r, withInput));
         });
       });
   }

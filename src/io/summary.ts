@@ -13,6 +13,8 @@ export interface Summary {
   resumed?: number;
   /** Set when the run was stopped early (e.g. 'SIGINT'): the output holds the first `count` records after any resumed ones. */
   interrupted?: string;
+  /** With --group-by / --advantages / --monitor: groups, advantage counts and each batch's monitor reports. */
+  pipeline?: object;
 }
 
 export class SummaryStats {

@@ -145,6 +145,7 @@ describe('arbiter monitor', () => {
       'invalid_rate',
       'judge_addressing',
       'spurious_reward_control',
+      'reward_variance_collapse',
     ]);
     const f = await runCli(['monitor', p, '--fail-on-alert']);
     expect(f.code).toBe(4);

@@ -63,7 +63,7 @@ describe('weighted_sum', () => {
     expect(res[0]!.components!.acc!.score).toBe(1);
   });
 
-  it('normalize "group_mean" only centres; a lone response normalises to 0', async () => {
+  it('normalize "group_mean" only centres; a lone response is a bad_input naming it, never a silent 0', async () => {
     const g = loadGrader({ ...cfg, normalize: 'group_mean' });
     const res = await gradeGroup(
       g,
@@ -74,8 +74,10 @@ describe('weighted_sum', () => {
       ],
       { advantages: null },
     );
-    // group p: acc mean 0.5, fmt mean 0.5 -> 0.5 - 0.25·0.5 = 0.375 and -0.5 + 0.125 = -0.375; q is alone -> 0
-    expect(res.map((r) => r.score)).toEqual([0.375, -0.375, 0]);
+    // group p: acc mean 0.5, fmt mean 0.5 -> 0.5 - 0.25·0.5 = 0.375 and -0.5 + 0.125 = -0.375; q is alone
+    expect(res.map((r) => r.score)).toEqual([0.375, -0.375, null]);
+    expect(res[2]).toMatchObject({ valid: false, error: { kind: 'bad_input' } });
+    expect(res[2]!.error!.message).toMatch(/^samples\[2\]: its group \(uid "q"\) has only this response/);
   });
 
   it('group normalisation only at the root; weights must name sub-graders', () => {

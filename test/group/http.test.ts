@@ -229,3 +229,38 @@ describe('/metrics monitors', () => {
     ).toBeGreaterThanOrEqual(64);
   });
 });
+
+describe('the pipeline over HTTP', () => {
+  it("/v1/score carries uid and global_step (or the body's keep fields) after the id", async () => {
+    const samples = [
+      { id: 'a', uid: 'q1', global_step: 7, item: { label: '4' }, output_text: '4' },
+      { id: 'b', uid: 12345678901234567891n.toString(), item: { label: '4', global_step: 3 }, output_text: '5' },
+    ];
+    const r = await post(`${srv.url}/v1/score`, { grader: 'exact', samples });
+    expect(r.status).toBe(200);
+    expect(r.body.results[0]).toMatchObject({ id: 'a', uid: 'q1', global_step: 7, score: 1 });
+    expect(Object.keys(r.body.results[0]).slice(0, 3)).toEqual(['id', 'uid', 'global_step']);
+    // global_step is found in the item when the top level lacks it
+    expect(r.body.results[1]).toMatchObject({ id: 'b', uid: '12345678901234567891', global_step: 3, score: 0 });
+    const k = await post(`${srv.url}/v1/score`, { grader: 'exact', samples, keep: ['global_step'] });
+    expect(k.body.results[0].uid).toBeUndefined();
+    expect(k.body.results[0].global_step).toBe(7);
+    const bad = await post(`${srv.url}/v1/score`, { grader: 'exact', samples, keep: ['valid'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/field "keep": "valid" is a field of every result/);
+  });
+
+  it('/v1/groups with monitors: each result gets monitor_alerts, the reports come back beside the results', async () => {
+    const samples = Array.from({ length: 16 }, (_, i) => ({ id: i, uid: `p${i % 4}`, item: { label: '4' }, output_text: i % 3 ? '4' : '5' }));
+    const r = await post(`${srv.url}/v1/groups`, { grader: 'exact', samples, monitors: { thresholds: { min_points: 4 } } });
+    expect(r.status).toBe(200);
+    const names = r.body.monitors.map((m: { monitor: string }) => m.monitor);
+    expect(names).toContain('reward_variance_collapse');
+    const alerts = r.body.monitors.filter((m: { alert: boolean }) => m.alert).map((m: { monitor: string }) => m.monitor);
+    for (const x of r.body.results) expect(x.monitor_alerts).toEqual(alerts);
+    const bad = await post(`${srv.url}/v1/groups`, { grader: 'exact', samples, monitors: { thresholds: { nope: 1 } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_monitor_config');
+    expect(bad.body.error.message).toMatch(/nope/);
+  });
+});

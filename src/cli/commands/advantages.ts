@@ -9,7 +9,7 @@ export function register(program: Command): void {
   program
     .command('advantages')
     .description(
-      'compute advantages (GRPO, RLOO, OPO, Pass@k, REINFORCE++, GiGPO, TRL GRPO/GDPO) for a JSONL file of graded lines; one output line per input line, in order',
+      'compute advantages (GRPO, RLOO, OPO, Pass@k, REINFORCE++, GiGPO, TRL GRPO/GDPO, GPG) for a JSONL file of graded lines (arbiter score output as it is); one output line per input line, in order',
     )
     .argument('<input>', 'input JSONL: {"id", "uid", "score" | "scores", "valid"?, "response_length"?, ...}; - for stdin')
     .requiredOption('--config <file>', 'advantage config (JSON), e.g. {"estimator": "grpo", "norm_adv_by_std_in_grpo": true, "group_size": 16}')
@@ -24,6 +24,10 @@ and reinforce_plus_plus_baseline). A line left out of the statistics — an inva
 (valid: false or score: null), a malformed line, the only scorable line of its group — gets
 advantage 0 with "advantage_masked": true and "advantage_mask_reason"; a problem with the line
 itself is also described in "advantage_error": {kind, message}.
+
+Group filters: "filter_groups": {"enable": true, "metric"?} (DAPO: drop groups whose metric is equal
+on every line) and "rollout_filter_ratio" (StarPO-S: keep that fraction of groups by score std). A
+dropped line gets advantage 0 and "filtered": "<reason>", and the summary counts them.
 
 Memory: with "group_size" (verl rollout.n, TRL num_generations) a group is computed as soon as it
 has that many lines, so memory holds only the open groups; without it, groups close at the end of

@@ -2,53 +2,16 @@
 // `arbiter score` or `arbiter advantages`), optionally joined line by line with its input samples
 // for the text-based monitors.
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { z } from 'zod';
 import { parseJsonExact } from '../../core/json.js';
-import { ConfigError } from '../../core/errors.js';
-import { parseJsonText } from '../../config/load.js';
-import { zodIssues } from '../../core/registry.js';
 import { normalizeRecord } from '../../core/sample.js';
-import {
-  compactPoint,
-  computeMonitors,
-  DEFAULT_THRESHOLDS,
-  formatMonitors,
-  MonitorWindow,
-  toPoint,
-  type MonitorPoint,
-  type MonitorThresholds,
-  type PointOptions,
-} from '../../group/monitors.js';
+import { compactPoint, computeMonitors, formatMonitors, MonitorWindow, toPoint, type MonitorPoint, type PointOptions } from '../../group/monitors.js';
+import { loadThresholdsFile } from '../../group/monitor-config.js';
 import { readLineBatches } from '../../io/jsonl-reader.js';
 import { IoError } from '../../io/score-file.js';
 import { die, EXIT } from '../exit.js';
 import { positiveInt } from './score.js';
-
-const thresholdSchema = z.strictObject(
-  Object.fromEntries(Object.keys(DEFAULT_THRESHOLDS).map((k) => [k, z.number().finite().nonnegative().optional()])) as Record<
-    keyof MonitorThresholds,
-    z.ZodOptional<z.ZodNumber>
-  >,
-);
-
-async function loadThresholds(file: string): Promise<Partial<MonitorThresholds>> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    throw new ConfigError(
-      [{ path: '', message: `cannot read thresholds file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }],
-      file,
-      'monitor thresholds',
-    );
-  }
-  const raw = parseJsonText(text, file);
-  const p = thresholdSchema.safeParse(raw);
-  if (!p.success) throw new ConfigError(zodIssues(p.error, ''), file, 'monitor thresholds');
-  return p.data as Partial<MonitorThresholds>;
-}
 
 async function open(file: string) {
   if (file === '-') return process.stdin;
@@ -87,7 +50,7 @@ export function register(program: Command): void {
   program
     .command('monitor')
     .description(
-      'reward-hacking monitors over a JSONL file of graded results: reward-length correlation, format saturation, repetition, invalid-rate spikes, judge addressing, random-reward control',
+      'reward-hacking monitors over a JSONL file of graded results: reward-length correlation, format saturation, repetition, invalid-rate spikes, judge addressing, random-reward control, reward-variance collapse',
     )
     .argument('<results>', 'graded JSONL (arbiter score / advantages output); - for stdin')
     .option('--samples <file>', 'the input JSONL those results were graded from (same order): adds output text and lengths')
@@ -135,7 +98,7 @@ Example:
         },
       ) => {
         try {
-          const thresholds = o.thresholds ? await loadThresholds(o.thresholds) : {};
+          const thresholds = o.thresholds ? await loadThresholdsFile(o.thresholds) : {};
           const popts: PointOptions = {};
           if (o.formatComponent) popts.formatComponent = o.formatComponent;
           if (o.correctComponent) popts.correctComponent = o.correctComponent;

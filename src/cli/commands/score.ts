@@ -9,6 +9,46 @@ import { Services } from '../../core/services.js';
 import { scoreFile } from '../../io/score-file.js';
 import { formatSummary, type Summary } from '../../io/summary.js';
 import { die, EXIT } from '../exit.js';
+import { DEFAULT_KEEP, keepProblem } from '../../io/score-stream.js';
+import type { Grader } from '../../core/grader.js';
+import { ConfigError } from '../../core/errors.js';
+import { loadAdvantageConfigFile, type AdvantageConfig } from '../../group/config.js';
+import { loadMonitorConfigFile } from '../../group/monitor-config.js';
+import { formatPipelineSummary, RewardPipeline, type PipelineSummary } from '../../group/pipeline.js';
+
+/** The component names of a composite grader (multi, weighted_sum: its graders; tiers: its tiers), or undefined. */
+function componentNames(g: Grader): string[] | undefined {
+  const c = g.config as Record<string, unknown>;
+  if (c.graders && typeof c.graders === 'object' && !Array.isArray(c.graders)) return Object.keys(c.graders);
+  if (Array.isArray(c.tiers)) return c.tiers.map((t) => (t as { name?: string }).name).filter((n): n is string => typeof n === 'string');
+  return undefined;
+}
+
+/** reward_components must name components the grader has (else every line would be masked). */
+function checkComponents(g: Grader, cfg: AdvantageConfig, file: string): void {
+  const want = (cfg.options as { rewardComponents?: string[] }).rewardComponents;
+  const have = componentNames(g);
+  if (!want || !have) return;
+  const missing = want.filter((w) => !have.includes(w));
+  if (missing.length)
+    throw new ConfigError(
+      [
+        {
+          path: 'reward_components',
+          message: `names ${missing.map((m) => `"${m}"`).join(', ')}, but grader "${g.name}" has the components ${have.map((h) => `"${h}"`).join(', ')}`,
+        },
+      ],
+      file,
+      'advantage config',
+    );
+}
+
+function keepList(v: string): string[] {
+  const ks = v === '' ? [] : v.split(',').map((k) => k.trim());
+  const bad = keepProblem(ks);
+  if (bad) throw new InvalidArgumentError(bad);
+  return ks;
+}
 
 export function positiveInt(v: string): number {
   const n = Number(v);
@@ -62,6 +102,14 @@ export function register(program: Command): void {
       positiveInt,
       DEFAULT_MAX_JSON_DEPTH,
     )
+    .option('--keep <fields>', 'input fields every output line carries after its id, comma-separated ("" for none)', keepList, [...DEFAULT_KEEP])
+    .option('--group-by <field>', 'grade groups: lines with the same value of this field (e.g. uid) are one group; group stages run once a group is complete')
+    .option('--group-size <n>', 'lines per group (rollout.n): a group is finished, and written, as soon as it has this many', positiveInt)
+    .option('--advantages <file>', "advantage config (JSON, as for arbiter advantages): add each line's advantage in the same pass")
+    .option(
+      '--monitor <file>',
+      'monitor config (JSON: {"thresholds"?, "seed"?, "batch_size"?, ...}): run the monitors over each batch and write their alerts on its lines',
+    )
     .option('--no-progress', 'never show the progress line')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
     .addHelpText(
@@ -70,6 +118,14 @@ export function register(program: Command): void {
 Every input line gets exactly one output line, in order (blank and malformed lines get invalid
 bad_input results naming the line). Ids are written back exactly as they appear in the input; a
 line without an id gets its line number.
+
+Each output line carries the input's --keep fields (default: uid, global_step) after its id, so
+"arbiter score | arbiter advantages | arbiter monitor" is a pipe. With --group-by, --advantages and
+--monitor the whole signal is one pass: the group's stage (a grader computed across the group),
+then "advantage" (and "token_advantages", "filtered"), then "monitor_alerts" (the monitors alerting
+on the line's batch). Output stays in input order; with a group size (--group-size, or the
+advantage config's group_size) it streams group by group, and monitors hold each batch
+(batch_size, default the whole input). See docs/groups.md.
 
 Exit status: 0 when the run completed (even if some samples are invalid), 2 for a bad grader file,
 unreadable input, unwritable output or summary file, or a --resume output that does not match the
@@ -91,14 +147,46 @@ Example:
           maxJsonDepth: number;
           progress: boolean;
           unsafeNoSandbox?: boolean;
+          keep: string[];
+          groupBy?: string;
+          groupSize?: number;
+          advantages?: string;
+          monitor?: string;
         },
       ) => {
         try {
-          if (o.resume && (!o.output || o.output === '-')) {
-            process.stderr.write('arbiter: --resume needs --output FILE\n');
+          const usage = (m: string) => {
+            process.stderr.write(`arbiter: ${m}\n`);
             process.exit(EXIT.USAGE);
-          }
+          };
+          if (o.resume && (!o.output || o.output === '-')) usage('--resume needs --output FILE');
+          const piped = o.groupBy !== undefined || o.advantages !== undefined || o.monitor !== undefined;
+          if (o.resume && piped)
+            usage('--resume cannot be combined with --group-by, --advantages or --monitor (groups and batches span the lines already written)');
+          if (o.groupSize !== undefined && o.groupBy === undefined) usage('--group-size needs --group-by');
           const grader = await loadGraderFile(o.grader);
+          const adv = o.advantages ? await loadAdvantageConfigFile(o.advantages) : undefined;
+          if (adv && o.advantages) checkComponents(grader, adv, o.advantages);
+          const mon = o.monitor ? await loadMonitorConfigFile(o.monitor) : undefined;
+          let groupSize = o.groupSize;
+          if (adv?.groupSize !== undefined && o.groupBy !== undefined) {
+            if (groupSize !== undefined && groupSize !== adv.groupSize)
+              usage(`--group-size ${groupSize} differs from the advantage config's group_size ${adv.groupSize}`);
+            groupSize ??= adv.groupSize;
+          }
+          // what the estimator and the filters read travels with each line
+          const keep = [...o.keep];
+          const more = [...(adv?.spec.reads ?? []), ...(adv?.filters.equal && adv.filters.equal.metric !== 'score' ? [adv.filters.equal.metric] : [])];
+          if (o.groupBy) more.push(o.groupBy);
+          for (const k of more) if (!keep.includes(k) && !keepProblem([k])) keep.push(k);
+          const stages = piped
+            ? new RewardPipeline(grader, {
+                ...(o.groupBy !== undefined ? { groupBy: o.groupBy } : {}),
+                ...(groupSize !== undefined ? { groupSize } : {}),
+                advantages: adv ?? null,
+                monitors: mon ?? null,
+              })
+            : undefined;
           if (o.summaryJson) await checkWritable(o.summaryJson, 'summary');
           const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox) });
           const ac = new AbortController();
@@ -115,11 +203,14 @@ Example:
               services,
               signal: ac.signal,
               maxJsonDepth: o.maxJsonDepth,
+              keep,
+              ...(stages ? { stages } : {}),
             });
           } finally {
             await services.close();
           }
           process.stderr.write(formatSummary(summary) + '\n');
+          if (summary.pipeline) for (const l of formatPipelineSummary(summary.pipeline as PipelineSummary)) process.stderr.write(l + '\n');
           if (o.summaryJson) await writeSummary(o.summaryJson, summary);
           unhook();
           if (summary.interrupted === 'SIGINT') process.exit(EXIT.SIGINT);

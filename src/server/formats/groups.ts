@@ -1,6 +1,6 @@
 // Group endpoints:
 //   POST /v1/advantages {config, records}                       -> {estimator, records, summary}
-//   POST /v1/groups {grader?, samples, advantages?, global_step?} -> {grader, estimator, results, summary}
+//   POST /v1/groups {grader?, samples, advantages?, monitors?, global_step?} -> {grader, estimator, results, summary, monitors?}
 // /v1/advantages adds advantages to already-scored records; /v1/groups grades the samples of one or
 // more prompt groups (by `uid`) with a loaded grader, runs the root grader's group stage, and returns
 // each result with its advantage in one call. Configs come from the request: they are validated like
@@ -12,7 +12,8 @@ import type { GradeInput } from '../../core/sample.js';
 import { groupContext } from '../../graders/composite/group-stage.js';
 import { computeAdvantages } from '../../group/advantages.js';
 import { parseAdvantageConfig, type AdvantageConfig } from '../../group/config.js';
-import { advantageRecords, finishGroups, groupOutput, toMember } from '../../group/group-grade.js';
+import { advantageRecords, finishGroups, groupOutput, monitorResults, toMember } from '../../group/group-grade.js';
+import { parseMonitorConfig, type MonitorConfig } from '../../group/monitor-config.js';
 import { SummaryStats } from '../../io/summary.js';
 import { bodyObject, checkBatch, openScope, type ServerContext, type WireFormat } from '../context.js';
 import { HttpError } from '../http-error.js';
@@ -100,6 +101,15 @@ function registerGroups(app: FastifyInstance, ctx: ServerContext): void {
     const n = samples.length;
     checkBatch(ctx, 'samples', n);
     const cfg = body.advantages === null ? null : advantageConfig(body.advantages ?? { estimator: 'grpo' }, 'advantages');
+    let mon: MonitorConfig | null = null;
+    if (body.monitors !== undefined && body.monitors !== null) {
+      try {
+        mon = parseMonitorConfig(body.monitors, 'request body field "monitors"');
+      } catch (e) {
+        if (e instanceof ConfigError) throw new HttpError(400, 'invalid_monitor_config', e.message, { details: e.issues });
+        throw e;
+      }
+    }
     checkTokens(cfg, samples.map(lengthOf));
     const step = body.global_step;
     if (step !== undefined && (typeof step !== 'number' || !Number.isFinite(step) || step < 0))
@@ -140,13 +150,16 @@ function registerGroups(app: FastifyInstance, ctx: ServerContext): void {
       results.forEach((r, i) => ctx.metrics.grade(name, r, members[i]!.input, members[i]!.uid));
       const adv = cfg ? computeAdvantages(cfg, advantageRecords(members, results), 'samples') : null;
       const out = groupOutput(members, results, adv);
+      const reports = mon ? monitorResults(out, members, mon) : null;
       const stats = new SummaryStats();
       for (const r of results) stats.add(r);
       const { count, valid, invalid, mean_score, error_kinds } = stats.summary();
       const summary = { count, valid, invalid, mean_score, error_kinds, ...(adv ? maskedCounts(adv) : {}) };
       let s = '{"grader":' + JSON.stringify(name) + ',"estimator":' + JSON.stringify(cfg?.estimator ?? null) + ',"results":[';
       for (let i = 0; i < out.length; i++) s += (i > 0 ? ',' : '') + resultJSON(out[i]!);
-      return sendJSON(reply, s + '],"summary":' + floatJSON(summary, MEAN_SCORE)! + '}');
+      s += '],"summary":' + floatJSON(summary, MEAN_SCORE)!;
+      if (reports) s += ',"monitors":' + JSON.stringify(reports);
+      return sendJSON(reply, s + '}');
     } finally {
       scope.end();
     }

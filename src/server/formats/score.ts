@@ -1,6 +1,7 @@
 // Batch scoring: POST /v1/score {grader?, samples: [{id?, item, sample}]} -> {grader, results, summary}.
 // Results come back in input order, one per sample, each the core's Result plus its id; a malformed
-// sample gets an invalid `bad_input` result in its place. Ids are echoed byte-exact: the raw text of
+// sample gets an invalid `bad_input` result in its place. Each result carries the sample's `keep` fields
+// after its id (default `uid`, `global_step`; the body's `keep` list changes them). Ids are echoed byte-exact: the raw text of
 // each sample's `id` from the request body (so 1e999 or 12345678901234567891 come back as sent); a
 // sample without an id gets its index. Scores are written as JSON floats.
 import type { FastifyInstance } from 'fastify';
@@ -10,6 +11,7 @@ import { HttpError } from '../http-error.js';
 import { rawIdsOf } from '../json-body.js';
 import { SummaryStats } from '../../io/summary.js';
 import { scoreJSON, sendJSON } from './float-json.js';
+import { DEFAULT_KEEP, keepProblem, keptFields } from '../../io/score-stream.js';
 
 /** The raw id text for samples[i] when it reads back as the parsed id (duplicate keys cannot mislead it). */
 function rawIdTexts(body: unknown, samples: unknown[]): (string | undefined)[] {
@@ -41,6 +43,11 @@ function registerScore(app: FastifyInstance, ctx: ServerContext): void {
     if (!Array.isArray(samples)) throw new HttpError(400, 'invalid_request', 'field "samples" is required: a list of {id?, item, sample} objects');
     const n = samples.length;
     checkBatch(ctx, 'samples', n);
+    const keep = body.keep ?? DEFAULT_KEEP;
+    if (!Array.isArray(keep) || !keep.every((k) => typeof k === 'string'))
+      throw new HttpError(400, 'invalid_request', 'field "keep" must be a list of field names, e.g. ["uid", "global_step"]');
+    const bad = keepProblem(keep as string[]);
+    if (bad) throw new HttpError(400, 'invalid_request', `field "keep": ${bad}`);
     const scope = openScope(ctx, request);
     try {
       scope.admit(n);
@@ -55,7 +62,11 @@ function registerScore(app: FastifyInstance, ctx: ServerContext): void {
         if (!('sample' in input)) input.error!.message = `samples[${i}]: ${input.error!.message}`;
         pending[i] = scope.grade(grader, name, input);
       }
-      const results = await Promise.all(pending);
+      const graded = await Promise.all(pending);
+      const results = graded.map((r, i) => {
+        const kept = keptFields(samples[i], keep as string[]);
+        return kept ? ({ ...kept, ...r } as Result) : r;
+      });
       const stats = new SummaryStats();
       for (const r of results) stats.add(r);
       const { count, valid, invalid, mean_score, error_kinds } = stats.summary();
