@@ -28,7 +28,7 @@ addWorkerRegistrations(import.meta.url);
 import { prm } from './prm/grader.js';
 import { tauBench } from './tau_bench/grader.js';
 
-const builtins: GraderType<any>[] = [
+const builtins = [
   stringCheck,
   code,
   pythonGrader,

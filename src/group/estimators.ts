@@ -208,7 +208,11 @@ const TRL_EPS = 1e-4;
 function nanMean(xs: number[]): number {
   let s = 0;
   let n = 0;
-  for (const x of xs) if (!Number.isNaN(x)) (s += x), n++;
+  for (const x of xs) {
+    if (Number.isNaN(x)) continue;
+    s += x;
+    n++;
+  }
   return n ? s / n : NaN;
 }
 
@@ -218,7 +222,7 @@ function nanStd(xs: number[]): number {
   return v.length > 1 ? stdUnbiased(v) : NaN;
 }
 
-function weighted(r: Row, c: AdvantageConfig, xs: number[], scale = 1): number {
+function weighted(c: AdvantageConfig, xs: number[], scale = 1): number {
   let s = 0;
   for (let k = 0; k < xs.length; k++) {
     const w = c.rewardWeights ? c.rewardWeights[k]! : 1;
@@ -248,7 +252,7 @@ function trlSumThenNormalize(batch: Row[], c: AdvantageConfig): void {
   // on the rewards / kr (kr = 1 unless their squares would leave the float64 range)
   const kr = scaleOf(groups.flatMap((g) => g.flatMap((x) => x.rewards!)));
   const r = new Map<Row, number>();
-  for (const g of groups) for (const x of g) r.set(x, weighted(x, c, x.rewards!, kr));
+  for (const g of groups) for (const x of g) r.set(x, weighted(c, x.rewards!, kr));
   let batchStd = NaN;
   if (c.scaleRewards === 'batch') {
     const all = [...r.values()];
@@ -292,7 +296,7 @@ function trlNormalizeThenSum(batch: Row[], c: AdvantageConfig): void {
       const sd = nanStd(col);
       for (let i = 0; i < g.length; i++) norm[i]![k] = (col[i]! - m) / (sd + TRL_EPS / kc);
     }
-    g.forEach((x, i) => r.set(x, weighted(x, c, norm[i]!)));
+    g.forEach((x, i) => r.set(x, weighted(c, norm[i]!)));
   }
   const kv = scaleOf([...r.values()]);
   const vals = scaled([...r.values()], kv);

@@ -56,7 +56,7 @@ export function outputRecord(row: Row, tokenLevel: boolean, fallbackId?: unknown
  * object, 0 = re-serialised (it already has one of our fields, which are then replaced).
  */
 export function inPlaceKind(rec: Record<string, unknown>): 0 | 1 | 2 {
-  for (const k of OUTPUT_KEYS) if (Object.prototype.hasOwnProperty.call(rec, k)) return 0;
+  for (const k of OUTPUT_KEYS) if (Object.hasOwn(rec, k)) return 0;
   for (const _ in rec) return 1;
   return 2;
 }

@@ -464,7 +464,7 @@ export async function runBon(opts: SuiteOptions): Promise<EvalReport> {
   const seen = new Set<string>();
   const worst = new WorstCases<(string | number | null)[]>(opts.maxCases);
   const flush = () => {
-    if (!cur || !cur.cands.length) return;
+    if (!cur?.cands.length) return;
     groups++;
     const N = Math.min(cur.cands.length, maxN);
     for (let n = 1; n <= N; n++) {
