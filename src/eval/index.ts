@@ -50,7 +50,7 @@ export const SUITES: Suite[] = [
     name: 'prmbench',
     summary: "PRMBench's step metrics (f1, negative_f1, PRMScore; overall and per error class) for a step-reward --grader (e.g. type prm)",
     args: '<files...>',
-    example: 'arbiter eval prmbench ../shared/data/prmbench/prm800k_test_p1_4o_circular.jsonl --grader examples/prm/prmbench-labels.json --json prm.json',
+    example: 'arbiter eval prmbench prmbench/prm800k_test_p1_4o_circular.jsonl --grader examples/prm/prmbench-labels.json --json prm.json',
     options: [
       { flags: '--threshold <x>', description: 'a step is predicted correct when its score is above x (default 0.5)', key: 'threshold', parse: 'number' },
     ],
@@ -62,7 +62,7 @@ export const SUITES: Suite[] = [
       "JudgeBench's pair metric per category (knowledge, reasoning, math, coding) and overall; re-scores an outputs file, or judges a pairs file with --grader",
     args: '<file>',
     example:
-      'arbiter eval judgebench "../shared/data/judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=arena_hard,judge_model=o1-mini-2024-09-12.jsonl" --html jb.html',
+      'arbiter eval judgebench "judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=arena_hard,judge_model=o1-mini-2024-09-12.jsonl" --html jb.html',
     options: [],
     run: runJudgeBench,
   },
@@ -71,7 +71,7 @@ export const SUITES: Suite[] = [
     summary:
       "LLMBar's statistics (accuracy per order, both-correct, positional agreement, Cohen's kappa) from result.json files, or live on dataset.json with --grader",
     args: '<files...>',
-    example: 'arbiter eval llmbar ../shared/data/llmbar/Natural/evaluators/GPT-4/Vanilla/result.json --json out.json',
+    example: 'arbiter eval llmbar llmbar/Natural/evaluators/GPT-4/Vanilla/result.json --json out.json',
     options: [],
     run: runLlmbar,
   },
@@ -80,7 +80,7 @@ export const SUITES: Suite[] = [
     summary:
       "RM-Bench's 3x3 style-substance matrix and hard/normal/easy accuracy: re-scores result files (score_chosen/score_rejected) or grades the data files with a pointwise --grader",
     args: '<files...>',
-    example: 'arbiter eval rm-bench ../shared/data/rm-bench/chat_filtered.json --grader rm.json --html rm.html',
+    example: 'arbiter eval rm-bench rm-bench/chat_filtered.json --grader rm.json --html rm.html',
     options: [],
     run: runRmBench,
   },
@@ -90,7 +90,7 @@ export const SUITES: Suite[] = [
     summary:
       'accuracy of a pairwise (both orders) or pointwise grader on chosen/rejected pairs: HH-RLHF, LLMBar, JudgeBench or {question, chosen, rejected} JSONL',
     args: '[file]',
-    example: 'arbiter eval preference ../shared/data/hh-rlhf/harmless-base-test.jsonl.gz --grader judge.json --records run.jsonl --resume',
+    example: 'arbiter eval preference hh-rlhf/harmless-base-test.jsonl.gz --grader judge.json --records run.jsonl --resume',
     options: [{ flags: '--format <f>', description: 'hh-rlhf, llmbar, judgebench or pairs (default: detected from the first record)', key: 'format' }],
     run: runPreference,
   },
@@ -99,7 +99,7 @@ export const SUITES: Suite[] = [
     recorded: true,
     summary: 'a verifier against labels (GSM8K is_correct, MATH-500): confusion matrix, FP/FN with reasons, kappa, and agreement with --second',
     args: '[file]',
-    example: 'arbiter eval agreement ../shared/data/gsm8k/example_model_solutions.jsonl --grader examples/gsm8k/grader.json --html agree.html',
+    example: 'arbiter eval agreement gsm8k/example_model_solutions.jsonl --grader examples/gsm8k/grader.json --html agree.html',
     options: labelled,
     second: true,
     run: runAgreement,
@@ -122,7 +122,7 @@ export const SUITES: Suite[] = [
     recorded: true,
     summary: 'best-of-N: expected accuracy of the top-scored candidate among N against N, with the oracle and a random pick',
     args: '[file]',
-    example: 'arbiter eval bon ../shared/data/gsm8k/example_model_solutions.jsonl --grader rm.json --html bon.html',
+    example: 'arbiter eval bon gsm8k/example_model_solutions.jsonl --grader rm.json --html bon.html',
     options: [
       ...labelled,
       { flags: '--group <path>', description: 'the field grouping candidates of one prompt (consecutive lines; default "group")', key: 'group' },

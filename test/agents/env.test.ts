@@ -4,6 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { grade, loadGrader, Services } from '../../dist/index.js';
 import { TauEpisode, type UserSimulator } from '../../dist/agents/index.js';
 import { loadTasks } from '../../dist/agents/tau/domain.js';
+import { dataPath } from '../helpers/data.js';
+
+// tau-bench's data (README "Benchmark data"): this file fails at once, naming the path, when it is absent
+dataPath('tau-bench/airline/flights.json');
 
 /** A user that answers from a list, failing where the list holds an Error. */
 function scriptedUser(replies: (string | Error)[]): UserSimulator & { heard: string[] } {

@@ -4,8 +4,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { verifyMath } from '../../dist/graders/math/index.js';
+import { dataPath } from '../helpers/data.js';
 
-const shared = (p: string) => fileURLToPath(new URL(`../../../shared/data/${p}`, import.meta.url));
+const shared = dataPath;
 const jsonl = (p: string) =>
   readFileSync(p, 'utf8')
     .trim()
