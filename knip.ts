@@ -25,7 +25,6 @@ export default {
     'bench/*.mjs',
     'scripts/*.mjs',
     'test/**/*.{ts,mjs}',
-    'examples/**/*.mjs',
     ...[...viaDist].filter((f) => !PACKAGE_ENTRIES.has(f)),
   ],
   project: ['src/**/*.ts', 'bench/**/*.mjs', 'scripts/**/*.mjs', 'test/**/*.{ts,mjs}'],
