@@ -7,7 +7,7 @@ import { join } from 'node:path';
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
     const p = join(dir, n);
-    return statSync(p).isDirectory() ? (n === 'fixtures' ? [] : walk(p)) : /\.(ts|mjs)$/.test(n) ? [p] : [];
+    return statSync(p).isDirectory() ? (n === 'fixtures' || n === 'node_modules' ? [] : walk(p)) : /\.(ts|mjs)$/.test(n) ? [p] : [];
   });
 }
 
@@ -20,14 +20,7 @@ for (const f of [...walk('test'), ...walk('bench')]) {
 
 export default {
   // the package's exports and bin are entries already (package.json)
-  entry: [
-    'src/workers/grader-worker.ts',
-    'bench/*.mjs',
-    'scripts/*.mjs',
-    'test/**/*.{ts,mjs}',
-    'examples/**/*.mjs',
-    ...[...viaDist].filter((f) => !PACKAGE_ENTRIES.has(f)),
-  ],
+  entry: ['src/workers/grader-worker.ts', 'bench/*.mjs', 'scripts/*.mjs', 'test/**/*.{ts,mjs}', ...[...viaDist].filter((f) => !PACKAGE_ENTRIES.has(f))],
   project: ['src/**/*.ts', 'bench/**/*.mjs', 'scripts/**/*.mjs', 'test/**/*.{ts,mjs}'],
   // loaded by path (lazyRequire / require.resolve / inlined into reports), not imported
   ignoreDependencies: ['@observablehq/plot', 'ajv-formats', 'langdetect', 'fast-json-stringify'],

@@ -1,5 +1,6 @@
 // Test runner config: tests import the built package from dist/ (npm test builds first),
-// so worker threads and the CLI are exercised exactly as users run them.
+// so worker threads and the CLI are exercised exactly as users run them. The host-features
+// reporter prints one line counting the tests skipped for a missing optional host feature.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,5 +9,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    reporters: ['default', './test/helpers/host-features.ts'],
   },
 });

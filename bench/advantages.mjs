@@ -48,7 +48,7 @@ async function child(mode, input, output, config) {
   let live = 0;
   const sampler = process.argv.includes('--sample-heap')
     ? setInterval(() => {
-        global.gc();
+        global.gc?.(); // defined under node --expose-gc (the --sample-heap run)
         live = Math.max(live, process.memoryUsage().heapUsed);
       }, 250)
     : undefined;

@@ -20,7 +20,7 @@ const services = new Services();
 
 const t0 = performance.now();
 const records = [];
-for (const domain of ['airline', 'retail']) {
+for (const domain of /** @type {const} */ (['airline', 'retail'])) {
   for (const task of loadTasks(domain)) {
     records.push({ domain, item: task, sample: { messages: JSON.parse(JSON.stringify(goldMessages(TAU_DOMAINS[domain], readTask(task)))) } });
   }

@@ -28,10 +28,11 @@ function literal(n) {
 
 /** A ground-truth call as an OpenAI tool call (positional arguments named from the method's parameters). */
 function toolCall(call, classes, id) {
-  const ast = parsePythonExpr(call);
+  const ast = /** @type {any} */ (parsePythonExpr(call)); // a call node: func, args, keywords
   const name = ast.func.id;
   let spec;
   for (const c of classes) spec = API_CLASSES[c]?.methods[name] ?? spec;
+  if (!spec) throw new Error(`no class of ${classes.join(', ')} has a method ${name}`);
   const params = spec.params.map((p) => (typeof p === 'string' ? p : p[0]));
   const kw = new PyDict();
   ast.args.forEach((a, i) => kw.set(params[i], literal(a)));
@@ -39,13 +40,15 @@ function toolCall(call, classes, id) {
   return { id, type: 'function', function: { name, arguments: jsonDumps(kw) } };
 }
 
-const entries = ['base', 'miss_func', 'miss_param'].flatMap((c) => loadBfclCategory(c));
+const entries = /** @type {const} */ (['base', 'miss_func', 'miss_param']).flatMap((c) => loadBfclCategory(c));
 const scripts = entries.map((e) =>
   e.groundTruth.map((turn, t) =>
     turn.length ? { role: 'assistant', content: null, tool_calls: turn.map((c, k) => toolCall(c, e.involvedClasses, `c${t}_${k}`)) } : null,
   ),
 );
-const family = getEnv('bfcl_multi_turn');
+const found = getEnv('bfcl_multi_turn');
+if (!found) throw new Error('the bfcl_multi_turn environment is not registered');
+const family = found;
 const steps = scripts.reduce((n, s) => n + s.length + s.filter(Boolean).length, 0);
 
 async function episodes() {

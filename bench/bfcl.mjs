@@ -49,7 +49,7 @@ function executeAll() {
     const side = new Side({
       env: new BfclEnv({ longContext: lc }),
       involvedClasses: item.involved_classes,
-      scenario: (c) => (read.scenarios.has(c) ? pyDeepCopy(read.scenarios.get(c)) : undefined),
+      scenario: (c) => (read.scenarios.has(c) ? pyDeepCopy(/** @type {import('../dist/py/values.js').PyValue} */ (read.scenarios.get(c))) : undefined),
       longContext: cat === 'long_context',
       modelName: 'bench',
       entryId: item.id,

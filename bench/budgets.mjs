@@ -16,6 +16,7 @@ const bpeHostile = (n) => {
 };
 const cjk = (n) => Array.from({ length: n }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join('');
 
+/** @type {[string, Record<string, unknown>, string][]} */
 const attacks = [
   ['format (a|a)*$, 40 a + !', { type: 'format', check: 'regex', pattern: '(a|a)*$', timeout_ms: 1000 }, 'a'.repeat(40) + '!'],
   ['format (a+){12}$, 60 a + !', { type: 'format', check: 'regex', pattern: '(a+){12}$', timeout_ms: 1000 }, 'a'.repeat(60) + '!'],
@@ -45,7 +46,7 @@ for (const [label, config, text] of attacks) {
   const t0 = performance.now();
   const r = await grade(g, { item: {}, output_text: text }, { services });
   const ms = performance.now() - t0;
-  console.log(label.padEnd(40), ms.toFixed(0).padStart(8), ' ', r.valid ? `valid, score ${r.score}` : `invalid ${r.error.kind}`);
+  console.log(label.padEnd(40), ms.toFixed(0).padStart(8), ' ', r.valid ? `valid, score ${r.score}` : `invalid ${r.error?.kind}`);
 }
 await services.close();
 
@@ -57,10 +58,10 @@ const post = (text) =>
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ samples: [{ item: {}, sample: { output_text: text } }] }),
-  }).then((r) => r.json());
+  }).then(async (r) => /** @type {{ results: { valid: boolean, error?: { kind: string } }[] }} */ (await r.json()));
 const health = async () => {
   const t0 = performance.now();
-  const h = await (await fetch(`${url}/healthz`)).json();
+  const h = /** @type {{ in_flight: number }} */ (await (await fetch(`${url}/healthz`)).json());
   return { ms: performance.now() - t0, inFlight: h.in_flight };
 };
 await post('warm up');
@@ -85,6 +86,6 @@ const a = stat(idle);
 const b = stat(busy);
 console.log(`\n/healthz idle:                  median ${a.median.toFixed(2)} ms, max ${a.max.toFixed(2)} ms (${idle.length} requests)`);
 console.log(
-  `/healthz while a grade grinds:  median ${b.median.toFixed(2)} ms, max ${b.max.toFixed(2)} ms (${busy.length} requests during a ${gradeMs.toFixed(0)} ms grade, result ${r.results[0].valid ? 'valid' : r.results[0].error.kind})`,
+  `/healthz while a grade grinds:  median ${b.median.toFixed(2)} ms, max ${b.max.toFixed(2)} ms (${busy.length} requests during a ${gradeMs.toFixed(0)} ms grade, result ${r.results[0].valid ? 'valid' : r.results[0].error?.kind})`,
 );
 console.log(`ratio busy/idle: median ${(b.median / a.median).toFixed(2)}x, max ${(b.max / a.max).toFixed(2)}x`);

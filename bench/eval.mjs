@@ -68,24 +68,28 @@ if (process.argv[2] === 'child') {
     const r = spawnSync(process.execPath, [...nodeFlags, fileURLToPath(import.meta.url), 'child', ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
     const secs = (performance.now() - t0) / 1000;
     if (r.status !== 0) throw new Error(`eval failed (${r.status}): ${r.stderr.slice(-2000)}`);
-    return { secs, rssMb: Number(/PEAK_RSS_KB=(\d+)/.exec(r.stderr)[1]) / 1024, stdout: r.stdout };
+    return { secs, rssMb: Number(/PEAK_RSS_KB=(\d+)/.exec(r.stderr)?.[1]) / 1024, stdout: r.stdout };
   };
   const baseline = async (file) => {
     const t0 = performance.now();
     let n = 0;
-    for await (const l of createInterface({ input: createReadStream(file) })) if (l) JSON.parse(l), n++;
+    for await (const l of createInterface({ input: createReadStream(file) })) {
+      if (!l) continue;
+      JSON.parse(l);
+      n++;
+    }
     return n / ((performance.now() - t0) / 1000);
   };
   const small = make(20_000);
   const big = make(100_000);
   const rows = [];
-  for (const [name, args] of [
+  for (const [name, args] of /** @type {[string, (f: Record<string, string>) => string[]][]} */ ([
     [
       'preference, live string_check (2 grades a pair), --records',
       (f) => ['eval', 'preference', f.pref, '--grader', grader, '--records', `${out}/records.jsonl`, '--concurrency', '64', '--no-progress'],
     ],
     ['judgebench, re-score recorded judgments (parse both)', (f) => ['eval', 'judgebench', f.jb, '--no-progress']],
-  ]) {
+  ])) {
     const s = run(args(small));
     const b = run(args(big));
     rows.push({ name, s, b });

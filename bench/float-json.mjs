@@ -15,11 +15,13 @@ const ROUNDS = arg('rounds', 5);
 const MS = arg('ms', 400);
 
 const numbers = { type: 'array', items: { type: 'number' } };
-const compiled = fastJson({
-  type: 'object',
-  properties: { rewards: numbers, scores: numbers, extra_logs: { type: 'object', additionalProperties: numbers } },
-  required: ['rewards', 'scores', 'extra_logs'],
-});
+const compiled = fastJson(
+  /** @type {any} */ ({
+    type: 'object',
+    properties: { rewards: numbers, scores: numbers, extra_logs: { type: 'object', additionalProperties: numbers } },
+    required: ['rewards', 'scores', 'extra_logs'],
+  }),
+);
 
 function payload(n) {
   const rewards = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 1 : i % 3 === 1 ? 0 : 0.9 + (i % 7) / 100));

@@ -133,6 +133,7 @@ try {
   const own = async (warm) => {
     const pool = new SandboxPool({ concurrency: 1, warm });
     const p = await compileProgram(pool, 'python', 'pass\n');
+    if (!p.ok) throw new Error(`empty program: ${p.message}`);
     const ms = [];
     for (let i = 0; i < 60; i++) {
       const r = await runProgram(pool, p.program);
@@ -159,10 +160,10 @@ try {
   );
   for (const [i, r] of reps.entries()) {
     console.log(`repetition ${i + 1}:`);
-    for (const [label, b] of [
+    for (const [label, b] of /** @type {[string, { wall: number, lat: number[], failed: number, flags: string[] }][]} */ ([
       ["baseline, the issue's", r.plain],
       ['baseline, strict', r.strict],
-    ])
+    ]))
       console.log(
         `  ${label} (fresh ${[rt.exe, ...b.flags].join(' ')} FILE per program, ${baseConc} at a time): ${fmt(rate(b))} programs/s   p50 ${fmt(pct(b.lat, 50))} ms   p99 ${fmt(pct(b.lat, 99))} ms   failed ${b.failed}`,
       );

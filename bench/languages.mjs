@@ -40,6 +40,7 @@ const TRANSPILE =
   "const ts = require(process.argv[1]); const fs = require('fs'); fs.writeFileSync('main.js', ts.transpileModule(fs.readFileSync('main.ts', 'utf8'), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText);";
 
 /** The same commands as the recipes, unsandboxed: [compile argv | null, run argv]. */
+/** @returns {[string[] | null, string[]]} the compile argv (null for interpreted languages) and the run argv */
 function plain(lang, rt) {
   switch (lang) {
     case 'python':
@@ -67,6 +68,7 @@ function plain(lang, rt) {
         [rt.aux.java, '-Xmx512m', '-XX:+UseSerialGC', '-XX:-UsePerfData', '-Xshare:auto', '-ea', '-cp', '.', 'Main'],
       ];
   }
+  throw new Error(`no plain baseline for ${lang}`);
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -103,7 +103,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const v = verifyMath(o, r, opts);
     const d = performance.now() - s;
     worst = Math.max(worst, d);
-    console.log(`  hostile ${JSON.stringify(o.slice(0, 24))}… (${o.length} chars): ${d.toFixed(1)} ms -> ${v.valid ? `score ${v.score}` : v.error.kind}`);
+    console.log(`  hostile ${JSON.stringify(o.slice(0, 24))}… (${o.length} chars): ${d.toFixed(1)} ms -> ${v.valid ? `score ${v.score}` : v.error?.kind}`);
   }
   console.log(
     `worst hostile case: ${worst.toFixed(1)} ms (time budget ${opts.time_budget_ms} ms applies to parsing/evaluation; extraction is linear in the input)`,

@@ -37,7 +37,7 @@ const freePort = () =>
   new Promise((resolve) => {
     const s = createServer();
     s.listen(0, '127.0.0.1', () => {
-      const p = s.address().port;
+      const p = /** @type {import('node:net').AddressInfo} */ (s.address()).port;
       s.close(() => resolve(p));
     });
   });
@@ -73,7 +73,7 @@ const rows = readFileSync(here('../../shared/data/gsm8k/example_model_solutions.
   .map((l) => JSON.parse(l));
 const gsm = [];
 for (const r of rows) {
-  const label = /A: (.*)$/.exec(r.ground_truth.trim())[1].trim();
+  const label = String(/A: (.*)$/.exec(r.ground_truth.trim())?.[1]).trim();
   for (const f of ['6b_finetuning', '175b_finetuning']) gsm.push({ label, solution: r[f].solution });
 }
 const cheapSample = (i) => {
@@ -110,7 +110,7 @@ async function drive(url, grader, make, n, batch) {
       while (next < bodies.length) {
         const b = bodies[next++];
         const res = await fetch(url + '/v1/score', { method: 'POST', headers: { 'content-type': 'application/json' }, body: b });
-        const j = await res.json();
+        const j = /** @type {{ results: { valid: boolean }[] }} */ (await res.json());
         if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${JSON.stringify(j).slice(0, 300)}`);
         for (const r of j.results) if (!r.valid) invalid++;
         got += j.results.length;
@@ -150,10 +150,10 @@ console.log(
   `arbiter queue benchmark: ${availableParallelism()} cores, ${CHEAP} cheap samples, ${CODE} code samples, batches of ${BATCH} (code: 50), ${PARALLEL} requests at once`,
 );
 const table = [];
-for (const [grader, make, n, batch] of [
+for (const [grader, make, n, batch] of /** @type {[string, (i: number) => object, number, number][]} */ ([
   ['cheap', cheapSample, CHEAP, BATCH],
   ['code', codeSample, CODE, 50],
-]) {
+])) {
   if (n <= 0) continue;
   // in-process baseline
   const local = await start(process.execPath, [CLI, 'serve', ...serveArgs], 'stderr', /listening on (http:\/\/\S+)/);

@@ -75,6 +75,7 @@ async function sandboxed() {
 // --- baseline: the same driver and solution files, plain python3 processes ----------------------
 async function bare() {
   const rt = await runtimeFor('python');
+  if (typeof rt === 'string') throw new Error(rt);
   const root = await mkdtemp(join(tmpdir(), 'arbiter-bench-'));
   const dirs = [];
   const specs = [];

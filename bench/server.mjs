@@ -28,12 +28,13 @@ if (process.argv[2] === '--child') {
     const { default: Fastify } = await import('fastify');
     const app = Fastify({ logger: false });
     app.post('/get_reward', async (req) => {
-      const n = Array.isArray(req.body?.query) ? req.body.query.length : 0;
+      const body = /** @type {{ query?: unknown }} */ (req.body);
+      const n = Array.isArray(body?.query) ? body.query.length : 0;
       const r = new Array(n).fill(1);
       return { rewards: r, scores: r, extra_logs: {} };
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
-    process.stdout.write(`URL http://127.0.0.1:${app.server.address().port}\n`);
+    process.stdout.write(`URL http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (app.server.address()).port}\n`);
   } else {
     const { loadGrader } = await import('../dist/index.js');
     const { createServer } = await import('../dist/server/index.js');
@@ -59,7 +60,7 @@ const rows = readFileSync(here('../../shared/data/gsm8k/example_model_solutions.
   .map((l) => JSON.parse(l));
 const data = [];
 for (const r of rows) {
-  const label = /A: (.*)$/.exec(r.ground_truth.trim())[1].trim();
+  const label = String(/A: (.*)$/.exec(r.ground_truth.trim())?.[1]).trim();
   for (const f of ['6b_finetuning', '6b_verification', '175b_finetuning', '175b_verification'])
     data.push({ question: r.question, label, solution: r[f].solution });
 }
@@ -149,7 +150,7 @@ await Promise.all(
     while (next < bodies.length) {
       const body = bodies[next++];
       const res = await fetch(`${srv.url}/v1/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      const out = await res.json();
+      const out = /** @type {{ results: unknown[] }} */ (await res.json());
       if (res.status !== 200) throw new Error(`/v1/score: ${res.status} ${JSON.stringify(out).slice(0, 200)}`);
       graded += out.results.length;
     }

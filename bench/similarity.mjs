@@ -30,7 +30,7 @@ async function rate(cfg) {
     const t0 = performance.now();
     for (const x of inputs) {
       const res = await grade(g, x, { services });
-      if (!res.valid) throw new Error(`${cfg.type}: ${res.error.message}`);
+      if (!res.valid) throw new Error(`${cfg.type}: ${res.error?.message}`);
     }
     best = Math.min(best, performance.now() - t0);
   }
@@ -42,6 +42,7 @@ await rate({ type: 'string_check', ...base, operation: 'eq' }); // warm-up: the 
 const baseline = await rate({ type: 'string_check', ...base, operation: 'eq' });
 console.log(`${inputs.length} GSM8K solution/reference pairs, ~${avgChars} chars each, best of ${ROUNDS} rounds`);
 console.log(`baseline string_check: ${baseline.toFixed(0)} grades/s`);
+/** @type {Record<string, any>[]} */
 const cases = [
   ...['fuzzy_match', 'bleu', 'gleu', 'meteor', 'rouge_1', 'rouge_2', 'rouge_l', 'exact_match', 'f1'].map((m) => ({
     type: 'text_similarity',

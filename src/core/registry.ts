@@ -29,12 +29,13 @@ export function graderSchema<S extends z.ZodRawShape>(shape: S) {
   return z.strictObject({ ...baseFields, ...shape });
 }
 
+/** (`| undefined` on each optional field: zod's inferred configs carry it, and a user compiling with exactOptionalPropertyTypes needs it to match.) */
 export interface BaseConfig {
   type: string;
-  name?: string;
-  description?: string;
-  pass_threshold?: number;
-  timeout_ms?: number;
+  name?: string | undefined;
+  description?: string | undefined;
+  pass_threshold?: number | undefined;
+  timeout_ms?: number | undefined;
 }
 
 export interface LoadOptions {

@@ -104,7 +104,7 @@ export function childFailure(what: string, child: Result, components: Record<str
 }
 
 export function isErrorKind(x: unknown): x is ErrorKind {
-  return typeof x === 'string' && Object.prototype.hasOwnProperty.call(ERROR_KINDS, x);
+  return typeof x === 'string' && Object.hasOwn(ERROR_KINDS, x);
 }
 
 /** Builds an invalid result. */

@@ -162,7 +162,7 @@ export function resolveVar(v: TemplateVar, input: GradeInput): unknown {
       throw new GradeFailure('template_error', `missing variable {{${v.expr}}}: ${v.root}${pathText(v.path.slice(0, i))} is not an object`);
     }
     const next: unknown = (cur as Record<string | number, unknown>)[seg];
-    if (next === undefined || !Object.prototype.hasOwnProperty.call(cur, seg)) {
+    if (next === undefined || !Object.hasOwn(cur, seg)) {
       throw new GradeFailure(
         'template_error',
         `missing variable {{${v.expr}}}: no "${seg}" in ${v.root}${pathText(v.path.slice(0, i))}${keysHint(cur, String(seg))}`,

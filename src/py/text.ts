@@ -7,7 +7,9 @@ import { compareCodePoints, type PyValue, typeName } from './values.js';
 /** Python's str.isspace() characters. */
 export const PY_SPACE_CLASS = '\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const SPLIT_RE = new RegExp(`[${PY_SPACE_CLASS}]+`);
-const LINE_RE = new RegExp('\\r\\n|[\\n\\r\\v\\f\\x1c\\x1d\\x1e\\x85\\u2028\\u2029]');
+/** Python's str.splitlines() boundaries. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: \x1c-\x1e (file, group, record separators) are line boundaries in Python's str.splitlines(), matched on purpose
+const LINE_RE = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
 export const TRIM_RE = new RegExp(`^[${PY_SPACE_CLASS}]+|[${PY_SPACE_CLASS}]+$`, 'g');
 
 /** `v.<method>` on a value that must be a str. */

@@ -6,6 +6,10 @@ import { API_CLASSES } from '../../dist/envs/bfcl_multi_turn/apis/executor.js';
 import { jsonDumps, pyRepr } from '../../dist/py/format.js';
 import { PyDict, PyTuple } from '../../dist/py/values.js';
 import { parsePythonExpr } from '../../dist/extract/python-call.js';
+import { dataPath } from '../helpers/data.js';
+
+// BFCL's data (README "Benchmark data"): this file fails at once, naming the path, when it is absent
+dataPath('bfcl/multi_turn/func_doc');
 
 function literal(n: any): any {
   switch (n.k) {

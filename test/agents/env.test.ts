@@ -5,6 +5,10 @@ import { grade, loadGrader, Services } from '../../dist/index.js';
 import type { UserSimulator } from '../../dist/agents/index.js';
 import { TauEpisode } from '../../dist/envs/index.js';
 import { loadTasks } from '../../dist/envs/tau_bench/domain.js';
+import { dataPath } from '../helpers/data.js';
+
+// tau-bench's data (README "Benchmark data"): this file fails at once, naming the path, when it is absent
+dataPath('tau-bench/airline/flights.json');
 
 /** A user that answers from a list, failing where the list holds an Error. */
 function scriptedUser(replies: (string | Error)[]): UserSimulator & { heard: string[] } {

@@ -11,6 +11,10 @@ import { goldMessages } from '../../dist/envs/tau_bench/gold.js';
 import { loadTasks, readTask, TAU_DOMAINS } from '../../dist/envs/tau_bench/domain.js';
 import { grader as bfclGrader } from '../bfcl/helpers.js';
 import { toolCallOf } from './bfcl-gold.js';
+import { dataPath } from '../helpers/data.js';
+
+// tau-bench's data (README "Benchmark data"): this file fails at once, naming the path, when it is absent
+dataPath('tau-bench/airline/flights.json');
 
 const g = bfclGrader();
 const base0 = loadBfclCategory('base' as never).find((e: any) => e.id === 'multi_turn_base_0')!;

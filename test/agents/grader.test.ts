@@ -5,6 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { grade, loadGrader, Services, type Result } from '../../dist/index.js';
 import { goldMessages } from '../../dist/envs/tau_bench/gold.js';
 import { loadTasks, readTask, TAU_DOMAINS } from '../../dist/envs/tau_bench/domain.js';
+import { dataPath } from '../helpers/data.js';
+
+// tau-bench's data (README "Benchmark data"): this file fails at once, naming the path, when it is absent
+dataPath('tau-bench/airline/flights.json');
 
 type Dom = 'airline' | 'retail';
 type Msg = Record<string, any>;

@@ -5,6 +5,10 @@
 import { dumps } from '../../dist/py/mapjson.js';
 import { loadTasks, readTask } from '../../dist/envs/tau_bench/domain.js';
 import { startTestServer, type RecordedRequest, type Reply, type TestServer } from '../helpers/openai-test-server.js';
+import { dataPath } from '../helpers/data.js';
+
+// tau-bench's data (README "Benchmark data"): this file fails at once, naming the path, when it is absent
+dataPath('tau-bench/airline/flights.json');
 
 type Dom = 'airline' | 'retail';
 

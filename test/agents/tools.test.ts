@@ -5,6 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { dumps, loads } from '../../dist/py/mapjson.js';
 import { compareDbs, loadBase, TauDb } from '../../dist/envs/tau_bench/db.js';
 import { loadTasks, readTask, runAction, TAU_DOMAINS } from '../../dist/envs/tau_bench/domain.js';
+import { dataPath } from '../helpers/data.js';
+
+// tau-bench's data (README "Benchmark data"): this file fails at once, naming the path, when it is absent
+dataPath('tau-bench/airline/flights.json');
 
 type Dom = 'airline' | 'retail';
 

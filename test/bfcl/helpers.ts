@@ -3,10 +3,10 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadGrader } from '../../dist/index.js';
+import { dataPath } from '../helpers/data.js';
 
-const dir = fileURLToPath(new URL('../../../shared/data/bfcl/multi_turn/', import.meta.url));
+const dir = `${dataPath('bfcl/multi_turn')}/`;
 const lines = (f: string) =>
   readFileSync(dir + f, 'utf8')
     .trim()

@@ -14,7 +14,6 @@ if (!getGraderType('python')) registerGraderType(pythonGrader);
 export { loadGrader, Services };
 
 export const PROJECT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
-export const DATA = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
 
 export interface HumanEvalItem {
   task_id: string;
@@ -25,7 +24,7 @@ export interface HumanEvalItem {
 }
 
 export function humanEval(): HumanEvalItem[] {
-  const text = gunzipSync(readFileSync(DATA + 'humaneval/HumanEval.jsonl.gz')).toString('utf8');
+  const text = gunzipSync(readFileSync(dataPath('humaneval/HumanEval.jsonl.gz'))).toString('utf8');
   return text
     .trim()
     .split('\n')
@@ -42,7 +41,7 @@ export interface MbppItem {
 }
 
 export function mbpp(): MbppItem[] {
-  return readFileSync(DATA + 'mbpp/mbpp.jsonl', 'utf8')
+  return readFileSync(dataPath('mbpp/mbpp.jsonl'), 'utf8')
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as MbppItem);
@@ -69,6 +68,7 @@ export function sandboxUidProcesses(uids?: readonly number[], base = 1_990_000_0
 }
 
 import { readdirSync } from 'node:fs';
+import { dataPath } from '../helpers/data.js';
 function require_readdir(p: string): string[] {
   return readdirSync(p);
 }

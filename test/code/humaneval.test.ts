@@ -85,7 +85,7 @@ describe('HumanEval mutated solutions', () => {
   it('every problem has a mutant that fails, with a reason', () => {
     const survivors: string[] = [];
     items.forEach((it, i) => {
-      const killed = [mutantA[i], mutantB[i]].filter((r): r is R => r !== undefined && r.valid && r.score === 0);
+      const killed = [mutantA[i], mutantB[i]].filter((r): r is R => r?.valid === true && r.score === 0);
       if (killed.length === 0) survivors.push(it.task_id);
       for (const r of killed) expect(r.reason).toMatch(/failed: (assertion failed|runtime error|timeout|exited before)/);
     });

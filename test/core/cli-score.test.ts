@@ -167,7 +167,7 @@ describe('arbiter validate / help', () => {
   it('--help works on every command', async () => {
     const top = await runCli(['--help']);
     expect(top.code).toBe(0);
-    const cmds = [...top.stdout.matchAll(/^  (\w+)/gm)].map((m) => m[1]!).filter((c) => c !== 'help');
+    const cmds = [...top.stdout.matchAll(/^ {2}(\w+)/gm)].map((m) => m[1]!).filter((c) => c !== 'help');
     expect(cmds).toEqual(expect.arrayContaining(['score', 'validate', 'types']));
     for (const c of cmds) {
       const r = await runCli([c, '--help']);

@@ -1,5 +1,8 @@
-// Every grader file under examples/ must stay valid, and the README's main job must keep working.
-import { readdirSync, readFileSync } from 'node:fs';
+// Every grader file under examples/ must stay valid, the README's main job must keep working, and
+// the example data is the project's own: exactly what scripts/make-examples.mjs generates.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, ROOT } from '../helpers/cli.js';
@@ -17,10 +20,24 @@ describe('examples', () => {
     expect(r.code).toBe(0);
   });
 
-  it('the README main job grades the GSM8K example in agreement with its labels', async () => {
-    const r = await runCli(['score', '--grader', 'examples/gsm8k/grader.json', 'examples/gsm8k/samples.jsonl']);
+  it('the committed example data is exactly what scripts/make-examples.mjs writes', () => {
+    const out = mkdtempSync(join(tmpdir(), 'arbiter-examples-'));
+    try {
+      const r = spawnSync(process.execPath, [join(ROOT, 'scripts/make-examples.mjs'), '--out', out], { encoding: 'utf8' });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      for (const f of ['arithmetic/samples.jsonl', 'length-gated/samples.jsonl']) {
+        expect(readFileSync(join(out, f), 'utf8'), `${f}: run node scripts/make-examples.mjs`).toBe(readFileSync(join(exampleDir, f), 'utf8'));
+      }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('the README main job grades the arithmetic example in agreement with its labels', async () => {
+    const r = await runCli(['score', '--grader', 'examples/arithmetic/grader.json', 'examples/arithmetic/samples.jsonl']);
     expect(r.code).toBe(0);
-    const inputs = readFileSync(join(exampleDir, 'gsm8k/samples.jsonl'), 'utf8')
+    const inputs = readFileSync(join(exampleDir, 'arithmetic/samples.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
@@ -37,6 +54,11 @@ describe('examples', () => {
       // and the reward is 0 exactly when the answer is wrong
       expect(o.score > 0).toBe(inputs[i].item.is_correct);
     });
-    expect(r.stderr).toMatch(/graded 200 samples/);
+    // a realistic mix: some right, some wrong, some with a reasoning block whose draft number is not read
+    const right = inputs.filter((x) => x.item.is_correct).length;
+    expect(right).toBeGreaterThan(inputs.length / 2);
+    expect(right).toBeLessThan(inputs.length);
+    expect(inputs.filter((x) => x.sample.output_text.startsWith('<think>')).length).toBeGreaterThan(20);
+    expect(r.stderr).toMatch(/graded 200 samples .* 200 valid, 0 invalid, mean score 0\.6/);
   });
 });

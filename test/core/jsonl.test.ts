@@ -95,7 +95,10 @@ describe('progress line', async () => {
   const { SummaryStats } = await import('../../dist/io/summary.js');
   it('draws bytes done, count, rate, invalid and mean on one rewritten line, and clears it', () => {
     const writes: string[] = [];
-    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => (writes.push(String(s)), true));
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
+      writes.push(String(s));
+      return true;
+    });
     try {
       const stats = new SummaryStats();
       stats.add({ score: 1, valid: true, metadata: { grader: 'g', type: 't', duration_ms: 0 } });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { grade, loadGrader, Services } from '../../dist/index.js';
-import { SHARED_DATA } from '../helpers/cli.js';
+import { dataPath } from '../helpers/data.js';
 import './../helpers/spin-grader.mjs';
 import './../helpers/hostile-graders.mjs';
 
@@ -10,7 +10,7 @@ const hostileModule = new URL('../helpers/hostile-graders.mjs', import.meta.url)
 const services = new Services({ workerModules: [spinModule, hostileModule] });
 afterAll(() => services.close());
 
-const rows = readFileSync(`${SHARED_DATA}gsm8k/example_model_solutions.jsonl`, 'utf8')
+const rows = readFileSync(dataPath('gsm8k/example_model_solutions.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .slice(0, 60)

@@ -5,11 +5,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, SHARED_DATA } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { dataPath } from '../helpers/data.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'arbiter-eval-cli-'));
-const JB = join(
-  SHARED_DATA,
+const JB = dataPath(
   'judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=reward_model,judge_model=internlm_internlm2-7b-reward.jsonl',
 );
 const SUITES = ['judgebench', 'llmbar', 'rm-bench', 'preference', 'agreement', 'calibration', 'bon'];
@@ -33,7 +33,7 @@ describe('help', () => {
 
 describe('exit codes and messages', () => {
   const cases: [string, string[], RegExp][] = [
-    ['unreadable input', ['eval', 'judgebench', join(tmp, 'nope.jsonl')], /cannot read .*nope\.jsonl: ENOENT/],
+    ['unreadable input', ['eval', 'judgebench', join(tmp, 'nope.jsonl')], /cannot read .*nope\.jsonl: no such file/],
     ['--resume without --records', ['eval', 'judgebench', JB, '--resume'], /--resume needs --records/],
     ['--records without a grader', ['eval', 'judgebench', JB, '--records', join(tmp, 'r.jsonl')], /for live runs/],
     ['bad --mode', ['eval', 'judgebench', JB, '--mode', 'both'], /must be "pairwise" or "pointwise"/],

@@ -8,7 +8,8 @@ import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grade, loadGrader } from '../../dist/index.js';
-import { runCli, SHARED_DATA } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { dataPath } from '../helpers/data.js';
 import { startTestServer, type RecordedRequest, type TestServer } from '../helpers/openai-test-server.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'arbiter-eval-live-'));
@@ -50,7 +51,7 @@ function judgeFile(extra: Record<string, unknown> = {}): string {
   return f;
 }
 
-const PAIRS = join(SHARED_DATA, 'judgebench/judgebench_gpt-4o.jsonl');
+const PAIRS = dataPath('judgebench/judgebench_gpt-4o.jsonl');
 const slice = (n: number) => {
   const f = join(tmp, `pairs${n}.jsonl`);
   writeFileSync(f, readFileSync(PAIRS, 'utf8').split('\n').filter(Boolean).slice(0, n).join('\n') + '\n');
@@ -158,8 +159,8 @@ describe('judgebench with a live pairwise judge', () => {
 describe('llmbar live', () => {
   it('produces LLMBar statistics from a live judge on dataset.json', async () => {
     rule = 'longer';
-    const ds = JSON.parse(readFileSync(join(SHARED_DATA, 'llmbar/Adversarial/GPTOut/dataset.json'), 'utf8'));
-    const r = await evalJson(['llmbar', join(SHARED_DATA, 'llmbar/Adversarial/GPTOut/dataset.json'), '--grader', judgeFile()]);
+    const ds = JSON.parse(readFileSync(dataPath('llmbar/Adversarial/GPTOut/dataset.json'), 'utf8'));
+    const r = await evalJson(['llmbar', dataPath('llmbar/Adversarial/GPTOut/dataset.json'), '--grader', judgeFile()]);
     // the longer output wins in both orders (>= keeps the first shown on equal length)
     let cF = 0;
     let cT = 0;
@@ -176,7 +177,7 @@ describe('llmbar live', () => {
 
 async function hhPairs(n: number): Promise<{ chosen: string; rejected: string }[]> {
   const out: { chosen: string; rejected: string }[] = [];
-  const rl = createInterface({ input: createReadStream(join(SHARED_DATA, 'hh-rlhf/harmless-base-test.jsonl.gz')).pipe(createGunzip()) });
+  const rl = createInterface({ input: createReadStream(dataPath('hh-rlhf/harmless-base-test.jsonl.gz')).pipe(createGunzip()) });
   for await (const l of rl) {
     if (out.length >= n) break;
     if (l.trim()) out.push(JSON.parse(l));
@@ -220,7 +221,7 @@ describe('agreement, calibration and best-of-N on GSM8K example solutions', () =
   const rowsFile = join(tmp, 'gsm8k_example_model_solutions.jsonl');
   const math = { type: 'math', input: '{{sample.output_text}}', reference: '{{item.answer}}' };
   beforeAll(() => {
-    const lines = readFileSync(join(SHARED_DATA, 'gsm8k/example_model_solutions.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, 40);
+    const lines = readFileSync(dataPath('gsm8k/example_model_solutions.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, 40);
     writeFileSync(rowsFile.replace('gsm8k_', ''), lines.join('\n') + '\n');
   });
   const data = () => rowsFile.replace('gsm8k_', '');

@@ -62,8 +62,14 @@ describe('WorstCases', () => {
   it('builds rows lazily only when kept', () => {
     const w = new WorstCases<number>(1);
     let built = 0;
-    w.add(2, () => (built++, 1));
-    w.add(1, () => (built++, 2));
+    w.add(2, () => {
+      built++;
+      return 1;
+    });
+    w.add(1, () => {
+      built++;
+      return 2;
+    });
     expect(built).toBe(1);
   });
 });

@@ -15,10 +15,10 @@ import {
   Services,
   type PrmbenchRecord,
 } from '../../dist/index.js';
-import { SHARED_DATA } from '../helpers/cli.js';
+import { dataPath } from '../helpers/data.js';
 import { startPrmServer, type PrmServer } from '../helpers/prm-server.js';
 
-const DIR = join(SHARED_DATA, 'prmbench');
+const DIR = dataPath('prmbench');
 const FILES = readdirSync(DIR)
   .filter((f) => f.endsWith('.jsonl') && f !== 'debug.jsonl')
   .sort()

@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadGrader, prmbenchEval } from '../../dist/index.js';
-import { runCli, SHARED_DATA } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { dataPath } from '../helpers/data.js';
 
-const FILE = join(SHARED_DATA, 'prmbench/prm800k_test_p1_4o_circular.jsonl');
+const FILE = dataPath('prmbench/prm800k_test_p1_4o_circular.jsonl');
 const GRADER = new URL('../../examples/prm/prmbench-labels.json', import.meta.url).pathname;
 
 describe('arbiter eval prmbench', () => {

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, ROOT, SHARED_DATA } from '../helpers/cli.js';
+import { runCli, ROOT } from '../helpers/cli.js';
+import { dataPath } from '../helpers/data.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const OUT = join(ROOT, 'test/.output/eval');
@@ -132,10 +133,7 @@ describe('HTML reports in headless Chromium', () => {
   });
 
   it('JudgeBench: category bars and position consistency', async () => {
-    const f = join(
-      SHARED_DATA,
-      'judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=arena_hard,judge_model=o1-mini-2024-09-12.jsonl',
-    );
+    const f = dataPath('judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=arena_hard,judge_model=o1-mini-2024-09-12.jsonl');
     const { html, json } = await make('judgebench', ['eval', 'judgebench', f, '--published', '65.71']);
     expect(json.plots.map((p: any) => p.kind)).toEqual(['bars', 'stacked']);
     await check('judgebench', html, json);
@@ -144,7 +142,7 @@ describe('HTML reports in headless Chromium', () => {
 
   it('LLMBar over five sets, RM-Bench matrix', async () => {
     const sets = ['Natural', 'Adversarial/Neighbor', 'Adversarial/GPTInst', 'Adversarial/GPTOut', 'Adversarial/Manual'].map((s) =>
-      join(SHARED_DATA, 'llmbar', s, 'evaluators/GPT-4/Swap/result.json'),
+      dataPath(join('llmbar', s, 'evaluators/GPT-4/Swap/result.json')),
     );
     const lb = await make('llmbar', ['eval', 'llmbar', ...sets]);
     await check('llmbar', lb.html, lb.json);

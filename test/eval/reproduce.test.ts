@@ -5,10 +5,11 @@ import { readdirSync, readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, SHARED_DATA } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { dataPath } from '../helpers/data.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'arbiter-eval-'));
-const JB = join(SHARED_DATA, 'judgebench/outputs');
+const JB = dataPath('judgebench/outputs');
 const FIX = new URL('./fixtures/', import.meta.url).pathname;
 
 async function evalJson(args: string[]): Promise<any> {
@@ -69,7 +70,7 @@ describe('LLMBar published GPT-4 outputs', () => {
   for (const set of sets) {
     for (const ev of ['Vanilla', 'Swap']) {
       it(`reproduces statistics.json of ${set} ${ev}`, async () => {
-        const dir = join(SHARED_DATA, 'llmbar', set, 'evaluators/GPT-4', ev);
+        const dir = dataPath(join('llmbar', set, 'evaluators/GPT-4', ev));
         const r = await evalJson(['llmbar', join(dir, 'result.json')]);
         const published = JSON.parse(readFileSync(join(dir, 'statistics.json'), 'utf8'));
         const { arbiter_parse, ...ours } = r.metrics;

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSuite, SHARED_OPTIONS, SUITE_NAMES, SUITES } from '../../dist/eval/index.js';
-import { ROOT, runCli, SHARED_DATA } from '../helpers/cli.js';
+import { ROOT, runCli } from '../helpers/cli.js';
+import { DATA_DIR as SHARED_DATA } from '../helpers/data.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'arbiter-suite-contract-'));
 const put = (name: string, text: string): string => {
@@ -34,7 +35,7 @@ const FLAG: Record<(typeof SHARED_OPTIONS)[number], string> = {
 const VALUE: Record<(typeof SHARED_OPTIONS)[number], string[]> = {
   mode: ['pointwise'],
   orders: ['1'],
-  second: [join(ROOT, 'examples/gsm8k/grader.json')],
+  second: [join(ROOT, 'examples/arithmetic/grader.json')],
   recorded: [join(tmp, 'r.jsonl')],
   records: [join(tmp, 'r.jsonl')],
   concurrency: ['2'],

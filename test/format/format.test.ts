@@ -2,11 +2,11 @@
 // (<think>/<answer> counts, order, nesting, outside text, partial scoring), JSON and JSON Schema,
 // limits; realistic runs on IFEval's JSON-format prompts and GSM8K solutions.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { grade, loadGrader, validateGrader } from '../../dist/index.js';
+import { dataPath } from '../helpers/data.js';
 
-const data = (p: string) => fileURLToPath(new URL(`../../../shared/data/${p}`, import.meta.url));
+const data = dataPath;
 const jsonl = (p: string) =>
   readFileSync(data(p), 'utf8')
     .trim()

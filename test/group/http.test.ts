@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeAdvantages } from '../../dist/index.js';
-import { ANSWER_CHECK, GSM8K_SOLUTIONS, get, post, start, type Running } from '../server/helpers.js';
+import { ANSWER_CHECK, gsm8kSolutions, get, post, start, type Running } from '../server/helpers.js';
 import { registerValueType, value } from './helpers.js';
 
 let srv: Running;
@@ -164,7 +164,7 @@ describe('POST /v1/groups', () => {
   });
 
   it("real GSM8K groups: four models' solutions per question, graded and turned into GRPO advantages", async () => {
-    const rows = readFileSync(GSM8K_SOLUTIONS, 'utf8')
+    const rows = readFileSync(gsm8kSolutions(), 'utf8')
       .trim()
       .split('\n')
       .slice(0, 100)

@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadGrader, RewardPipeline } from '../../dist/index.js';
-import { CLI, ROOT, runCli, SHARED_DATA } from '../helpers/cli.js';
+import { CLI, ROOT, runCli } from '../helpers/cli.js';
+import { DATA_DIR as SHARED_DATA } from '../helpers/data.js';
 import { scratch } from './helpers.js';
 
 type Rec = Record<string, any>;
@@ -65,17 +66,15 @@ function sh(cmd: string): Promise<{ code: number | null; stdout: string; stderr:
 describe('score | advantages | monitor, a Unix pipe', () => {
   it('carries uid and global_step through; the advantages are GRPO on the scores; the monitors read the stream', async () => {
     // 12 GSM8K questions, the four models' solutions to each: groups of 4, two questions per step
-    const samples = solutions
-      .slice(0, 12)
-      .flatMap((q, qi) =>
-        MODELS.map((m, i) => ({
-          id: `q${qi}-${i}`,
-          uid: `q${qi}`,
-          global_step: Math.floor(qi / 2),
-          item: { answer: q.ground_truth },
-          output_text: q[m].solution,
-        })),
-      );
+    const samples = solutions.slice(0, 12).flatMap((q, qi) =>
+      MODELS.map((m, i) => ({
+        id: `q${qi}-${i}`,
+        uid: `q${qi}`,
+        global_step: Math.floor(qi / 2),
+        item: { answer: q.ground_truth },
+        output_text: q[m].solution,
+      })),
+    );
     const input = write('pipe-in.jsonl', jsonl(samples));
     const grader = write('pipe-grader.json', JSON.stringify({ type: 'multi', graders: { correct: MATH }, calculate_output: 'correct' }));
     const cfg = write('pipe-grpo.json', JSON.stringify({ estimator: 'grpo', group_size: 4 }));

@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const SHARED_DATA = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -12,9 +11,9 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], opts: { stdin?: string; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(args: string[], opts: { stdin?: string; cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'], ...(opts.env ? { env: opts.env } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

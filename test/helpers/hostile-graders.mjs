@@ -4,7 +4,7 @@
 //   test_exit        ends its worker thread (process.exit) when item.exit is true, else scores 1;
 //   test_bad_result  returns metadata holding a function, which cannot be copied between threads.
 import { z } from 'zod';
-import { getGraderType, graderSchema, registerGraderType } from '../../dist/index.js';
+import { getGraderType, graderSchema, PURE, registerGraderType } from '../../dist/index.js';
 import { isMainThread, threadId } from 'node:worker_threads';
 
 if (!getGraderType('test_heavy_spin')) {
@@ -12,6 +12,7 @@ if (!getGraderType('test_heavy_spin')) {
     type: 'test_heavy_spin',
     summary: 'test only: spins the CPU (cpu_heavy)',
     schema: graderSchema({ ms: z.number() }),
+    capabilities: PURE,
     cpu_heavy: true,
     build: (cfg) => (input) => {
       const ms = typeof input.item.ms === 'number' ? input.item.ms : cfg.ms;
@@ -26,6 +27,7 @@ if (!getGraderType('test_heavy_spin')) {
     type: 'test_exit',
     summary: 'test only: ends its worker thread when item.exit is true',
     schema: graderSchema({}),
+    capabilities: PURE,
     build: () => (input) => {
       if (input.item.exit === true && !isMainThread) process.exit(3);
       return { score: 1 };
@@ -35,6 +37,7 @@ if (!getGraderType('test_heavy_spin')) {
     type: 'test_bad_result',
     summary: 'test only: returns metadata that cannot cross threads',
     schema: graderSchema({}),
+    capabilities: PURE,
     build: () => () => ({ score: 1, metadata: { callback: () => 1 } }),
   });
 }

@@ -1,7 +1,7 @@
 // Test-only grader types, registered in the main thread and (through services.options.workerModules)
 // inside `threads` workers: `test_spin` busy-loops for `ms` (or item.ms; forever when < 0) then scores 1.
 import { z } from 'zod';
-import { getGraderType, graderSchema, registerGraderType } from '../../dist/index.js';
+import { getGraderType, graderSchema, PURE, registerGraderType } from '../../dist/index.js';
 import { threadId } from 'node:worker_threads';
 
 if (!getGraderType('test_spin')) {
@@ -9,6 +9,7 @@ if (!getGraderType('test_spin')) {
     type: 'test_spin',
     summary: 'test only: spins the CPU',
     schema: graderSchema({ ms: z.number() }),
+    capabilities: PURE,
     build: (cfg) => (input) => {
       const ms = typeof input.item.ms === 'number' ? input.item.ms : cfg.ms; // per-sample override
       const end = ms < 0 ? Infinity : Date.now() + ms;

@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SHARED_DATA } from '../helpers/cli.js';
+import { dataPath } from '../helpers/data.js';
 import { getLanguageDetector } from '../../dist/graders/ifeval/language.js';
 import { detectorText } from '../../dist/graders/ifeval/language.js';
 import { seededRandom } from '../../dist/core/random.js';
@@ -25,7 +25,7 @@ function reference(text: string): string | null {
 }
 
 const detect = getLanguageDetector();
-const responses: string[] = readFileSync(`${SHARED_DATA}ifeval/input_response_data_gpt4_20231107_145030.jsonl`, 'utf8')
+const responses: string[] = readFileSync(dataPath('ifeval/input_response_data_gpt4_20231107_145030.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l).response as string);

@@ -1,11 +1,11 @@
 // IFEval proof: grading the 540 GPT-4 responses reproduces the reference implementation's
 // verdicts (eval_results_strict/loose.jsonl). Every disagreement is listed here with its cause.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { grade, loadGrader } from '../../dist/index.js';
+import { dataPath } from '../helpers/data.js';
 
-const dir = fileURLToPath(new URL('../../../shared/data/ifeval/', import.meta.url));
+const dir = `${dataPath('ifeval')}/`;
 const rows = (f: string) =>
   readFileSync(dir + f, 'utf8')
     .trim()

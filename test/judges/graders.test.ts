@@ -5,12 +5,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { grade, loadGrader, Services } from '../../dist/index.js';
 import { startTestServer, type RecordedRequest, type TestServer } from '../helpers/openai-test-server.js';
+import { dataPath } from '../helpers/data.js';
 
-const data = (p: string) => fileURLToPath(new URL(`../../../shared/data/${p}`, import.meta.url));
+const data = dataPath;
 const judgebench = readFileSync(data('judgebench/judgebench_gpt-4o.jsonl'), 'utf8')
   .split('\n')
   .filter(Boolean)

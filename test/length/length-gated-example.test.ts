@@ -1,9 +1,9 @@
 // Loads examples/length-gated/*.json — "shorter is better only when correct" built as a gate
-// composition — and grades the real GSM8K solutions in samples.jsonl with it.
+// composition — and grades the generated solutions in samples.jsonl (scripts/make-examples.mjs) with it.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { getGraderType, grade, loadGraderFile, Services } from '../../dist/index.js';
+import { grade, loadGraderFile, Services } from '../../dist/index.js';
 
 const ex = (f: string) => fileURLToPath(new URL(`../../examples/length-gated/${f}`, import.meta.url));
 const samples = readFileSync(ex('samples.jsonl'), 'utf8')
@@ -38,14 +38,14 @@ describe('examples/length-gated', () => {
     await services.close();
   });
 
-  it.runIf(getGraderType('math') !== undefined)('math-grader.json (gate = math): agrees with the official correctness labels', async () => {
+  it('math-grader.json (gate = math): agrees with the correctness label of every sample', async () => {
     const g = await loadGraderFile(ex('math-grader.json'));
-    let agree = 0;
     for (const s of samples) {
       const r = await grade(g, s);
       expect(r.valid).toBe(true);
-      if (r.score! > 0 === s.sample.is_correct) agree++;
+      expect(r.score! > 0, `${s.id}: ${r.reason}`).toBe(s.sample.is_correct);
     }
-    expect(agree / samples.length).toBeGreaterThanOrEqual(0.96);
+    expect(samples.some((s) => s.sample.is_correct)).toBe(true);
+    expect(samples.some((s) => !s.sample.is_correct)).toBe(true);
   });
 });

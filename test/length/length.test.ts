@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { grade, loadGrader, validateGrader } from '../../dist/index.js';
-import { SHARED_DATA } from '../helpers/cli.js';
+import { dataPath } from '../helpers/data.js';
 import { countChars, tokenize, TOKENIZE_BUDGET_MS } from '../../dist/graders/length/measure.js';
 
 const run = async (cfg: object, output_text: string, item: Record<string, unknown> = {}) =>
@@ -121,7 +121,7 @@ describe('tokenizing hostile text', async () => {
   });
 
   it('ordinary text is encoded in pieces cut where no token can span: the same ids as one call', async () => {
-    const responses: string[] = readFileSync(`${SHARED_DATA}ifeval/input_response_data_gpt4_20231107_145030.jsonl`, 'utf8')
+    const responses: string[] = readFileSync(dataPath('ifeval/input_response_data_gpt4_20231107_145030.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l).response);

@@ -318,7 +318,7 @@ const hand = [
   ['y = -2x', ['2x + y = 0', '-2x', 'y + 2x = 0'], ['y = 2x', 'y = -2x + 1', 'y = -x'], 'equation'],
   ['(2,12) \\cup (12,102)', ['(12,102) \\cup (2,12)'], ['(2,102)', '(2,12] \\cup (12,102)'], 'interval'],
 ];
-for (const [ref, eqs, neqs, cat] of hand) {
+for (const [ref, eqs, neqs, cat] of /** @type {[string, string[], string[], string][]} */ (hand)) {
   const idx = rows.findIndex((r) => r.answer.split('The answer is: ').pop().trim() === ref);
   const src = idx >= 0 ? `math500#${idx}` : 'hand';
   eqs.forEach((o, k) => add(cat, ref, k % 2 ? wrap[k % wrap.length](o) : o, true, src));

@@ -4,8 +4,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { verifyMath } from '../../dist/graders/math/index.js';
+import { dataPath } from '../helpers/data.js';
 
-const shared = (p: string) => fileURLToPath(new URL(`../../../shared/data/${p}`, import.meta.url));
+const shared = dataPath;
 const jsonl = (p: string) =>
   readFileSync(p, 'utf8')
     .trim()
@@ -51,7 +52,7 @@ describe('MATH-500 references', () => {
 
   it("each final answer is rejected against the next problem's solution unless they are the same value", () => {
     let rejected = 0;
-    rows.forEach((r, i) => {
+    for (let i = 0; i < rows.length; i++) {
       const other = rows[(i + 1) % rows.length]!;
       const same = verifyMath(finals[(i + 1) % rows.length]!, finals[i]!).score === 1;
       const v = verifyMath(other.answer, finals[i]!);
@@ -60,7 +61,7 @@ describe('MATH-500 references', () => {
         expect(v.score, `#${i}: ${v.reason}`).toBe(0);
         rejected++;
       }
-    });
+    }
     expect(rejected).toBeGreaterThan(400);
   });
 });

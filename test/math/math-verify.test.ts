@@ -4,11 +4,11 @@
 // accepted; a new one, or a listed one that starts agreeing, fails the test so the list stays true.
 // Math-Verify itself agrees on 247 of the 254 with its defaults.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { verifyMath } from '../../dist/graders/math/index.js';
+import { dataPath } from '../helpers/data.js';
 
-const file = fileURLToPath(new URL('../../../shared/data/math-verify/test_cases.jsonl', import.meta.url));
+const file = dataPath('math-verify/test_cases.jsonl');
 const rows = readFileSync(file, 'utf8')
   .trim()
   .split('\n')

@@ -22,6 +22,7 @@ const PROCESSES = 16;
 
 if (role === 'bomb') {
   const py = await runtimeFor('python');
+  if (typeof py === 'string') throw new Error(py);
   const bomb =
     'import os, time\nwhile True:\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(1000)\n        os._exit(0)\ntime.sleep(1000)\n';
   for (let i = 0; i < concurrency; i++)

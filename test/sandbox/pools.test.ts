@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { SandboxPool } from '../../dist/sandbox/index.js';
 import { runtimeFor } from '../../dist/sandbox/host.js';
 
@@ -58,7 +58,10 @@ async function until(cond: () => boolean): Promise<void> {
   while (!cond()) await new Promise((r) => setTimeout(r, 50));
 }
 
-describe.skipIf(!isRoot)('uids are leased host-wide', () => {
+describe('uids are leased host-wide (needs root)', () => {
+  beforeEach((ctx) => {
+    if (!isRoot) ctx.skip('not running as root: uids cannot be leased');
+  });
   it('two pools in one process get disjoint uids, and give them back when closed', async () => {
     const a = new SandboxPool({ concurrency: 3, uidBase: BASE });
     const b = new SandboxPool({ concurrency: 3, uidBase: BASE });

@@ -115,7 +115,7 @@ describe('connection bounds (arbiter serve flags)', () => {
   it('takes --headers-timeout-ms, --request-timeout-ms, --keep-alive-timeout-ms and --max-connections', async () => {
     const p = await serve([
       '--grader',
-      'examples/gsm8k/grader.json',
+      'examples/arithmetic/grader.json',
       '--headers-timeout-ms',
       '150',
       '--request-timeout-ms',
@@ -137,7 +137,7 @@ describe('connection bounds (arbiter serve flags)', () => {
     } finally {
       expect(await p.stop()).toBe(0);
     }
-    await expect(serve(['--grader', 'examples/gsm8k/grader.json', '--headers-timeout-ms', '5000', '--request-timeout-ms', '1000'])).rejects.toMatchObject({
+    await expect(serve(['--grader', 'examples/arithmetic/grader.json', '--headers-timeout-ms', '5000', '--request-timeout-ms', '1000'])).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringMatching(/headersTimeoutMs \(5000\) must not exceed requestTimeoutMs/),
     });

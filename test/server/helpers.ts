@@ -1,14 +1,15 @@
 // Test helpers for the server: start a real server on port 0, post JSON over HTTP, test-only grader
 // types (slow, throwing), and GSM8K model solutions from the shared public data.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { getGraderType, loadGrader, registerGraderType, graderSchema } from '../../dist/index.js';
 import { createServer } from '../../dist/server/index.js';
 import type { Grader } from '../../dist/index.js';
 import type { ArbiterServer, ServerOptions } from '../../dist/server/index.js';
 import { z } from 'zod';
+import { dataPath } from '../helpers/data.js';
 
-export const GSM8K_SOLUTIONS = fileURLToPath(new URL('../../../shared/data/gsm8k/example_model_solutions.jsonl', import.meta.url));
+/** GSM8K's example model solutions (a function: the data is looked for when a test reads it). */
+export const gsm8kSolutions = () => dataPath('gsm8k/example_model_solutions.jsonl');
 
 export interface Gsm8kSample {
   question: string;
@@ -19,7 +20,7 @@ export interface Gsm8kSample {
 
 /** The first `n` GSM8K problems with the 175B fine-tuned model's solution and the human label. */
 export function gsm8k(n: number): Gsm8kSample[] {
-  const lines = readFileSync(GSM8K_SOLUTIONS, 'utf8').split('\n').filter(Boolean).slice(0, n);
+  const lines = readFileSync(gsm8kSolutions(), 'utf8').split('\n').filter(Boolean).slice(0, n);
   return lines.map((l) => {
     const r = JSON.parse(l) as { question: string; ground_truth: string; '175b_finetuning': { solution: string; is_correct: boolean } };
     const label = /A: (.*)$/.exec(r.ground_truth.trim())![1]!.trim();

@@ -299,7 +299,7 @@ describe('serve CLI', () => {
   it('takes --inline-allow-network (repeatable) and refuses it without --allow-inline-graders or with a bad URL', async () => {
     const p = await serve([
       '--grader',
-      'examples/gsm8k/grader.json',
+      'examples/arithmetic/grader.json',
       '--allow-inline-graders',
       '--inline-allow-network',
       'http://10.0.0.1/v1',
@@ -315,11 +315,11 @@ describe('serve CLI', () => {
     } finally {
       expect(await p.stop()).toBe(0);
     }
-    await expect(serve(['--grader', 'examples/gsm8k/grader.json', '--inline-allow-network', judge.url])).rejects.toMatchObject({
+    await expect(serve(['--grader', 'examples/arithmetic/grader.json', '--inline-allow-network', judge.url])).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringMatching(/--allow-inline-graders/),
     });
-    await expect(serve(['--grader', 'examples/gsm8k/grader.json', '--allow-inline-graders', '--inline-allow-network', 'ftp://x/'])).rejects.toMatchObject({
+    await expect(serve(['--grader', 'examples/arithmetic/grader.json', '--allow-inline-graders', '--inline-allow-network', 'ftp://x/'])).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringMatching(/http:\/\/ or https:\/\//),
     });

@@ -1,9 +1,9 @@
 // The text_similarity grader type: OpenAI-schema configs, multi-references, pass_threshold, limits,
 // bad input, and a realistic run on GSM8K model answers (exact_match vs the human correctness label).
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { grade, loadGrader, validateGrader } from '../../dist/index.js';
+import { dataPath } from '../helpers/data.js';
 
 const base = { type: 'text_similarity', input: '{{sample.output_text}}', reference: '{{item.ref}}' };
 
@@ -66,7 +66,7 @@ describe('text_similarity grader', () => {
 
   it('GSM8K model answers: exact_match of the final answer agrees with the official correctness label', async () => {
     // real GPT-3 solutions ending in "A: <answer>"; the reference answer follows "####"
-    const dataDir = fileURLToPath(new URL('../../../shared/data/gsm8k/', import.meta.url));
+    const dataDir = `${dataPath('gsm8k')}/`;
     const sols = readFileSync(dataDir + 'example_model_solutions.jsonl', 'utf8')
       .trim()
       .split('\n')

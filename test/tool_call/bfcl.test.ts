@@ -1,11 +1,11 @@
 // BFCL proof: every accepted answer scores 1 on simple_python, multiple, parallel and
 // parallel_multiple; mutated calls score below 1 with the right mismatch; irrelevance items.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { grade, loadGrader } from '../../dist/index.js';
+import { dataPath } from '../helpers/data.js';
 
-const dir = fileURLToPath(new URL('../../../shared/data/bfcl/', import.meta.url));
+const dir = `${dataPath('bfcl')}/`;
 const lines = (f: string) =>
   readFileSync(dir + f, 'utf8')
     .trim()

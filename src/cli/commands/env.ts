@@ -172,8 +172,11 @@ export function register(program: Command): void {
       .option('--max-steps-per-turn <n>', 'bfcl_multi_turn: executed responses per user turn before the entry is force-quit (BFCL: 20)', positiveInt)
       .option('--default-env <name>', 'environment of requests that name none (default: tau_bench)')
       .option('--body-limit <bytes>', 'largest request body accepted', positiveInt, 8 * 1024 * 1024)
-      .option('--tau-bench-dir <dir>', "folder holding tau-bench's airline/ and retail/ data (default: $ARBITER_TAU_BENCH_DIR, then shared/data/tau-bench)")
-      .option('--bfcl-dir <dir>', "folder holding BFCL's multi_turn/ data (default: $ARBITER_BFCL_DIR, then shared/data/bfcl)")
+      .option(
+        '--tau-bench-dir <dir>',
+        "folder holding tau-bench's airline/ and retail/ data (default: $ARBITER_TAU_BENCH_DIR, else $ARBITER_DATA/tau-bench; $ARBITER_DATA defaults to ../shared/data beside the project)",
+      )
+      .option('--bfcl-dir <dir>', "folder holding BFCL's multi_turn/ data (default: $ARBITER_BFCL_DIR, else $ARBITER_DATA/bfcl)")
       .option('--user-concurrency <n>', 'user-model requests in flight at once', positiveInt, 64)
       .option('--log-level <level>', 'log to stdout as JSON at this level'),
   ).action(async (o: ServeOpts) => {

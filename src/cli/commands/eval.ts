@@ -10,6 +10,7 @@ import { Services } from '../../core/services.js';
 import type { SharedOption, Suite } from '../../eval/suites/common.js';
 import { loadSuites, SUITE_NAMES } from '../../eval/suites/index.js';
 import type { EvalReport } from '../../eval/report.js';
+import { dataPathMessage, resolveDataPath } from '../../io/data.js';
 import { IoError } from '../../io/score-file.js';
 import { die, EXIT } from '../exit.js';
 import { positiveInt } from './score.js';
@@ -127,13 +128,20 @@ function addSuite(parent: Command, s: Suite): void {
     `
 Exit status: 0 when the evaluation completed (problems with single records are reported, not fatal),
 2 for bad usage, a bad grader file, unreadable input or unwritable output, 1 for an internal error.
+An input file not found as given is looked for in the benchmark data folder ($ARBITER_DATA, default
+../shared/data beside the project), so the example's path is relative to that folder.
 
 Example:
   ${s.example}`,
   );
   c.action(async (input: string | string[] | undefined, o: EvalFlags) => {
     try {
-      const files = input === undefined ? [] : Array.isArray(input) ? input : [input];
+      // a data file not found as given is looked up in the benchmark data folder ($ARBITER_DATA)
+      const files = (input === undefined ? [] : Array.isArray(input) ? input : [input]).map((f) => {
+        const found = resolveDataPath(f);
+        if (found === undefined) throw new IoError(dataPathMessage(f));
+        return found;
+      });
       if (o.resume && !o.records) usage('--resume needs --records FILE (the records file of the run to continue)');
       if (o.recorded && o.grader) usage('give either --grader (grade live) or --recorded (re-score a previous run), not both');
       if (o.second && !o.grader && !o.recorded) usage('--second needs --grader (the grader to compare it with)');

@@ -133,7 +133,7 @@ input, 130 / 143 when stopped by SIGINT / SIGTERM (the records finished so far a
 written; --resume continues), 1 for an internal error.
 
 Example:
-  arbiter score --grader examples/gsm8k/grader.json examples/gsm8k/samples.jsonl -o out.jsonl`,
+  arbiter score --grader examples/arithmetic/grader.json examples/arithmetic/samples.jsonl -o out.jsonl`,
     )
     .action(
       async (

@@ -1,11 +1,11 @@
 // BFCL multi-turn's data for the environment: the entries of the four categories (base,
 // long_context, miss_func, miss_param) with their ground truths, and the function docs of each API
-// class, read once per process from $ARBITER_BFCL_DIR (else shared/data/bfcl next to the package or
-// the working directory). An entry's initial_config is kept as Python-exact JSON text (5000.0 stays
-// a float), which is what the bfcl_multi_turn grader reads without ambiguity.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// class, read once per process from $ARBITER_BFCL_DIR (else $ARBITER_DATA/bfcl, src/io/data.ts). An
+// entry's initial_config is kept as Python-exact JSON text (5000.0 stays a float), which is what the
+// bfcl_multi_turn grader reads without ambiguity.
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { locateData } from '../../io/data.js';
 import { jsonDumps } from '../../py/format.js';
 import { loads } from '../../py/json.js';
 import { PyDict, type PyValue } from '../../py/values.js';
@@ -14,7 +14,7 @@ import { EnvDataError } from '../../agents/env.js';
 export const BFCL_CATEGORIES = ['base', 'long_context', 'miss_func', 'miss_param'] as const;
 export type BfclCategory = (typeof BFCL_CATEGORIES)[number];
 
-/** Environment variable naming the folder that holds multi_turn/ (BFCL's data folder). */
+/** Environment variable naming the folder that holds multi_turn/ (BFCL's data folder; else $ARBITER_DATA/bfcl). */
 export const BFCL_DIR_ENV = 'ARBITER_BFCL_DIR';
 
 /** BFCL's MULTI_TURN_FUNC_DOC_FILE_MAPPING: the function-doc file of each class. */
@@ -61,13 +61,6 @@ export class BfclDataError extends EnvDataError {
   override name = 'BfclDataError';
 }
 
-function candidates(): string[] {
-  const env = process.env[BFCL_DIR_ENV];
-  if (env) return [resolve(env)];
-  const pkgRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-  return [join(pkgRoot, '../shared/data/bfcl'), join(pkgRoot, 'shared/data/bfcl'), resolve('shared/data/bfcl'), resolve('../shared/data/bfcl')];
-}
-
 let overrideDir: string | undefined;
 
 /** Sets the data folder for this process (the CLI's --bfcl-dir); undefined restores the search. Clears the caches. */
@@ -79,9 +72,7 @@ export function setBfclDataDir(dir: string | undefined): void {
 
 export function resolveBfclDir(): string {
   if (overrideDir) return overrideDir;
-  const c = candidates();
-  for (const d of c) if (existsSync(join(d, 'multi_turn', 'func_doc'))) return d;
-  throw new BfclDataError(`BFCL data not found (looked in ${c.join(', ')}); set ${BFCL_DIR_ENV} to the folder holding multi_turn/`);
+  return locateData({ what: 'BFCL data', folder: 'bfcl', probe: 'multi_turn/func_doc', env: BFCL_DIR_ENV }, (m) => new BfclDataError(m));
 }
 
 function readLines(path: string): string[] {

@@ -3,9 +3,9 @@
 // the shared one, and a record (one user, reservation, order…) is deep-copied into the episode the
 // first time a tool changes it. So replaying a trajectory costs what its tools touch, and two
 // episodes on the same base compare by looking at the records either of them touched.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { locateData } from '../../io/data.js';
 import { loads } from '../../py/mapjson.js';
 import { firstDifference, hashableRepr, hashableSha256, sameHashable } from './hash.js';
 import { deepCopy, getItem, isDict, PyError, type PyDict, type PyValue } from '../../py/mapvalue.js';
@@ -29,21 +29,8 @@ export class TauDataError extends Error {
   override name = 'TauDataError';
 }
 
-/** Environment variable naming the folder that holds airline/ and retail/. */
+/** Environment variable naming the folder that holds airline/ and retail/ (else $ARBITER_DATA/tau-bench). */
 export const DATA_DIR_ENV = 'ARBITER_TAU_BENCH_DIR';
-
-/** Where the data is looked for: $ARBITER_TAU_BENCH_DIR, then shared/data/tau-bench next to the package or the working directory. */
-export function dataDirCandidates(): string[] {
-  const env = process.env[DATA_DIR_ENV];
-  if (env) return [resolve(env)];
-  const pkgRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-  return [
-    join(pkgRoot, '../shared/data/tau-bench'),
-    join(pkgRoot, 'shared/data/tau-bench'),
-    resolve('shared/data/tau-bench'),
-    resolve('../shared/data/tau-bench'),
-  ];
-}
 
 let overrideDir: string | undefined;
 /** $ARBITER_TAU_BENCH_DIR as it was before setDataDir changed it (restored by setDataDir(undefined)). */
@@ -64,9 +51,7 @@ export function setDataDir(dir: string | undefined): void {
 
 export function resolveDataDir(): string {
   if (overrideDir) return overrideDir;
-  const c = dataDirCandidates();
-  for (const d of c) if (existsSync(join(d, 'airline', 'flights.json'))) return d;
-  throw new TauDataError(`tau-bench data not found (looked in ${c.join(', ')}); set ${DATA_DIR_ENV} to the folder holding airline/ and retail/`);
+  return locateData({ what: 'tau-bench data', folder: 'tau-bench', probe: 'airline/flights.json', env: DATA_DIR_ENV }, (m) => new TauDataError(m));
 }
 
 /** The shared, read-only start state of a domain. */

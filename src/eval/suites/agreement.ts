@@ -156,7 +156,7 @@ export const suite: Suite = {
   name: 'agreement',
   summary: 'a verifier against labels (GSM8K is_correct, MATH-500): confusion matrix, FP/FN with reasons, kappa, and agreement with --second',
   args: '[file]',
-  example: 'arbiter eval agreement ../shared/data/gsm8k/example_model_solutions.jsonl --grader examples/gsm8k/grader.json --html agree.html',
+  example: 'arbiter eval agreement gsm8k/example_model_solutions.jsonl --grader examples/arithmetic/grader.json --html agree.html',
   takes: [...LABELLED_TAKES, 'second'],
   options: LABELLED_OPTIONS,
   run: runAgreement,

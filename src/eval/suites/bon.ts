@@ -152,7 +152,7 @@ export const suite: Suite = {
   name: 'bon',
   summary: 'best-of-N: expected accuracy of the top-scored candidate among N against N, with the oracle and a random pick',
   args: '[file]',
-  example: 'arbiter eval bon ../shared/data/gsm8k/example_model_solutions.jsonl --grader rm.json --html bon.html',
+  example: 'arbiter eval bon gsm8k/example_model_solutions.jsonl --grader rm.json --html bon.html',
   takes: LABELLED_TAKES,
   options: [
     ...LABELLED_OPTIONS,

@@ -346,7 +346,7 @@ export const suite: Suite = {
     "JudgeBench's pair metric per category (knowledge, reasoning, math, coding) and overall; re-scores an outputs file, or judges a pairs file with --grader",
   args: '<file>',
   example:
-    'arbiter eval judgebench "../shared/data/judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=arena_hard,judge_model=o1-mini-2024-09-12.jsonl" --html jb.html',
+    'arbiter eval judgebench "judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=arena_hard,judge_model=o1-mini-2024-09-12.jsonl" --html jb.html',
   takes: ['mode', 'orders', 'records', 'concurrency', 'max-cases'],
   options: [],
   run: runJudgeBench,

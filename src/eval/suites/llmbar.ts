@@ -282,7 +282,7 @@ export const suite: Suite = {
   summary:
     "LLMBar's statistics (accuracy per order, both-correct, positional agreement, Cohen's kappa) from result.json files, or live on dataset.json with --grader",
   args: '<files...>',
-  example: 'arbiter eval llmbar ../shared/data/llmbar/Natural/evaluators/GPT-4/Vanilla/result.json --json out.json',
+  example: 'arbiter eval llmbar llmbar/Natural/evaluators/GPT-4/Vanilla/result.json --json out.json',
   // LLMBar judges both orders by definition: --orders is not offered
   takes: ['mode', 'records', 'concurrency', 'max-cases'],
   options: [],

@@ -239,7 +239,7 @@ export const suite: Suite = {
   summary:
     'accuracy of a pairwise (both orders) or pointwise grader on chosen/rejected pairs: HH-RLHF, LLMBar, JudgeBench or {question, chosen, rejected} JSONL',
   args: '[file]',
-  example: 'arbiter eval preference ../shared/data/hh-rlhf/harmless-base-test.jsonl.gz --grader judge.json --records run.jsonl --resume',
+  example: 'arbiter eval preference hh-rlhf/harmless-base-test.jsonl.gz --grader judge.json --records run.jsonl --resume',
   takes: ['mode', 'orders', 'recorded', 'records', 'concurrency', 'max-cases'],
   options: [{ flags: '--format <f>', description: 'hh-rlhf, llmbar, judgebench or pairs (default: detected from the first record)', key: 'format' }],
   run: runPreference,

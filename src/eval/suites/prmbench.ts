@@ -43,7 +43,7 @@ export const suite: Suite = {
   name: 'prmbench',
   summary: "PRMBench's step metrics (f1, negative_f1, PRMScore; overall and per error class) for a step-reward --grader (e.g. type prm)",
   args: '<files...>',
-  example: 'arbiter eval prmbench ../shared/data/prmbench/prm800k_test_p1_4o_circular.jsonl --grader examples/prm/prmbench-labels.json --json prm.json',
+  example: 'arbiter eval prmbench prmbench/prm800k_test_p1_4o_circular.jsonl --grader examples/prm/prmbench-labels.json --json prm.json',
   takes: ['concurrency'],
   options: [
     { flags: '--threshold <x>', description: 'a step is predicted correct when its score is above x (default 0.5)', key: 'threshold', parse: 'number' },

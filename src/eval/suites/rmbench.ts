@@ -210,7 +210,7 @@ export const suite: Suite = {
   summary:
     "RM-Bench's 3x3 style-substance matrix and hard/normal/easy accuracy: re-scores result files (score_chosen/score_rejected) or grades the data files with a pointwise --grader",
   args: '<files...>',
-  example: 'arbiter eval rm-bench ../shared/data/rm-bench/chat_filtered.json --grader rm.json --html rm.html',
+  example: 'arbiter eval rm-bench rm-bench/chat_filtered.json --grader rm.json --html rm.html',
   // pointwise only: each response is scored alone, so --mode and --orders are not offered
   takes: ['records', 'concurrency', 'max-cases'],
   options: [],

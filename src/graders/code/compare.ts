@@ -176,7 +176,7 @@ export function valuesEqual(a: unknown, b: unknown, tol?: number): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && valuesEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], tol));
+  return ka.every((k) => Object.hasOwn(b, k) && valuesEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], tol));
 }
 
 /** Short quoted preview of a text for reasons. */

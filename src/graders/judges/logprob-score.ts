@@ -80,7 +80,7 @@ export function yesNoToken(t: string): number | undefined {
   const s = t
     .trim()
     .toLowerCase()
-    .replace(/^[\[("'*]+|[\])"'*.,!]+$/g, '');
+    .replace(/^[[("'*]+|[\])"'*.,!]+$/g, '');
   if (YES.has(s)) return 1;
   if (NO.has(s)) return 0;
   return undefined;

@@ -576,7 +576,7 @@ function matrixValue(n: Node, ctx: Ctx): Node | undefined {
       const a = matrixValue(n.a, ctx);
       if (!a || !isM(a)) return a && !contains(n.b, 'matrix') ? n : undefined;
       const e = exact(n.b, ctx.mode, ctx.budget);
-      if (!e || !e.isInt() || e.n < 1n || e.n > 16n) return undefined;
+      if (!e?.isInt() || e.n < 1n || e.n > 16n) return undefined;
       let r: Node | undefined = a;
       for (let i = 1n; i < e.n && r; i++) r = matMul((r as Extract<Node, { k: 'matrix' }>).rows, a.rows, ctx);
       return r;
@@ -803,7 +803,7 @@ function eqRel(g: Extract<Node, { k: 'rel' }>, a: Extract<Node, { k: 'rel' }>, c
   if (gn.ops.length !== 1) return no('chained relations differ');
   const op = gn.ops[0]!;
   if (op === '=' || op === '!=') {
-    let swapped = eqNode(gn.sides[0]!, an.sides[1]!, ctx).equal && eqNode(gn.sides[1]!, an.sides[0]!, ctx).equal;
+    const swapped = eqNode(gn.sides[0]!, an.sides[1]!, ctx).equal && eqNode(gn.sides[1]!, an.sides[0]!, ctx).equal;
     if (swapped) return yes('same equation, sides swapped');
   }
   const fg: Node = { k: 'add', terms: [gn.sides[0]!, { k: 'neg', a: gn.sides[1]! }] };
@@ -878,7 +878,7 @@ function eqScalar(g: Node, a: Node, ctx: Ctx): Verdict {
     if (a.base) return g.q.eq(a.q) ? yes(`same number (${g.q} in base 10)`) : no(`${show(a)} is not ${show(g)}`);
     return a.lit && a.q.toString() === g.base.digits ? yes(`same digits in base ${g.base.radix}`) : no(`${show(a)} is not ${show(g)}`);
   }
-  let gv = [...freeVars(g)];
+  const gv = [...freeVars(g)];
   let av = [...freeVars(a)];
   let an = a;
   if (!opts.strict_variables && gv.length === 1 && av.length === 1 && gv[0] !== av[0]) {

@@ -1063,7 +1063,7 @@ function powMagnitude(base: Node, expo: Node, mode: EvalMode, budget: Budget): M
   }
   if (a.s === 0) return b > 0 ? ZERO_MAG : undefined;
   if (a.s < 0) {
-    if (!q || !q.isInt()) return undefined;
+    if (!q?.isInt()) return undefined;
     const odd = q.n % 2n !== 0n;
     return scaled(odd ? -1 : 1, a, b, be);
   }
@@ -1130,7 +1130,7 @@ function fnMagnitude(n: Extract<Node, { k: 'fn' }>, mode: EvalMode, budget: Budg
     case 'root': {
       const m = magnitude(arg, mode, budget);
       const k = n.args[1] && exact(n.args[1], mode, budget);
-      if (!m || !k || !k.isInt() || k.isZero()) return undefined;
+      if (!m || !k?.isInt() || k.isZero()) return undefined;
       if (m.s < 0 && k.n % 2n === 0n) return undefined;
       const kk = k.toNumber();
       return m.s === 0 ? m : { s: m.s, l: m.l / kk, e: m.e / Math.abs(kk) };
@@ -1143,7 +1143,7 @@ function fnMagnitude(n: Extract<Node, { k: 'fn' }>, mode: EvalMode, budget: Budg
       return powMagnitude({ k: 'const', name: 'e' }, arg, mode, budget);
     case 'fact': {
       const q = exact(arg, mode, budget);
-      if (!q || !q.isInt() || q.n < 0n) return undefined;
+      if (!q?.isInt() || q.n < 0n) return undefined;
       const x = q.toNumber();
       const l = lnGamma(x + 1);
       return { s: 1, l, e: 16 * U * Math.abs(l) + 1e-13 };
@@ -1207,7 +1207,7 @@ export function powerForm(n: Node, mode: EvalMode, budget: Budget): { s: number;
   }
   if (!base || !expo || !base.isInt() || !expo.isInt() || expo.n <= 0n) return undefined;
   let r = base.n < 0n ? -base.n : base.n;
-  let s = base.n < 0n && expo.n % 2n !== 0n ? -1 : 1;
+  const s = base.n < 0n && expo.n % 2n !== 0n ? -1 : 1;
   if (r < 2n) return { s: r === 0n ? 0 : s, r, e: r === 0n ? 1n : 1n };
   let e = expo.n;
   if (r < SAFE) {

@@ -293,7 +293,7 @@ const COPULA = /(?:^|\s)(?:is|are|was|were|equals|be|gives|=|est|es|ist|是|为|
  */
 function answerInProse(s: string, opts: ExtractOptions, depth = 0): string {
   // "42 (checked with 6 and 7)", "42 — since ...": a value first, then a remark in words
-  const lead = /^(-?\d[\d,]*(?:\.\d+)?%?|\$[^$\n]{1,200}\$)\s+(?:[(\[—–]|-\s)(?=[^)\]\\$]*\p{L}{2,})/u.exec(s);
+  const lead = /^(-?\d[\d,]*(?:\.\d+)?%?|\$[^$\n]{1,200}\$)\s+(?:[([—–]|-\s)(?=[^)\]\\$]*\p{L}{2,})/u.exec(s);
   if (lead) return lead[1]!;
   if (looksLikeBareAnswer(s) || depth > 2) return s;
   const spans = mathSpans(s);

@@ -125,7 +125,7 @@ class Parser {
     const sides: Node[] = [first];
     for (;;) {
       const t = this.peek();
-      if (!t || t.t !== 'op' || !REL_OPS.has(t.s)) break;
+      if (t?.t !== 'op' || !REL_OPS.has(t.s)) break;
       this.next();
       ops.push(t.s as RelOp);
       sides.push(this.skipUnits(this.parseRatio()));
@@ -468,7 +468,7 @@ class Parser {
     const bound = sub?.k === 'rel' && sub.ops.length === 1 && sub.ops[0] === '=' ? sub.sides[0]! : undefined;
     // the index may be i or e, which elsewhere are the imaginary unit and Euler's number
     const name = bound?.k === 'var' ? bound.name : bound?.k === 'const' && (bound.name === 'i' || bound.name === 'e') ? bound.name : undefined;
-    if (!sub || sub.k !== 'rel' || name === undefined || !sup) throw new ParseError(`\\${op} needs bounds like _{k=1}^{n}`);
+    if (sub?.k !== 'rel' || name === undefined || !sup) throw new ParseError(`\\${op} needs bounds like _{k=1}^{n}`);
     this.enter();
     let f = this.parseTerm();
     this.leave();

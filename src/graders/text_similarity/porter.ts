@@ -193,7 +193,7 @@ function step5b(w: string): string {
 /** NLTK `PorterStemmer().stem(word)` (lower-cases first). */
 export function porterStem(word: string): string {
   const w = word.toLowerCase();
-  if (Object.prototype.hasOwnProperty.call(POOL, word)) return POOL[w]!;
+  if (Object.hasOwn(POOL, word)) return POOL[w]!;
   if (word.length <= 2) return w;
   return step5b(step5a(step4(step3(step2(step1c(step1b(step1a(w))))))));
 }

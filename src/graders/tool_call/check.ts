@@ -33,7 +33,7 @@ export function pyEqual(a: unknown, b: unknown): boolean {
   if (isObj(a)) {
     if (!isObj(b)) return false;
     const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && pyEqual(a[k], b[k]));
+    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && pyEqual(a[k], b[k]));
   }
   return a === b;
 }

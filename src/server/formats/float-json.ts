@@ -61,7 +61,7 @@ export function resultJSON(r: Result, id?: string | number | null, rawId?: strin
   let first = true;
   const rec = r as unknown as Record<string, unknown>;
   for (const k in rec) {
-    if (!Object.prototype.hasOwnProperty.call(rec, k)) continue;
+    if (!Object.hasOwn(rec, k)) continue;
     const v = rec[k];
     let enc: string | undefined;
     switch (k) {
