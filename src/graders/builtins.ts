@@ -26,6 +26,8 @@ export const BUILTINS: Readonly<Record<string, readonly [module: string, exportN
   tiers: ['./composite/tiers.js', 'tiers'],
   transform: ['./composite/transform.js', 'transform'],
   schedule: ['./composite/schedule.js', 'schedule'],
+  majority_vote: ['./composite/majority-vote.js', 'majorityVote'],
+  random: ['./composite/random.js', 'random'],
   overlong_penalty: ['./composite/overlong.js', 'overlongPenalty'],
   math: ['./math/grader.js', 'mathGrader'],
   format: ['./format/format.js', 'format'],

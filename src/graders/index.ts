@@ -9,6 +9,8 @@ import { weightedSum } from './composite/weighted-sum.js';
 import { tiers } from './composite/tiers.js';
 import { transform } from './composite/transform.js';
 import { schedule } from './composite/schedule.js';
+import { majorityVote } from './composite/majority-vote.js';
+import { random } from './composite/random.js';
 import { overlongPenalty } from './composite/overlong.js';
 import { code } from './code/code.js';
 import { pythonGrader } from './code/python-grader.js';
@@ -42,6 +44,8 @@ const builtins: GraderType<any>[] = [
   tiers,
   transform,
   schedule,
+  majorityVote,
+  random,
   overlongPenalty,
   mathGrader,
   format,
