@@ -33,7 +33,7 @@ export interface GroupMember {
  * one line cannot be scored against its group: that line becomes an invalid `bad_input` result
  * naming it (never a silent 0).
  */
-export function finishGroups(grader: Grader, members: GroupMember[], results: Result[]): void {
+export async function finishGroups(grader: Grader, members: GroupMember[], results: Result[], ctx: GraderContext): Promise<void> {
   const finish = groupStageOf(grader.type);
   if (!finish) return;
   const groups = new Map<string, number[]>();
@@ -63,7 +63,7 @@ export function finishGroups(grader: Grader, members: GroupMember[], results: Re
     }
     const rs = idx.map((i) => results[i]!);
     if (!rs.some((r) => r.valid && r.metadata.group_stage === 'pending')) continue;
-    finish(grader.config, rs);
+    await finish(grader.config, rs, { inputs: idx.map((i) => members[i]!.input), ctx });
   }
   const pt = grader.config.pass_threshold;
   if (typeof pt === 'number') for (const r of results) if (r.valid && r.score !== null && r.metadata.group_stage === 'done') r.metadata.passed = r.score >= pt;
@@ -191,7 +191,7 @@ export async function gradeGroupReport(
   const ctx: GraderContext = groupContext({ services: opts.services ?? (defaultServices ??= new Services()), ...(opts.signal ? { signal: opts.signal } : {}) });
   const results: Result[] = [];
   for await (const r of orderedMap(members, (m) => (m.input ? grader.grade(m.input, ctx) : m.invalid!), opts.concurrency ?? 64)) results.push(r);
-  finishGroups(grader, members, results);
+  await finishGroups(grader, members, results, ctx);
   const adv = cfg ? computeAdvantages(cfg, advantageRecords(members, results), 'samples') : null;
   const out = groupOutput(members, results, adv);
   return { results: out, monitors: mon ? monitorResults(out, members, mon) : null };

@@ -12,6 +12,7 @@ import type { Result } from '../core/result.js';
 import type { OutputRecord } from '../io/score-stream.js';
 import type { GradeInput } from '../core/sample.js';
 import { describe } from '../core/sample.js';
+import { Services } from '../core/services.js';
 import { groupContext, groupStageOf } from '../graders/composite/group-stage.js';
 import type { AdvantageConfig } from './config.js';
 import { finishGroups, type GroupMember } from './group-grade.js';
@@ -84,14 +85,18 @@ export class RewardPipeline {
   private batches = 0;
   private ready: PipelineRecord[] = [];
   readonly summary: PipelineSummary = {};
+  /** The context members were graded with; the group stage runs with it (set by context()). */
+  private ctx?: GraderContext;
 
   /** Members of a group are graded knowing that the group stage follows. */
   context(ctx: GraderContext): GraderContext {
-    return this.o.groupBy !== undefined ? groupContext(ctx) : ctx;
+    this.ctx = this.o.groupBy !== undefined ? groupContext(ctx) : ctx;
+    return this.ctx;
   }
 
+  /** Monitors read the samples, and a group stage may read its members' inputs. */
   get wantsInput(): boolean {
-    return Boolean(this.o.monitors);
+    return Boolean(this.o.monitors) || this.hasStage;
   }
 
   constructor(grader: Grader, opts: PipelineOptions) {
@@ -113,16 +118,16 @@ export class RewardPipeline {
   }
 
   /** Adds the next graded record (in input order); `src`/`at` name it in messages. */
-  push(rec: OutputRecord, src: string, at: number, input?: GradeInput): void {
+  async push(rec: OutputRecord, src: string, at: number, input?: GradeInput): Promise<void> {
     const e: Entry = { rec: rec as PipelineRecord, src, at, staged: true };
     if (input) e.input = input;
     this.queue.push(e);
     const by = this.o.groupBy;
-    if (by) this.group(e, by);
+    if (by) await this.group(e, by);
     this.drain();
   }
 
-  private group(e: Entry, by: string): void {
+  private async group(e: Entry, by: string): Promise<void> {
     const raw = e.rec[by];
     const k = key(raw);
     if (k === undefined) {
@@ -149,18 +154,22 @@ export class RewardPipeline {
     if (size !== undefined && g.length === size) {
       this.open.delete(k);
       this.closed.add(k);
-      this.finish(g, false);
+      await this.finish(g, false);
     }
   }
 
-  private finish(g: Entry[], short: boolean): void {
+  private async finish(g: Entry[], short: boolean): Promise<void> {
     this.summary.groups!++;
     if (short) this.summary.short_groups!++;
+    if (this.hasStage) await this.stage(g);
     for (const e of g) e.staged = true;
-    if (!this.hasStage) return;
-    const members: GroupMember[] = g.map((e) => ({ id: e.at, uid: e.key!, where: where(e) }));
+  }
+
+  /** Runs the root grader's group stage over a complete group (its members' inputs included). */
+  private async stage(g: Entry[]): Promise<void> {
+    const members: GroupMember[] = g.map((e) => ({ id: e.at, uid: e.key!, where: where(e), ...(e.input ? { input: e.input } : {}) }));
     const results: Result[] = g.map((e) => e.rec);
-    finishGroups(this.grader, members, results);
+    await finishGroups(this.grader, members, results, (this.ctx ??= groupContext({ services: new Services() })));
     // a result finishGroups replaced (a group of one) is written in the record's place, id and carried fields kept
     g.forEach((e, i) => {
       const r = results[i]!;
@@ -230,8 +239,8 @@ export class RewardPipeline {
   }
 
   /** End of input: closes every open group, the advantage engine and the last monitored batch. */
-  end(): void {
-    for (const g of this.open.values()) this.finish(g, this.o.groupSize !== undefined);
+  async end(): Promise<void> {
+    for (const g of this.open.values()) await this.finish(g, this.o.groupSize !== undefined);
     this.open.clear();
     this.drain();
     if (this.engine) {

@@ -29,8 +29,9 @@ export interface RecordStages {
   context(ctx: GraderContext): GraderContext;
   /** True when push needs each record's graded input. */
   readonly wantsInput: boolean;
-  push(rec: OutputRecord, src: string, at: number, input?: GradeInput): void;
-  end(): void;
+  /** Resolves once the record (and any group it completes) has moved on; take() then has what is finished. */
+  push(rec: OutputRecord, src: string, at: number, input?: GradeInput): Promise<void>;
+  end(): Promise<void>;
   take(): OutputRecord[];
   /** Goes into the run summary as `pipeline`. */
   readonly summary: object;
@@ -144,14 +145,14 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
       if (signal?.aborted) break;
       if (stages) {
         // one record per input line, in order: the k-th record is line k
-        stages.push(rec, 'line', ++line, rec[INPUT]);
+        await stages.push(rec, 'line', ++line, rec[INPUT]);
         for (const r of stages.take()) await emit(r);
       } else await emit(rec);
       progress.tick(bytes);
     }
     interrupted = Boolean(signal?.aborted);
     if (stages && !interrupted) {
-      stages.end();
+      await stages.end();
       for (const r of stages.take()) await emit(r);
     }
   } catch (e) {

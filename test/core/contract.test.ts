@@ -5,7 +5,7 @@
 // score within the type's budget: what the response causes is never an invalid grade.
 // A new grader type fails this suite until it gets an entry in CASES.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_KINDS, grade, listGraderTypes, loadGrader, Services, type Result } from '../../dist/index.js';
+import { ERROR_KINDS, grade, gradeGroup, listGraderTypes, loadGrader, Services, type Grader, type Result } from '../../dist/index.js';
 import { startTestServer, type TestServer } from '../helpers/openai-test-server.js';
 
 let server: TestServer;
@@ -49,12 +49,15 @@ const judge = () => ({ model: 'judge-model', base_url: server.url, max_retries: 
 const sc = { type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.answer}}', operation: 'eq' };
 
 /** One minimal working config per grader type, and an item it can grade. */
-const CASES: Record<string, { config: () => Record<string, unknown>; item: Record<string, unknown>; reply?: string }> = {
+/** `group`: a group-stage type, graded as the first of a group of two (the other a normal sample). */
+const CASES: Record<string, { config: () => Record<string, unknown>; item: Record<string, unknown>; reply?: string; group?: true }> = {
   string_check: { config: () => sc, item: { answer: 'a' } },
   multi: { config: () => ({ graders: { a: sc, b: { ...sc, operation: 'like' } }, calculate_output: 'a + b' }), item: { answer: 'a' } },
   gate: { config: () => ({ gate: sc, then: { ...sc, operation: 'like' } }), item: { answer: 'a' } },
   threads: { config: () => ({ threads: 1, grader: sc }), item: { answer: 'a' } },
   weighted_sum: { config: () => ({ graders: { a: sc, b: { ...sc, operation: 'like' } }, weights: { a: 0.5, b: 0.5 } }), item: { answer: 'a' } },
+  majority_vote: { config: () => ({ grader: { ...sc, reference: '{{item.majority_label}}' }, answer: 'boxed' }), item: {}, group: true },
+  random: { config: () => ({ p: 0.5, seed: 1 }), item: {} },
   tiers: { config: () => ({ tiers: [{ grader: sc }, { grader: { ...sc, operation: 'like' } }] }), item: { answer: 'a' } },
   transform: { config: () => ({ grader: sc, fn: 'sigmoid', center: 0.5, scale: 0.1 }), item: { answer: 'a' } },
   schedule: {
@@ -120,6 +123,14 @@ const CASES: Record<string, { config: () => Record<string, unknown>; item: Recor
   },
 };
 
+/** Grades one sample as the case says: alone, or (a group-stage type) in a group with a normal sample. */
+async function gradeCase(c: (typeof CASES)[string], g: Grader, input: Record<string, unknown>): Promise<Result> {
+  if (!c.group) return grade(g, input, { services });
+  const [r] = await gradeGroup(g, [{ uid: 'u', ...input }, { uid: 'u', item: c.item, sample: { output_text: 'a' } }], { advantages: null, services });
+  const { id: _id, uid: _uid, ...result } = r!;
+  return result;
+}
+
 const RESERVED = ['grader', 'type', 'duration_ms', 'passed'];
 /** Responses whose trouble is their own doing: each must get a valid score from every type. */
 const HOSTILE: [string, string][] = [
@@ -163,7 +174,7 @@ describe('grader contract (every registered type)', () => {
       });
       it('grades a normal sample: valid, finite score, a reason, reserved metadata as the runner defines it', async () => {
         const g = loadGrader({ type, name: `c_${type}`, pass_threshold: 0.5, ...c.config() });
-        const r = await grade(g, { item: c.item, sample: { output_text: 'a' } }, { services });
+        const r = await gradeCase(c, g, { item: c.item, sample: { output_text: 'a' } });
         checkContract(r, type, `c_${type}`);
         expect(r.error).toBeUndefined();
         expect(r.valid).toBe(true);
@@ -185,7 +196,7 @@ describe('grader contract (every registered type)', () => {
           { item: c.item, sample: { output_text: '\u0000\uD800' } },
         ];
         for (const b of bad) {
-          const r = await grade(g, b as Record<string, unknown>, { services });
+          const r = await gradeCase(c, g, b as Record<string, unknown>);
           checkContract(r, type, `m_${type}`);
         }
       });
@@ -196,7 +207,7 @@ describe('grader contract (every registered type)', () => {
       for (const [what, text] of HOSTILE) {
         it(`a response that is ${what} is graded (valid), never invalid`, async () => {
           const g = loadGrader({ type, name: `h_${type}`, timeout_ms: 20_000, ...c.config() });
-          const r = await grade(g, { item: c.item, sample: { output_text: text } }, { services });
+          const r = await gradeCase(c, g, { item: c.item, sample: { output_text: text } });
           checkContract(r, type, `h_${type}`);
           expect({ valid: r.valid, error: r.error }).toEqual({ valid: true, error: undefined });
           expect(typeof r.reason).toBe('string');

@@ -210,18 +210,18 @@ describe('score --group-by uid --advantages --monitor: the whole signal in one p
 });
 
 describe('RewardPipeline (the library engine)', () => {
-  it('hands out a group as soon as it is complete when the group size is known, in input order', () => {
+  it('hands out a group as soon as it is complete when the group size is known, in input order', async () => {
     const grader = loadGrader({ type: 'multi', graders: { c: MATH }, calculate_output: 'c' });
     const pipe = new RewardPipeline(grader, { groupBy: 'uid', groupSize: 2, advantages: null, monitors: null });
     const rec = (id: string, uid: string, score: number) => ({ id, uid, score, valid: true, metadata: { grader: 'g', type: 'multi', duration_ms: 0 } });
-    pipe.push(rec('a0', 'a', 1) as never, 'line', 1);
-    pipe.push(rec('b0', 'b', 1) as never, 'line', 2);
+    await pipe.push(rec('a0', 'a', 1) as never, 'line', 1);
+    await pipe.push(rec('b0', 'b', 1) as never, 'line', 2);
     expect(pipe.take()).toEqual([]); // a is open, and b waits behind it
-    pipe.push(rec('a1', 'a', 0) as never, 'line', 3);
+    await pipe.push(rec('a1', 'a', 0) as never, 'line', 3);
     expect(pipe.take().map((r: Rec) => r.id)).toEqual(['a0']); // b0 is still open
-    pipe.push(rec('b1', 'b', 0) as never, 'line', 4);
+    await pipe.push(rec('b1', 'b', 0) as never, 'line', 4);
     expect(pipe.take().map((r: Rec) => r.id)).toEqual(['b0', 'a1', 'b1']);
-    pipe.end();
+    await pipe.end();
     expect(pipe.summary).toMatchObject({ group_by: 'uid', groups: 2, short_groups: 0 });
   });
 });

@@ -5,6 +5,7 @@
 // stage then turns the components into the final scores.
 import type { GraderContext } from '../../core/grader.js';
 import { GradeFailure, type Result } from '../../core/result.js';
+import type { GradeInput } from '../../core/sample.js';
 
 const GROUP_STAGE = Symbol.for('arbiter.group_stage');
 
@@ -32,8 +33,18 @@ export function needsGroup(name: string, what: string): GradeFailure {
   );
 }
 
-/** Finishes a group: `results` are the root grader's per-sample results (valid ones carry metadata.group_stage). */
-export type GroupFinisher = (config: Readonly<Record<string, unknown>>, results: Result[]) => void;
+/** What a group stage may use beyond the results: each member's input (undefined where it could not be read) and the grading context. */
+export interface GroupStageScope {
+  inputs: readonly (GradeInput | undefined)[];
+  ctx: GraderContext;
+}
+
+/**
+ * Finishes a group: `results` are the root grader's per-sample results (valid ones carry
+ * metadata.group_stage), changed in place; `config` is the root grader's validated config (the
+ * same object its build saw). A stage that grades again (majority_vote) returns a promise.
+ */
+export type GroupFinisher = (config: Readonly<Record<string, unknown>>, results: Result[], scope: GroupStageScope) => void | Promise<void>;
 
 const finishers = new Map<string, GroupFinisher>();
 

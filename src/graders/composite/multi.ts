@@ -1,11 +1,14 @@
 // `multi` (OpenAI grader schema): run sub-graders (an object keyed by variable name, or a list)
 // concurrently and combine their scores with a `calculate_output` formula (default: the mean);
-// `steps_from` passes one sub-grader's per-step rewards through as this grader's `steps`.
+// `steps_from` passes one sub-grader's per-step rewards through as this grader's `steps`. A formula
+// with group functions (group_mean(think, acc == 1), rank(x), ...) needs the whole group: such a
+// multi must be the root, grades groups only, and its group stage evaluates the formula per member.
 import { z } from 'zod';
-import { compileFormula, FormulaError, type Formula } from './formula.js';
+import { compileFormula, FormulaError, groupScope, type Env, type Formula } from './formula.js';
 import { childFailure, GradeFailure, type Result } from '../../core/result.js';
 import type { Grader } from '../../core/grader.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
+import { inGroupStage, needsGroup, registerGroupStage } from './group-stage.js';
 
 const schema = graderSchema({
   graders: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]),
@@ -50,12 +53,17 @@ export const multi: GraderType<z.infer<typeof schema>> = {
         b.issue('calculate_output', (e as Error).message);
       }
     }
+    const group = formula !== undefined && formula.groupCalls.length > 0;
+    if (group && b.path !== '')
+      b.fail('calculate_output', `${formula!.groupCalls[0]} needs the whole group, so this multi must be the root grader (it is at ${b.path})`);
+    const name = b.name;
     const zeroInvalid = cfg.invalid_components === 'zero';
     const stepsFrom = cfg.steps_from;
     if (stepsFrom !== undefined && !children.some(([k]) => k === stepsFrom)) {
       b.issue('steps_from', `unknown sub-grader "${stepsFrom}" (sub-graders: ${children.map(([k]) => k).join(', ')})`);
     }
     return async (input, ctx) => {
+      if (group && !inGroupStage(ctx)) throw needsGroup(name, `computes ${formula!.groupCalls[0]}`);
       const results = await Promise.all(children.map(([, g]) => g.grade(input, ctx)));
       const components: Record<string, Result> = {};
       const env: Record<string, number> = {};
@@ -74,7 +82,10 @@ export const multi: GraderType<z.infer<typeof schema>> = {
         throw childFailure(`component "${k}"`, r, components);
       }
       let score: number;
-      if (formula) {
+      if (group) {
+        // the group stage evaluates the formula once the whole group is graded
+        score = 0;
+      } else if (formula) {
         try {
           score = formula.evaluate(env);
         } catch (e) {
@@ -90,7 +101,12 @@ export const multi: GraderType<z.infer<typeof schema>> = {
       const values = Object.entries(env)
         .map(([k, v]) => `${k}=${v}`)
         .join(', ');
-      const out = { score, components, reason: formula ? `${formula.source} with ${values}` : `mean of ${values}` };
+      const out = {
+        score,
+        components,
+        reason: formula ? `${formula.source} with ${values}${group ? ' and the group' : ''}` : `mean of ${values}`,
+        ...(group ? { metadata: { values: env, group_stage: 'pending' } } : {}),
+      };
       if (stepsFrom === undefined) return out;
       const src = components[stepsFrom]!;
       if (!src.valid) {
@@ -111,3 +127,34 @@ export const multi: GraderType<z.infer<typeof schema>> = {
     };
   },
 };
+
+/** Compiled group formulas by the config object that names them (freed with the grader). */
+const compiled = new WeakMap<object, Formula>();
+
+/** Evaluates a group formula for each member of one group (the valid ones; the others stay out of it). */
+registerGroupStage('multi', (config, results) => {
+  const live = results.filter((r) => r.valid && r.metadata.group_stage === 'pending');
+  if (live.length === 0) return;
+  const src = config.calculate_output as string;
+  let formula = compiled.get(config);
+  if (!formula) compiled.set(config, (formula = compileFormula(src)));
+  const scope = groupScope(live.map((r) => r.metadata.values as Env));
+  for (const r of live) {
+    const env = r.metadata.values as Env;
+    const seen: Record<string, number> = {};
+    let score: number;
+    try {
+      score = formula.evaluate(env, scope, seen);
+      if (!Number.isFinite(score)) throw new FormulaError(`formula "${src}" gave ${score} with ${JSON.stringify(env)} and ${JSON.stringify(seen)}`);
+    } catch (e) {
+      if (!(e instanceof FormulaError)) throw e;
+      Object.assign(r, { score: null, valid: false, error: { kind: 'formula_error', message: e.message } });
+      Object.assign(r.metadata, { group_stage: 'failed', group_n: live.length });
+      continue;
+    }
+    r.score = score;
+    const terms = [...Object.entries(env), ...Object.entries(seen)].map(([k, v]) => `${k}=${v}`).join(', ');
+    r.reason = `${src} = ${score} with ${terms} (group of ${live.length})`;
+    Object.assign(r.metadata, { group_stage: 'done', group_n: live.length, group_values: seen });
+  }
+});

@@ -1,7 +1,8 @@
 // `schedule`: a sub-grader's score times a weight that depends on the training step (annealing a
 // shaping term): the step is read per sample from a template (default {{item.global_step}}), the
 // weight is interpolated between `points` [[step, weight], ...] (linear, cosine or constant), held
-// at the first/last weight outside them. Step and weight are logged next to the score.
+// at the first/last weight outside them; `exp` decays from one point [s0, w0] as w0·e^(-(t - s0)/T)
+// (SophiaVL-R1's annealed thinking reward), w0 before s0. Step and weight are logged next to the score.
 import { z } from 'zod';
 import { childFailure, GradeFailure, type Result } from '../../core/result.js';
 import { describe } from '../../core/sample.js';
@@ -16,12 +17,19 @@ const schema = graderSchema({
     .array(z.tuple([z.number().finite().nonnegative(), z.number().finite()]))
     .min(1)
     .max(10_000),
-  interpolation: z.enum(['linear', 'cosine', 'constant']).optional(),
+  interpolation: z.enum(['linear', 'cosine', 'constant', 'exp']).optional(),
+  /** The decay constant of `exp`: the weight falls by e every T steps. */
+  T: z.number().finite().positive().optional(),
 });
 type Config = z.infer<typeof schema>;
 
-/** The schedule's weight at `step`. */
-export function scheduleWeight(points: readonly [number, number][], step: number, kind: 'linear' | 'cosine' | 'constant'): number {
+/** The schedule's weight at `step` (`T`: the decay constant, for `exp` only). */
+export function scheduleWeight(points: readonly [number, number][], step: number, kind: 'linear' | 'cosine' | 'constant' | 'exp', T?: number): number {
+  if (kind === 'exp') {
+    if (points.length !== 1 || !(T! > 0)) throw new RangeError('exp needs exactly one point [start_step, start_weight] and T > 0');
+    const [s0, w0] = points[0]!;
+    return step <= s0 ? w0 : w0 * Math.exp(-(step - s0) / T!);
+  }
   if (step <= points[0]![0]) return points[0]![1];
   const last = points[points.length - 1]!;
   if (step >= last[0]) return last[1];
@@ -37,7 +45,7 @@ export function scheduleWeight(points: readonly [number, number][], step: number
 
 export const schedule: GraderType<Config> = {
   type: 'schedule',
-  summary: 'sub-grader score × a weight scheduled by training step ({{item.global_step}}): linear, cosine or constant between points',
+  summary: 'sub-grader score × a weight scheduled by training step ({{item.global_step}}): linear, cosine or constant between points, or exp decay',
   capabilities: PURE,
   schema,
   build(cfg, b) {
@@ -50,11 +58,16 @@ export const schedule: GraderType<Config> = {
       if (!(cfg.points[i]![0] > cfg.points[i - 1]![0])) b.issue(`points[${i}]`, `steps must increase: ${cfg.points[i]![0]} after ${cfg.points[i - 1]![0]}`);
     }
     const kind = cfg.interpolation ?? 'linear';
+    if (kind === 'exp') {
+      if (cfg.T === undefined) b.issue('T', 'interpolation "exp" needs T, the decay constant in w0·e^(-(step - s0)/T)');
+      if (cfg.points.length !== 1)
+        b.issue('points', `interpolation "exp" takes one point [start_step, start_weight], got ${cfg.points.length} (use linear or cosine between several)`);
+    } else if (cfg.T !== undefined) b.issue('T', `only used with interpolation "exp" (this schedule is ${kind})`);
     return async (input, ctx) => {
       const raw = renderValue(t, input);
       const step = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
       if (!Number.isFinite(step) || step < 0) throw new GradeFailure('bad_input', `step ${src} rendered to ${describe(raw)}, not a non-negative number`);
-      const weight = scheduleWeight(cfg.points, step, kind);
+      const weight = scheduleWeight(cfg.points, step, kind, cfg.T);
       const r = await inner.grade(input, ctx);
       const components: Record<string, Result> = { [inner.name]: r };
       if (!r.valid || r.score === null) throw childFailure(`sub-grader "${inner.name}"`, r, components);
@@ -62,7 +75,7 @@ export const schedule: GraderType<Config> = {
         score: weight * r.score,
         components,
         reason: `weight ${weight} at step ${step} times ${r.score}`,
-        metadata: { step, weight, unscheduled: r.score },
+        metadata: { step, weight, unscheduled: r.score, ...(kind === 'exp' ? { T: cfg.T } : {}) },
       };
     };
   },

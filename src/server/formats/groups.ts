@@ -146,7 +146,7 @@ function registerGroups(app: FastifyInstance, ctx: ServerContext): void {
       scope.admit(n);
       const gctx = groupContext(scope.ctx);
       const results: Result[] = await Promise.all(members.map((m) => scope.grade(grader, name, (m.input ?? m.invalid) as GradeInput | Result, gctx, false)));
-      finishGroups(grader, members, results);
+      await finishGroups(grader, members, results, gctx);
       results.forEach((r, i) => ctx.metrics.grade(name, r, members[i]!.input, members[i]!.uid));
       const adv = cfg ? computeAdvantages(cfg, advantageRecords(members, results), 'samples') : null;
       const out = groupOutput(members, results, adv);
