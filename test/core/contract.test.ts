@@ -126,7 +126,14 @@ const CASES: Record<string, { config: () => Record<string, unknown>; item: Recor
 /** Grades one sample as the case says: alone, or (a group-stage type) in a group with a normal sample. */
 async function gradeCase(c: (typeof CASES)[string], g: Grader, input: Record<string, unknown>): Promise<Result> {
   if (!c.group) return grade(g, input, { services });
-  const [r] = await gradeGroup(g, [{ uid: 'u', ...input }, { uid: 'u', item: c.item, sample: { output_text: 'a' } }], { advantages: null, services });
+  const [r] = await gradeGroup(
+    g,
+    [
+      { uid: 'u', ...input },
+      { uid: 'u', item: c.item, sample: { output_text: 'a' } },
+    ],
+    { advantages: null, services },
+  );
   const { id: _id, uid: _uid, ...result } = r!;
   return result;
 }
