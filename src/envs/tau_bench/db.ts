@@ -6,9 +6,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loads } from '../../py/mapjson.js';
 import { firstDifference, hashableRepr, hashableSha256, sameHashable } from './hash.js';
-import { deepCopy, getItem, isDict, PyError, type PyDict, type PyValue } from '../../py/mapvalue.js';
+import { loads } from '../../py/json.js';
+import { deepCopy, getItem, isDict, PyDict, PyError, type PyValue } from '../../py/ops.js';
 import { compareCodePoints } from '../../py/values.js';
 
 /** The tables of each domain, in the order tau-bench's load_data builds its dict. */
@@ -106,7 +106,7 @@ function readJson(file: string): PyValue {
     throw new TauDataError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   try {
-    return loads(text, 1000);
+    return loads(text, { maxDepth: 1000, recursionError: true });
   } catch (e) {
     throw new TauDataError(`${file} is not valid JSON: ${e instanceof PyError ? e.text() : (e as Error).message}`);
   }
@@ -154,7 +154,7 @@ export class TauDb {
     if (t) return t;
     const b = this.base.tables.get(name);
     if (!b) throw new PyError('KeyError', `'${name}'`);
-    t = new Map(b);
+    t = b.copy();
     this.tables.set(name, t);
     return t;
   }
@@ -198,7 +198,7 @@ export class TauDb {
 
   /** The whole `data` dict as tau-bench holds it. */
   data(): PyDict {
-    const d: PyDict = new Map();
+    const d = new PyDict();
     for (const t of DOMAIN_TABLES[this.base.domain]) d.set(t, this.tables.get(t) ?? this.base.tables.get(t)!);
     return d;
   }
