@@ -161,12 +161,12 @@ class Parser {
   object(depth: number): PyDict {
     this.checkDepth(depth);
     const s = this.s;
-    const m = new PyDict();
+    const m = new Map<string, PyValue>();
     this.i++;
     this.ws();
     if (s.charCodeAt(this.i) === 125) {
       this.i++;
-      return m;
+      return PyDict.ofStrMap(m);
     }
     for (;;) {
       if (s.charCodeAt(this.i) !== 34) this.fail('Expecting property name enclosed in double quotes');
@@ -180,7 +180,7 @@ class Parser {
       const c = s.charCodeAt(this.i);
       if (c === 125) {
         this.i++;
-        return m;
+        return PyDict.ofStrMap(m);
       }
       if (c !== 44) this.fail("Expecting ',' delimiter");
       this.i++;

@@ -86,16 +86,26 @@ type Token = { readonly hash: string };
  * inserted is kept aside only when it differs from its canonical value.
  */
 export class PyDict {
-  private m = new Map<unknown, PyValue>();
+  private m: Map<unknown, PyValue>;
   /** Keys as first inserted, where they differ from their canonical map key. */
   private orig: Map<unknown, PyValue> | undefined;
   /** Tokens of the keys that stand in the map as a token, by Python hash. */
   private tokens: Map<string, Token> | undefined;
 
+  /** An empty dict (`inner` only from ofStrMap: a Map with str keys, which are their own canonical keys). */
+  constructor(inner?: Map<string, PyValue>) {
+    this.m = inner ?? new Map();
+  }
+
   static of(entries: Iterable<readonly [PyValue, PyValue]>): PyDict {
     const d = new PyDict();
     for (const [k, v] of entries) d.set(k, v);
     return d;
+  }
+
+  /** A dict over a Map with str keys, taken over (not copied): the JSON parser's fast path. */
+  static ofStrMap(m: Map<string, PyValue>): PyDict {
+    return new PyDict(m);
   }
 
   /** The canonical map key of `k` (creating a token when `create`); undefined = no such token yet. */
