@@ -3,8 +3,14 @@
 // ReAct agents' records (assistant text ending in `Action: {"name", "arguments"}`, observations as
 // user messages); or a plain list of actions. `readTrajectory` turns any of them into turns: what
 // the agent did at each assistant message, what it was told before, and where the episode ended.
-import { loads } from '../py/mapjson.js';
-import { fromJs, isDict, PyError, type PyDict, type PyValue } from '../py/mapvalue.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../core/json.js';
+import { EnvLimit, PyException } from '../py/errors.js';
+import { fromJs, loads } from '../py/json.js';
+import { PyDict, type PyValue } from '../py/values.js';
+
+/** Python's json.loads of tool-call arguments (deep nesting is Python's RecursionError, reported like any JSON error). */
+const loadsArgs = (text: string): PyValue => loads(text, { maxDepth: DEFAULT_MAX_JSON_DEPTH, recursionError: true });
+const isDict = (v: PyValue | undefined): v is PyDict => v instanceof PyDict;
 
 /** The action name of a reply to the user (tau-bench's RESPOND_ACTION_NAME). */
 export const RESPOND = 'respond';
@@ -27,14 +33,21 @@ export function readArguments(raw: unknown): { kwargs?: PyDict; argsError?: stri
   let v: PyValue;
   if (typeof raw === 'string') {
     try {
-      v = loads(raw);
+      v = loadsArgs(raw);
     } catch (e) {
-      if (e instanceof PyError) return { argsError: `Error: tool call arguments are not valid JSON: ${e.text()}` };
+      if (e instanceof PyException) return { argsError: `Error: tool call arguments are not valid JSON: ${e.text()}` };
       throw e;
     }
   } else if (raw === undefined || raw === null) {
-    v = new Map();
-  } else v = fromJs(raw);
+    v = new PyDict();
+  } else {
+    try {
+      v = fromJs(raw);
+    } catch (e) {
+      if (e instanceof EnvLimit) return { argsError: `Error: tool call arguments are not valid JSON: ${e.message}` };
+      throw e;
+    }
+  }
   if (!isDict(v)) return { argsError: 'Error: tool call arguments must be a JSON object' };
   return { kwargs: v };
 }
@@ -135,10 +148,10 @@ function reactAction(text: string): Action {
   const tail = text.split('Action:').pop()!.trim();
   let parsed: PyValue;
   try {
-    parsed = loads(tail);
+    parsed = loadsArgs(tail);
   } catch (e) {
-    if (!(e instanceof PyError)) throw e;
-    return { name: RESPOND, kwargs: new Map([['content', tail]]) };
+    if (!(e instanceof PyException)) throw e;
+    return { name: RESPOND, kwargs: PyDict.of([['content', tail]]) };
   }
   if (!isDict(parsed) || typeof parsed.get('name') !== 'string' || !parsed.has('arguments')) {
     throw new TrajectoryError('a ReAct action must be {"name": ..., "arguments": ...} (tau-bench asserts both keys)', 'response');
@@ -193,7 +206,7 @@ export function readMessages(messages: unknown, format: 'openai' | 'react' = 'op
         if (a.name === RESPOND) t.respond = respondText(a);
       } else {
         const text = contentText(m.content);
-        t.actions.push({ name: RESPOND, kwargs: new Map([['content', text]]) });
+        t.actions.push({ name: RESPOND, kwargs: PyDict.of([['content', text]]) });
         t.respond = text;
       }
       actions += t.actions.length;

@@ -1,16 +1,12 @@
 // JSON into Python values: the runtime's one JSON parser. `loads` reads JSON text as Python's
-// json.loads does into the general values (dicts as PyDict); `parse` also builds JSON data with
-// string-keyed Map dicts (mapjson.ts, tau-bench's databases); `fromJs` converts an already parsed JS
-// value, where an integral number's Python type is lost and is decided by the caller (`numberAt`),
-// from the path it sits at.
+// json.loads does (dicts as PyDict), for the BFCL APIs and tau-bench's databases and tool calls alike;
+// `fromJs` converts an already parsed JS value, where an integral number's Python type is lost and is
+// decided by the caller (`numberAt`), from the path it sits at.
 import { EnvLimit, PyException } from './errors.js';
 import { PyDict, type PyValue } from './values.js';
 
 export const MAX_JSON_DEPTH = 200;
 const INT_MAX_DIGITS = 4300;
-
-/** What the parser builds: the general values, or JSON data with Map dicts. */
-type Parsed = PyValue | Map<string, Parsed> | Parsed[];
 
 /** A json.JSONDecodeError (its `text` names the place like Python's message does). */
 export class JsonDecodeError extends PyException {
@@ -29,11 +25,10 @@ export class JsonDecodeError extends PyException {
 const WS = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
 const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;
 
-/** How one parse builds values: dicts as the general PyDict (any key) or as a string-keyed Map (JSON data). */
+/** How deep one parse may nest, and what it throws past that. */
 interface ParseOptions {
   maxDepth: number;
   tooDeep(max: number): Error;
-  mapDicts: boolean;
 }
 
 class Parser {
@@ -52,7 +47,7 @@ class Parser {
     while (this.i < s.length && WS(s.charCodeAt(this.i))) this.i++;
   }
 
-  value(depth: number): Parsed {
+  value(depth: number): PyValue {
     const s = this.s;
     const c = s.charCodeAt(this.i);
     if (c === 34) return this.string();
@@ -163,15 +158,15 @@ class Parser {
     if (depth > this.o.maxDepth) throw this.o.tooDeep(this.o.maxDepth);
   }
 
-  object(depth: number): Map<string, Parsed> | PyDict {
+  object(depth: number): PyDict {
     this.checkDepth(depth);
     const s = this.s;
-    const m = this.o.mapDicts ? new Map<string, Parsed>() : new PyDict();
+    const m = new Map<string, PyValue>();
     this.i++;
     this.ws();
     if (s.charCodeAt(this.i) === 125) {
       this.i++;
-      return m;
+      return PyDict.ofStrMap(m);
     }
     for (;;) {
       if (s.charCodeAt(this.i) !== 34) this.fail('Expecting property name enclosed in double quotes');
@@ -180,12 +175,12 @@ class Parser {
       if (s.charCodeAt(this.i) !== 58) this.fail("Expecting ':' delimiter");
       this.i++;
       this.ws();
-      (m as Map<string, Parsed>).set(k, this.value(depth));
+      m.set(k, this.value(depth));
       this.ws();
       const c = s.charCodeAt(this.i);
       if (c === 125) {
         this.i++;
-        return m;
+        return PyDict.ofStrMap(m);
       }
       if (c !== 44) this.fail("Expecting ',' delimiter");
       this.i++;
@@ -193,10 +188,10 @@ class Parser {
     }
   }
 
-  array(depth: number): Parsed[] {
+  array(depth: number): PyValue[] {
     this.checkDepth(depth);
     const s = this.s;
-    const a: Parsed[] = [];
+    const a: PyValue[] = [];
     this.i++;
     this.ws();
     if (s.charCodeAt(this.i) === 93) {
@@ -218,18 +213,22 @@ class Parser {
   }
 }
 
-/** Python json.loads(text) into the general values (dicts as PyDict); nesting past 200 is arbiter's limit. */
-export function loads(text: string): PyValue {
-  return parse(text, { maxDepth: MAX_JSON_DEPTH, tooDeep: (max) => new EnvLimit(`JSON nested deeper than ${max}`), mapDicts: false }) as PyValue;
+/**
+ * Python json.loads(text): an integer literal is an int, one with a fraction or exponent a float,
+ * NaN/Infinity accepted, duplicate keys keep the first position and the last value, control
+ * characters refused, CPython's JSONDecodeError messages, ints over 4300 digits refused as Python
+ * refuses them. Nesting past `maxDepth` (default 200) is arbiter's limit (EnvLimit: the grade is
+ * refused); with `recursionError` it is the RecursionError Python itself raises on deep JSON, which
+ * the caller reports like any other Python exception (tau-bench's tool-call arguments, databases).
+ */
+export function loads(text: string, o: { maxDepth?: number; recursionError?: boolean } = {}): PyValue {
+  const tooDeep = o.recursionError
+    ? (max: number) => new PyException('RecursionError', `JSON nested deeper than ${max} levels`)
+    : (max: number) => new EnvLimit(`JSON nested deeper than ${max}`);
+  return parse(text, { maxDepth: o.maxDepth ?? MAX_JSON_DEPTH, tooDeep });
 }
 
-/**
- * The one JSON parser of the runtime (Python's json.loads: an integer literal is an int, one with a
- * fraction or exponent a float, NaN/Infinity accepted, duplicate keys keep the first position and
- * the last value, control characters refused, CPython's JSONDecodeError messages, ints over 4300
- * digits refused as Python refuses them), building dicts as `PyDict` or as string-keyed Maps.
- */
-export function parse(text: string, o: ParseOptions): unknown {
+function parse(text: string, o: ParseOptions): PyValue {
   const p = new Parser(text, o);
   p.ws();
   const v = p.value(0);

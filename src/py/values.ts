@@ -74,9 +74,28 @@ export function hashKey(v: PyValue, depth = 0): string {
   throw new PyException('TypeError', `unhashable type: '${typeName(v)}'`);
 }
 
-/** A Python dict: insertion-ordered, keyed by Python equality; re-setting a key keeps its first key object. */
+/** A key with no Python equality shortcut (a tuple, an object, a NaN) stands in the dict's map as a token. */
+type Token = { readonly hash: string };
+
+/**
+ * A Python dict: insertion-ordered, keyed by Python equality (1 == 1.0 == True), re-setting a key
+ * keeps its first key object. Keys live in one JS Map under a canonical JS value: a str as itself
+ * (so a JSON-keyed dict costs what a Map<string, …> does), an int-valued number (bool, int or
+ * integral float) as a bigint, another float as a number, None as null; anything else (tuples,
+ * objects, NaN, which Python hashes by identity) under a token per Python hash. The key as first
+ * inserted is kept aside only when it differs from its canonical value.
+ */
 export class PyDict {
-  private readonly m = new Map<string, [PyValue, PyValue]>();
+  private m: Map<unknown, PyValue>;
+  /** Keys as first inserted, where they differ from their canonical map key. */
+  private orig: Map<unknown, PyValue> | undefined;
+  /** Tokens of the keys that stand in the map as a token, by Python hash. */
+  private tokens: Map<string, Token> | undefined;
+
+  /** An empty dict (`inner` only from ofStrMap: a Map with str keys, which are their own canonical keys). */
+  constructor(inner?: Map<string, PyValue>) {
+    this.m = inner ?? new Map();
+  }
 
   static of(entries: Iterable<readonly [PyValue, PyValue]>): PyDict {
     const d = new PyDict();
@@ -84,51 +103,105 @@ export class PyDict {
     return d;
   }
 
+  /** A dict over a Map with str keys, taken over (not copied): the JSON parser's fast path. */
+  static ofStrMap(m: Map<string, PyValue>): PyDict {
+    return new PyDict(m);
+  }
+
+  /** The canonical map key of `k` (creating a token when `create`); undefined = no such token yet. */
+  private mapKey(k: PyValue, create: boolean): unknown {
+    switch (typeof k) {
+      case 'string':
+      case 'bigint':
+        return k;
+      case 'boolean':
+        return k ? 1n : 0n;
+      case 'number':
+        if (Number.isInteger(k)) return BigInt(k);
+        if (!Number.isNaN(k)) return k; // a non-integral float or an infinity: never equal to an int
+        break;
+      case 'object':
+        if (k === null) return null;
+    }
+    const hash = hashKey(k); // TypeError for unhashable keys
+    let t = this.tokens?.get(hash);
+    if (!t && create) {
+      t = { hash };
+      (this.tokens ??= new Map()).set(hash, t);
+    }
+    return t;
+  }
+
   get size(): number {
     return this.m.size;
   }
   has(k: PyValue): boolean {
-    return this.m.has(hashKey(k));
+    return typeof k === 'string' ? this.m.has(k) : this.m.has(this.mapKey(k, false));
   }
   /** The value, or undefined when absent (Python would raise KeyError: callers decide). */
   get(k: PyValue): PyValue | undefined {
-    return this.m.get(hashKey(k))?.[1];
+    return this.m.get(typeof k === 'string' ? k : this.mapKey(k, false));
   }
   /** `d[k]`: KeyError(repr(k)) when absent. */
   item(k: PyValue): PyValue {
-    const e = this.m.get(hashKey(k));
-    if (!e) throw PyException.keyError(k);
-    return e[1];
+    const v = this.get(k);
+    if (v === undefined) throw PyException.keyError(k);
+    return v;
   }
   set(k: PyValue, v: PyValue): void {
-    const key = hashKey(k);
-    const e = this.m.get(key);
-    if (e) e[1] = v;
-    else this.m.set(key, [k, v]);
+    if (typeof k === 'string') {
+      this.m.set(k, v);
+      return;
+    }
+    const mk = this.mapKey(k, true);
+    if (!this.m.has(mk) && mk !== k) (this.orig ??= new Map()).set(mk, k);
+    this.m.set(mk, v);
   }
   delete(k: PyValue): boolean {
-    return this.m.delete(hashKey(k));
+    if (typeof k === 'string') return this.m.delete(k);
+    const mk = this.mapKey(k, false);
+    if (!this.m.delete(mk)) return false;
+    this.orig?.delete(mk);
+    if (mk !== null && typeof mk === 'object') this.tokens!.delete((mk as Token).hash);
+    return true;
   }
   /** `d.pop(k)`: the value, KeyError when absent. */
   pop(k: PyValue): PyValue {
-    const key = hashKey(k);
-    const e = this.m.get(key);
-    if (!e) throw PyException.keyError(k);
-    this.m.delete(key);
-    return e[1];
+    const v = this.get(k);
+    if (v === undefined) throw PyException.keyError(k);
+    this.delete(k);
+    return v;
   }
+  private key(mk: unknown): PyValue {
+    return typeof mk === 'string' || this.orig === undefined ? (mk as PyValue) : ((this.orig.get(mk) ?? mk) as PyValue);
+  }
+  /** The keys, in insertion order (a snapshot). */
   keys(): PyValue[] {
-    return [...this.m.values()].map((e) => e[0]);
+    const out: PyValue[] = [];
+    for (const mk of this.m.keys()) out.push(this.key(mk));
+    return out;
   }
+  /** The values, in insertion order (a snapshot). */
   values(): PyValue[] {
-    return [...this.m.values()].map((e) => e[1]);
+    return [...this.m.values()];
   }
+  /** The (key, value) pairs, in insertion order (a snapshot). */
   entries(): [PyValue, PyValue][] {
-    return [...this.m.values()].map((e) => [e[0], e[1]]);
+    const out: [PyValue, PyValue][] = [];
+    for (const [mk, v] of this.m) out.push([this.key(mk), v]);
+    return out;
+  }
+  /** Iterates (key, value) pairs live, as Map does (changing the dict meanwhile is the caller's affair). */
+  *[Symbol.iterator](): IterableIterator<[PyValue, PyValue]> {
+    for (const [mk, v] of this.m) yield [this.key(mk), v];
   }
   /** `dict.copy()`: a shallow copy. */
   copy(): PyDict {
-    return PyDict.of(this.entries());
+    const d = new PyDict();
+    d.m = new Map(this.m);
+    if (this.orig) d.orig = new Map(this.orig);
+    if (this.tokens) d.tokens = new Map(this.tokens);
+    return d;
   }
 }
 
@@ -352,10 +425,14 @@ export function pyLen(v: PyValue): bigint {
   throw new PyException('TypeError', `object of type '${typeName(v)}' has no len()`);
 }
 
+/** sys.maxsize: an index past it does not fit a C Py_ssize_t. */
+const SSIZE_MAX = (1n << 63n) - 1n;
+
 function indexOf(seq: readonly PyValue[], key: PyValue, what: string): number {
   if (typeof key !== 'bigint' && typeof key !== 'boolean')
     throw new PyException('TypeError', `${what} indices must be integers or slices, not ${typeName(key)}`);
   let i = typeof key === 'boolean' ? (key ? 1n : 0n) : key;
+  if (i > SSIZE_MAX || i < -SSIZE_MAX - 1n) throw new PyException('IndexError', "cannot fit 'int' into an index-sized integer");
   if (i < 0n) i += BigInt(seq.length);
   if (i < 0n || i >= BigInt(seq.length)) throw new PyException('IndexError', `${what} index out of range`);
   return Number(i);
@@ -367,6 +444,7 @@ export function getitem(container: PyValue, key: PyValue): PyValue {
   if (Array.isArray(container)) return container[indexOf(container, key, 'list')]!;
   if (container instanceof PyTuple) return container.items[indexOf(container.items, key, 'tuple')]!;
   if (typeof container === 'string') {
+    if (typeof key !== 'bigint' && typeof key !== 'boolean') throw new PyException('TypeError', `string indices must be integers, not '${typeName(key)}'`);
     const cps = [...container];
     return cps[indexOf(cps, key, 'string')]!;
   }

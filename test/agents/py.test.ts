@@ -5,18 +5,20 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { calculate } from '../../dist/envs/tau_bench/calc.js';
 import { hashableRepr, hashableSha256, sameHashable, firstDifference } from '../../dist/envs/tau_bench/hash.js';
-import { dumps, loads } from '../../dist/py/mapjson.js';
-import { add, compare, eq, max2, mul, PyError, repr, round, sorted, sub } from '../../dist/py/mapvalue.js';
+import { jsonDumps as dumps } from '../../dist/py/format.js';
+import { loads } from '../../dist/py/json.js';
+import { add, compare, eq, max2, mul, PyError, repr, round, sorted, sub } from '../../dist/py/ops.js';
+import type { PyDict } from '../../dist/py/values.js';
 
 describe('json.loads / json.dumps', () => {
   it('keeps integer and float literals apart, as Python does', () => {
-    const v = loads('{"a": 150, "b": 150.0, "c": 1e2, "d": -0, "e": 12345678901234567891}') as Map<string, unknown>;
+    const v = loads('{"a": 150, "b": 150.0, "c": 1e2, "d": -0, "e": 12345678901234567891}') as PyDict;
     expect(v.get('a')).toBe(150n);
     expect(v.get('b')).toBe(150);
     expect(v.get('c')).toBe(100);
     expect(v.get('d')).toBe(0n);
     expect(v.get('e')).toBe(12345678901234567891n);
-    expect(dumps(v as never)).toBe('{"a": 150, "b": 150.0, "c": 100.0, "d": 0, "e": 12345678901234567891}');
+    expect(dumps(v)).toBe('{"a": 150, "b": 150.0, "c": 100.0, "d": 0, "e": 12345678901234567891}');
   });
 
   it('writes what json.dumps writes: separators, ASCII escapes, NaN/Infinity, float repr', () => {

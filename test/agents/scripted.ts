@@ -2,7 +2,8 @@
 // (its first message names the task; any agent reply then ends the episode with ###STOP###) and
 // model "gold" is a policy that calls the task's gold actions one by one (arguments as exact JSON
 // text), then replies with the task's outputs. Other behaviours are added per test with onChat.
-import { dumps } from '../../dist/py/mapjson.js';
+import { jsonDumps as dumps } from '../../dist/py/format.js';
+import { PyDict } from '../../dist/py/values.js';
 import { loadTasks, readTask } from '../../dist/envs/tau_bench/domain.js';
 import { startTestServer, type RecordedRequest, type Reply, type TestServer } from '../helpers/openai-test-server.js';
 import { dataPath } from '../helpers/data.js';
@@ -40,7 +41,7 @@ export function goldReply(req: RecordedRequest): Reply {
   const task = readTask(loadTasks(m[1] as Dom)[Number(m[2])]);
   const done = msgs.filter((x) => x.role === 'assistant' && x.tool_calls?.length).length;
   const next = task.actions[done];
-  if (next) return { tool_calls: [{ id: `call_${done}`, name: next.name, arguments: dumps(next.kwargs ?? new Map()) }] };
+  if (next) return { tool_calls: [{ id: `call_${done}`, name: next.name, arguments: dumps(next.kwargs ?? new PyDict()) }] };
   return { content: task.outputs.length ? `Here you are: ${task.outputs.join(', ')}.` : 'All done.' };
 }
 

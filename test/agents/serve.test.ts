@@ -6,7 +6,7 @@ import { grade, loadGrader, Services } from '../../dist/index.js';
 import { ChatClient } from '../../dist/models/chat-client.js';
 import { ChatUserSimulator } from '../../dist/agents/index.js';
 import { createEnvServer, type EnvServer } from '../../dist/server/index.js';
-import { dumps } from '../../dist/py/mapjson.js';
+import { jsonDumps as dumps } from '../../dist/py/format.js';
 import { loadTasks, readTask } from '../../dist/envs/tau_bench/domain.js';
 import type { TestServer } from '../helpers/openai-test-server.js';
 import { scriptedServer, userReply } from './scripted.js';

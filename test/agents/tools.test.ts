@@ -2,7 +2,9 @@
 // Python tool returns for the same call (checked by running tau-bench's own code), and the data
 // hashes are tau-bench's get_data_hash() values (sha256 of str(to_hashable(data))).
 import { describe, expect, it } from 'vitest';
-import { dumps, loads } from '../../dist/py/mapjson.js';
+import { jsonDumps as dumps } from '../../dist/py/format.js';
+import { loads } from '../../dist/py/json.js';
+import type { PyDict } from '../../dist/py/values.js';
 import { compareDbs, loadBase, TauDb } from '../../dist/envs/tau_bench/db.js';
 import { loadTasks, readTask, runAction, TAU_DOMAINS } from '../../dist/envs/tau_bench/domain.js';
 import { dataPath } from '../helpers/data.js';
@@ -13,7 +15,7 @@ dataPath('tau-bench/airline/flights.json');
 type Dom = 'airline' | 'retail';
 
 function step(domain: Dom, name: string, kwargs: string, db = new TauDb(loadBase(domain))) {
-  const out = runAction(TAU_DOMAINS[domain], db, { name, kwargs: loads(kwargs) as Map<string, never> });
+  const out = runAction(TAU_DOMAINS[domain], db, { name, kwargs: loads(kwargs) as PyDict });
   return { ...out, db };
 }
 
@@ -162,9 +164,9 @@ describe('airline tools: checks and errors as the Python source returns them', (
     const r = step('airline', 'book_reservation', book());
     expect(r.error).toBe(false);
     expect(r.observation).toContain('"reservation_id": "HATHAT"');
-    const user = r.db.record('users', 'mia_li_3668') as Map<string, Map<string, unknown>>;
-    expect(user.get('payment_methods')!.has('certificate_7504069')).toBe(false);
-    expect(dumps(user.get('reservations') as never)).toBe('["NO6JO3", "AIXC49", "HKEG34", "HATHAT"]');
+    const user = r.db.record('users', 'mia_li_3668') as PyDict;
+    expect((user.get('payment_methods') as PyDict).has('certificate_7504069')).toBe(false);
+    expect(dumps(user.get('reservations')!)).toBe('["NO6JO3", "AIXC49", "HKEG34", "HATHAT"]');
     const f = step(
       'airline',
       'book_reservation',
@@ -178,17 +180,17 @@ describe('airline tools: checks and errors as the Python source returns them', (
       '[{"payment_id": "certificate_7504069", "amount": 250}, {"payment_id": "certificate_7504069", "amount": 0}, {"payment_id": "credit_card_4421486", "amount": 5}]';
     const r = step('airline', 'book_reservation', book({ payment_methods: pay }));
     expect(r.observation).toBe("Error: 'certificate_7504069'");
-    const user = r.db.record('users', 'mia_li_3668') as Map<string, Map<string, unknown>>;
-    expect(user.get('payment_methods')!.has('certificate_7504069')).toBe(false);
+    const user = r.db.record('users', 'mia_li_3668') as PyDict;
+    expect((user.get('payment_methods') as PyDict).has('certificate_7504069')).toBe(false);
     expect(r.db.record('reservations', 'HATHAT')).toBeUndefined();
   });
 
   it('update_reservation_flights charges the gift card before it writes the flights: a charge that raises leaves the flights as they were', () => {
     // a gift card balance of 10**400 and a float total: `amount -= total` raises OverflowError (as in Python)
     const db = new TauDb(loadBase('airline'));
-    const res = db.own('reservations', 'R9QDGB') as Map<string, unknown>;
-    (res.get('flights') as Map<string, unknown>[])[0]!.set('price', 143.5);
-    const card = (db.own('users', 'mei_hernandez_8984') as Map<string, Map<string, Map<string, unknown>>>).get('payment_methods')!.get('gift_card_5309492')!;
+    const res = db.own('reservations', 'R9QDGB') as PyDict;
+    (res.get('flights') as PyDict[])[0]!.set('price', 143.5);
+    const card = ((db.own('users', 'mei_hernandez_8984') as PyDict).get('payment_methods') as PyDict).get('gift_card_5309492') as PyDict;
     card.set('amount', 10n ** 400n);
     const kept =
       '[{"flight_number": "HAT034", "date": "2024-05-28"}, {"flight_number": "HAT026", "date": "2024-05-28"}, {"flight_number": "HAT247", "date": "2024-05-30"}]';
@@ -199,7 +201,7 @@ describe('airline tools: checks and errors as the Python source returns them', (
       db,
     );
     expect(r.observation).toBe('Error: int too large to convert to float');
-    expect((r.db.record('reservations', 'R9QDGB') as Map<string, unknown[]>).get('flights')!.length).toBe(4);
+    expect(((r.db.record('reservations', 'R9QDGB') as PyDict).get('flights') as unknown[]).length).toBe(4);
   });
 
   it('send_certificate uses three ids, then returns None, which tau-bench cannot turn into an observation', () => {
@@ -300,7 +302,7 @@ describe('retail tools: checks and errors as the Python source returns them', ()
         '"payment_history": [{"transaction_type": "payment", "amount": 4079.45, "payment_method_id": "gift_card_7219486"}, {"transaction_type": "refund", "amount": 4079.45, "payment_method_id": "gift_card_7219486"}], "cancel_reason": "ordered by mistake"}',
       ),
     ).toBe(true);
-    const card = (r.db.record('users', 'ethan_lopez_6291') as Map<string, Map<string, Map<string, unknown>>>).get('payment_methods')!.get('gift_card_7219486')!;
+    const card = ((r.db.record('users', 'ethan_lopez_6291') as PyDict).get('payment_methods') as PyDict).get('gift_card_7219486') as PyDict;
     expect(card.get('balance')).toBe(4128.45); // 49 (an int) + 4079.45, rounded: a float
     expect(r.db.changed().map((x) => `${x.table}/${x.key}`)).toEqual(['orders/#W6779827', 'users/ethan_lopez_6291']);
   });

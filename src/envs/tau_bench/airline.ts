@@ -3,7 +3,7 @@
 // they do in Python, and int/float results are what Python computes). Records are made the
 // episode's own (db.own) before they change. Tool descriptions are written for this port; names,
 // parameters, types, enums and required lists are the original interface.
-import { dumps } from '../../py/mapjson.js';
+import { jsonDumps as dumps } from '../../py/format.js';
 import {
   add,
   append,
@@ -28,9 +28,9 @@ import {
   sum,
   toInt,
   update,
-  type PyDict,
+  PyDict,
   type PyValue,
-} from '../../py/mapvalue.js';
+} from '../../py/ops.js';
 import type { TauDb } from './db.js';
 import { calculateTool, thinkTool, transferTool } from './common.js';
 import { fnSchema, type TauTool } from './tool.js';
@@ -55,7 +55,7 @@ const g = (x: PyValue, k: PyValue): PyValue => getItem(x, k);
 
 /** Copy of a flight without its dates (the search tools' `{k: v for k, v in flight.items() if k != "dates"}`). */
 function withoutDates(flight: PyValue): PyDict {
-  const out: PyDict = new Map();
+  const out = new PyDict();
   for (const k of iterate(flight)) if (!eq(k, 'dates')) out.set(k as string, getItem(flight, k));
   return out;
 }

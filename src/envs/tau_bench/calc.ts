@@ -6,7 +6,7 @@
 // OverflowError float() would raise on them, instead of computing for minutes as Python would.
 import { bitLength, ldexp } from '../../py/double.js';
 import { floatRepr, roundFloat } from '../../py/format.js';
-import { PyError } from '../../py/mapvalue.js';
+import { PyError } from '../../py/ops.js';
 import { intToFloat, intTrueDiv } from '../../py/num.js';
 
 /** Largest integer product or power computed exactly, in bits (about 1.3 million decimal digits). */

@@ -1,7 +1,7 @@
 // The tools both tau-bench domains share: calculate (restricted arithmetic), think and
 // transfer_to_human_agents, each with its own Python module for argument-binding messages.
 import { calculate } from './calc.js';
-import { contains, iterate, PyError, type PyValue } from '../../py/mapvalue.js';
+import { contains, iterate, PyError, type PyValue } from '../../py/ops.js';
 import { fnSchema, type TauTool } from './tool.js';
 
 const ALLOWED = '0123456789+-*/(). ';

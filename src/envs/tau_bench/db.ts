@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { locateData } from '../../io/data.js';
-import { loads } from '../../py/mapjson.js';
 import { firstDifference, hashableRepr, hashableSha256, sameHashable } from './hash.js';
-import { deepCopy, getItem, isDict, PyError, type PyDict, type PyValue } from '../../py/mapvalue.js';
+import { loads } from '../../py/json.js';
+import { deepCopy, getItem, isDict, PyDict, PyError, type PyValue } from '../../py/ops.js';
 import { compareCodePoints } from '../../py/values.js';
 
 /** The tables of each domain, in the order tau-bench's load_data builds its dict. */
@@ -91,7 +91,7 @@ function readJson(file: string): PyValue {
     throw new TauDataError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   try {
-    return loads(text, 1000);
+    return loads(text, { maxDepth: 1000, recursionError: true });
   } catch (e) {
     throw new TauDataError(`${file} is not valid JSON: ${e instanceof PyError ? e.text() : (e as Error).message}`);
   }
@@ -139,7 +139,7 @@ export class TauDb {
     if (t) return t;
     const b = this.base.tables.get(name);
     if (!b) throw new PyError('KeyError', `'${name}'`);
-    t = new Map(b);
+    t = b.copy();
     this.tables.set(name, t);
     return t;
   }
@@ -183,7 +183,7 @@ export class TauDb {
 
   /** The whole `data` dict as tau-bench holds it. */
   data(): PyDict {
-    const d: PyDict = new Map();
+    const d = new PyDict();
     for (const t of DOMAIN_TABLES[this.base.domain]) d.set(t, this.tables.get(t) ?? this.base.tables.get(t)!);
     return d;
   }

@@ -2,7 +2,7 @@
 // tau-bench's Env.step takes it: "respond" goes to the user, a known tool runs on the episode's data
 // (any Python exception becomes the observation "Error: <str(e)>"), anything else is
 // "Unknown action <name>". Episodes, the grader and the gold replay all step through `runAction`.
-import { PyError, type PyValue } from '../../py/mapvalue.js';
+import { PyDict, PyError, type PyValue } from '../../py/ops.js';
 import { DEFAULT_STOP, readArguments, RESPOND, type Action } from '../../agents/trajectory.js';
 import { AIRLINE_TOOLS } from './airline.js';
 import { readDomainFile, resolveDataDir, type Domain, type TauDb } from './db.js';
@@ -58,7 +58,7 @@ export function runAction(domain: TauDomain, db: TauDb, action: Action): StepOut
   if (!tool) return { observation: `Unknown action ${action.name}`, error: true, terminal: false };
   let obs: PyValue;
   try {
-    obs = invokeTool(tool, db, action.kwargs ?? new Map());
+    obs = invokeTool(tool, db, action.kwargs ?? new PyDict());
   } catch (e) {
     if (e instanceof PyError) return { observation: `Error: ${e.text()}`, error: true, terminal: domain.terminate.has(tool.name) };
     throw e;

@@ -9,8 +9,8 @@ import { z } from 'zod';
 import type { AgentMessage } from '../../agents/trajectory.js';
 import { contentText, MAX_ACTIONS, readArguments, readMessages, RESPOND } from '../../agents/trajectory.js';
 import { actionMessage, ResponseFault } from '../../agents/action.js';
-import { dumps } from '../../py/mapjson.js';
-import { deepCopy } from '../../py/mapvalue.js';
+import { jsonDumps as dumps } from '../../py/format.js';
+import { deepCopy, PyDict } from '../../py/ops.js';
 import {
   EnvOptionError,
   type EnvDeps,
@@ -348,6 +348,6 @@ export function goldCalls(task: TauTask): AgentMessage[] {
   return task.actions.map((a, i) => ({
     role: 'assistant',
     content: null,
-    tool_calls: [{ id: `gold_${i}`, type: 'function', function: { name: a.name, arguments: dumps(deepCopy(a.kwargs ?? new Map())) } }],
+    tool_calls: [{ id: `gold_${i}`, type: 'function', function: { name: a.name, arguments: dumps(deepCopy(a.kwargs ?? new PyDict())) } }],
   }));
 }

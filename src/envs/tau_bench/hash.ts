@@ -4,12 +4,31 @@
 // and floats differ, True and 1 differ, a dict equals the list of its sorted pairs), and can name the
 // first place where two states differ; `hashableSha256` computes the hash itself, byte for byte.
 import { createHash, type Hash } from 'node:crypto';
-import { repr, typeName, type PyDict, type PyValue } from '../../py/mapvalue.js';
-import { compareCodePoints } from '../../py/values.js';
+import { floatRepr, intStr, pyRepr, strRepr } from '../../py/format.js';
+import { PyDict, type PyValue, typeName } from '../../py/ops.js';
+import { compareCodePoints, pyCompare } from '../../py/values.js';
 
-/** Sorted entries of a dict (what to_hashable makes of it). */
-function sortedEntries(d: PyDict): [string, PyValue][] {
-  return [...d.entries()].sort((a, b) => compareCodePoints(a[0], b[0]));
+/** sorted(d.items()) (what to_hashable makes of a dict): str keys by code point, other keys as Python orders them. */
+function sortedEntries(d: PyDict): [PyValue, PyValue][] {
+  const entries = d.entries();
+  if (entries.every((e) => typeof e[0] === 'string')) return entries.sort((a, b) => compareCodePoints(a[0] as string, b[0] as string));
+  // keys are distinct, so the pairs order by their keys (a TypeError for keys Python cannot order)
+  return entries.sort((a, b) => (pyCompare(a[0], b[0], '<') ? -1 : pyCompare(b[0], a[0], '<') ? 1 : 0));
+}
+
+/** repr() of a value, with the scalars (nearly everything a database holds) printed directly. */
+function repr(v: PyValue): string {
+  switch (typeof v) {
+    case 'string':
+      return strRepr(v);
+    case 'bigint':
+      return intStr(v);
+    case 'number':
+      return floatRepr(v);
+    case 'boolean':
+      return v ? 'True' : 'False';
+  }
+  return v === null ? 'None' : pyRepr(v);
 }
 
 const ATOM_SEP = ', ';
@@ -49,7 +68,7 @@ function writeHashable(v: PyValue, sink: Sink, known?: KnownRepr, depth = 0): vo
       writeHashable(v[i]!, sink, known, depth + 1);
     }
     sink.push(v.length === 1 ? ',)' : ')');
-  } else if (v instanceof Map) {
+  } else if (v instanceof PyDict) {
     const entries = sortedEntries(v);
     sink.push('(');
     for (let i = 0; i < entries.length; i++) {
@@ -84,26 +103,33 @@ export function hashableRepr(v: PyValue): string {
 /** A value as the sequence to_hashable turns it into (undefined for atoms). */
 function asSeq(v: PyValue): PyValue[] | undefined {
   if (Array.isArray(v)) return v;
-  if (v instanceof Map) return sortedEntries(v).map(([k, x]) => [k, x]);
+  if (v instanceof PyDict) return sortedEntries(v).map(([k, x]) => [k, x]);
   return undefined;
 }
 
 function sameAtom(a: PyValue, b: PyValue): boolean {
   if (typeof a !== typeof b) return false;
   if (typeof a === 'number') return Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b as number));
+  if (typeof a === 'object' && a !== null) return a === b || repr(a) === repr(b); // a tuple or object prints as itself
   return a === b;
 }
 
 /** True when str(to_hashable(a)) == str(to_hashable(b)). */
 export function sameHashable(a: PyValue, b: PyValue): boolean {
   if (a === b) return true;
-  if (a instanceof Map && b instanceof Map) {
+  if (a instanceof PyDict && b instanceof PyDict) {
     if (a.size !== b.size) return false;
+    let strKeys = true;
     for (const [k, x] of a) {
+      // keys equal in Python (1, 1.0, True) may print apart: those dicts compare as their sorted pairs
+      if (typeof k !== 'string') {
+        strKeys = false;
+        break;
+      }
       const y = b.get(k);
       if (y === undefined || !sameHashable(x, y)) return false;
     }
-    return true;
+    if (strKeys) return true;
   }
   const sa = asSeq(a);
   const sb = asSeq(b);
@@ -122,7 +148,8 @@ export function show(v: PyValue | undefined): string {
   return r.length > SHOW ? `${r.slice(0, SHOW)}… (${typeName(v)})` : r;
 }
 
-function keyPath(base: string, k: string): string {
+function keyPath(base: string, k: PyValue): string {
+  if (typeof k !== 'string') return `${base}[${repr(k)}]`;
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `${base}.${k}` : `${base}[${JSON.stringify(k)}]`;
 }
 
@@ -133,8 +160,8 @@ function keyPath(base: string, k: string): string {
 export function firstDifference(a: PyValue | undefined, b: PyValue | undefined, path: string): string | undefined {
   if (a === undefined || b === undefined) return a === b ? undefined : `${path}: ${show(a)} vs ${show(b)}`;
   if (sameHashable(a, b)) return undefined;
-  if (a instanceof Map && b instanceof Map) {
-    const keys = [...new Set([...a.keys(), ...b.keys()])].sort(compareCodePoints);
+  if (a instanceof PyDict && b instanceof PyDict) {
+    const keys = sortedEntries(PyDict.of([...a.keys(), ...b.keys()].map((k) => [k, null]))).map((e) => e[0]);
     for (const k of keys) {
       const d = firstDifference(a.get(k), b.get(k), keyPath(path, k));
       if (d) return d;

@@ -3,7 +3,7 @@
 // price differences summed from int 0, partial effects before an exception kept). Records are made
 // the episode's own (db.own) before they change. Descriptions are written for this port; names,
 // parameters, types and required lists are the original interface.
-import { dumps } from '../../py/mapjson.js';
+import { jsonDumps as dumps } from '../../py/format.js';
 import {
   abs,
   add,
@@ -27,9 +27,9 @@ import {
   sub,
   truthy,
   zip2,
-  type PyDict,
+  PyDict,
   type PyValue,
-} from '../../py/mapvalue.js';
+} from '../../py/ops.js';
 import { compareCodePoints } from '../../py/values.js';
 import type { TauDb } from './db.js';
 import { calculateTool, thinkTool, transferTool } from './common.js';
@@ -252,13 +252,13 @@ const listAllProductTypes: TauTool = {
   params: [],
   schema: fnSchema('list_all_product_types', 'List every product type (name and product id) in the store.', {}),
   invoke(db) {
-    const byName: PyDict = new Map();
+    const byName = new PyDict();
     for (const product of db.table('products').values()) {
       const name = g(product, 'name');
       if (typeof name !== 'string') throw new Error('product names are strings in the store data');
       byName.set(name, g(product, 'product_id'));
     }
-    return dumps(new Map([...byName].sort((x, y) => compareCodePoints(x[0], y[0]))));
+    return dumps(PyDict.of(byName.entries().sort((x, y) => compareCodePoints(x[0] as string, y[0] as string))));
   },
 };
 

@@ -5,9 +5,9 @@
 // replies (lowercased, commas removed, substring). Also the turn-level credit: per-turn progress
 // towards the gold state, tool errors, and GiGPO anchor ids of the state each turn acted in.
 import { anchorId, DEFAULT_STEP_WEIGHTS, type StepWeights } from '../../agents/credit.js';
-import { dumps } from '../../py/mapjson.js';
+import { jsonDumps as dumps } from '../../py/format.js';
 import { hashableSha256, sameHashable } from './hash.js';
-import { deepCopy } from '../../py/mapvalue.js';
+import { deepCopy, PyDict } from '../../py/ops.js';
 import { RESPOND, type Action, type Trajectory } from '../../agents/trajectory.js';
 import { compareDbs, loadBase, refPath, TauDb, type BaseDb } from './db.js';
 import { runAction, type TauDomain, type TauTask } from './domain.js';
@@ -74,7 +74,7 @@ const GOLD_CACHE_MAX = 512;
 const goldCache = new Map<string, Gold>();
 
 function taskKey(domain: string, task: TauTask): string {
-  return `${domain}\n${task.actions.map((a) => `${a.name}\u0000${a.argsError ?? dumps(a.kwargs ?? new Map())}`).join('\n')}`;
+  return `${domain}\n${task.actions.map((a) => `${a.name}\u0000${a.argsError ?? dumps(a.kwargs ?? new PyDict())}`).join('\n')}`;
 }
 
 /** The database after the task's gold actions (cached; gold actions are deterministic). */

@@ -4,7 +4,7 @@
 // does (duplicate `data`, unknown keywords, missing arguments) before running the body.
 import type { ToolSchema } from '../../agents/env.js';
 import type { TauDb } from './db.js';
-import { PyError, type PyDict, type PyValue } from '../../py/mapvalue.js';
+import { PyError, type PyDict, type PyValue } from '../../py/ops.js';
 
 export type Args = Readonly<Record<string, PyValue>>;
 
@@ -33,6 +33,7 @@ export function invokeTool(tool: TauTool, db: TauDb, kwargs: PyDict): PyValue {
   const fn = `${tool.pyClass}.invoke()`;
   if (kwargs.has('data')) throw new PyError('TypeError', `${tool.pyModule}.${fn} got multiple values for keyword argument 'data'`);
   for (const k of kwargs.keys()) {
+    if (typeof k !== 'string') throw new PyError('TypeError', 'keywords must be strings');
     if (!tool.params.includes(k)) throw new PyError('TypeError', `${fn} got an unexpected keyword argument '${k}'`);
   }
   const missing = tool.params.filter((p) => !kwargs.has(p));
