@@ -1,9 +1,10 @@
 // `majority_vote`: TTRL-style label-free rewards. Each response's final answer is extracted (the
-// math grader's answer finder, or the last \boxed{}); the most common answer of the group (answers
-// that are mathematically equivalent vote together with vote "math"; identical text only with vote
-// "exact", TTRL's string counter) becomes the label, placed in item.<label_field>, and the
-// sub-grader grades every response against it. Ties go to the answer seen first in input order.
-// The vote share (votes for the label / responses in the group) is reported with each result.
+// math grader's answer finder without its whole-text fallback, or the last \boxed{}); the most
+// common answer of the group (answers that are mathematically equivalent vote together with vote
+// "math"; identical text only with vote "exact", TTRL's string counter) becomes the label, placed
+// in item.<label_field>, and the sub-grader grades every response against it. Ties go to the answer
+// seen first in input order. The vote share (votes for the label / responses in the group) is
+// reported with each result.
 // A group stage: only at the root, graded through gradeGroup / POST /v1/groups.
 import { z } from 'zod';
 import type { Grader } from '../../core/grader.js';
@@ -49,7 +50,9 @@ function findAnswer(text: string, how: 'math' | 'boxed'): string | undefined {
     const t = b?.content.trim();
     return t ? t : undefined;
   }
-  const e = extractAnswer(text);
+  // the whole text of a short response is not a vote: a group of identical non-answers ("hmm")
+  // would otherwise agree with itself and be rewarded; a vote is an answer the response marks or states
+  const e = extractAnswer(text, { whole: false });
   const t = e?.text.trim();
   return t ? t : undefined;
 }
