@@ -202,4 +202,3 @@ export function zip2(a: PyValue, b: PyValue): [PyValue, PyValue][] {
   for (let i = 0; i < n; i++) out.push([x[i]!, y[i]!]);
   return out;
 }
-
