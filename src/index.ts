@@ -65,6 +65,8 @@ export {
   toPoint as monitorPoint,
   MonitorWindow,
   DEFAULT_THRESHOLDS as MONITOR_THRESHOLDS,
+  selectFile,
+  pairsFile,
 } from './group/index.js';
 export type {
   AdvantageConfig,
@@ -80,6 +82,12 @@ export type {
   MonitorConfig,
   PipelineOptions,
   PipelineSummary,
+  SelectionFileOptions,
+  SelectionSummary,
+  SelectOptions,
+  PairOptions,
+  TieRule,
+  PairPick,
 } from './group/index.js';
 export { scheduleWeight } from './graders/composite/schedule.js';
 export { overlongReward } from './graders/composite/overlong.js';

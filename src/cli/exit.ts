@@ -19,6 +19,8 @@ export const EXIT = {
   ALERT: 4,
   /** `sandbox check`: the sandbox cannot run programs on this machine. */
   SANDBOX_UNUSABLE: 5,
+  /** `score`: the run completed but no record got a valid grade (nothing to train on). */
+  ALL_INVALID: 6,
 } as const;
 
 /** Prints a known error and exits; rethrows nothing. */

@@ -1,11 +1,7 @@
 // The library's advantage API: `computeAdvantages(config, records)` for a batch in memory, and
 // `advantageFile` (the engine of `arbiter advantages`) from a JSONL file or stdin to a JSONL file
 // or stdout, streaming where the estimator allows.
-import { createReadStream, createWriteStream } from 'node:fs';
-import { once } from 'node:events';
-import { stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
+import { openInput, openOutput } from '../io/files.js';
 import { readLineBatches } from '../io/jsonl-reader.js';
 import { JsonlWriter } from '../io/jsonl-writer.js';
 import { IoError } from '../io/score-file.js';
@@ -44,33 +40,6 @@ export interface AdvantageFileOptions {
 export interface AdvantageSummary extends AdvantageCounts {
   duration_s: number;
   lines_per_s: number;
-}
-
-async function openInput(input: string): Promise<Readable> {
-  if (input === '-') return process.stdin;
-  try {
-    const st = await stat(input);
-    if (st.isDirectory()) throw new IoError(`cannot read input ${input}: it is a directory`);
-    // 64 KiB reads: each batch of lines dies young, so the heap (and RSS) stays small
-    const rs = createReadStream(input, { highWaterMark: 1 << 16 });
-    await once(rs, 'open');
-    return rs;
-  } catch (e) {
-    if (e instanceof IoError) throw e;
-    throw new IoError(`cannot read input ${input}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-}
-
-async function openOutput(output: string): Promise<Writable> {
-  try {
-    const ws = createWriteStream(output, { highWaterMark: 1 << 20 });
-    await once(ws, 'open');
-    return ws;
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const hint = code === 'ENOENT' ? ` (does the directory ${dirname(output)} exist?)` : '';
-    throw new IoError(`cannot write output ${output}: ${code ?? (e as Error).message}${hint}`);
-  }
 }
 
 /** Streams a JSONL file of graded lines into a JSONL file with advantages. */

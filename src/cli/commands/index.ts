@@ -16,6 +16,8 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   worker: () => import('./worker.js'),
   advantages: () => import('./advantages.js'),
   monitor: () => import('./monitor.js'),
+  select: () => import('./select.js'),
+  pairs: () => import('./pairs.js'),
   eval: () => import('./eval.js'),
   report: () => import('./report.js'),
   search: () => import('./search.js'),

@@ -1,33 +1,20 @@
 // `arbiter monitor`: reward-hacking monitors over a JSONL file of graded results (the output of
 // `arbiter score` or `arbiter advantages`), optionally joined line by line with its input samples
 // for the text-based monitors.
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseJsonExact } from '../../core/json.js';
 import { normalizeRecord } from '../../core/sample.js';
 import { compactPoint, computeMonitors, formatMonitors, MonitorWindow, toPoint, type MonitorPoint, type PointOptions } from '../../group/monitors.js';
 import { loadThresholdsFile } from '../../group/monitor-config.js';
+import { openInput } from '../../io/files.js';
 import { readLineBatches } from '../../io/jsonl-reader.js';
 import { IoError } from '../../io/score-file.js';
 import { die, EXIT } from '../exit.js';
 import { positiveInt } from './score.js';
 
-async function open(file: string) {
-  if (file === '-') return process.stdin;
-  try {
-    const st = await stat(file);
-    if (st.isDirectory()) throw new IoError(`cannot read ${file}: it is a directory`);
-  } catch (e) {
-    if (e instanceof IoError) throw e;
-    throw new IoError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  return createReadStream(file, { highWaterMark: 1 << 20 });
-}
-
 /** Non-blank lines of a file with their numbers. */
 async function* lines(file: string): AsyncGenerator<{ n: number; text: string | undefined }> {
-  for await (const b of readLineBatches(await open(file))) {
+  for await (const b of readLineBatches(await openInput(file))) {
     for (let i = 0; i < b.texts.length; i++) {
       const t = b.texts[i];
       if (t !== undefined && t.trim() === '') continue;

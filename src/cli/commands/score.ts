@@ -127,7 +127,8 @@ on the line's batch). Output stays in input order; with a group size (--group-si
 advantage config's group_size) it streams group by group, and monitors hold each batch
 (batch_size, default the whole input). See docs/groups.md.
 
-Exit status: 0 when the run completed (even if some samples are invalid), 2 for a bad grader file,
+Exit status: 0 when the run completed (even if some samples are invalid), 6 when it completed but
+no record got a valid grade (an all-invalid run is a failure), 2 for a bad grader file,
 unreadable input, unwritable output or summary file, or a --resume output that does not match the
 input, 130 / 143 when stopped by SIGINT / SIGTERM (the records finished so far and the summary are
 written; --resume continues), 1 for an internal error.
@@ -215,6 +216,10 @@ Example:
           unhook();
           if (summary.interrupted === 'SIGINT') process.exit(EXIT.SIGINT);
           if (summary.interrupted === 'SIGTERM') process.exit(EXIT.SIGTERM);
+          if (summary.count > 0 && summary.valid === 0) {
+            process.stderr.write(`arbiter: no record got a valid grade (${summary.count} invalid): see the error kinds above\n`);
+            process.exit(EXIT.ALL_INVALID);
+          }
         } catch (e) {
           die(e);
         }
