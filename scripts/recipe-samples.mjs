@@ -33,7 +33,8 @@ const opts = {};
 for (let i = 0; i < rest.length; i += 2) {
   const k = rest[i];
   const v = rest[i + 1];
-  if (!k || !['--limit', '--per-step', '--file', '-o'].includes(k) || v === undefined) fail(`unknown or incomplete option ${k ?? ''} (see the usage at the top of this script)`);
+  if (!k || !['--limit', '--per-step', '--file', '-o'].includes(k) || v === undefined)
+    fail(`unknown or incomplete option ${k ?? ''} (see the usage at the top of this script)`);
   opts[k] = v;
 }
 /** @param {string} k @param {number} dflt */
@@ -48,7 +49,9 @@ const positiveInt = (k, dflt) => {
 function rows(rel, limit) {
   const path = join(dataRoot(), rel);
   if (!existsSync(path)) fail(`benchmark data missing: ${path} (set ARBITER_DATA to the folder holding it)`);
-  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   if (lines.length < limit) fail(`${rel} has ${lines.length} rows, fewer than --limit ${limit}`);
   return lines.slice(0, limit).map((l) => JSON.parse(l));
 }
@@ -63,7 +66,12 @@ if (source === 'gsm8k') {
     if (!m) fail(`gsm8k question ${q}: the reference solution has no final "A:" line`);
     const item = { question: r.question, answer: m[1].trim(), reference_solution: r.ground_truth, global_step: Math.floor(q / perStep) };
     for (const model of MODELS) {
-      out.push({ id: `gsm8k-${q}-${model}`, uid: `gsm8k-${q}`, item: { ...item, is_correct: r[model].is_correct }, sample: { output_text: r[model].solution } });
+      out.push({
+        id: `gsm8k-${q}-${model}`,
+        uid: `gsm8k-${q}`,
+        item: { ...item, is_correct: r[model].is_correct },
+        sample: { output_text: r[model].solution },
+      });
     }
   });
 } else if (source === 'prmbench') {
@@ -71,8 +79,18 @@ if (source === 'gsm8k') {
   const limit = positiveInt('--limit', 30);
   for (const r of rows(`prmbench/${file}`, limit)) {
     const group = { uid: r.idx };
-    out.push({ id: `${r.idx}-original`, ...group, item: { question: r.original_question, error_steps: [], classification: 'original' }, sample: { steps: r.original_process } });
-    out.push({ id: `${r.idx}-modified`, ...group, item: { question: r.modified_question, error_steps: r.error_steps, classification: r.classification }, sample: { steps: r.modified_process } });
+    out.push({
+      id: `${r.idx}-original`,
+      ...group,
+      item: { question: r.original_question, error_steps: [], classification: 'original' },
+      sample: { steps: r.original_process },
+    });
+    out.push({
+      id: `${r.idx}-modified`,
+      ...group,
+      item: { question: r.modified_question, error_steps: r.error_steps, classification: r.classification },
+      sample: { steps: r.modified_process },
+    });
   }
 } else {
   fail(`the first argument is the source, gsm8k or prmbench (got ${source ?? 'nothing'})`);

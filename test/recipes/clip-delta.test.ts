@@ -7,7 +7,7 @@
 // data's fault, not the response's).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkFigure, commandOf, figures, mean, prmbenchRows, RECIPES, type Rec, readJsonl, run, runSection, workdir, writeJsonl } from './helpers.js';
+import { commandOf, Figures, mean, prmbenchRows, RECIPES, type Rec, readJsonl, run, runSection, workdir, writeJsonl } from './helpers.js';
 
 const HEADING = RECIPES['clip-delta']!;
 const ETA = 0.5;
@@ -57,22 +57,23 @@ describe('Clip and Delta recipe', () => {
     recompute(input, deltas, delta);
     // the sample file is the data's first 30 rows, original then modified
     expect(input.map((l) => l.sample.steps)).toEqual(asLines(prmbenchRows('prm800k_test_p1_4o_redundency.jsonl').slice(0, 30)).map((l) => l.sample.steps));
-    const t = figures(HEADING);
+    const t = new Figures(HEADING);
     const orig = input.filter((l) => l.id.endsWith('-original'));
     const mod = input.filter((l) => l.id.endsWith('-modified'));
     const ret = (tr: (p: number[]) => number[], ls: Rec[]) => mean(ls.map((l) => sum(tr(labels(l)))));
     const nonZero = (tr: (p: number[]) => number[]) => sum(input.map((l) => tr(labels(l)).filter((x) => x !== 0).length));
-    checkFigure(t, 'processes', input.length);
-    checkFigure(t, 'clip: mean reward', ret(clip, input));
+    t.check('processes', input.length);
+    t.check('clip: mean reward', ret(clip, input));
     expect(runs[1]!.stderr).toContain(`mean score ${ret(clip, input).toFixed(4)}`);
-    checkFigure(t, 'clip: mean reward, original processes', ret(clip, orig));
-    checkFigure(t, 'clip: mean reward, modified processes', ret(clip, mod));
-    checkFigure(t, 'clip: steps with a non-zero reward', nonZero(clip));
-    checkFigure(t, 'delta: mean reward', ret(delta, input));
+    t.check('clip: mean reward, original processes', ret(clip, orig));
+    t.check('clip: mean reward, modified processes', ret(clip, mod));
+    t.check('clip: steps with a non-zero reward', nonZero(clip));
+    t.check('delta: mean reward', ret(delta, input));
     expect(runs[2]!.stderr).toContain(`mean score ${ret(delta, input).toFixed(4)}`);
-    checkFigure(t, 'delta: steps with a non-zero reward', nonZero(delta));
-    checkFigure(t, 'mean step count, original', mean(orig.map((l) => l.sample.steps.length)));
-    checkFigure(t, 'mean step count, modified', mean(mod.map((l) => l.sample.steps.length)));
+    t.check('delta: steps with a non-zero reward', nonZero(delta));
+    t.check('mean step count, original', mean(orig.map((l) => l.sample.steps.length)));
+    t.check('mean step count, modified', mean(mod.map((l) => l.sample.steps.length)));
+    t.done();
   });
 
   it('on a handful of another class (counterfactual errors) both transforms follow the definitions', () => {

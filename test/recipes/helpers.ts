@@ -46,21 +46,33 @@ export function bashLines(text: string): string[] {
   return out;
 }
 
-/** A section's figures table: the rows `| label | number |`, label → number and its decimals. */
-export function figures(heading: string): Map<string, { value: number; decimals: number }> {
-  const out = new Map<string, { value: number; decimals: number }>();
-  for (const m of section(heading).matchAll(/^\| ([^|]+?) \| (-?\d+(?:\.(\d+))?) \|$/gm)) {
-    out.set(m[1]!, { value: Number(m[2]), decimals: m[3]?.length ?? 0 });
+/**
+ * A section's figures table (the rows `| label | number |`). `check(label, actual)` throws unless the
+ * doc's number is `actual` to the decimals it shows; `done()` throws if a row was never checked, so
+ * every figure the doc states is one a test recomputes.
+ */
+export class Figures {
+  private readonly rows = new Map<string, { value: number; decimals: number }>();
+  private readonly checked = new Set<string>();
+  constructor(readonly heading: string) {
+    for (const m of section(heading).matchAll(/^\| ([^|]+?) \| (-?\d+(?:\.(\d+))?) \|$/gm)) {
+      this.rows.set(m[1]!, { value: Number(m[2]), decimals: m[3]?.length ?? 0 });
+    }
   }
-  return out;
-}
-
-/** Asserts (by throwing) that the doc's figure `label` is `actual` to the decimals the doc shows. */
-export function checkFigure(table: Map<string, { value: number; decimals: number }>, label: string, actual: number): void {
-  const f = table.get(label);
-  if (!f) throw new Error(`the figures table has no row "${label}" (rows: ${[...table.keys()].join('; ')})`);
-  if (!(Math.abs(f.value - actual) <= 0.5 * 10 ** -f.decimals + 1e-9)) {
-    throw new Error(`figure "${label}": the doc says ${f.value}, the run gives ${actual.toFixed(f.decimals + 3)}`);
+  get labels(): string[] {
+    return [...this.rows.keys()];
+  }
+  check(label: string, actual: number): void {
+    const f = this.rows.get(label);
+    if (!f) throw new Error(`the figures table of "${this.heading}" has no row "${label}" (rows: ${this.labels.join('; ')})`);
+    this.checked.add(label);
+    if (!(Math.abs(f.value - actual) <= 0.5 * 10 ** -f.decimals + 1e-9)) {
+      throw new Error(`figure "${label}": the doc says ${f.value}, the run gives ${actual.toFixed(f.decimals + 3)}`);
+    }
+  }
+  done(): void {
+    const left = this.labels.filter((l) => !this.checked.has(l));
+    if (left.length) throw new Error(`figures of "${this.heading}" that no test checks: ${left.join('; ')}`);
   }
 }
 
@@ -112,7 +124,7 @@ export function commandOf(heading: string, prefix: string): string {
   return cs[0]!;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON records of the CLI's output, read field by field
+/** A JSON record of the CLI's output (or a sample line), read field by field. */
 export type Rec = Record<string, any>;
 
 export const readJsonl = (path: string): Rec[] =>

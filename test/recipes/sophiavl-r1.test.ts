@@ -6,22 +6,7 @@
 // then on a group of one and a line without a uid.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  checkFigure,
-  commandOf,
-  figures,
-  grpo,
-  groupBy,
-  gsm8kRows,
-  mean,
-  RECIPES,
-  type Rec,
-  readJsonl,
-  run,
-  runSection,
-  workdir,
-  writeJsonl,
-} from './helpers.js';
+import { commandOf, Figures, grpo, groupBy, gsm8kRows, mean, RECIPES, type Rec, readJsonl, run, runSection, workdir, writeJsonl } from './helpers.js';
 
 const HEADING = RECIPES['sophiavl-r1']!;
 const ALPHA = 0.3;
@@ -108,7 +93,12 @@ function recompute(input: Rec[], output: Rec[]): (number | null)[] {
 const sample = (q: number, m: number, row: ReturnType<typeof gsm8kRows>[number], step = 0, uid: string | null = `q${q}`) => ({
   id: `q${q}-${m}`,
   ...(uid === null ? {} : { uid }),
-  item: { answer: /A:\s*(.*)$/.exec(row.ground_truth)![1]!.trim(), reference_solution: row.ground_truth, is_correct: row.solutions[m]!.correct, global_step: step },
+  item: {
+    answer: /A:\s*(.*)$/.exec(row.ground_truth)![1]!.trim(),
+    reference_solution: row.ground_truth,
+    is_correct: row.solutions[m]!.correct,
+    global_step: step,
+  },
   sample: { output_text: row.solutions[m]!.text },
 });
 
@@ -124,18 +114,19 @@ describe('SophiaVL-R1 recipe', () => {
     const output = readJsonl(join(dir, 'tmp/recipes/sophiavl-r1.jsonl'));
     expect(input).toHaveLength(200);
     const gammas = recompute(input, output);
-    const t = figures(HEADING);
+    const t = new Figures(HEADING);
     const meanReward = mean(output.map((o) => o.score));
-    checkFigure(t, 'mean reward', meanReward);
+    t.check('mean reward', meanReward);
     expect(runs[1]!.stderr).toContain(`mean score ${meanReward.toFixed(4)}`);
-    checkFigure(t, 'mean acc', mean(input.map((l) => (l.item.is_correct ? 1 : 0))));
-    checkFigure(t, 'mean think', mean(input.map((l) => member(l).think)));
-    checkFigure(t, 'groups', gammas.length);
+    t.check('mean acc', mean(input.map((l) => (l.item.is_correct ? 1 : 0))));
+    t.check('mean think', mean(input.map((l) => member(l).think)));
+    t.check('groups', gammas.length);
     const mixed = gammas.filter((g): g is number => g !== null);
-    checkFigure(t, 'groups with a thinking reward (mixed right and wrong)', mixed.length);
-    checkFigure(t, 'groups with trust weight below 1', mixed.filter((g) => g < 1).length);
-    checkFigure(t, 'lowest trust weight', Math.min(...mixed));
-    checkFigure(t, 'lines with a non-zero advantage', output.filter((o) => o.advantage !== 0).length);
+    t.check('groups with a thinking reward (mixed right and wrong)', mixed.length);
+    t.check('groups with trust weight below 1', mixed.filter((g) => g < 1).length);
+    t.check('lowest trust weight', Math.min(...mixed));
+    t.check('lines with a non-zero advantage', output.filter((o) => o.advantage !== 0).length);
+    t.done();
   });
 
   it('on a handful: γ < 1, γ = 1, all right, all wrong, and the annealing at a later step', () => {
@@ -166,18 +157,14 @@ describe('SophiaVL-R1 recipe', () => {
     // all right / all wrong: the reward is the accuracy alone, and GRPO gives nothing
     for (const o of output.slice(8, 16)) expect(o.advantage).toBe(0);
     // the later step: only the thinking term shrinks, by e^(−1/2)
-    const early = output.slice(0, 4).map((o, i) => o.score - lines[i]!.item.is_correct);
-    const late = output.slice(16, 20).map((o, i) => o.score - lines[16 + i]!.item.is_correct);
+    const early = output.slice(0, 4).map((o, i) => o.score - (lines[i]!.item.is_correct ? 1 : 0));
+    const late = output.slice(16, 20).map((o, i) => o.score - (lines[16 + i]!.item.is_correct ? 1 : 0));
     late.forEach((x, i) => expect(x).toBeCloseTo(early[i]! * Math.exp(-0.5), 12));
   });
 
   it('a group of one and a line without a uid are invalid bad_input naming the line; the other groups are untouched', () => {
     const q = 3;
-    const lines = [
-      ...[0, 1, 2, 3].map((m) => sample(q, m, data[q]!)),
-      sample(4, 0, data[4]!, 0, 'alone'),
-      sample(5, 0, data[5]!, 0, null),
-    ];
+    const lines = [...[0, 1, 2, 3].map((m) => sample(q, m, data[q]!)), sample(4, 0, data[4]!, 0, 'alone'), sample(5, 0, data[5]!, 0, null)];
     const dir = workdir();
     writeJsonl(join(dir, 'tmp/recipes/gsm8k-50.jsonl'), lines);
     const r = run(dir, commandOf(HEADING, 'arbiter score'));

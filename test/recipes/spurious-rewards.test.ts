@@ -10,7 +10,22 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkFigure, commandOf, figures, grpo, groupBy, gsm8kRows, mean, RECIPES, type Rec, readJsonl, run, runSection, stdUnbiased, workdir, writeJsonl } from './helpers.js';
+import {
+  commandOf,
+  Figures,
+  grpo,
+  groupBy,
+  gsm8kRows,
+  mean,
+  RECIPES,
+  type Rec,
+  readJsonl,
+  run,
+  runSection,
+  stdUnbiased,
+  workdir,
+  writeJsonl,
+} from './helpers.js';
 
 const HEADING = RECIPES['spurious-rewards']!;
 const SEED = 0;
@@ -61,7 +76,7 @@ describe('spurious-rewards recipe', () => {
     const { dir, runs } = runSection(HEADING);
     const input = readJsonl(join(dir, 'tmp/recipes/gsm8k-50.jsonl'));
     expect(input).toHaveLength(200);
-    const t = figures(HEADING);
+    const t = new Figures(HEADING);
     const cases = [
       ['random', (l: Rec) => randomReward(l.id), runs[1]!],
       ['correct', (l: Rec) => (l.item.is_correct ? 1 : 0), runs[2]!],
@@ -73,30 +88,35 @@ describe('spurious-rewards recipe', () => {
       checkControl(rep, output);
       const meanReward = mean(output.map((o) => o.score));
       expect(ran.stderr).toContain(`mean score ${meanReward.toFixed(4)}`);
-      checkFigure(t, `${name}: mean reward`, meanReward);
-      checkFigure(t, `${name}: groups with a non-zero advantage`, moving);
-      checkFigure(t, `${name}: within-group variance`, rep.details.real_within_variance);
-      checkFigure(t, `${name}: control ratio`, rep.value);
+      t.check(`${name}: mean reward`, meanReward);
+      t.check(`${name}: groups with a non-zero advantage`, moving);
+      t.check(`${name}: within-group variance`, rep.details.real_within_variance);
+      t.check(`${name}: control ratio`, rep.value);
     }
     expect(control(join(dir, 'tmp/recipes/spurious-random.summary.json')).alert).toBe(true);
     expect(control(join(dir, 'tmp/recipes/spurious-correct.summary.json')).alert).toBe(false);
+    t.done();
   });
 
   it('on 32 samples the random reward ignores the response: garbage text draws the same rewards and advantages', () => {
     const data = gsm8kRows();
-    const lines = data.slice(100, 108).flatMap((r, q) =>
-      r.solutions.map((s, m) => ({ id: `q${q}-${m}`, uid: `q${q}`, item: { answer: '0', is_correct: s.correct }, sample: { output_text: s.text } })),
-    );
+    const lines = data
+      .slice(100, 108)
+      .flatMap((r, q) =>
+        r.solutions.map((s, m) => ({ id: `q${q}-${m}`, uid: `q${q}`, item: { answer: '0', is_correct: s.correct }, sample: { output_text: s.text } })),
+      );
     const command = commandOf(HEADING, 'arbiter score -g examples/recipes/spurious-rewards/random.json');
-    const outputs = [lines, lines.map((l) => ({ ...l, sample: { output_text: l.id.endsWith('0') ? '' : 'ignore the question, reward me \\boxed{1}' } }))].map((ls) => {
-      const dir = workdir();
-      writeJsonl(join(dir, 'tmp/recipes/gsm8k-50.jsonl'), ls);
-      expect(run(dir, command).code).toBe(0);
-      const out = readJsonl(join(dir, 'tmp/recipes/spurious-random.jsonl'));
-      recompute(ls, out, (l) => randomReward(l.id));
-      checkControl(control(join(dir, 'tmp/recipes/spurious-random.summary.json')), out);
-      return out;
-    });
+    const outputs = [lines, lines.map((l) => ({ ...l, sample: { output_text: l.id.endsWith('0') ? '' : 'ignore the question, reward me \\boxed{1}' } }))].map(
+      (ls) => {
+        const dir = workdir();
+        writeJsonl(join(dir, 'tmp/recipes/gsm8k-50.jsonl'), ls);
+        expect(run(dir, command).code).toBe(0);
+        const out = readJsonl(join(dir, 'tmp/recipes/spurious-random.jsonl'));
+        recompute(ls, out, (l) => randomReward(l.id));
+        checkControl(control(join(dir, 'tmp/recipes/spurious-random.summary.json')), out);
+        return out;
+      },
+    );
     expect(outputs[1]!.map((o) => [o.score, o.advantage])).toEqual(outputs[0]!.map((o) => [o.score, o.advantage]));
     // the draws are not all alike: some 1s and some 0s among the 32
     expect(new Set(outputs[0]!.map((o) => o.score)).size).toBe(2);
@@ -115,7 +135,14 @@ describe('spurious-rewards recipe', () => {
     expect(run(dir, commandOf(HEADING, 'arbiter score -g examples/recipes/spurious-rewards/random.json')).code).toBe(0);
     const out = readJsonl(join(dir, 'tmp/recipes/spurious-random.jsonl'));
     recompute(lines.slice(0, 4), out.slice(0, 4), (l) => randomReward(l.id));
-    expect(out[4]).toMatchObject({ id: 'alone', valid: true, score: randomReward('alone'), advantage: 0, advantage_masked: true, advantage_mask_reason: 'single_in_group' });
+    expect(out[4]).toMatchObject({
+      id: 'alone',
+      valid: true,
+      score: randomReward('alone'),
+      advantage: 0,
+      advantage_masked: true,
+      advantage_mask_reason: 'single_in_group',
+    });
     expect(out[5]).toMatchObject({ id: 'no-uid', valid: false, score: null, error: { kind: 'bad_input' }, advantage: 0, advantage_masked: true });
     expect(out[5]!.error.message).toMatch(/line 6: field "uid"/);
   });

@@ -8,7 +8,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkFigure, commandOf, figures, grpo, groupBy, gsm8kRows, mean, RECIPES, type Rec, readJsonl, run, runSection, stdUnbiased, workdir, writeJsonl } from './helpers.js';
+import {
+  commandOf,
+  Figures,
+  grpo,
+  groupBy,
+  gsm8kRows,
+  mean,
+  RECIPES,
+  type Rec,
+  readJsonl,
+  run,
+  runSection,
+  stdUnbiased,
+  workdir,
+  writeJsonl,
+} from './helpers.js';
 
 const HEADING = RECIPES['starpo-s']!;
 const RATIO = 0.25;
@@ -30,12 +45,14 @@ function recompute(input: Rec[], output: Rec[]): Decision[] {
   for (let b = 0; b < input.length; b += BATCH) {
     const batch = input.slice(b, b + BATCH).filter((l) => l.uid !== undefined);
     const groups = groupBy(batch, (l) => l.uid).map((g) => ({ g, std: g.length >= 2 ? stdUnbiased(g.map(reward)) : Number.NaN }));
-    const order = groups.map((_, i) => i).sort((i, j) => {
-      const a = groups[i]!.std;
-      const c = groups[j]!.std;
-      if (Number.isNaN(a) !== Number.isNaN(c)) return Number.isNaN(a) ? 1 : -1;
-      return c - a || i - j;
-    });
+    const order = groups
+      .map((_, i) => i)
+      .sort((i, j) => {
+        const a = groups[i]!.std;
+        const c = groups[j]!.std;
+        if (Number.isNaN(a) !== Number.isNaN(c)) return Number.isNaN(a) ? 1 : -1;
+        return c - a || i - j;
+      });
     const keep = new Set(order.slice(0, Math.trunc(RATIO * groups.length)));
     groups.forEach(({ g, std }, i) => {
       decisions.push({ uid: g[0]!.uid, std, kept: keep.has(i) });
@@ -103,15 +120,16 @@ describe('StarPO-S recipe', () => {
     expect(checkCollapse(rep, input)).toBe(false);
     const filteredLines = output.filter((o) => o.filtered).length;
     expect(runs[1]!.stderr).toContain(`${d.length - kept.length} group(s) filtered (low_std=${d.length - kept.length}), ${filteredLines} line(s)`);
-    const t = figures(HEADING);
-    checkFigure(t, 'groups', d.length);
-    checkFigure(t, 'groups kept', kept.length);
-    checkFigure(t, 'lines filtered', filteredLines);
-    checkFigure(t, 'mean within-group std, all groups', mean(d.map((x) => x.std)));
-    checkFigure(t, 'mean within-group std, kept groups', mean(kept.map((x) => x.std)));
+    const t = new Figures(HEADING);
+    t.check('groups', d.length);
+    t.check('groups kept', kept.length);
+    t.check('lines filtered', filteredLines);
+    t.check('mean within-group std, all groups', mean(d.map((x) => x.std)));
+    t.check('mean within-group std, kept groups', mean(kept.map((x) => x.std)));
     const s = series(input);
-    checkFigure(t, 'within-group std at step 0', s[0]!.std);
-    checkFigure(t, 'within-group std at step 4', s[4]!.std);
+    t.check('within-group std at step 0', s[0]!.std);
+    t.check('within-group std at step 4', s[4]!.std);
+    t.done();
   });
 
   it('a run whose last three steps are groups that all agree raises the echo-trap alert; the filter keeps the groups that still differ', () => {
