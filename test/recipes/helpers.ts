@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { expect } from 'vitest';
 import { CLI, ROOT } from '../helpers/cli.js';
 import { dataPath } from '../helpers/data.js';
 
@@ -151,6 +152,22 @@ export function gsm8kRows(): Gsm8kRow[] {
     ground_truth: r.ground_truth,
     solutions: GSM8K_MODELS.map((m) => ({ text: r[m].solution as string, correct: r[m].is_correct as boolean })),
   }));
+}
+
+/** Checks a gsm8k sample file from scripts/recipe-samples.mjs against the shared data itself: question q's 4 solutions, labels, reference answer and step. */
+export function expectGsm8kSlice(lines: Rec[], questions: number, perStep = Number.MAX_SAFE_INTEGER): void {
+  const data = gsm8kRows();
+  expect(lines).toHaveLength(questions * 4);
+  lines.forEach((l, i) => {
+    const q = Math.floor(i / 4);
+    const s = data[q]!.solutions[i % 4]!;
+    expect(l).toMatchObject({
+      uid: `gsm8k-${q}`,
+      sample: { output_text: s.text },
+      item: { is_correct: s.correct, reference_solution: data[q]!.ground_truth, global_step: Math.floor(q / perStep) },
+    });
+    expect(data[q]!.ground_truth.trimEnd().endsWith(`A: ${l.item.answer}`)).toBe(true);
+  });
 }
 
 /** PRMBench rows of one shared file. */
