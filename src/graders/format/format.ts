@@ -11,7 +11,7 @@ import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE, unsafeSwitch } from '../../core/registry.js';
 import { renderString, renderValue, type Template } from '../../core/template.js';
 import type { GradeInput } from '../../core/sample.js';
-import { applyThink, extractSchema, FORMAT_EXTRACT_ALIAS, parseJsonText, partialCreditAlias, partialCreditField, resolveExtract } from '../../extract/index.js';
+import { applyThink, extractSchema, FORMAT_EXTRACT_ALIAS, neverCloses, parseJsonText, partialCreditAlias, partialCreditField, resolveExtract } from '../../extract/index.js';
 import { checkDepth, compileSchema, describeErrors } from './json-check.js';
 import { compileLinear, type LinearRegex } from './linear-regex.js';
 import { checkTags, type TagSpec } from './tags.js';
@@ -165,7 +165,7 @@ export const format: GraderType<Config> = {
       if (typeof raw === 'string') {
         limit(raw, maxChars);
         const body = applyThink(raw, extract.think);
-        if (body === undefined) return { score: 0, reason: 'the reasoning block never closes (extract.think: strip): no JSON given' };
+        if (body === undefined) return { score: 0, reason: neverCloses('no JSON given') };
         const p = parseJsonText(body, extract.from);
         if (!p.ok) return { score: 0, reason: p.reason };
         value = p.value;
