@@ -28,8 +28,7 @@ export interface TextRead {
 
 export type ReadText =
   /** `start`: where the text read begins in the input, when it is a suffix of it (stripping only); `changed`: it is not the input as given. */
-  | { ok: true; text: string; start: number | undefined; changed: boolean; read: TextRead }
-  | { ok: false; read: TextRead };
+  { ok: true; text: string; start: number | undefined; changed: boolean; read: TextRead } | { ok: false; read: TextRead };
 
 /** Reads the text a grader scores out of `raw`; `ok: false` when stripping finds a reasoning block that never closes. */
 export function readText(raw: string, s: ExtractSettings<string>): ReadText {

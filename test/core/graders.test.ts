@@ -71,7 +71,12 @@ describe('string_check', () => {
   it('a reasoning block that never closes is a valid 0 for every operation, ne included', async () => {
     for (const op of ['eq', 'ne', 'like', 'ilike']) {
       const r = await grade(loadGrader(sc(op)), s('<think>Paris or London', 'Paris'));
-      expect(r, op).toMatchObject({ valid: true, score: 0, reason: expect.stringMatching(/reasoning block never closes/), metadata: { extracted: { think: 'unclosed' } } });
+      expect(r, op).toMatchObject({
+        valid: true,
+        score: 0,
+        reason: expect.stringMatching(/reasoning block never closes/),
+        metadata: { extracted: { think: 'unclosed' } },
+      });
     }
     // the reference is still the item's: a missing one is invalid even then
     expect((await grade(loadGrader(sc('eq')), { item: {}, sample: { output_text: '<think>x' } })).error?.kind).toBe('template_error');

@@ -42,7 +42,12 @@ describe('reasoning blocks', () => {
       read: { think: 'stripped', from: 'whole', chars: 3 },
     });
     expect(readText('ans', { think: 'strip', from: 'whole' })).toMatchObject({ ok: true, changed: false, read: { think: 'none' } });
-    expect(readText('<think>x</think>ans', { think: 'keep', from: 'whole' })).toMatchObject({ ok: true, text: '<think>x</think>ans', changed: false, start: 0 });
+    expect(readText('<think>x</think>ans', { think: 'keep', from: 'whole' })).toMatchObject({
+      ok: true,
+      text: '<think>x</think>ans',
+      changed: false,
+      start: 0,
+    });
     expect(readText('<think>x', { think: 'strip', from: 'whole' })).toEqual({ ok: false, read: { think: 'unclosed', from: 'whole' } });
     // fenced: the last block, after the reasoning (a fence inside it is not read); no fence: the whole text
     const f = readText('<think>```\nno\n```</think>a\n```\none\n```\n```\ntwo\n```', { think: 'strip', from: 'fenced' });

@@ -11,7 +11,18 @@ import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE, unsafeSwitch } from '../../core/registry.js';
 import { renderString, renderValue, type Template } from '../../core/template.js';
 import type { GradeInput } from '../../core/sample.js';
-import { applyThink, extractSchema, FORMAT_EXTRACT_ALIAS, neverCloses, readText, TEXT_SOURCES, parseJsonText, partialCreditAlias, partialCreditField, resolveExtract } from '../../extract/index.js';
+import {
+  applyThink,
+  extractSchema,
+  FORMAT_EXTRACT_ALIAS,
+  neverCloses,
+  readText,
+  TEXT_SOURCES,
+  parseJsonText,
+  partialCreditAlias,
+  partialCreditField,
+  resolveExtract,
+} from '../../extract/index.js';
 import { checkDepth, compileSchema, describeErrors } from './json-check.js';
 import { compileLinear, type LinearRegex } from './linear-regex.js';
 import { checkTags, type TagSpec } from './tags.js';

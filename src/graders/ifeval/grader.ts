@@ -114,8 +114,8 @@ export const ifeval: GraderType<z.infer<typeof schema>> = {
         reason: !got.ok
           ? neverCloses('no response to check')
           : missed.length
-          ? `followed ${followed}/${built.length} instructions (${mode}); not followed: ${missed.join(', ')}`
-          : `followed all ${built.length} instructions (${mode})`,
+            ? `followed ${followed}/${built.length} instructions (${mode}); not followed: ${missed.join(', ')}`
+            : `followed all ${built.length} instructions (${mode})`,
         components,
         metadata: { mode, follow_instruction_list: verdicts, ...(!got.ok || got.changed ? { extracted: got.read } : {}) },
       };

@@ -202,7 +202,14 @@ function compileSteps(cfg: PrmConfig, b: BuildContext): StepSource {
   const fromPieces = (r: { pieces: Piece[]; markers: number }, sp: Splitter, field: string, offset: number, read: Record<string, unknown>) =>
     finish(
       r.pieces.map((p) => p.text),
-      { source: 'split', rule: sp.rule, text: field, markers: r.markers, spans: r.pieces.slice(0, 512).map((p) => [p.start + offset, p.end + offset]), ...read },
+      {
+        source: 'split',
+        rule: sp.rule,
+        text: field,
+        markers: r.markers,
+        spans: r.pieces.slice(0, 512).map((p) => [p.start + offset, p.end + offset]),
+        ...read,
+      },
     );
   // Splits `raw` after the extraction layer read it; spans point into `raw`. A value that is not
   // a string, or over max_chars, goes to splitText as is, which reports it.
@@ -228,7 +235,10 @@ function compileSteps(cfg: PrmConfig, b: BuildContext): StepSource {
     if (input.sample.steps !== undefined) {
       // a list has no reasoning block to strip: reading its steps as they are would score the reasoning asked to be dropped
       if (extract.think === 'strip')
-        throw new GradeFailure('config_error', 'extract.think "strip" reads a text before it is split, but this sample gives its steps as a list (sample.steps)');
+        throw new GradeFailure(
+          'config_error',
+          'extract.think "strip" reads a text before it is split, but this sample gives its steps as a list (sample.steps)',
+        );
       return finish(givenSteps(input.sample.steps, 'sample.steps', lim), { source: 'sample.steps' });
     }
     if (input.sample.output_text === undefined)
