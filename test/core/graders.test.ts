@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { grade, gradeStream, loadGrader, registerGraderType, graderSchema, getGraderType, PURE, Services } from '../../dist/index.js';
+import { grade, gradeStream, loadGrader, registerGraderType, graderSchema, getGraderType, PURE, Services, validateGrader } from '../../dist/index.js';
 import { z } from 'zod';
 
 const sc = (operation: string, extra: Record<string, unknown> = {}) => ({
@@ -56,6 +56,37 @@ describe('string_check', () => {
   it('a malformed record is bad_input', async () => {
     const r = await grade(loadGrader(sc('eq')), { item: 3 } as never);
     expect(r.error?.kind).toBe('bad_input');
+  });
+  it('extract.think strip (default) compares the answer after the reasoning; keep compares the whole text', async () => {
+    const out = '<think>maybe Rome</think>Paris';
+    const r = await grade(loadGrader(sc('eq')), s(out, 'Paris'));
+    expect(r).toMatchObject({ valid: true, score: 1, metadata: { extracted: { think: 'stripped', from: 'whole', chars: 5 } } });
+    expect((await grade(loadGrader(sc('eq', { extract: { think: 'keep' } })), s(out, 'Paris'))).score).toBe(0);
+    // like: a reference named only in the reasoning is not found in the answer
+    expect((await grade(loadGrader(sc('like')), s('<think>Paris?</think>Rome', 'Paris'))).score).toBe(0);
+    expect((await grade(loadGrader(sc('like', { extract: { think: 'keep' } })), s('<think>Paris?</think>Rome', 'Paris'))).score).toBe(1);
+    // nothing stripped, nothing to report
+    expect((await grade(loadGrader(sc('eq')), s('Paris', 'Paris'))).metadata.extracted).toBeUndefined();
+  });
+  it('a reasoning block that never closes is a valid 0 for every operation, ne included', async () => {
+    for (const op of ['eq', 'ne', 'like', 'ilike']) {
+      const r = await grade(loadGrader(sc(op)), s('<think>Paris or London', 'Paris'));
+      expect(r, op).toMatchObject({
+        valid: true,
+        score: 0,
+        reason: expect.stringMatching(/reasoning block never closes/),
+        metadata: { extracted: { think: 'unclosed' } },
+      });
+    }
+    // the reference is still the item's: a missing one is invalid even then
+    expect((await grade(loadGrader(sc('eq')), { item: {}, sample: { output_text: '<think>x' } })).error?.kind).toBe('template_error');
+  });
+  it('extract.from fenced compares the last fenced block, else the whole text', async () => {
+    const g = loadGrader(sc('eq', { extract: { from: 'fenced' } }));
+    expect((await grade(g, s('Here:\n```\nRome\n```\nor\n```text\nParis\n```', 'Paris'))).score).toBe(1);
+    expect((await grade(g, s('Paris', 'Paris'))).metadata).not.toHaveProperty('extracted');
+    expect((await grade(g, s('Paris', 'Paris'))).score).toBe(1);
+    expect(validateGrader(sc('eq', { extract: { from: 'answer' } })).map((i) => i.path)).toEqual(['extract.from']);
   });
 });
 

@@ -10,9 +10,11 @@ import {
   jsonFenceBody,
   lastBoxes,
   maskReasoning,
+  neverCloses,
   ParseError,
   parseJsonText,
   pickFencedBlock,
+  readText,
   stripThink,
 } from '../../dist/extract/index.js';
 
@@ -29,6 +31,29 @@ describe('reasoning blocks', () => {
     expect(applyThink('<think>x</think>y', 'strip')).toBe('y');
     expect(applyThink('<think>x</think>y', 'keep')).toBe('<think>x</think>y');
     expect(applyThink('<think>x', 'strip')).toBeUndefined();
+  });
+
+  it('readText: think then source, what was read, and where a stripped text starts', () => {
+    expect(readText('<think>x</think>ans', { think: 'strip', from: 'whole' })).toEqual({
+      ok: true,
+      text: 'ans',
+      start: 16,
+      changed: true,
+      read: { think: 'stripped', from: 'whole', chars: 3 },
+    });
+    expect(readText('ans', { think: 'strip', from: 'whole' })).toMatchObject({ ok: true, changed: false, read: { think: 'none' } });
+    expect(readText('<think>x</think>ans', { think: 'keep', from: 'whole' })).toMatchObject({
+      ok: true,
+      text: '<think>x</think>ans',
+      changed: false,
+      start: 0,
+    });
+    expect(readText('<think>x', { think: 'strip', from: 'whole' })).toEqual({ ok: false, read: { think: 'unclosed', from: 'whole' } });
+    // fenced: the last block, after the reasoning (a fence inside it is not read); no fence: the whole text
+    const f = readText('<think>```\nno\n```</think>a\n```\none\n```\n```\ntwo\n```', { think: 'strip', from: 'fenced' });
+    expect(f).toMatchObject({ ok: true, text: 'two', start: undefined, read: { fence_found: true } });
+    expect(readText('<think>```\nno\n```</think>plain', { think: 'strip', from: 'fenced' })).toMatchObject({ text: 'plain', read: { fence_found: false } });
+    expect(neverCloses('no answer given')).toBe('the reasoning block never closes (extract.think: strip): no answer given');
   });
 
   it('maskReasoning blanks every block in place (same length, newlines kept)', () => {

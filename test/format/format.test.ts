@@ -30,6 +30,19 @@ describe('format: regex', () => {
     expect(await score(cfg, 'As an AI language model, I cannot')).toBe(0);
     expect(await score(cfg, 'Sure, here it is')).toBe(1);
   });
+  it('extract: keep (default) matches the whole input; strip the answer after the reasoning; fenced the last block', async () => {
+    const out = '<think>draft</think>Final: 42';
+    expect((await grade(loadGrader({ type: 'format', check: 'regex', pattern: '^Final' }), { item: {}, output_text: out })).score).toBe(0);
+    const strip = loadGrader({ type: 'format', check: 'regex', pattern: '^Final', extract: { think: 'strip' } });
+    expect(await grade(strip, { item: {}, output_text: out })).toMatchObject({ score: 1, metadata: { extracted: { think: 'stripped' } } });
+    // never closes: 0, for negate too (no answer is not "the pattern is absent")
+    const neg = loadGrader({ type: 'format', check: 'regex', pattern: 'x', negate: true, extract: { think: 'strip' } });
+    expect(await grade(neg, { item: {}, output_text: '<think>draft' })).toMatchObject({ valid: true, score: 0, reason: expect.stringMatching(/never closes/) });
+    const fenced = loadGrader({ type: 'format', check: 'regex', pattern: '^\\d+$', match: 'full', extract: { from: 'fenced' } });
+    expect((await grade(fenced, { item: {}, output_text: 'It is:\n```\n42\n```' })).score).toBe(1);
+    // tags check the structure, reasoning tags included: no extract there
+    expect(validateGrader({ type: 'format', check: 'tags', tags: ['think'], extract: { think: 'strip' } }).map((i) => i.path)).toEqual(['extract']);
+  });
   it('refuses invalid patterns and what RE2 cannot run (backreferences, lookaround) at load time, naming the field', () => {
     const issue = (pattern: string, extra = {}) => validateGrader({ type: 'format', check: 'regex', pattern, ...extra })[0];
     expect(issue('(')).toMatchObject({ path: 'pattern', message: expect.stringMatching(/missing closing \)/) });

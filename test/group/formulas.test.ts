@@ -168,6 +168,38 @@ describe('majority_vote (TTRL-style label-free reward)', () => {
     expect(res[0]!.reason).toMatch(/tied: first seen wins/);
   });
 
+  it('the vote is read after the reasoning (extract.think strip, default), in both answer modes; keep reads the draft too', async () => {
+    const boxed = { ...cfg, answer: 'boxed', vote: 'exact' };
+    // the answer after the reasoning has no box: with strip, no vote from it (the draft's box is not its answer)
+    const texts = ['<think>\\boxed{7}</think>no box', '\\boxed{3}', '\\boxed{3}'];
+    const res = await gradeGroup(
+      loadGrader(boxed),
+      texts.map((t) => member('q', { answer: '3' }, t)),
+      { advantages: null },
+    );
+    expect(res[0]!.metadata).toMatchObject({ majority_label: '3', voters: 2 });
+    const kept = await gradeGroup(
+      loadGrader({ ...boxed, extract: { think: 'keep' } }),
+      texts.map((t) => member('q', { answer: '3' }, t)),
+      { advantages: null },
+    );
+    expect(kept[0]!.metadata).toMatchObject({ majority_label: '3', voters: 3 });
+    // math mode: a draft box in the reasoning is not read either
+    const math = ['<think>\\boxed{7}</think>the answer is 3', '<think>\\boxed{7}</think>the answer is 3', '\\boxed{7}'];
+    const m = await gradeGroup(
+      loadGrader(cfg),
+      math.map((t) => member('q', { answer: '3' }, t)),
+      { advantages: null },
+    );
+    expect(m[0]!.metadata).toMatchObject({ majority_label: '3', votes: 2 });
+    const mk = await gradeGroup(
+      loadGrader({ ...cfg, extract: { think: 'keep' } }),
+      math.map((t) => member('q', { answer: '3' }, t)),
+      { advantages: null },
+    );
+    expect(mk[0]!.metadata).toMatchObject({ majority_label: '7', votes: 3 });
+  });
+
   it('a group with no final answer scores 0 with a reason; alone or below the root it is refused', async () => {
     const g = loadGrader(cfg);
     const none = await gradeGroup(g, [member('q', { answer: '1' }, 'hmm'), member('q', { answer: '1' }, 'no idea')], { advantages: null });

@@ -106,6 +106,20 @@ describe('grader', () => {
     const unknown = await grade(g, { item: { ids: ['nope:x'], kw: [{}] }, output_text: 'x' });
     expect(unknown.error!.message).toContain('nope:x');
   });
+  it('extract.think strip (default) checks the response after the reasoning; keep checks the reasoning too', async () => {
+    const out = '<think>first, second, third</think>No commas in this answer';
+    const strip = loadGrader({ type: 'ifeval', instruction_ids: ['punctuation:no_comma'] });
+    expect(await grade(strip, { item: {}, output_text: out })).toMatchObject({ score: 1, metadata: { extracted: { think: 'stripped' } } });
+    const keep = loadGrader({ type: 'ifeval', instruction_ids: ['punctuation:no_comma'], extract: { think: 'keep' } });
+    expect((await grade(keep, { item: {}, output_text: out })).score).toBe(0);
+  });
+  it('a reasoning block that never closes follows no instruction (an empty text would follow no_comma): a valid 0', async () => {
+    const g = loadGrader({ type: 'ifeval', instruction_ids: ['punctuation:no_comma', 'startend:quotation'], partial_credit: true });
+    const r = await grade(g, { item: {}, output_text: '<think>no comma yet' });
+    expect(r).toMatchObject({ valid: true, score: 0, reason: expect.stringMatching(/reasoning block never closes/) });
+    expect(r.metadata.follow_instruction_list).toEqual([false, false]);
+    expect(r.components!['punctuation:no_comma']!.score).toBe(0);
+  });
   it('limits and config errors', async () => {
     const small = loadGrader({ type: 'ifeval', instruction_ids: ['punctuation:no_comma'], max_chars: 10 });
     const r = await grade(small, { item: {}, output_text: 'x'.repeat(11) });

@@ -103,6 +103,32 @@ describe('length: config and limits', () => {
   });
 });
 
+describe('length: reasoning (extract)', () => {
+  const out = `<think>${'x'.repeat(90)}</think>Paris`;
+  it('keep (default) measures the whole response, reasoning included (as DAPO-style overlong penalties do)', async () => {
+    const r = await run({ unit: 'chars', budget: 200 }, out);
+    expect(r.metadata.length).toBe(out.length);
+    expect(r.metadata).not.toHaveProperty('extracted');
+  });
+  it('strip measures the answer after the reasoning, and says so', async () => {
+    const r = await run({ unit: 'chars', budget: 200, extract: { think: 'strip' } }, out);
+    expect(r).toMatchObject({ valid: true, metadata: { length: 5, extracted: { think: 'stripped', from: 'whole', chars: 5 } } });
+    expect(r.score).toBeCloseTo(1 - 5 / 200, 12);
+  });
+  it('strip with a block that never closes: the lowest score the config gives, valid, with the shared reason', async () => {
+    const cfg = { unit: 'chars', budget: 200, max_score: 1, min_score: -1, exceed_score: -2, extract: { think: 'strip' } };
+    const r = await run(cfg, '<think>no end');
+    expect(r).toMatchObject({ valid: true, score: -2, reason: expect.stringMatching(/reasoning block never closes/) });
+    expect((await run({ unit: 'chars', target: 10, min_score: -1, extract: { think: 'strip' } }, '<think>x')).score).toBe(-1);
+    // a bad target is still the item's fault, even for a response with no answer
+    const bad = await run({ unit: 'chars', target: '{{item.t}}', extract: { think: 'strip' } }, '<think>x', { t: 'many' });
+    expect(bad.error?.kind).toBe('bad_input');
+  });
+  it('refuses a source it does not read', () => {
+    expect(validateGrader({ type: 'length', budget: 10, extract: { from: 'fenced' } }).map((i) => i.path)).toEqual(['extract.from']);
+  });
+});
+
 describe('tokenizing hostile text', async () => {
   const { Tiktoken } = await import('js-tiktoken/lite');
   const exact = new Tiktoken((await import('js-tiktoken/ranks/cl100k_base')).default);

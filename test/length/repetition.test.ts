@@ -30,6 +30,19 @@ describe('repetition', () => {
     expect(t.valid).toBe(true);
     expect(t.score!).toBeLessThan(0.1);
   });
+  it('extract.think keep (default) counts repetition inside the reasoning; strip counts the answer only', async () => {
+    const out = '<think>wait wait wait wait wait wait</think>the answer is four';
+    const kept = await run({ n: 2 }, out);
+    expect(kept.score!).toBeLessThan(1);
+    expect(kept.metadata).not.toHaveProperty('extracted');
+    const stripped = await run({ n: 2, extract: { think: 'strip' } }, out);
+    expect(stripped).toMatchObject({ score: 1, metadata: { repetition_rate: 0, extracted: { think: 'stripped' } } });
+  });
+  it('strip with a block that never closes: the floor (0, or the penalty when negative), valid', async () => {
+    const r = await run({ extract: { think: 'strip' } }, '<think>one two three');
+    expect(r).toMatchObject({ valid: true, score: 0, reason: expect.stringMatching(/reasoning block never closes/) });
+    expect((await run({ penalty: -0.5, extract: { think: 'strip' } }, '<think>one two three')).score).toBe(-0.5);
+  });
   it('config errors by path', () => {
     expect(validateGrader({ type: 'repetition', n: 0 })[0]!.path).toBe('n');
     expect(validateGrader({ type: 'repetition', unit: 'words', encoding: 'cl100k_base' })[0]!.path).toBe('encoding');

@@ -127,6 +127,13 @@ describe('results explain themselves', () => {
   it('an output without an answer is a valid 0', () => {
     expect(verifyMath('I do not know.', '5')).toMatchObject({ score: 0, valid: true, reason: 'no answer found' });
   });
+  it('an output whose reasoning never closes says so, in the words every grader uses', () => {
+    expect(verifyMath('<think>it is \\boxed{5}', '5')).toMatchObject({
+      score: 0,
+      valid: true,
+      reason: 'the reasoning block never closes (extract.think: strip): no answer found',
+    });
+  });
   it('a missing or unparsable reference is bad_input', () => {
     expect(verifyMath('5', '').error?.kind).toBe('bad_input');
     expect(verifyMath('5', '\\frac{1}{').error?.kind).toBe('bad_input');

@@ -101,6 +101,27 @@ describe('vllm_pooling (Qwen2.5-Math-PRM layout)', () => {
     expect(r2.metadata.split).toMatchObject({ source: 'split', rule: 'blank_lines' });
   });
 
+  it('extract.think strip: the PRM gets the solution after the reasoning; spans still point into output_text', async () => {
+    const text = '<think>b\n\nd</think>a\n\nc';
+    const kept = await run(pooling(), { output_text: text });
+    // keep (default): the reasoning is the process, split into steps with the rest
+    expect(kept.steps!.length).toBe(3);
+    expect(kept.metadata.split).not.toHaveProperty('extracted');
+    prm.server.requests.length = 0;
+    const r = await run(pooling({ extract: { think: 'strip' } }), { output_text: text });
+    expect(r.steps).toEqual([0.9, 0.7]);
+    const split = r.metadata.split as { spans: [number, number][]; extracted: unknown };
+    expect(split.spans.map(([s, e]) => text.slice(s, e))).toEqual(['a', 'c']);
+    expect(split.extracted).toEqual({ think: 'stripped', from: 'whole', chars: 4 });
+    expect(JSON.stringify(prm.requests('pooling')[0]!.body)).not.toContain('think');
+  });
+
+  it('extract.think strip with a reasoning block that never closes: one step scored 0, no request sent', async () => {
+    const r = await run(pooling({ extract: { think: 'strip' } }), { output_text: '<think>a\n\nc' });
+    expect(r).toMatchObject({ valid: true, score: 0, steps: [0], reason: expect.stringMatching(/reasoning block never closes/) });
+    expect(prm.requests('pooling').length).toBe(0);
+  });
+
   it('batches concurrent grades into requests of batch_size texts, each result its own steps', async () => {
     const g = loadGrader(pooling({ batch_size: 4 }));
     const samples = Array.from({ length: 10 }, (_, i) => ({ steps: i % 2 ? ['a', 'b'] : ['c', 'd', 'e'] }));
@@ -363,6 +384,22 @@ describe('labels given in the data', () => {
       expect(r.error!.message).toContain('{{item.v}}');
     }
     expect(loadGrader(labels('labels', '{{item.v}}')).capabilities.map((c) => c.capability)).toEqual(['pure']);
+  });
+
+  it('a reasoning block that never closes under strip gets the lowest one-step score whatever the transform', async () => {
+    const strip = { extract: { think: 'strip' } };
+    const clip = await run(labels('first_error', '{{item.f}}', { ...strip, clip: 0.3 }), { output_text: '<think>x' }, { f: -1 });
+    expect(clip).toMatchObject({ valid: true, steps: [-0.3], metadata: { raw_steps: [0] } });
+    expect(clip.score).toBeCloseTo(-0.3, 12);
+    expect((await run(labels('first_error', '{{item.f}}', { ...strip, aggregate: 'pure' }), { output_text: '<think>x' }, { f: -1 })).score).toBe(-1);
+  });
+
+  it('steps given as a list are not a text: strip with sample.steps is a config_error, with "steps" a load-time issue', async () => {
+    const r = await run(labels('first_error', '{{item.f}}', { extract: { think: 'strip' } }), { steps: ['x', 'y'] }, { f: -1 });
+    expect(r).toMatchObject({ valid: false, error: { kind: 'config_error', message: expect.stringMatching(/sample\.steps/) } });
+    // keep reads the list as it is
+    expect((await run(labels('first_error', '{{item.f}}', { extract: { think: 'keep' } }), { steps: ['x', 'y'] }, { f: -1 })).score).toBe(1);
+    expect(() => loadGrader(labels('first_error', '{{item.f}}', { steps: '{{sample.s}}', extract: { think: 'strip' } }))).toThrow(/extract: .*no effect/);
   });
 
   it('clip and delta transforms; the aggregate is of the transformed rewards; raw scores kept', async () => {

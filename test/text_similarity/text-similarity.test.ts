@@ -8,6 +8,29 @@ import { dataPath } from '../helpers/data.js';
 const base = { type: 'text_similarity', input: '{{sample.output_text}}', reference: '{{item.ref}}' };
 
 describe('text_similarity grader', () => {
+  it('extract.think strip (default) scores the answer after the reasoning; keep scores the whole text', async () => {
+    const g = loadGrader({ ...base, evaluation_metric: 'exact_match' });
+    const out = '<think>it could be rome</think>Paris';
+    const r = await grade(g, { item: { ref: 'paris' }, output_text: out });
+    expect(r).toMatchObject({ valid: true, score: 1, metadata: { evaluation_metric: 'exact_match', extracted: { think: 'stripped', chars: 5 } } });
+    const keep = loadGrader({ ...base, evaluation_metric: 'exact_match', extract: { think: 'keep' } });
+    expect((await grade(keep, { item: { ref: 'paris' }, output_text: out })).score).toBe(0);
+    const fenced = loadGrader({ ...base, evaluation_metric: 'exact_match', extract: { from: 'fenced' } });
+    expect((await grade(fenced, { item: { ref: 'paris' }, output_text: 'The city:\n```\nParis\n```' })).score).toBe(1);
+  });
+
+  it('a reasoning block that never closes gets the metric floor (0; cosine -1) as a valid score', async () => {
+    const g = loadGrader({ ...base, evaluation_metric: 'f1' });
+    const r = await grade(g, { item: { ref: 'paris' }, output_text: '<think>paris' });
+    expect(r).toMatchObject({ valid: true, score: 0, reason: expect.stringMatching(/reasoning block never closes/) });
+    // cosine ranges over [-1, 1]: its floor is -1 (no endpoint is called for a response with no answer)
+    const cos = loadGrader({ ...base, evaluation_metric: 'cosine', base_url: 'http://127.0.0.1:9/v1', api_key: 'k', max_retries: 0 });
+    expect(await grade(cos, { item: { ref: 'paris' }, output_text: '<think>paris' })).toMatchObject({ valid: true, score: -1 });
+    // an oversized reference is still the item's fault, even then
+    const small = loadGrader({ ...base, evaluation_metric: 'f1', max_chars: 8 });
+    expect((await grade(small, { item: { ref: 'paris is the capital' }, output_text: '<think>x' })).error?.kind).toBe('limit_exceeded');
+  });
+
   it('accepts an OpenAI-style config and reports passed against pass_threshold', async () => {
     const g = loadGrader({ ...base, name: 'sim', evaluation_metric: 'fuzzy_match', pass_threshold: 0.9 });
     const hi = await grade(g, { item: { ref: 'this is a new test!!!' }, output_text: 'this is a test' });

@@ -9,7 +9,7 @@ import { renderCompiled, renderString, type Template } from '../../core/template
 import type { LanguageName } from '../../sandbox/languages.js';
 import { limitsSchema, sandboxPool, toSandboxLimits } from './config.js';
 import { TestObjectCache } from './cpp-tests.js';
-import { applyThink, CODE_EXTRACT_ALIAS, extractSchema, renamed, resolveExtract } from '../../extract/index.js';
+import { applyThink, CODE_EXTRACT_ALIAS, extractSchema, neverCloses, renamed, resolveExtract } from '../../extract/index.js';
 import { extractCode } from './extract.js';
 import { FORMATS, formatRefusal, summarise, type Parts, type RunSettings } from './formats.js';
 
@@ -90,7 +90,7 @@ export const code: GraderType<Config> = {
       const rendered = renderString(input, s);
       const text = applyThink(rendered, extract.think);
       if (text === undefined)
-        return summarise([{ status: 'no_code', detail: 'the reasoning block never closes (extract.think: strip): the output holds no code' }], {
+        return summarise([{ status: 'no_code', detail: neverCloses('the output holds no code') }], {
           language: lang,
           format: cfg.format,
           code_from: 'whole',

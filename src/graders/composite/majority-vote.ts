@@ -4,7 +4,8 @@
 // "math"; identical text only with vote "exact", TTRL's string counter) becomes the label, placed
 // in item.<label_field>, and the sub-grader grades every response against it. Ties go to the answer
 // seen first in input order. The vote share (votes for the label / responses in the group) is
-// reported with each result.
+// reported with each result. The vote is read through the extraction layer first (`extract.think`,
+// default `strip`: an answer drafted in the reasoning is not the response's vote).
 // A group stage: only at the root, graded through gradeGroup / POST /v1/groups.
 import { z } from 'zod';
 import type { Grader } from '../../core/grader.js';
@@ -13,6 +14,7 @@ import { describe } from '../../core/sample.js';
 import { renderValue, type Template } from '../../core/template.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { lastBoxes } from '../../extract/boxed.js';
+import { extractSchema, readText, resolveExtract, type ExtractSettings } from '../../extract/index.js';
 import { extractAnswer, verifyMath } from '../math/index.js';
 import { inGroupStage, needsGroup, registerGroupStage } from './group-stage.js';
 
@@ -23,6 +25,8 @@ const schema = graderSchema({
   input: z.string().min(1).optional(),
   /** How the final answer is found: "math" (the math grader's finder: boxed, "the answer is", ...; default) or "boxed" (the last \boxed{}). */
   answer: z.enum(['math', 'boxed']).optional(),
+  /** think `strip` (default: a reasoning block that never closes gives no vote) or `keep`; from `auto` (the `answer` finder). */
+  extract: extractSchema(['auto'] as const),
   /** How answers are counted: "math" (equivalent answers vote together; default when the sub-grader is math) or "exact" (identical text). */
   vote: z.enum(['math', 'exact']).optional(),
   /** The item field the label is placed in for the sub-grader (default "majority_label"). */
@@ -44,7 +48,10 @@ interface Instance {
 
 const instances = new WeakMap<object, Instance>();
 
-function findAnswer(text: string, how: 'math' | 'boxed'): string | undefined {
+function findAnswer(raw: string, how: 'math' | 'boxed', extract: ExtractSettings<'auto'>): string | undefined {
+  const got = readText(raw, { think: extract.think, from: 'whole' });
+  if (!got.ok) return undefined;
+  const text = got.text;
   if (how === 'boxed') {
     const b = lastBoxes(text)[0];
     const t = b?.content.trim();
@@ -52,7 +59,7 @@ function findAnswer(text: string, how: 'math' | 'boxed'): string | undefined {
   }
   // the whole text of a short response is not a vote: a group of identical non-answers ("hmm")
   // would otherwise agree with itself and be rewarded; a vote is an answer the response marks or states
-  const e = extractAnswer(text, { whole: false });
+  const e = extractAnswer(text, { whole: false, skip_think: false });
   const t = e?.text.trim();
   return t ? t : undefined;
 }
@@ -78,6 +85,7 @@ export const majorityVote: GraderType<Config> = {
     const vote = cfg.vote ?? (childType === 'math' ? 'math' : 'exact');
     const input = b.template('input', cfg.input ?? '{{sample.output_text}}');
     const how = cfg.answer ?? 'math';
+    const extract = resolveExtract(cfg.extract, { think: 'strip', from: 'auto' });
     const inst: Instance = { child, field, vote };
     if (cfg.gold !== undefined) inst.gold = b.template('gold', cfg.gold);
     instances.set(cfg, inst);
@@ -87,7 +95,7 @@ export const majorityVote: GraderType<Config> = {
       const text = renderValue(input, s);
       if (typeof text !== 'string')
         throw new GradeFailure('bad_input', `input ${cfg.input ?? '{{sample.output_text}}'} rendered to ${describe(text)}, not text`);
-      const answer = findAnswer(text, how) ?? null;
+      const answer = findAnswer(text, how, extract) ?? null;
       return { score: 0, reason: 'graded against the majority answer when graded as a group', metadata: { answer, group_stage: 'pending' } };
     };
   },

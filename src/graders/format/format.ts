@@ -11,7 +11,18 @@ import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE, unsafeSwitch } from '../../core/registry.js';
 import { renderString, renderValue, type Template } from '../../core/template.js';
 import type { GradeInput } from '../../core/sample.js';
-import { applyThink, extractSchema, FORMAT_EXTRACT_ALIAS, parseJsonText, partialCreditAlias, partialCreditField, resolveExtract } from '../../extract/index.js';
+import {
+  applyThink,
+  extractSchema,
+  FORMAT_EXTRACT_ALIAS,
+  neverCloses,
+  readText,
+  TEXT_SOURCES,
+  parseJsonText,
+  partialCreditAlias,
+  partialCreditField,
+  resolveExtract,
+} from '../../extract/index.js';
 import { checkDepth, compileSchema, describeErrors } from './json-check.js';
 import { compileLinear, type LinearRegex } from './linear-regex.js';
 import { checkTags, type TagSpec } from './tags.js';
@@ -36,6 +47,8 @@ const regexSchema = graderSchema({
   negate: z.boolean().optional(),
   /** Obsolete (patterns always run on the linear-time engine): false is accepted, true refused. */
   allow_unsafe_regex: z.boolean().optional(),
+  /** think `keep` (default) or `strip` (match the answer after the reasoning); from `whole` (default) or `fenced` (the last fenced block, else the whole input). */
+  extract: extractSchema(TEXT_SOURCES),
 });
 
 const tagSpec = z.union([
@@ -110,14 +123,19 @@ export const format: GraderType<Config> = {
       }
       const negate = cfg.negate ?? false;
       const full = cfg.match === 'full';
+      const extract = resolveExtract(cfg.extract, { think: 'keep', from: 'whole' });
       return (s) => {
-        const t = text(s);
-        limit(t, maxChars);
+        const raw = text(s);
+        limit(raw, maxChars);
+        const got = readText(raw, extract);
+        // no answer after the reasoning: 0, for `negate` too (giving nothing is not "not matching")
+        if (!got.ok) return { score: 0, reason: neverCloses('no answer to match'), metadata: { extracted: got.read } };
+        const t = got.text;
         // full: the engine anchors the match at both ends of the input, whatever the m flag says
         const at = full ? (re.full(t) ? 0 : -1) : re.search(t);
         const pass = at >= 0 !== negate;
         const reason = at >= 0 ? `pattern matched at ${at}` : full ? 'the whole input does not match the pattern' : 'pattern not found';
-        return { score: pass ? 1 : 0, reason };
+        return got.changed ? { score: pass ? 1 : 0, reason, metadata: { extracted: got.read } } : { score: pass ? 1 : 0, reason };
       };
     }
 
@@ -165,7 +183,7 @@ export const format: GraderType<Config> = {
       if (typeof raw === 'string') {
         limit(raw, maxChars);
         const body = applyThink(raw, extract.think);
-        if (body === undefined) return { score: 0, reason: 'the reasoning block never closes (extract.think: strip): no JSON given' };
+        if (body === undefined) return { score: 0, reason: neverCloses('no JSON given') };
         const p = parseJsonText(body, extract.from);
         if (!p.ok) return { score: 0, reason: p.reason };
         value = p.value;

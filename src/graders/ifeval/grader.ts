@@ -1,10 +1,12 @@
 // `ifeval` grader: IFEval's verifiable instructions (ids + kwargs from the item) checked against
 // the response in strict or loose mode; score = all followed (1/0) or the fraction followed.
+// The response is read through the extraction layer (`extract.think` default `strip`: the
+// instructions bind the answer, not the reasoning before it).
 import { z } from 'zod';
 import { GradeFailure, ResponseFault, type Result } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { renderCompiled, renderValue } from '../../core/template.js';
-import { partialCreditAlias, partialCreditField } from '../../extract/options.js';
+import { extractSchema, neverCloses, partialCreditAlias, partialCreditField, readText, resolveExtract } from '../../extract/index.js';
 import { followVerdicts } from './evaluate.js';
 import { loadLanguageDetector } from './language.js';
 import { buildInstruction, INSTRUCTIONS, type BuiltInstruction } from './registry.js';
@@ -24,6 +26,8 @@ const schema = graderSchema({
   partial_credit: partialCreditField,
   /** Responses longer than this (in UTF-16 units) are not graded (`limit_exceeded`). */
   max_chars: z.number().int().positive().optional(),
+  /** think `strip` (default: the reasoning is not the response the instructions bind) or `keep`; from `whole`. */
+  extract: extractSchema(['whole'] as const),
 });
 
 function asList(v: unknown, what: string): unknown[] {
@@ -59,6 +63,7 @@ export const ifeval: GraderType<z.infer<typeof schema>> = {
     const mode = cfg.mode ?? 'strict';
     const aggregate = cfg.partial_credit === true ? 'mean' : 'all';
     const maxChars = cfg.max_chars ?? DEFAULT_MAX_CHARS;
+    const extract = resolveExtract(cfg.extract, { think: 'strip', from: 'whole' });
     if (Array.isArray(cfg.instruction_ids)) {
       cfg.instruction_ids.forEach((id, i) => {
         if (!INSTRUCTIONS.has(id)) b.issue(`instruction_ids[${i}]`, `unknown instruction id "${id}"`);
@@ -69,10 +74,9 @@ export const ifeval: GraderType<z.infer<typeof schema>> = {
     }
 
     return async (s) => {
-      const response = renderValue(input, s);
-      if (typeof response !== 'string')
-        throw new GradeFailure('bad_input', `input must render to a string, got ${response === null ? 'null' : typeof response}`);
-      if (response.length > maxChars) throw new ResponseFault('limit_exceeded', `response has ${response.length} characters, over max_chars ${maxChars}`);
+      const raw = renderValue(input, s);
+      if (typeof raw !== 'string') throw new GradeFailure('bad_input', `input must render to a string, got ${raw === null ? 'null' : typeof raw}`);
+      if (raw.length > maxChars) throw new ResponseFault('limit_exceeded', `response has ${raw.length} characters, over max_chars ${maxChars}`);
       const idList = asList(renderCompiled(ids, s), 'instruction_ids');
       if (idList.length === 0) throw new GradeFailure('bad_input', 'instruction_ids is empty');
       const kwList = kwargsT === undefined ? idList.map(() => ({})) : asList(renderCompiled(kwargsT, s), 'kwargs');
@@ -90,10 +94,12 @@ export const ifeval: GraderType<z.infer<typeof schema>> = {
           throw e;
         }
       });
+      const got = readText(raw, extract);
       const ctx: CheckContext = {
-        detectLanguage: built.some((x) => x.usesLanguage) ? await loadLanguageDetector() : () => null,
+        detectLanguage: got.ok && built.some((x) => x.usesLanguage) ? await loadLanguageDetector() : () => null,
       };
-      const verdicts = followVerdicts(response, built, mode, ctx);
+      // no response after the reasoning: no instruction is followed (an empty text would "follow" no_comma)
+      const verdicts = got.ok ? followVerdicts(got.text, built, mode, ctx) : built.map(() => false);
       const followed = verdicts.filter(Boolean).length;
       const components: Record<string, Result> = {};
       const seen = new Map<string, number>();
@@ -105,11 +111,13 @@ export const ifeval: GraderType<z.infer<typeof schema>> = {
       const score = aggregate === 'all' ? (missed.length === 0 ? 1 : 0) : followed / built.length;
       return {
         score,
-        reason: missed.length
-          ? `followed ${followed}/${built.length} instructions (${mode}); not followed: ${missed.join(', ')}`
-          : `followed all ${built.length} instructions (${mode})`,
+        reason: !got.ok
+          ? neverCloses('no response to check')
+          : missed.length
+            ? `followed ${followed}/${built.length} instructions (${mode}); not followed: ${missed.join(', ')}`
+            : `followed all ${built.length} instructions (${mode})`,
         components,
-        metadata: { mode, follow_instruction_list: verdicts },
+        metadata: { mode, follow_instruction_list: verdicts, ...(!got.ok || got.changed ? { extracted: got.read } : {}) },
       };
     };
   },

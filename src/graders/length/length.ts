@@ -3,6 +3,8 @@
 //   budget form: full score up to `free`, falling until `budget`, `exceed_score` beyond it.
 // The fall is linear or cosine-shaped (shapes.ts). "Shorter is better only when correct" is a
 // composition: a `gate` (or `multi`) around this grader and a correctness grader.
+// The text is read through the extraction layer; `extract.think` defaults to `keep`: a length
+// reward (like DAPO's overlong penalty) counts the whole response, reasoning included.
 import { z } from 'zod';
 import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
@@ -11,6 +13,7 @@ import type { GradeInput } from '../../core/sample.js';
 import { describe } from '../../core/sample.js';
 import { ENCODINGS, UNITS, getEncoder, measure } from './measure.js';
 import { shaped } from './shapes.js';
+import { extractSchema, neverCloses, readText, resolveExtract, type ExtractSettings, type TextRead } from '../../extract/index.js';
 
 /** A number, or a template rendering to one (e.g. "{{item.max_tokens}}"). */
 const numberOrTemplate = z.union([z.number().nonnegative(), z.string().min(1)]);
@@ -30,6 +33,8 @@ const schema = graderSchema({
   max_score: z.number().optional(),
   min_score: z.number().optional(),
   max_chars: z.number().int().positive().optional(),
+  /** think `keep` (default: the whole response is measured, reasoning included) or `strip` (the answer after it); from `whole`. */
+  extract: extractSchema(['whole'] as const),
 });
 type Config = z.infer<typeof schema>;
 
@@ -60,6 +65,19 @@ export function textOf(input: Template | undefined, s: GradeInput): string {
   return s.sample.output_text;
 }
 
+/**
+ * The text measured, out of the raw text through the extraction layer: `text` (with `extracted`
+ * metadata when it is not the raw text), or `unclosed` when stripping finds a block that never closes.
+ */
+export function measuredText(raw: string, extract: ExtractSettings<string>): { text: string; meta: { extracted?: TextRead } } | { unclosed: TextRead } {
+  const got = readText(raw, extract);
+  if (!got.ok) return { unclosed: got.read };
+  return { text: got.text, meta: got.changed ? { extracted: got.read } : {} };
+}
+
+/** The reason for an output whose reasoning never closes: nothing after it to measure. */
+export const NOTHING_TO_MEASURE = neverCloses('no answer to measure');
+
 export const length: GraderType<Config> = {
   type: 'length',
   summary: 'length reward in chars/words/tokens: a target (± tolerance) or a budget, linear or cosine-shaped',
@@ -88,24 +106,27 @@ export const length: GraderType<Config> = {
     const budget = cfg.budget !== undefined ? numberField(b, 'budget', cfg.budget) : undefined;
     const tolerance = cfg.tolerance ?? 0;
     const free = cfg.free ?? 0;
+    const floor = Math.min(near, far, cfg.exceed_score ?? far);
+    const extract = resolveExtract(cfg.extract, { think: 'keep', from: 'whole' });
     return async (s) => {
-      const text = textOf(input, s);
-      if (text.length > maxChars)
-        throw new ResponseFault('limit_exceeded', `input has ${text.length} characters (limit max_chars=${maxChars})`, {
-          floor: Math.min(near, far, cfg.exceed_score ?? far),
-        });
-      const n = await measure(text, unit, enc);
-      const metadata = { length: n, unit };
-      if (target) {
-        const T = target(s);
-        const width = cfg.width ?? T;
-        if (width <= 0) throw new GradeFailure('bad_input', 'target is 0, so the default width (= target) is 0: set "width"');
+      const raw = textOf(input, s);
+      if (raw.length > maxChars) throw new ResponseFault('limit_exceeded', `input has ${raw.length} characters (limit max_chars=${maxChars})`, { floor });
+      // the target / budget are the item's: a bad one stays invalid even when the response gives no answer
+      const T = target?.(s);
+      const width = T === undefined ? 0 : (cfg.width ?? T);
+      if (T !== undefined && width <= 0) throw new GradeFailure('bad_input', 'target is 0, so the default width (= target) is 0: set "width"');
+      const B = budget?.(s);
+      if (B !== undefined && free > B) throw new GradeFailure('bad_input', `free (${free}) exceeds the budget (${B})`);
+      const read = measuredText(raw, extract);
+      if ('unclosed' in read) return { score: floor, reason: NOTHING_TO_MEASURE, metadata: { unit, extracted: read.unclosed } };
+      const n = await measure(read.text, unit, enc);
+      const metadata = { length: n, unit, ...read.meta };
+      if (T !== undefined) {
         const d = Math.abs(n - T);
         const x = Math.max(0, d - tolerance) / width;
         return { score: shaped(kind, x, near, far), reason: `${n} ${unit}, target ${T}${tolerance ? ` ± ${tolerance}` : ''}`, metadata };
       }
-      const B = budget!(s);
-      if (free > B) throw new GradeFailure('bad_input', `free (${free}) exceeds the budget (${B})`);
+      if (B === undefined) throw new Error('length: neither target nor budget (refused at load)');
       if (n > B) return { score: cfg.exceed_score ?? far, reason: `${n} ${unit} exceeds the budget of ${B}`, metadata };
       const x = B === free ? 0 : Math.max(0, n - free) / (B - free);
       return { score: shaped(kind, x, near, far), reason: `${n} of ${B} ${unit}`, metadata };

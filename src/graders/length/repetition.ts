@@ -2,11 +2,14 @@
 // output (0 for no repeat). Score = 1 - rep by default, or penalty * rep when `penalty` is set —
 // with lower-cased words and a negative penalty this is the repetition penalty of Yeo et al. 2025
 // ("Demystifying Long Chain-of-Thought Reasoning in LLMs", arXiv:2502.03373).
+// The text is read through the extraction layer; `extract.think` defaults to `keep`: repetition
+// inside the reasoning (a model looping in its chain of thought) is what the penalty is for.
 import { z } from 'zod';
 import { ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { ENCODINGS, UNITS, getEncoder, tokenize, words } from './measure.js';
-import { textOf } from './length.js';
+import { measuredText, NOTHING_TO_MEASURE, textOf } from './length.js';
+import { extractSchema, resolveExtract } from '../../extract/index.js';
 
 const schema = graderSchema({
   input: z.string().optional(),
@@ -16,6 +19,8 @@ const schema = graderSchema({
   lowercase: z.boolean().optional(),
   penalty: z.number().optional(),
   max_chars: z.number().int().positive().optional(),
+  /** think `keep` (default: repetition inside the reasoning counts) or `strip` (the answer after it); from `whole`. */
+  extract: extractSchema(['whole'] as const),
 });
 type Config = z.infer<typeof schema>;
 
@@ -58,12 +63,14 @@ export const repetition: GraderType<Config> = {
     if (unit === 'tokens') void getEncoder(enc).catch(() => {});
     const lower = cfg.lowercase ?? true;
     const maxChars = cfg.max_chars ?? DEFAULT_MAX_CHARS;
+    const floor = cfg.penalty !== undefined ? Math.min(0, cfg.penalty) : 0;
+    const extract = resolveExtract(cfg.extract, { think: 'keep', from: 'whole' });
     return async (s) => {
-      let text = textOf(input, s);
-      if (text.length > maxChars)
-        throw new ResponseFault('limit_exceeded', `input has ${text.length} characters (limit max_chars=${maxChars})`, {
-          floor: cfg.penalty !== undefined ? Math.min(0, cfg.penalty) : 0,
-        });
+      const raw = textOf(input, s);
+      if (raw.length > maxChars) throw new ResponseFault('limit_exceeded', `input has ${raw.length} characters (limit max_chars=${maxChars})`, { floor });
+      const read = measuredText(raw, extract);
+      if ('unclosed' in read) return { score: floor, reason: NOTHING_TO_MEASURE, metadata: { extracted: read.unclosed } };
+      let text = read.text;
       if (lower && unit !== 'tokens') text = text.toLowerCase();
       const units: (string | number)[] = unit === 'tokens' ? await tokenize(text, enc) : unit === 'words' ? words(text) : [...text];
       // separators that cannot occur inside a unit: words have no spaces, chars are single code points
@@ -73,7 +80,7 @@ export const repetition: GraderType<Config> = {
       const reason = st.top
         ? `${(st.rate * 100).toFixed(1)}% of ${n}-grams repeat; most repeated (${st.top.count}x): ${JSON.stringify(shown.slice(0, 80))}`
         : `no repeated ${n}-grams`;
-      return { score, reason, metadata: { ngrams: st.total, distinct: st.distinct, repetition_rate: st.rate } };
+      return { score, reason, metadata: { ngrams: st.total, distinct: st.distinct, repetition_rate: st.rate, ...read.meta } };
     };
   },
 };

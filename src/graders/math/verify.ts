@@ -5,6 +5,9 @@ import { show, type Node } from './ast.js';
 import { compareAnswers, DEFAULT_COMPARE, type CompareOptions } from './compare.js';
 import { choiceLetter, extractAnswer, extractChoice, extractLastMath, type Extracted, type ExtractOptions } from './extract.js';
 import { ParseError } from './lexer.js';
+import { neverCloses } from '../../extract/read.js';
+import { normalizeForms } from '../../extract/normalize.js';
+import { stripThink } from '../../extract/think.js';
 import { Budget, DEFAULT_LIMITS, LimitFailure, type MathLimits } from './limits.js';
 import { parseMath, type ParsedAnswer } from './parser.js';
 
@@ -153,7 +156,11 @@ export function checkMath(output: string, reference: string, o: ResolvedMathOpti
     extracted: { output: ex?.text?.slice(0, 2000), reference: goldEx.text, output_method: ex?.method, reference_method: goldEx.method },
     ...extra,
   });
-  if (!outEx) return { score: 0, reason: 'no answer found', metadata: meta(outEx) };
+  if (!outEx) {
+    // the same reason every grader gives when the reasoning never closes (extractAnswer strips it after normalizing)
+    const unclosed = o.skip_think !== false && stripThink(normalizeForms(output)) === undefined;
+    return { score: 0, reason: unclosed ? neverCloses('no answer found') : 'no answer found', metadata: meta(outEx) };
+  }
   const head = (ex: Extracted) =>
     `answer ${JSON.stringify(ex.text.length > 200 ? `${ex.text.slice(0, 200)}...` : ex.text)} (${ex.method}) vs reference ${JSON.stringify(goldEx.text)} (${goldEx.method})`;
   if (outEx.text.length > o.max_answer_chars) {

@@ -4,6 +4,8 @@
 // wrong step (`judge`, ProcessBench's critique format), or step labels in the data (`labels`) —
 // then the anti-hacking transforms (clip, delta), the aggregate score and the first step under a
 // threshold. Returns `steps` (one reward per step) and shows how the solution was split.
+// A text split into steps is read through the extraction layer first (`extract.think`, default
+// `keep`: the reasoning is the process being rewarded).
 import { z } from 'zod';
 import { PURE, unsafeSwitch, type CapabilityUse } from '../../core/capabilities.js';
 import type { GraderContext } from '../../core/grader.js';
@@ -18,6 +20,7 @@ import { plantedMeta, runJudge, rawMeta } from '../judges/run-judge.js';
 import { samplingParamsSchema, judgeSettings } from '../judges/settings.js';
 import { majority, plantedReason } from '../judges/verdicts.js';
 import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
+import { extractSchema, neverCloses, readText, resolveExtract, type TextRead } from '../../extract/index.js';
 import { checkEndpoint, endpointFields, getChatClient, getRewardClient, resolveEndpoint } from '../../models/endpoint.js';
 import { asGradeFailure } from '../../models/errors.js';
 import { findSpecialTokens } from '../../models/special-tokens.js';
@@ -63,6 +66,8 @@ const common = {
   split: splitSchema.optional(),
   /** Text to split (with `split`; default "{{sample.output_text}}"). */
   text: z.string().optional(),
+  /** How the text split into steps is read: think `keep` (default: the reasoning is the process) or `strip` (the solution after it); from `whole`. */
+  extract: extractSchema(['whole'] as const),
   /** Remove one leading "Step k." / "Step k:" / "k." label from every step before scoring. */
   strip_prefix: z.boolean().optional(),
   /** Characters of steps accepted (default 1,000,000) and steps per solution (default 512). */
@@ -168,10 +173,11 @@ function capabilities(cfg: PrmConfig): readonly CapabilityUse[] {
   return [...endpointCapabilities(cfg), ...own];
 }
 
-/** The steps of one sample, with how they were obtained (for metadata). */
+/** The steps of one sample, with how they were obtained (for metadata); `unclosed`: the text's reasoning never closes, so there are none. */
 interface Steps {
   texts: string[];
   split: Record<string, unknown>;
+  unclosed?: TextRead;
 }
 
 type StepSource = (input: GradeInput) => Steps;
@@ -181,6 +187,9 @@ function compileSteps(cfg: PrmConfig, b: BuildContext): StepSource {
   if (cfg.steps !== undefined && cfg.split !== undefined) b.fail('split', 'give "steps" (a list) or "split" (a rule to split "text"), not both');
   if (cfg.text !== undefined && cfg.split === undefined) b.fail('text', '"text" is what "split" cuts into steps; it needs "split"');
   const strip = cfg.strip_prefix ?? false;
+  const extract = resolveExtract(cfg.extract, { think: 'keep', from: 'whole' });
+  if (cfg.extract !== undefined && cfg.steps !== undefined)
+    b.issue('extract', '"extract" says how a text is read before "split" cuts it; "steps" gives the steps as a list, so it would have no effect');
   const finish = (texts: string[], split: Record<string, unknown>): Steps => {
     const out = strip ? texts.map(stripStepPrefix) : texts;
     if (out.length === 0)
@@ -190,15 +199,31 @@ function compileSteps(cfg: PrmConfig, b: BuildContext): StepSource {
       );
     return { texts: out, split: { ...split, count: out.length, ...(strip ? { strip_prefix: true } : {}), preview: out.slice(0, 64).map((s) => preview(s)) } };
   };
-  const fromPieces = (r: { pieces: Piece[]; markers: number }, sp: Splitter, field: string) =>
+  const fromPieces = (r: { pieces: Piece[]; markers: number }, sp: Splitter, field: string, offset: number, read: Record<string, unknown>) =>
     finish(
       r.pieces.map((p) => p.text),
-      { source: 'split', rule: sp.rule, text: field, markers: r.markers, spans: r.pieces.slice(0, 512).map((p) => [p.start, p.end]) },
+      {
+        source: 'split',
+        rule: sp.rule,
+        text: field,
+        markers: r.markers,
+        spans: r.pieces.slice(0, 512).map((p) => [p.start + offset, p.end + offset]),
+        ...read,
+      },
     );
+  // Splits `raw` after the extraction layer read it; spans point into `raw`. A value that is not
+  // a string, or over max_chars, goes to splitText as is, which reports it.
+  const splitRead = (raw: unknown, where: string, sp: Splitter, field: string): Steps => {
+    if (typeof raw !== 'string' || raw.length > lim.maxChars) return fromPieces(splitText(raw, where, sp, lim), sp, field, 0, {});
+    const got = readText(raw, extract);
+    if (!got.ok) return { texts: [], split: { source: 'split', rule: sp.rule, text: field, extracted: got.read }, unclosed: got.read };
+    // stripping keeps a suffix of the text (from `whole`), so the spans shift by where it starts
+    return fromPieces(splitText(got.text, where, sp, lim), sp, field, got.start ?? 0, got.changed ? { extracted: got.read } : {});
+  };
   if (cfg.split !== undefined) {
     const sp = compileSplitter(cfg.split, (f, m) => b.issue(f, m));
     const text = b.template('text', cfg.text ?? '{{sample.output_text}}');
-    return (input) => fromPieces(splitText(renderValue(text, input), cfg.text ?? 'sample.output_text', sp, lim), sp, cfg.text ?? '{{sample.output_text}}');
+    return (input) => splitRead(renderValue(text, input), cfg.text ?? 'sample.output_text', sp, cfg.text ?? '{{sample.output_text}}');
   }
   if (cfg.steps !== undefined) {
     const t = b.template('steps', cfg.steps);
@@ -207,10 +232,18 @@ function compileSteps(cfg: PrmConfig, b: BuildContext): StepSource {
   // default: the sample's own steps when it has them, else output_text split by blank lines
   const blank = compileSplitter('blank_lines', (f, m) => b.issue(f, m));
   return (input) => {
-    if (input.sample.steps !== undefined) return finish(givenSteps(input.sample.steps, 'sample.steps', lim), { source: 'sample.steps' });
+    if (input.sample.steps !== undefined) {
+      // a list has no reasoning block to strip: reading its steps as they are would score the reasoning asked to be dropped
+      if (extract.think === 'strip')
+        throw new GradeFailure(
+          'config_error',
+          'extract.think "strip" reads a text before it is split, but this sample gives its steps as a list (sample.steps)',
+        );
+      return finish(givenSteps(input.sample.steps, 'sample.steps', lim), { source: 'sample.steps' });
+    }
     if (input.sample.output_text === undefined)
       throw new GradeFailure('template_error', 'missing variable: the sample has neither "steps" nor "output_text" (set "steps" or "split" to choose)');
-    return fromPieces(splitText(input.sample.output_text, 'sample.output_text', blank, lim), blank, '{{sample.output_text}}');
+    return splitRead(input.sample.output_text, 'sample.output_text', blank, '{{sample.output_text}}');
   };
 }
 
@@ -477,7 +510,8 @@ export const prm: GraderType<PrmConfig> = {
     }
     return async (input, ctx): Promise<Outcome> => {
       const st = stepsOf(input);
-      const got = await score(input, st.texts, ctx);
+      // no solution after the reasoning: one step scored 0, the lowest score of a one-step solution under every aggregate and transform
+      const got: Scored = st.unclosed ? { scores: [0], meta: {}, reason: neverCloses('no solution to score') } : await score(input, st.texts, ctx);
       const raw = got.scores;
       const stepsOut = transformed ? transformSteps(raw, { clip: cfg.clip, delta: cfg.delta }) : raw;
       const value = aggregateSteps(stepsOut, aggregate, temperature);

@@ -3,13 +3,15 @@
 // (embeddings endpoint), plus exact_match and f1 (SQuAD normalisation). The score is the metric
 // value; `pass_threshold` only sets metadata.passed (score >= threshold), as in OpenAI's graders.
 // A reference that renders to a list of strings is a multi-reference: BLEU/GLEU/METEOR use all
-// references as their definitions do, the other metrics take the best reference.
+// references as their definitions do, the other metrics take the best reference. The input is
+// read through the extraction layer (`extract`: reasoning stripped by default, whole or fenced).
 import { z } from 'zod';
 import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
 import { renderString, renderValue } from '../../core/template.js';
 import { describe } from '../../core/sample.js';
+import { extractSchema, neverCloses, readText, resolveExtract, TEXT_SOURCES } from '../../extract/index.js';
 import { sentenceBleu } from './bleu.js';
 import { cosineScore } from './cosine.js';
 import { fuzzyMatch } from './fuzzy.js';
@@ -57,6 +59,8 @@ const schema = graderSchema({
   max_retries: z.number().int().min(0).max(10).optional(),
   /** Hard limit on the characters of the input and of each reference (default 100000; fuzzy_match 20000). */
   max_chars: z.number().int().positive().optional(),
+  /** think `strip` (default: the reasoning is not the answer) or `keep`; from `whole` (default) or `fenced` (the last fenced block, else the whole input). */
+  extract: extractSchema(TEXT_SOURCES),
 });
 
 type Config = z.infer<typeof schema>;
@@ -133,16 +137,23 @@ export const textSimilarity: GraderType<Config> = {
       // an oversized response is its own doing (a valid 0); an oversized reference is the item's
       throw what === 'input' ? new ResponseFault('limit_exceeded', msg) : new GradeFailure('limit_exceeded', msg);
     };
+    const extract = resolveExtract(cfg.extract, { think: 'strip', from: 'whole' });
+    // no answer after the reasoning gets the metric's lowest value (cosine ranges over [-1, 1])
+    const floor = metric === 'cosine' ? -1 : 0;
     return async (s, ctx) => {
-      const text = renderString(input, s);
+      const raw = renderString(input, s);
       const refs = references(renderValue(reference, s));
-      check('input', text);
+      check('input', raw);
       refs.forEach((r, i) => check(refs.length > 1 ? `reference[${i}]` : 'reference', r));
+      const got = readText(raw, extract);
+      if (!got.ok) return { score: floor, reason: neverCloses('no answer given'), metadata: { evaluation_metric: metric, extracted: got.read } };
+      const text = got.text;
       const score =
         metric === 'cosine'
           ? await cosineScore(text, refs, { model: cfg.model ?? 'text-embedding-3-large', ...pick(cfg) }, ctx)
           : computeMetric(metric, text, refs, cfg);
-      return { score, reason: `${metric} = ${score} against ${refs.length} reference${refs.length === 1 ? '' : 's'}`, metadata: { evaluation_metric: metric } };
+      const metadata = got.changed ? { evaluation_metric: metric, extracted: got.read } : { evaluation_metric: metric };
+      return { score, reason: `${metric} = ${score} against ${refs.length} reference${refs.length === 1 ? '' : 's'}`, metadata };
     };
   },
 };

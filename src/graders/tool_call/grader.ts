@@ -8,7 +8,7 @@ import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { renderCompiled, renderValue, type Template, type ValueTemplate } from '../../core/template.js';
 import type { GradeInput } from '../../core/sample.js';
 import { matchCalls } from './match.js';
-import { applyThink, extractCalls, extractSchema, partialCreditAlias, partialCreditField, resolveExtract } from '../../extract/index.js';
+import { applyThink, extractCalls, extractSchema, neverCloses, partialCreditAlias, partialCreditField, resolveExtract } from '../../extract/index.js';
 import { readAccepted, readFunctions } from './reference.js';
 import { ParseError, type ToolCall } from './types.js';
 
@@ -63,7 +63,7 @@ export const toolCall: GraderType<z.infer<typeof schema>> = {
       if (text === undefined)
         return {
           score: 0,
-          reason: 'the reasoning block never closes (extract.think: strip): no call given',
+          reason: neverCloses('no call given'),
           metadata: { exact: false, partial: 0, mismatch: 'parse_error', calls: [] },
         };
       try {
