@@ -46,7 +46,7 @@ export class JsSpares {
    * only once everything of the side's previous run is gone).
    */
   get idleUids(): readonly number[] {
-    const l = this.ctx.slots.lease;
+    const l = this.lease;
     if (!l) return [];
     return this.spares.flatMap((sp, slot) => (sp && !sp.dead ? [l.uids[slot * 2 + sp.side]!] : []));
   }
