@@ -21,7 +21,7 @@ export interface Language {
   limits: Partial<SandboxLimits>;
   /** Limits of the compile step (compiled languages only). */
   compileLimits?: Partial<SandboxLimits>;
-  /** Runs can be served warm by the pool: a forked Python zygote, or a pre-started node (pool.ts). */
+  /** Runs can be served warm by the pool: a forked Python zygote, or a pre-started node (warm-python.ts, spares.ts). */
   warm?: 'python' | 'javascript';
   /**
    * Whether a program may create processes when its grader does not say (CompileOptions.allowSpawn):

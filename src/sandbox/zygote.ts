@@ -1,8 +1,8 @@
 // Warm interpreters (zygotes) for the sandbox pool: one long-lived bubblewrap sandbox per slot and
 // interpreter that has started Python once (zygote/zygote.py) and forks a fresh, fully confined
 // child per program. This module starts a zygote, talks its framed protocol over two dedicated
-// fds, and turns its answers into what the cold path reports; the pool (pool.ts) decides which
-// runs go warm and falls back to the cold path when a zygote cannot serve.
+// fds, and turns its answers into what the cold path reports; the pool (pool.ts, warm-python.ts)
+// decides which runs go warm and falls back to the cold path when a zygote cannot serve.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';

@@ -40,7 +40,9 @@ async function warm(src: string, opts: Parameters<typeof py>[1] = {}): Promise<R
   return r;
 }
 
-const zygotes = () => [...(pool as unknown as { zygotes: Map<string, { dead: boolean; exited: Promise<void>; statusText: string }>[] }).zygotes[0]!.values()];
+const zygotes = () => [
+  ...(pool as unknown as { python: { zygotes: Map<string, { dead: boolean; exited: Promise<void>; statusText: string }>[] } }).python.zygotes[0]!.values(),
+];
 
 beforeAll(async () => {
   await py('pass');
@@ -376,7 +378,7 @@ describe('total memory with two interpreters in a slot', () => {
         expect(r.status, r.stderr).toBe('ok');
       };
       await run(false);
-      const cg = (two as unknown as { warmCgroups: { usage(): number; limit: number }[] }).warmCgroups[0];
+      const cg = (two as unknown as { slots: { warm: { usage(): number; limit: number }[] } }).slots.warm[0];
       if (!cg) return ctx.skip('no memory cgroup here: the bound is rlimits only');
       await run(true); // a second interpreter (site-packages on) joins the slot's cgroup
       const bothIdle = cg.usage();
@@ -647,10 +649,14 @@ describe('start-up', () => {
       const c = await compileProgram(fresh, 'python', 'pass\n');
       if (!c.ok) throw new Error(c.message);
       expect((await runProgram(fresh, c.program)).status).toBe('ok'); // the self-test, with its own zygote
-      const internals = fresh as unknown as {
-        zygotes: Map<string, { kill(why: string): void }>[];
-        zygoteFor(slot: number, form: unknown, binds: string[]): Promise<unknown>;
-      };
+      const internals = (
+        fresh as unknown as {
+          python: {
+            zygotes: Map<string, { kill(why: string): void }>[];
+            zygoteFor(slot: number, form: unknown, binds: string[]): Promise<unknown>;
+          };
+        }
+      ).python;
       const [z0] = [...internals.zygotes[0]!.values()];
       z0!.kill('test: start again');
       const form = pythonWarmForm(c.program.argv, [{ name: 'main.py', data: 'pass\n' }], {}, {});

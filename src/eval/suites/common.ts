@@ -2,9 +2,9 @@
 // ./index.ts), what every suite receives from the command line, and small shared helpers.
 import type { Grader } from '../../core/grader.js';
 import type { Services } from '../../core/services.js';
-import type { EvalReport } from '../report.js';
+import type { EvalReport, Problems } from '../report.js';
 import { EvalProgress, type RunOptions } from '../run.js';
-import type { RecordSource } from '../read.js';
+import { openRecords, type RecordSource } from '../read.js';
 
 /**
  * The command-line options several suites share, which a suite takes only when it declares them
@@ -66,6 +66,16 @@ export interface SuiteOptions {
 export function progressFor(label: string, opts: SuiteOptions, src?: RecordSource, extra?: () => string): EvalProgress {
   const fraction = src?.size ? () => src.bytesRead() / src.size! : undefined;
   return new EvalProgress(label, opts.progress, Boolean(process.stderr.isTTY), fraction, extra);
+}
+
+/** Records of a previous live run (its --records file), re-scored without grading. */
+export async function* recordedRecords(file: string, problems: Problems, progress: { tick(): void }): AsyncGenerator<Record<string, unknown>> {
+  const src = await openRecords(file);
+  for await (const r of src.records()) {
+    progress.tick();
+    if ('error' in r) problems.add(r.where, r.error);
+    else yield r.value;
+  }
 }
 
 export function runOptions(opts: SuiteOptions, progress: EvalProgress): RunOptions {

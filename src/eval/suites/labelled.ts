@@ -8,8 +8,7 @@
 import { getPath, openRecords } from '../read.js';
 import { clip, type Problems } from '../report.js';
 import { gradeOne, runUnits } from '../run.js';
-import { EvalUsageError, progressFor, runOptions, str, type SuiteOption, type SuiteOptions } from './common.js';
-import { recordedRecords } from './preference.js';
+import { EvalUsageError, progressFor, recordedRecords, runOptions, str, type SuiteOption, type SuiteOptions } from './common.js';
 
 export interface LabelledSample {
   key: string;

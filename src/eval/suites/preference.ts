@@ -10,19 +10,9 @@ import { openRecords } from '../read.js';
 import { clip, newReport, Problems, type EvalReport } from '../report.js';
 import { runUnits } from '../run.js';
 import { WorstCases } from '../worst.js';
-import { EvalUsageError, pct, progressFor, runOptions, str, type Suite, type SuiteOptions } from './common.js';
+import { EvalUsageError, pct, progressFor, recordedRecords, runOptions, str, type Suite, type SuiteOptions } from './common.js';
 import { runJudgeBench } from './judgebench.js';
 import { runLlmbar } from './llmbar.js';
-
-/** Records of a previous live run (its --records file), re-scored without grading. */
-export async function* recordedRecords(file: string, problems: Problems, progress: { tick(): void }): AsyncGenerator<Record<string, unknown>> {
-  const src = await openRecords(file);
-  for await (const r of src.records()) {
-    progress.tick();
-    if ('error' in r) problems.add(r.where, r.error);
-    else yield r.value;
-  }
-}
 
 export type PreferenceFormat = 'hh-rlhf' | 'llmbar' | 'judgebench' | 'pairs';
 

@@ -1,4 +1,4 @@
-// arbiter's JavaScript spare (see ../pool.ts): a sandboxed node started ahead of its run, under
+// arbiter's JavaScript spare (see ../spares.ts): a sandboxed node started ahead of its run, under
 // the run's uid, rlimits, seccomp filter and cgroup, with the run's flags and environment. It
 // waits on stdin for exactly one job (a 4-byte big-endian header length, a JSON header, the files'
 // bytes), writes the files into its private /tmp, and runs main.js as `node <flags> main.js args`
