@@ -32,11 +32,11 @@ function recompute(input: Rec[], output: Rec[], transform: (p: number[]) => numb
 }
 
 /** Runs the documented command of `config` (clip or delta) on `lines` written where the doc's input goes. */
-function score(config: 'clip' | 'delta', lines: Rec[]): Rec[] {
+function score(config: 'clip' | 'delta', lines: Rec[], exit = 0): Rec[] {
   const dir = workdir();
   writeJsonl(join(dir, 'tmp/recipes/prmbench-30.jsonl'), lines);
   const r = run(dir, commandOf(HEADING, `arbiter score -g examples/recipes/clip-delta/${config}.json`));
-  expect(r.code).toBe(0);
+  expect(r.code).toBe(exit);
   return readJsonl(join(dir, `tmp/recipes/${config}.jsonl`));
 }
 
@@ -108,7 +108,8 @@ describe('Clip and Delta recipe', () => {
       { id: 'empty', item: { error_steps: [] }, sample: { steps: [] } },
     ];
     for (const config of ['clip', 'delta'] as const) {
-      const out = score(config, lines);
+      // every line invalid: the run is a failure (exit 6), each line still has its result
+      const out = score(config, lines, 6);
       for (const o of out) expect(o).toMatchObject({ valid: false, score: null, error: { kind: 'bad_input' } });
       expect(out[0]!.error.message).toMatch(/error_steps/);
     }
