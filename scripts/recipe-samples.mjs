@@ -8,10 +8,15 @@
 //             "A:"), reference_solution, is_correct (the data's label, read by no grader), global_step}.
 //             --per-step K puts K questions in each training step (global_step 0, 1, ...); default all
 //             in step 0.
+//   ifeval    ifeval/input_data.jsonl with GPT-4's responses (input_response_data_gpt4_*.jsonl, matched
+//             by prompt text; the one prompt without a response is left out): the first N prompts, one
+//             line each (uid = the prompt's key). item: {prompt, instruction_id_list, kwargs}, sample:
+//             {output_text: the response}.
 //   prmbench  prmbench/<file>: the first N rows, each as two lines of one group (uid = the row's idx):
 //             the original process (no error steps) and the modified one, with PRMBench's 1-based
 //             error_steps. item: {question, error_steps, classification}, sample: {steps}.
 // Usage: node scripts/recipe-samples.mjs gsm8k --limit 50 [--per-step 10] [-o FILE]
+//        node scripts/recipe-samples.mjs ifeval --limit 100 [-o FILE]
 //        node scripts/recipe-samples.mjs prmbench --file prm800k_test_p1_4o_redundency.jsonl --limit 30 [-o FILE]
 // Writes JSONL to FILE (creating its folder) or stdout. The data folder is $ARBITER_DATA, else
 // ../shared/data beside the project (README "Benchmark data"). Needs `npm run build` first.
@@ -45,15 +50,15 @@ const positiveInt = (k, dflt) => {
   return n;
 };
 
-/** @param {string} rel @returns {any[]} the first `limit` rows of a JSONL file of the data folder */
-function rows(rel, limit) {
+/** @param {string} rel @param {number} limit @param {boolean} [all] @returns {any[]} the first `limit` rows (or all) of a JSONL file of the data folder */
+function rows(rel, limit, all = false) {
   const path = join(dataRoot(), rel);
   if (!existsSync(path)) fail(`benchmark data missing: ${path} (set ARBITER_DATA to the folder holding it)`);
   const lines = readFileSync(path, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '');
   if (lines.length < limit) fail(`${rel} has ${lines.length} rows, fewer than --limit ${limit}`);
-  return lines.slice(0, limit).map((l) => JSON.parse(l));
+  return (all ? lines : lines.slice(0, limit)).map((l) => JSON.parse(l));
 }
 
 /** @type {object[]} */
@@ -74,6 +79,21 @@ if (source === 'gsm8k') {
       });
     }
   });
+} else if (source === 'ifeval') {
+  const limit = positiveInt('--limit', 100);
+  const responses = new Map(rows('ifeval/input_response_data_gpt4_20231107_145030.jsonl', 0, true).map((r) => [r.prompt, r.response]));
+  for (const r of rows('ifeval/input_data.jsonl', 0, true)) {
+    if (out.length >= limit) break;
+    const response = responses.get(r.prompt);
+    if (typeof response !== 'string') continue;
+    out.push({
+      id: `ifeval-${r.key}`,
+      uid: `ifeval-${r.key}`,
+      item: { prompt: r.prompt, instruction_id_list: r.instruction_id_list, kwargs: r.kwargs },
+      sample: { output_text: response },
+    });
+  }
+  if (out.length < limit) fail(`ifeval has ${out.length} prompts with a response, fewer than --limit ${limit}`);
 } else if (source === 'prmbench') {
   const file = opts['--file'] ?? fail('prmbench needs --file (a file of prmbench/, e.g. prm800k_test_p1_4o_redundency.jsonl)');
   const limit = positiveInt('--limit', 30);
@@ -93,7 +113,7 @@ if (source === 'gsm8k') {
     });
   }
 } else {
-  fail(`the first argument is the source, gsm8k or prmbench (got ${source ?? 'nothing'})`);
+  fail(`the first argument is the source, gsm8k, ifeval or prmbench (got ${source ?? 'nothing'})`);
 }
 
 const text = out.map((o) => JSON.stringify(o)).join('\n') + '\n';

@@ -3,7 +3,7 @@
 // folder where those commands run as written (with `arbiter` on PATH as the built CLI, and
 // examples/ and scripts/ linked in); and the shared GSM8K / PRMBench rows, read directly for the
 // tests' own handful of samples. Plain arithmetic the recipes recompute lives in each test, not here.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,6 +17,8 @@ export const RECIPES: Record<string, string> = {
   'spurious-rewards': 'Spurious rewards: the random-reward control',
   'starpo-s': 'StarPO-S (RAGEN): the variance filter and the echo-trap monitor',
   'clip-delta': 'Clip and Delta: process rewards that cannot be farmed',
+  cooper: 'Cooper: positive and negative samples for the reward model',
+  rewardagent: 'RewardAgent: preference plus verifiable signals, and DPO pairs',
 };
 
 export const DOC = readFileSync(join(ROOT, 'docs/recipes.md'), 'utf8');
@@ -106,12 +108,49 @@ export function run(dir: string, command: string): Ran {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Runs every command of a section in order in a fresh work folder; throws naming the first that fails. */
-export function runSection(heading: string): { dir: string; runs: Ran[] } {
+/**
+ * Runs every command of a section in order in a fresh work folder; throws naming the first that
+ * fails. `prepare` writes what the section says the user brings (their own rollouts) first.
+ */
+export function runSection(heading: string, prepare?: (dir: string) => void): { dir: string; runs: Ran[] } {
   const dir = workdir();
+  prepare?.(dir);
   const runs: Ran[] = [];
   for (const c of bashLines(section(heading))) {
     const r = run(dir, c);
+    if (r.code !== 0) throw new Error(`\`${c}\` exited ${r.code}: ${r.stderr}`);
+    runs.push(r);
+  }
+  return { dir, runs };
+}
+
+/** `run` without blocking the event loop (for a section whose commands call a server this test process serves). */
+export function runAsync(dir: string, command: string): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', command], {
+      cwd: dir,
+      env: { ...process.env, PATH: `${join(dir, 'bin')}:${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** `runSection` for a section whose commands reach a server this test process serves. */
+export async function runSectionAsync(heading: string, prepare?: (dir: string) => void): Promise<{ dir: string; runs: Ran[] }> {
+  const dir = workdir();
+  prepare?.(dir);
+  const runs: Ran[] = [];
+  for (const c of bashLines(section(heading))) {
+    const r = await runAsync(dir, c);
     if (r.code !== 0) throw new Error(`\`${c}\` exited ${r.code}: ${r.stderr}`);
     runs.push(r);
   }
