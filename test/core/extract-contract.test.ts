@@ -6,6 +6,19 @@
 // (with a case) or in EXEMPT (with the reason it has no `extract` option).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grade, gradeGroup, listGraderTypes, loadGrader, Services, validateGrader, type Result } from '../../dist/index.js';
+import { startTestServer } from '../helpers/openai-test-server.js';
+
+// The judges' model: it answers badly (the last allowed label, 0, false) when the request shows the
+// distractor "Rome", else well, so whether a judge saw the reasoning is observable in its score.
+const server = await startTestServer({ record: false });
+server.onChat((req) => {
+  const bad = JSON.stringify(req.body.messages).includes('Rome');
+  const prop = req.body.response_format?.json_schema?.schema?.properties?.result;
+  const result = Array.isArray(prop?.enum) ? (bad ? prop.enum.at(-1) : prop.enum[0]) : prop?.type === 'boolean' ? !bad : bad ? 0 : 1;
+  return { content: JSON.stringify({ steps: [{ description: 'checked', conclusion: 'done' }], result }) };
+});
+server.onReward((req) => ({ body: (req.body.text as string[]).map((t) => ({ embedding: [t.includes('Rome') ? -5 : 5], meta_info: {} })) }));
+const judge = { model: 'judge-model', base_url: server.url, max_retries: 0, cache: false };
 
 interface Case {
   /** The grader config, without `extract`. */
@@ -73,6 +86,28 @@ const READS: Record<string, Case[]> = {
   ],
 };
 
+// judges and reward models: extract.think (default keep) decides whether the model sees the reasoning
+Object.assign(READS, {
+  score_model: [{ config: { ...judge, range: [0, 1], input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }] }, answer: 'Paris', think: 'Rome' }],
+  label_model: [
+    {
+      config: { ...judge, input: [{ role: 'user', content: 'Label: {{sample.output_text}}' }], labels: ['good', 'bad'], passing_labels: ['good'] },
+      answer: 'Paris',
+      think: 'Rome',
+    },
+  ],
+  pairwise: [{ config: { ...judge, question: 'Capital?', response_b: 'Lyon', orders: 'single' }, answer: 'Paris', think: 'Rome' }],
+  rubric: [{ config: { ...judge, question: 'Capital?', criteria: [{ criterion: 'names the capital', weight: 1 }] }, answer: 'Paris', think: 'Rome' }],
+  reference_verify: [{ config: { ...judge, question: 'Capital?', reference: 'Paris' }, answer: 'Paris', think: 'Rome' }],
+  reward_model: [
+    {
+      config: { model: 'rm', base_url: server.url, protocol: 'sglang', text: '{{sample.output_text}}', sigmoid: true, max_retries: 0 },
+      answer: 'Paris',
+      think: 'Rome',
+    },
+  ],
+} satisfies Record<string, Case[]>);
+
 /** Types with no `extract` option, and why that is honest. */
 const EXEMPT: Record<string, string> = {
   multi: 'a composite: reads no text itself; its sub-graders do, each with its own extract',
@@ -87,13 +122,6 @@ const EXEMPT: Record<string, string> = {
   python: "the user's grade(sample, item) gets the raw sample: what it reads is its own code",
   bfcl_multi_turn: 'grades turn lists of calls, not one output text',
   tau_bench: 'grades a conversation (messages), not one output text',
-  // not yet done (docs/extract.md, "Not covered"): these pass the response to a model as their template renders it
-  score_model: 'LLM judge: the response enters the prompt through the input template as rendered; no extract option yet, the judge sees the reasoning',
-  label_model: 'LLM judge (see score_model)',
-  pairwise: 'LLM judge (see score_model)',
-  rubric: 'LLM judge (see score_model)',
-  reference_verify: 'LLM judge (see score_model)',
-  reward_model: 'the reward model scores the text as the template renders it; no extract option yet',
 };
 
 let services: Services;
@@ -102,6 +130,7 @@ beforeAll(() => {
 });
 afterAll(async () => {
   await services?.close();
+  await server.close();
 });
 
 async function run(c: Case, think: 'strip' | 'keep', output: string): Promise<Result> {
@@ -127,6 +156,12 @@ describe('extract contract: every type that reads text', () => {
     expect(types.filter((t) => !(t in READS) && !(t in EXEMPT))).toEqual([]);
     expect(Object.keys(READS).filter((t) => t in EXEMPT)).toEqual([]);
     expect([...Object.keys(READS), ...Object.keys(EXEMPT)].filter((t) => !types.includes(t))).toEqual([]);
+  });
+
+  it('reward_model refuses think: strip without a bounded reward (a never-closing response needs a floor)', () => {
+    const cfg = { type: 'reward_model', model: 'rm', base_url: server.url, protocol: 'sglang', text: '{{sample.output_text}}', extract: { think: 'strip' } };
+    expect(validateGrader(cfg).map((i) => i.path)).toContain('extract.think');
+    expect(validateGrader({ ...cfg, sigmoid: true })).toEqual([]);
   });
 
   it('an exempt type refuses `extract` (a type that gains the option must move to READS)', () => {

@@ -11,11 +11,13 @@ import { labelParser } from '../parse/label.js';
 import { gradedStrings } from '../parse/quotes.js';
 import { plantedOutcome, rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
+import { judgeExtractField, judgedInput } from '../response.js';
 import { majority } from '../verdicts.js';
 import { verdictSchema } from '../verdict-schema.js';
 
 const schema = graderSchema({
   ...judgeFields,
+  ...judgeExtractField,
   input: z.array(messageSchema).min(1),
   labels: z.array(z.string().min(1)).min(1),
   passing_labels: z.array(z.string().min(1)).min(1),
@@ -61,7 +63,9 @@ export const labelModel: GraderType<LabelModelConfig> = {
       return p.every(Boolean) ? 1 : p.some(Boolean) ? undefined : 0;
     };
     const mode = cfg.aggregate ?? 'majority';
-    return async (input, ctx) => {
+    const judged = judgedInput(cfg.extract, 0);
+    return async (raw, ctx) => {
+      const input = judged(raw);
       let messages = render(input);
       if (cfg.format_instructions ?? true) messages = withInstruction(messages, instruction);
       const graded = gradedStrings(input.sample);

@@ -12,11 +12,13 @@ import { gradedStrings } from '../parse/quotes.js';
 import { PAIRWISE_SYSTEM, PAIRWISE_TIE_CLAUSE, PAIRWISE_USER } from '../prompts.js';
 import { plantedOutcome, rationale, runJudge, type JudgeRun } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
+import { judgeExtractField, judgedInput } from '../response.js';
 import { majority } from '../verdicts.js';
 import { choiceFormat } from '../verdict-schema.js';
 
 const schema = graderSchema({
   ...judgeFields,
+  ...judgeExtractField,
   /** The request both responses answer (template; default none). */
   question: z.string().optional(),
   /** Response A (default "{{sample.output_text}}"). */
@@ -83,7 +85,9 @@ export const pairwise: GraderType<PairwiseConfig> = {
       // an even split between A and B is no preference
       return { value: m.tied && !vs.every((v) => v === vs[0]) ? ('tie' as PairwiseValue) : m.value, all: vs };
     };
-    return async (input, ctx) => {
+    const judged = judgedInput(cfg.extract, 0);
+    return async (raw, ctx) => {
+      const input = judged(raw);
       const question = q ? renderString(q, input) : '';
       const a = renderString(ra, input);
       const bb = renderString(rb, input);

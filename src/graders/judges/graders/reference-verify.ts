@@ -13,10 +13,12 @@ import { gradedStrings } from '../parse/quotes.js';
 import { VERIFY_SYSTEM, VERIFY_USER } from '../prompts.js';
 import { plantedOutcome, rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
+import { judgeExtractField, judgedInput } from '../response.js';
 import { choiceFormat } from '../verdict-schema.js';
 
 const schema = graderSchema({
   ...judgeFields,
+  ...judgeExtractField,
   /** The question (template; default none). */
   question: z.string().optional(),
   /** The answer to check (default "{{sample.output_text}}"). */
@@ -48,7 +50,9 @@ export const referenceVerify: GraderType<ReferenceVerifyConfig> = {
     const user = cfg.user_prompt ?? VERIFY_USER;
     const mode = cfg.aggregate ?? 'majority';
     const structured = (cfg.response_format ?? 'json_schema') === 'json_schema' ? choiceFormat('verify_verdict', ['[[YES]]', '[[NO]]']) : undefined;
-    return async (input, ctx) => {
+    const judged = judgedInput(cfg.extract, 0);
+    return async (raw, ctx) => {
+      const input = judged(raw);
       const question = q ? renderString(q, input) : '(not given)';
       const response = renderString(resp, input);
       const reference = renderString(ref, input);

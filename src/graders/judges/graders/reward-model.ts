@@ -9,6 +9,7 @@ import { graderSchema, type GraderType } from '../../../core/registry.js';
 import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
 import { renderString } from '../../../core/template.js';
 import { checkEndpoint, endpointFields, getRewardClient, resolveEndpoint } from '../../../models/endpoint.js';
+import { judgeExtractField, judgedInput } from '../response.js';
 import { asGradeFailure } from '../../../models/errors.js';
 import { neutralizeContent, neutralizeDeep } from '../../../models/special-tokens.js';
 import { REWARD_PATHS, type RewardInput } from '../../../models/reward-client.js';
@@ -16,6 +17,7 @@ import { compileMessages, messageSchema } from '../messages.js';
 
 const schema = graderSchema({
   ...endpointFields,
+  ...judgeExtractField,
   model: z.string().min(1),
   protocol: z.enum(['vllm_pooling', 'vllm_classify', 'sglang']),
   /** Chat messages to score (vllm_pooling; the server applies the chat template). */
@@ -61,7 +63,14 @@ export const rewardModel: GraderType<RewardModelConfig> = {
     const scale = cfg.scale ?? 1;
     // how this grader reads a result: never part of the shared client (graders share batches)
     const pick = { reduce: cfg.reduce, labelIndex: cfg.label_index };
-    return async (input, ctx) => {
+    if (cfg.extract?.think === 'strip' && !cfg.sigmoid)
+      b.issue(
+        'extract.think',
+        'stripping the reasoning needs a bounded reward (sigmoid: true): a response whose reasoning never closes gets the floor, and an unbounded reward has none',
+      );
+    const judged = judgedInput(cfg.extract, 0);
+    return async (given, ctx) => {
+      const input = judged(given);
       const client = getRewardClient(ctx.services, ep, { protocol: cfg.protocol, model: cfg.model, path: cfg.path, batchSize: cfg.batch_size });
       const req: RewardInput = render
         ? { messages: render(input).map((m) => ({ ...m, content: neutralizeContent(m.content) })) }

@@ -18,6 +18,7 @@ import { parseScore } from '../parse/score.js';
 import { RUBRIC_SYSTEM_BINARY, RUBRIC_SYSTEM_SCALE, RUBRIC_USER } from '../prompts.js';
 import { plantedMeta, rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings, type JudgeSettings } from '../settings.js';
+import { judgeExtractField, judgedInput } from '../response.js';
 import { combineScores, plantedReason, type Planted } from '../verdicts.js';
 import { choiceFormat, structuredInstruction, verdictSchema } from '../verdict-schema.js';
 
@@ -31,6 +32,7 @@ const criterionSchema = z.union([
 
 const schema = graderSchema({
   ...judgeFields,
+  ...judgeExtractField,
   /** A list of criteria, or a template yielding one per item (strings or {criterion|description|title, weight|points}). */
   criteria: z.union([z.array(criterionSchema).min(1), z.string()]),
   question: z.string().optional(),
@@ -180,7 +182,9 @@ export const rubric: GraderType<RubricConfig> = {
       }
     };
 
-    return async (input: GradeInput, ctx) => {
+    const judged = judgedInput(cfg.extract, 0);
+    return async (raw: GradeInput, ctx) => {
+      const input = judged(raw);
       const criteria = fixed ?? fromData(renderValue(fromItem!, input));
       if (!criteria.some((c) => c.weight > 0)) throw new GradeFailure('bad_input', 'the rubric has no criterion with a positive weight');
       const question = q ? renderString(q, input) : '(not given)';

@@ -11,11 +11,13 @@ import { gradedStrings } from '../parse/quotes.js';
 import { parseScore } from '../parse/score.js';
 import { plantedOutcome, rationale, runJudge } from '../run-judge.js';
 import { judgeFields, judgeSettings } from '../settings.js';
+import { judgeExtractField, judgedInput } from '../response.js';
 import { combineScores, samplesMeta } from '../verdicts.js';
 import { verdictSchema } from '../verdict-schema.js';
 
 const schema = graderSchema({
   ...judgeFields,
+  ...judgeExtractField,
   input: z.array(messageSchema).min(1),
   /** Valid score range, inclusive (default [0, 1]). */
   range: z.tuple([z.number(), z.number()]).optional(),
@@ -55,7 +57,9 @@ export const scoreModel: GraderType<ScoreModelConfig> = {
     const instruct = cfg.format_instructions ?? true;
     const parseOpts = { range: [lo, hi] as [number, number], outOfRange: cfg.out_of_range ?? 'reject' };
     const tokenValue = numericToken(lo, hi);
-    return async (input, ctx) => {
+    const judged = judgedInput(cfg.extract, lo);
+    return async (raw, ctx) => {
+      const input = judged(raw);
       let messages = render(input);
       if (instruct) messages = withInstruction(messages, scoreInstruction(lo, hi));
       // what the judge may quote: a verdict copied from the sample is not the judge's own
