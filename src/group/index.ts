@@ -12,6 +12,6 @@ export type { GradeGroupOptions, GroupResult } from './group-grade.js';
 export { computeMonitors, formatMonitors, toPoint, MonitorWindow, DEFAULT_THRESHOLDS } from './monitors.js';
 export type { MonitorPoint, MonitorReport, MonitorOptions, MonitorThresholds } from './monitors.js';
 export type { MaskReason } from './rows.js';
-export { selectFile, pairsFile, formatSelectionSummary } from './selection-file.js';
+export { selectFile, pairsFile } from './selection-file.js';
 export type { SelectionFileOptions, SelectionSummary } from './selection-file.js';
 export type { SelectOptions, PairOptions, TieRule, PairPick } from './selection.js';
