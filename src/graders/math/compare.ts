@@ -24,6 +24,8 @@ import type { Budget } from './limits.js';
 import type { ParsedAnswer } from './parser.js';
 import { preciseCompare, rationalOfDouble, type PreciseVerdict } from './precise.js';
 import { Rational, sciFromLog10 } from './rational.js';
+import { matrixValue } from './compare-matrix.js';
+import { eqRealSets, isSetLike, relLike } from './compare-sets.js';
 
 export interface CompareOptions {
   /** Relative tolerance for values that are not both exact rationals. */
@@ -74,7 +76,7 @@ export interface Verdict {
   cause?: 'precision' | 'range';
 }
 
-interface Ctx {
+export interface Ctx {
   opts: CompareOptions;
   mode: EvalMode;
   budget: Budget;
@@ -129,8 +131,8 @@ function normUnits(u: string[]): string {
     .join(' ');
 }
 
-const yes = (why: string): Verdict => ({ equal: true, why });
-const no = (why: string): Verdict => ({ equal: false, why });
+export const yes = (why: string): Verdict => ({ equal: true, why });
+export const no = (why: string): Verdict => ({ equal: false, why });
 const unknown = (why: string, cause: Verdict['cause'] = 'range'): Verdict => ({ equal: false, unknown: true, why, cause });
 
 /** Items of a collection answer (list, set, or a ± expression), or undefined for a single answer. */
@@ -531,241 +533,6 @@ function isRatio(n: Node): n is Extract<Node, { k: 'fn' }> {
   return n.k === 'fn' && n.name === 'ratio';
 }
 
-// ---- matrix arithmetic ----
-
-type M = Node[][];
-const isM = (n: Node): n is Extract<Node, { k: 'matrix' }> => n.k === 'matrix';
-
-/** A matrix expression (sums, products, scalar multiples, integer powers of matrices) as one matrix, or the node itself when it has no matrix; undefined when shapes do not fit. */
-function matrixValue(n: Node, ctx: Ctx): Node | undefined {
-  ctx.budget.tick();
-  switch (n.k) {
-    case 'matrix':
-      return n;
-    case 'neg': {
-      const a = matrixValue(n.a, ctx);
-      return a && (isM(a) ? mapM(a.rows, (x) => ({ k: 'neg', a: x })) : { k: 'neg', a });
-    }
-    case 'add': {
-      const terms = n.terms.map((t) => matrixValue(t, ctx));
-      if (terms.some((t) => !t)) return undefined;
-      const ms = terms.filter((t) => isM(t!)) as Extract<Node, { k: 'matrix' }>[];
-      if (!ms.length) return n;
-      if (ms.length !== terms.length) return undefined;
-      const r = ms[0]!.rows.length;
-      const c = ms[0]!.rows[0]!.length;
-      if (ms.some((m) => m.rows.length !== r || m.rows[0]!.length !== c)) return undefined;
-      return { k: 'matrix', rows: ms[0]!.rows.map((row, i) => row.map((_, j) => ({ k: 'add', terms: ms.map((m) => m.rows[i]![j]!) }) as Node)) };
-    }
-    case 'mul': {
-      const a = matrixValue(n.a, ctx);
-      const b = a && matrixValue(n.b, ctx);
-      if (!a || !b) return undefined;
-      if (!isM(a) && !isM(b)) return n;
-      if (isM(a) && isM(b)) return matMul(a.rows, b.rows, ctx);
-      const [m, k] = isM(a) ? [a, b] : [b as Extract<Node, { k: 'matrix' }>, a];
-      return mapM(m.rows, (x) => ({ k: 'mul', a: k, b: x }));
-    }
-    case 'div': {
-      const a = matrixValue(n.a, ctx);
-      if (!a) return undefined;
-      if (!isM(a)) return contains(n.b, 'matrix') ? undefined : n;
-      return contains(n.b, 'matrix') ? undefined : mapM(a.rows, (x) => ({ k: 'div', a: x, b: n.b }));
-    }
-    case 'pow': {
-      const a = matrixValue(n.a, ctx);
-      if (!a || !isM(a)) return a && !contains(n.b, 'matrix') ? n : undefined;
-      const e = exact(n.b, ctx.mode, ctx.budget);
-      if (!e?.isInt() || e.n < 1n || e.n > 16n) return undefined;
-      let r: Node | undefined = a;
-      for (let i = 1n; i < e.n && r; i++) r = matMul((r as Extract<Node, { k: 'matrix' }>).rows, a.rows, ctx);
-      return r;
-    }
-    default:
-      return contains(n, 'matrix') ? undefined : n;
-  }
-}
-
-function mapM(rows: M, f: (x: Node) => Node): Node {
-  return { k: 'matrix', rows: rows.map((r) => r.map(f)) };
-}
-
-/** Nodes in a tree, counted up to cap (shared subtrees count every time they occur). */
-function size(n: Node, cap: number): number {
-  let count = 0;
-  const stack: Node[] = [n];
-  while (stack.length && count <= cap) {
-    const x = stack.pop()!;
-    count++;
-    for (const v of Object.values(x)) {
-      if (Array.isArray(v)) for (const c of v.flat()) if (c && typeof c === 'object' && 'k' in c) stack.push(c as Node);
-      if (v && typeof v === 'object' && 'k' in v) stack.push(v as Node);
-    }
-  }
-  return count;
-}
-
-const MAX_ENTRY_NODES = 400;
-
-/** The product, with exact entries folded to numbers; undefined when shapes differ or symbolic entries grow too large. */
-function matMul(a: M, b: M, ctx: Ctx): Node | undefined {
-  if (a[0]!.length !== b.length || a.length * b[0]!.length > 400) return undefined;
-  const rows = a.map((row) =>
-    b[0]!.map((_, j) => {
-      const e: Node = { k: 'add', terms: row.map((x, k) => ({ k: 'mul', a: x, b: b[k]![j]! }) as Node) };
-      const q = exact(e, ctx.mode, ctx.budget);
-      return q ? ({ k: 'num', q } as Node) : e;
-    }),
-  );
-  if (rows.some((r) => r.some((e) => e.k !== 'num' && size(e, MAX_ENTRY_NODES) > MAX_ENTRY_NODES))) return undefined;
-  return { k: 'matrix', rows };
-}
-
-// ---- sets of reals ----
-
-function isSetLike(n: Node): boolean {
-  return n.k === 'interval' || n.k === 'union' || n.k === 'setop' || n.k === 'set';
-}
-
-/** A relation, or relations joined by "or"/"," (`x < -1 or x > 2`). */
-function relLike(n: Node): boolean {
-  return n.k === 'rel' || (n.k === 'list' && n.items.length > 0 && n.items.every((x) => x.k === 'rel' && x.ops.some((o) => o !== '=')));
-}
-
-interface RealSet {
-  has: (x: number) => boolean | undefined;
-  points: number[];
-}
-
-const SET_EPS = 1e-12;
-
-/**
- * A set of reals from an interval, union, set operation, finite set of constants, or a relation
- * in one variable (`1 \\le |z| \\le 3/2`, `x \\ne 5`); undefined when it is none of these.
- */
-function realSet(n: Node, ctx: Ctx, v?: string): RealSet | undefined {
-  const num = (x: Node): number | undefined => {
-    if (freeVars(x).size) return undefined;
-    const q = exact(x, ctx.mode, ctx.budget);
-    if (q) return q.toNumber();
-    const c = numeric(x, new Map(), ctx.mode, ctx.budget);
-    return c.im === 0 && !Number.isNaN(c.re) ? c.re : undefined;
-  };
-  switch (n.k) {
-    case 'interval': {
-      const lo = num(n.lo);
-      const hi = num(n.hi);
-      if (lo === undefined || hi === undefined) return undefined;
-      const tl = Number.isFinite(lo) ? SET_EPS * Math.max(1, Math.abs(lo)) : 0;
-      const th = Number.isFinite(hi) ? SET_EPS * Math.max(1, Math.abs(hi)) : 0;
-      return {
-        has: (x) => (n.loClosed ? x >= lo - tl : x > lo + tl) && (n.hiClosed ? x <= hi + th : x < hi - th),
-        points: [lo, hi].filter(Number.isFinite),
-      };
-    }
-    case 'tuple':
-      return n.items.length === 2 ? realSet({ k: 'interval', lo: n.items[0]!, hi: n.items[1]!, loClosed: false, hiClosed: false }, ctx, v) : undefined;
-    case 'set': {
-      const xs = n.items.map(num);
-      if (xs.some((x) => x === undefined || !Number.isFinite(x))) return undefined;
-      const ys = xs as number[];
-      return { has: (x) => ys.some((y) => Math.abs(x - y) <= SET_EPS * Math.max(1, Math.abs(y))), points: ys };
-    }
-    case 'union':
-    case 'setop': {
-      const parts = (n.k === 'union' ? n.items : [n.a, n.b]).map((x) => realSet(x, ctx, v));
-      if (parts.some((p) => !p)) return undefined;
-      const ps = parts as RealSet[];
-      const op = n.k === 'union' ? '∪' : n.op;
-      return {
-        has: (x) => {
-          const vals = ps.map((p) => p.has(x));
-          if (vals.some((b) => b === undefined)) return undefined;
-          return op === '∪' ? vals.some(Boolean) : op === '∩' ? vals.every(Boolean) : vals[0]! && !vals[1]!;
-        },
-        points: ps.flatMap((p) => p.points),
-      };
-    }
-    case 'list':
-      // "x < -1 or x > 2": the union of the relations
-      return n.items.length && n.items.every((x) => x.k === 'rel') ? realSet({ k: 'union', items: n.items }, ctx, v) : undefined;
-    case 'rel': {
-      const fv = new Set<string>();
-      for (const x of n.sides) freeVars(x, fv);
-      if (fv.size !== 1) return undefined;
-      const name = [...fv][0]!;
-      if (v !== undefined && name !== v) return undefined;
-      const points: number[] = [];
-      const collect = (x: Node): void => {
-        if (x.k === 'num') points.push(x.q.toNumber(), -x.q.toNumber());
-        else if (!freeVars(x).size) {
-          const c = num(x);
-          if (c !== undefined && Number.isFinite(c)) points.push(c, -c);
-        } else if ('a' in x && x.a) {
-          collect(x.a as Node);
-          if ('b' in x && x.b) collect(x.b as Node);
-        } else if (x.k === 'add') x.terms.forEach(collect);
-        else if (x.k === 'fn') x.args.forEach(collect);
-      };
-      n.sides.forEach(collect);
-      return {
-        has: (x) => {
-          const env: Env = new Map([[name, { re: x, im: 0 }]]);
-          const vals = n.sides.map((sd) => numeric(sd, env, ctx.mode, ctx.budget));
-          if (vals.some((c) => Number.isNaN(c.re) || Math.abs(c.im) > 1e-12)) return false; // outside the domain
-          for (let i = 0; i < n.ops.length; i++) {
-            const l = vals[i]!.re;
-            const r = vals[i + 1]!.re;
-            const t = SET_EPS * Math.max(1, Math.abs(l), Math.abs(r));
-            const op = n.ops[i]!;
-            const ok =
-              op === '<'
-                ? l < r - t
-                : op === '<='
-                  ? l <= r + t
-                  : op === '>'
-                    ? l > r + t
-                    : op === '>='
-                      ? l >= r - t
-                      : op === '!='
-                        ? Math.abs(l - r) > t
-                        : Math.abs(l - r) <= t;
-            if (!ok) return false;
-          }
-          return true;
-        },
-        points,
-      };
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** Compares two sets of reals by membership at every boundary point, just beside it, between boundaries and far out. */
-function eqRealSets(g: Node, a: Node, ctx: Ctx): Verdict | undefined {
-  const gs = realSet(g, ctx);
-  const as = gs && realSet(a, ctx);
-  if (!gs || !as) return undefined;
-  const pts = [...new Set([...gs.points, ...as.points].filter(Number.isFinite))].sort((x, y) => x - y).slice(0, 200);
-  const probes: number[] = [-1e9, 1e9, 0];
-  for (let i = 0; i < pts.length; i++) {
-    const p = pts[i]!;
-    const d = 1e-7 * Math.max(1, Math.abs(p));
-    probes.push(p, p - d, p + d);
-    if (i + 1 < pts.length) probes.push((p + pts[i + 1]!) / 2);
-  }
-  if (pts.length) probes.push(pts[0]! - 1 - Math.abs(pts[0]!), pts[pts.length - 1]! + 1 + Math.abs(pts[pts.length - 1]!));
-  for (const x of probes) {
-    ctx.budget.tick();
-    const hg = gs.has(x);
-    const ha = as.has(x);
-    if (hg === undefined || ha === undefined) return undefined;
-    if (hg !== ha) return no(`as sets of reals they differ at ${fmt(x)} (${ha ? 'in' : 'not in'} the answer, ${hg ? 'in' : 'not in'} the reference)`);
-  }
-  return yes(`same set of reals (checked at ${probes.length} points around ${pts.length} boundary point(s))`);
-}
-
 function flip(op: RelOp): RelOp {
   return op === '<' ? '>' : op === '>' ? '<' : op === '<=' ? '>=' : op === '>=' ? '<=' : op;
 }
@@ -816,7 +583,7 @@ function eqRel(g: Extract<Node, { k: 'rel' }>, a: Extract<Node, { k: 'rel' }>, c
   return yes(`equivalent relations (one is ${fmt(ratio.re)} times the other)`);
 }
 
-function fmt(x: number): string {
+export function fmt(x: number): string {
   return Number.isInteger(x) ? String(x) : x.toPrecision(6);
 }
 
