@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { CLI, ROOT } from '../helpers/cli.js';
-import { dataPath } from '../helpers/data.js';
+import { DATA_DIR, dataPath } from '../helpers/data.js';
 
 /** The recipes of docs/recipes.md that have a test here: test file name → the section's heading. */
 export const RECIPES: Record<string, string> = {
@@ -18,6 +18,7 @@ export const RECIPES: Record<string, string> = {
   'starpo-s': 'StarPO-S (RAGEN): the variance filter and the echo-trap monitor',
   'clip-delta': 'Clip and Delta: process rewards that cannot be farmed',
   cooper: 'Cooper: positive and negative samples for the reward model',
+  'rm-r1': 'RM-R1: a reasoning reward model judged on RM-Bench',
   rewardagent: 'RewardAgent: preference plus verifiable signals, and DPO pairs',
 };
 
@@ -79,9 +80,14 @@ export class Figures {
   }
 }
 
-/** A scratch folder laid out like the project root for the doc's commands: examples/ and scripts/ linked, `arbiter` on PATH. */
+/** A scratch folder laid out like the project root for the doc's commands: examples/ and scripts/ linked, `arbiter` on PATH, ../shared/data beside it. */
 export function workdir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'arbiter-recipe-'));
+  // <tmp>/project beside <tmp>/shared/data (the data folder), as the project sits beside ../shared/data
+  const root = mkdtempSync(join(tmpdir(), 'arbiter-recipe-'));
+  mkdirSync(join(root, 'shared'));
+  symlinkSync(DATA_DIR, join(root, 'shared', 'data'));
+  const dir = join(root, 'project');
+  mkdirSync(dir);
   symlinkSync(join(ROOT, 'examples'), join(dir, 'examples'));
   symlinkSync(join(ROOT, 'scripts'), join(dir, 'scripts'));
   mkdirSync(join(dir, 'bin'));
