@@ -62,8 +62,9 @@ function lcg(seed: number): () => number {
   };
 }
 
-async function evalJson(args: string[]): Promise<{ code: number; stderr: string; report: any }> {
-  const out = join(tmp, `r${Math.random().toString(36).slice(2)}.json`);
+let runs = 0;
+async function evalJson(args: string[]): Promise<{ code: number | null; stderr: string; report: any }> {
+  const out = join(tmp, `r${++runs}.json`);
   const r = await runCli(['eval', 'overopt', ...args, '--json', out, '--no-progress'], { timeoutMs: 120_000 });
   return { code: r.code, stderr: r.stderr, report: r.code === 0 ? JSON.parse(readFileSync(out, 'utf8')) : undefined };
 }
@@ -234,6 +235,17 @@ describe('arbiter eval overopt', () => {
     const bad = await evalJson([put('log-bad.jsonl', [...log.slice(0, 3), { uid: 'x', global_step: 'ten', score: 1, gold: 1 }])]);
     expect(bad.report.counts.skipped).toBe(1);
     expect(bad.report.problems[0]).toMatch(/"global_step" must be a number/);
+    // an ungradeable line of a scored log (arbiter score's valid: false, score: null) is invalid, not a problem and never a score
+    const inv = await evalJson([
+      put('log-invalid.jsonl', [
+        ...log.slice(0, 6),
+        { uid: 's0q0', global_step: 0, score: null, valid: false, error: { kind: 'template_error', message: 'missing variable' }, gold: 1 },
+      ]),
+    ]);
+    expect(inv.report.metrics.invalid).toBe(1);
+    expect(inv.report.counts.skipped).toBe(0);
+    expect(inv.report.metrics.steps.gold_at_step[0]).toBeCloseTo(log.slice(0, 6).reduce((s, r) => s + r.gold, 0) / 6, 12);
+    expect(inv.report.tables.find((t: any) => t.id === 'invalid').rows[0][2]).toMatch(/template_error/);
   });
 
   it('proxy and gold from graders: --grader for the proxy, --gold-grader for the gold; a gold grader that fails is ungradeable, never a score', async () => {

@@ -102,6 +102,8 @@ interface Unit {
   gold?: number;
   item: Record<string, unknown>;
   output?: string;
+  /** Why the record has no proxy (a scored log's valid: false line): counted invalid, not graded. */
+  invalid?: string;
 }
 
 /** One scored candidate, as a records line holds it. */
@@ -180,6 +182,12 @@ async function* unitsOf(
       }
       u.kl = kl;
     }
+    if (!graders.proxy && !proxyPath && v.valid === false && getPath(v, 'proxy') === undefined) {
+      // a scored log's ungradeable line (arbiter score: valid false, score null): invalid, never a score
+      const e = v.error as { kind?: unknown; message?: unknown } | undefined;
+      yield { ...u, invalid: clip(`proxy ${String(e?.kind ?? 'invalid')}: ${String(e?.message ?? 'the record is marked valid: false')}`, 1000) };
+      continue;
+    }
     if (!graders.proxy) {
       const path = proxyPath ?? (getPath(v, 'proxy') !== undefined ? 'proxy' : 'score');
       const p = finite(getPath(v, path));
@@ -224,12 +232,14 @@ async function* scored(opts: SuiteOptions, problems: Problems, gold: Grader | un
   if (!proxy && !gold) {
     for await (const u of units) {
       progress.tick();
-      yield { ...base(u), proxy: u.proxy!, gold: u.gold!, reason: 'scores from the data' };
+      if (u.invalid) yield { ...base(u), proxy: null, gold: null, reason: u.invalid };
+      else yield { ...base(u), proxy: u.proxy!, gold: u.gold!, reason: 'scores from the data' };
     }
     progress.done();
     return;
   }
   const work = async (u: Unit): Promise<Record<string, unknown>> => {
+    if (u.invalid) return { ...base(u), proxy: null, gold: null, reason: u.invalid };
     const [rp, rg] = await Promise.all([
       proxy ? gradeOne(proxy, opts.services!, u.item, u.output!) : undefined,
       gold ? gradeOne(gold, opts.services!, u.item, u.output!) : undefined,
