@@ -174,4 +174,20 @@ describe('HTML reports in headless Chromium', () => {
     expect(cmp.json.headline.every((h: any) => 'baseline' in h)).toBe(true);
     await check('compare', cmp.html, cmp.json);
   });
+
+  it('over-optimisation: best-of-n gold and proxy against KL_bon with the fit, and the per-step view with KL', async () => {
+    const f = join(tmp, 'overopt.jsonl');
+    const lines: string[] = [];
+    for (let step = 0; step < 3; step++)
+      for (let q = 0; q < 5; q++)
+        for (let k = 0; k < 6; k++) {
+          const proxy = ((q * 5 + k * 7 + step) % 11) / 10;
+          lines.push(JSON.stringify({ uid: `q${q}`, global_step: step * 5, score: proxy, gold: proxy > 0.7 ? 0.2 : proxy, kl: step * 0.1 + k / 100 }));
+        }
+    writeFileSync(f, lines.join('\n') + '\n');
+    const oo = await make('overopt', ['eval', 'overopt', f]);
+    expect(oo.json.plots.map((p: any) => p.id)).toEqual(['bon-gold', 'bon-proxy', 'bon-gold-proxy', 'steps', 'steps-kl']);
+    expect(oo.json.plots[0].series.length).toBe(2);
+    await check('overopt', oo.html, oo.json);
+  });
 });

@@ -81,6 +81,17 @@ const CASES: Record<string, () => string[]> = {
   agreement: () => [put('agree.jsonl', labelled), '--score-field', 'p'],
   calibration: () => [put('cal.jsonl', labelled), '--score-field', 'p', '--bins', '2'],
   bon: () => [put('bon.jsonl', labelled), '--score-field', 'p', '--max-n', '2'],
+  overopt: () => [
+    put(
+      'overopt.jsonl',
+      jsonl([
+        { uid: 'a', proxy: 0.9, gold: 0.1 },
+        { uid: 'a', proxy: 0.2, gold: 0.7 },
+        { uid: 'b', score: 0.6, gold: true },
+        { uid: 'b', score: 0.7, gold: false },
+      ]),
+    ),
+  ],
 };
 
 describe('eval suite contract (every suite on the list)', () => {

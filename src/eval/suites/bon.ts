@@ -14,24 +14,41 @@ function inside(a: number, n: number, N: number): number {
   return p;
 }
 
-/** Expected correctness of the top-scored candidate among n drawn from the group (ties at random). */
-export function bestOfN(cands: { score: number; correct: boolean }[], n: number): { pick: number; oracle: number } {
-  const N = cands.length;
-  const sorted = [...cands].sort((x, y) => y.score - x.score);
-  let pick = 0;
+/**
+ * For each candidate (in the given order), the probability that it is the pick when n of the N are
+ * drawn uniformly without replacement and the highest score wins, ties broken uniformly: a block
+ * of equal scores is the pick's block with P(no higher candidate drawn, one of the block drawn),
+ * shared equally within the block. Also read by ./overopt.ts.
+ */
+export function pickProbabilities(scores: readonly number[], n: number): number[] {
+  const N = scores.length;
+  const order = scores.map((_, i) => i).sort((x, y) => scores[y]! - scores[x]!);
+  const out = new Array<number>(N).fill(0);
   let above = 0;
   for (let i = 0; i < N; ) {
     let j = i;
-    let c = 0;
-    while (j < N && sorted[j]!.score === sorted[i]!.score) c += sorted[j++]!.correct ? 1 : 0;
+    while (j < N && scores[order[j]!] === scores[order[i]!]) j++;
     const size = j - i;
     const pMax = inside(N - above, n, N) - inside(N - above - size, n, N);
-    pick += pMax * (c / size);
+    for (let k = i; k < j; k++) out[order[k]!] = pMax / size;
     above += size;
     i = j;
   }
+  return out;
+}
+
+/** Expected correctness of the top-scored candidate among n drawn from the group (ties at random). */
+export function bestOfN(cands: { score: number; correct: boolean }[], n: number): { pick: number; oracle: number } {
+  const p = pickProbabilities(
+    cands.map((c) => c.score),
+    n,
+  );
+  let pick = 0;
+  cands.forEach((c, i) => {
+    if (c.correct) pick += p[i]!;
+  });
   const correct = cands.filter((x) => x.correct).length;
-  return { pick, oracle: 1 - inside(N - correct, n, N) };
+  return { pick, oracle: 1 - inside(cands.length - correct, n, cands.length) };
 }
 
 async function runBon(opts: SuiteOptions): Promise<EvalReport> {

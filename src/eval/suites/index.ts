@@ -14,6 +14,7 @@ export const SUITE_MODULES = {
   agreement: () => import('./agreement.js'),
   calibration: () => import('./calibration.js'),
   bon: () => import('./bon.js'),
+  overopt: () => import('./overopt.js'),
 } satisfies Record<string, () => Promise<{ suite: Suite }>>;
 
 /** Every suite's name, in the order help lists them. */

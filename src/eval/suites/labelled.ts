@@ -1,6 +1,6 @@
 // What the suites over labelled samples (one graded output, a correct/incorrect label) share:
 // reading the samples, grading them (live, recorded or scores in the data) and their options.
-// The suites are ./agreement.ts, ./calibration.ts and ./bon.ts.
+// The suites are ./agreement.ts, ./calibration.ts and ./bon.ts; ./overopt.ts reads GSM8K through samplesOf.
 // Data: GSM8K's example_model_solutions.jsonl (4 solutions a problem, `is_correct`), MATH-500
 // test.jsonl (each reference solution, labelled correct), or JSONL/JSON {id?, item, sample |
 // output_text, label, group?}. Scores come from a live grader, a previous run's records
@@ -40,7 +40,12 @@ function afterA(s: string): string {
   return (i < 0 ? s : s.slice(i + 2)).trim();
 }
 
-async function* samplesOf(file: string, opts: SuiteOptions, problems: Problems, src: Awaited<ReturnType<typeof openRecords>>): AsyncGenerator<LabelledSample> {
+export async function* samplesOf(
+  file: string,
+  opts: SuiteOptions,
+  problems: Problems,
+  src: Awaited<ReturnType<typeof openRecords>>,
+): AsyncGenerator<LabelledSample> {
   const format = (opts.extra.format as string | undefined) ?? (/example_model_solutions/.test(file) ? 'gsm8k' : /math500/.test(file) ? 'math500' : 'samples');
   const labelPath = (opts.extra.label as string | undefined) ?? 'label';
   const groupPath = opts.extra.group as string | undefined;
