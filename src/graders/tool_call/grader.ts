@@ -104,7 +104,10 @@ function toolrlGrade(input: Template | undefined, reference: ValueTemplate, thin
     const gold = readToolrlGold(renderCompiled(reference, s));
     const raw = rawInput(input, s);
     if (withFormat && typeof raw !== 'string')
-      throw new GradeFailure('bad_input', 'ToolRL format reward needs the response text; the input is structured (set format_reward: false to score correctness alone)');
+      throw new GradeFailure(
+        'bad_input',
+        'ToolRL format reward needs the response text; the input is structured (set format_reward: false to score correctness alone)',
+      );
     const size = typeof raw === 'string' ? raw.length : (stringifyExact(raw) ?? '').length;
     if (size > maxChars) throw new ResponseFault('limit_exceeded', `tool-call input has ${size} characters, over max_chars ${maxChars}`, { floor: TOOLRL_MIN });
     const format = withFormat && typeof raw === 'string' ? toolrlFormat(raw, gold) : 0;
@@ -135,7 +138,15 @@ function toolrlGrade(input: Template | undefined, reference: ValueTemplate, thin
     return {
       score,
       reason: `ToolRL ${round(score)} (format ${format}, correctness ${round(c.reward)}): ${what}`,
-      metadata: { format, correctness: c.reward, toolrl_score: c.score, toolrl_max: c.max, name_score: c.names, pairs: c.pairs, calls: calls.map((x) => x.name) },
+      metadata: {
+        format,
+        correctness: c.reward,
+        toolrl_score: c.score,
+        toolrl_max: c.max,
+        name_score: c.names,
+        pairs: c.pairs,
+        calls: calls.map((x) => x.name),
+      },
     };
   };
 }

@@ -213,7 +213,9 @@ export function toolrlFormat(response: string, gold: ToolrlGold): 0 | 1 {
   if (gold.response && !gold.toolCall) return /^<think>[\s\S]*?<\/think>\n<response>[\s\S]*?<\/response>$/.test(t) && once('response') ? 1 : 0;
   if (gold.toolCall && !gold.response) return /^<think>[\s\S]*?<\/think>\n<tool_call>\n[\s\S]*?\n<\/tool_call>$/.test(t) && once('tool_call') ? 1 : 0;
   if (gold.toolCall && gold.response)
-    return /^<think>[\s\S]*?<\/think>\n<tool_call>\n[\s\S]*?\n<\/tool_call>\n<response>[\s\S]*?<\/response>$/.test(t) && once('tool_call') && once('response') ? 1 : 0;
+    return /^<think>[\s\S]*?<\/think>\n<tool_call>\n[\s\S]*?\n<\/tool_call>\n<response>[\s\S]*?<\/response>$/.test(t) && once('tool_call') && once('response')
+      ? 1
+      : 0;
   return /^<think>[\s\S]*?<\/think>$/.test(t) ? 1 : 0;
 }
 
