@@ -211,9 +211,23 @@ describe('BFCL references (simple_python)', () => {
       .map((l) => JSON.parse(l) as { id: string; ground_truth: Record<string, Record<string, unknown[]>>[] });
   const items = read('possible_answer/BFCL_v4_simple_python.json');
   const bfclG = loadGrader({ type: 'tool_call', mode: 'toolrl', reference: '{{item.ground_truth}}' });
+  /** A concrete value from an accepted one: an accepted dict holds a list of accepted values per key. */
+  const concrete = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(concrete);
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.entries(v as Record<string, unknown[]>).flatMap(([k, vals]) => {
+          const real = vals.filter((x) => x !== '');
+          return real.length ? [[k, concrete(real[0])]] : [];
+        }),
+      );
+    return v;
+  };
   const firstCall = (gt: (typeof items)[number]['ground_truth']) => {
     const [name, params] = Object.entries(gt[0]!)[0]!;
-    const required = Object.entries(params).filter(([, vals]) => !vals.includes(''));
+    const required = Object.entries(params)
+      .filter(([, vals]) => !vals.includes(''))
+      .map(([k, vals]) => [k, [concrete(vals[0])]] as const);
     return { name, params, required };
   };
 

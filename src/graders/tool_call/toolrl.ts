@@ -96,7 +96,25 @@ export function matchScore(a: readonly string[], b: readonly string[]): number {
 }
 
 function valueOk(v: unknown, accepted: unknown[], bfcl: boolean): boolean {
-  return accepted.some((a) => pyEqual(v, a) || (bfcl && typeof v === 'string' && typeof a === 'string' && standardizeString(v) === standardizeString(a)));
+  return accepted.some((a) => pyEqual(v, a) || (bfcl && bfclEqual(v, a)));
+}
+
+/**
+ * A value against one BFCL accepted value: strings after BFCL's standardisation, lists element by
+ * element, and dicts key by key, where the accepted dict holds a list of accepted values per key
+ * (`""` among them: the key may be left out).
+ */
+function bfclEqual(v: unknown, a: unknown): boolean {
+  if (typeof v === 'string' && typeof a === 'string') return standardizeString(v) === standardizeString(a);
+  if (Array.isArray(v) && Array.isArray(a)) return v.length === a.length && v.every((x, i) => bfclEqual(x, a[i]));
+  if (isObj(v) && isObj(a) && Object.values(a).every(Array.isArray)) {
+    const acc = a as Record<string, unknown[]>;
+    return (
+      Object.entries(v).every(([k, x]) => Object.hasOwn(acc, k) && acc[k]!.some((y) => pyEqual(x, y) || bfclEqual(x, y))) &&
+      Object.entries(acc).every(([k, ys]) => Object.hasOwn(v, k) || ys.includes(''))
+    );
+  }
+  return pyEqual(v, a);
 }
 
 /** A predicted call against a gold call of the same name: parameter-name Jaccard + number of gold values given equal. */
