@@ -1,7 +1,8 @@
 // Turns a model's tool calls into a list of {name, args}: chat-completion `tool_calls`
 // (`{type: "function", function: {name, arguments}}`, arguments as a JSON string or object), a
 // message with `tool_calls`, `{name, arguments}` objects, BFCL's `{name: {args}}` form, or text
-// holding JSON (optionally fenced or in <tool_call> tags) or Python-style calls.
+// holding JSON (optionally fenced or in <tool_call> tags; one value, or one call per line as
+// ToolRL/RLLA models write several calls in one block) or Python-style calls.
 import { parseJsonExact } from '../core/json.js';
 import { parsePythonCalls } from './python-call.js';
 import { ParseError, type ToolCall } from './tool-call-types.js';
@@ -50,15 +51,38 @@ export function callsFromText(text: string): ToolCall[] {
   const fenced = FENCE.exec(t);
   if (fenced) t = fenced[1]!.trim();
   if (t.startsWith('{') || (t.startsWith('[') && /^\[\s*[[{\]]/.test(t))) {
-    let parsed: unknown;
-    try {
-      parsed = parseJsonExact(t);
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = tryJson(t);
     if (parsed !== undefined) return callsFromJson(parsed);
+    const lines = jsonLines(t);
+    if (lines) return lines.flatMap((v) => callsFromJson(v));
+    // A Python call list never starts with `{`: this is broken JSON, not a call to read another way.
+    if (t.startsWith('{')) throw new ParseError('tool-call text starts with "{" but is neither one JSON value nor one JSON value per line');
   }
   return parsePythonCalls(t);
+}
+
+function tryJson(t: string): unknown {
+  try {
+    return parseJsonExact(t); // integers past 2^53 exactly (BigInt)
+  } catch {
+    return undefined;
+  }
+}
+
+/** Several JSON values, one per non-blank line (ToolRL's form); undefined unless every line is one. */
+function jsonLines(t: string): unknown[] | undefined {
+  const rows = t
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  if (rows.length < 2) return undefined;
+  const out: unknown[] = [];
+  for (const row of rows) {
+    const v = row.startsWith('{') || row.startsWith('[') ? tryJson(row) : undefined;
+    if (v === undefined) return undefined;
+    out.push(v);
+  }
+  return out;
 }
 
 /** Any supported form: a string is parsed as text, anything else as JSON-shaped calls. */
