@@ -12,11 +12,18 @@
 //             by prompt text; the one prompt without a response is left out): the first N prompts, one
 //             line each (uid = the prompt's key). item: {prompt, instruction_id_list, kwargs}, sample:
 //             {output_text: the response}.
+//   bfcl      bfcl/BFCL_v4_simple_python.json with its possible answers: the first N items, three
+//             responses each in ToolRL's layout (<think>…</think> then one JSON call per line in a
+//             <tool_call> block): `right` (the first accepted value of every required parameter; dotted
+//             names written with _), `wrong` (the same with the first required value replaced by
+//             {"wrong": true}, which no answer accepts) and `cut` (the right call cut off mid-JSON).
+//             uid = the item's id. item: {question, ground_truth (BFCL's accepted answers)}.
 //   prmbench  prmbench/<file>: the first N rows, each as two lines of one group (uid = the row's idx):
 //             the original process (no error steps) and the modified one, with PRMBench's 1-based
 //             error_steps. item: {question, error_steps, classification}, sample: {steps}.
 // Usage: node scripts/recipe-samples.mjs gsm8k --limit 50 [--per-step 10] [-o FILE]
 //        node scripts/recipe-samples.mjs ifeval --limit 100 [-o FILE]
+//        node scripts/recipe-samples.mjs bfcl --limit 400 [-o FILE]
 //        node scripts/recipe-samples.mjs prmbench --file prm800k_test_p1_4o_redundency.jsonl --limit 30 [-o FILE]
 // Writes JSONL to FILE (creating its folder) or stdout. The data folder is $ARBITER_DATA, else
 // ../shared/data beside the project (README "Benchmark data"). Needs `npm run build` first.
@@ -94,6 +101,40 @@ if (source === 'gsm8k') {
     });
   }
   if (out.length < limit) fail(`ifeval has ${out.length} prompts with a response, fewer than --limit ${limit}`);
+} else if (source === 'bfcl') {
+  const limit = positiveInt('--limit', 400);
+  const answers = new Map(rows('bfcl/possible_answer/BFCL_v4_simple_python.json', 0, true).map((r) => [r.id, r.ground_truth]));
+  /** @param {unknown} v @returns {unknown} a concrete value from an accepted one (an accepted dict holds accepted values per key) */
+  const concrete = (v) => {
+    if (Array.isArray(v)) return v.map(concrete);
+    if (v && typeof v === 'object') {
+      /** @type {[string, unknown][]} */
+      const kept = [];
+      for (const [k, vals] of Object.entries(/** @type {Record<string, unknown[]>} */ (v))) {
+        const real = vals.filter((x) => x !== '');
+        if (real.length) kept.push([k, concrete(real[0])]);
+      }
+      return Object.fromEntries(kept);
+    }
+    return v;
+  };
+  for (const q of rows('bfcl/BFCL_v4_simple_python.json', limit)) {
+    const gt = answers.get(q.id);
+    if (!gt) fail(`bfcl ${q.id} has no possible answer`);
+    const [name, params] = Object.entries(gt[0])[0];
+    /** @type {Record<string, unknown>} */
+    const right = {};
+    for (const [k, vals] of Object.entries(/** @type {Record<string, unknown[]>} */ (params))) if (!vals.includes('')) right[k] = concrete(vals[0]);
+    const first = Object.keys(right)[0];
+    const wrong = first === undefined ? right : { ...right, [first]: { wrong: true } };
+    const call = (/** @type {Record<string, unknown>} */ p) => JSON.stringify({ name: name.replaceAll('.', '_'), parameters: p });
+    const text = (/** @type {string} */ body) => `<think>I will call the tool.</think>\n<tool_call>\n${body}\n</tool_call>`;
+    const full = call(right);
+    const item = { question: q.question, ground_truth: gt };
+    out.push({ id: `${q.id}-right`, uid: q.id, item, sample: { output_text: text(full) } });
+    out.push({ id: `${q.id}-wrong`, uid: q.id, item, sample: { output_text: text(call(wrong)) } });
+    out.push({ id: `${q.id}-cut`, uid: q.id, item, sample: { output_text: text(full.slice(0, Math.floor(full.length / 2))) } });
+  }
 } else if (source === 'prmbench') {
   const file = opts['--file'] ?? fail('prmbench needs --file (a file of prmbench/, e.g. prm800k_test_p1_4o_redundency.jsonl)');
   const limit = positiveInt('--limit', 30);
@@ -113,7 +154,7 @@ if (source === 'gsm8k') {
     });
   }
 } else {
-  fail(`the first argument is the source, gsm8k, ifeval or prmbench (got ${source ?? 'nothing'})`);
+  fail(`the first argument is the source, gsm8k, ifeval, bfcl or prmbench (got ${source ?? 'nothing'})`);
 }
 
 const text = out.map((o) => JSON.stringify(o)).join('\n') + '\n';

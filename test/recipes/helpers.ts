@@ -20,6 +20,7 @@ export const RECIPES: Record<string, string> = {
   cooper: 'Cooper: positive and negative samples for the reward model',
   'rm-r1': 'RM-R1: a reasoning reward model judged on RM-Bench',
   overopt: 'Reward over-optimisation: best-of-n against a gold reward',
+  toolrl: 'ToolRL: a fine-grained tool-call reward',
   rewardagent: 'RewardAgent: preference plus verifiable signals, and DPO pairs',
 };
 
