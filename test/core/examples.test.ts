@@ -8,9 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { runCli, ROOT } from '../helpers/cli.js';
 
 const exampleDir = join(ROOT, 'examples');
-const graderFiles = readdirSync(exampleDir, { recursive: true, encoding: 'utf8' })
+const jsonFiles = readdirSync(exampleDir, { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.json'))
   .map((f) => join(exampleDir, f));
+// the recipes ship advantage and monitor configs beside their graders, named by what they are
+const kindOf = (f: string): 'advantages' | 'monitor' | 'grader' =>
+  f.endsWith('/advantages.json') ? 'advantages' : f.endsWith('/monitor.json') ? 'monitor' : 'grader';
+const graderFiles = jsonFiles.filter((f) => kindOf(f) === 'grader');
 
 describe('examples', () => {
   it('has grader files, and arbiter validate accepts every one', async () => {
@@ -18,6 +22,23 @@ describe('examples', () => {
     const r = await runCli(['validate', ...graderFiles]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
+  });
+
+  it('the advantage and monitor configs beside them validate as what they are, and not as graders', async () => {
+    for (const kind of ['advantages', 'monitor'] as const) {
+      const files = jsonFiles.filter((f) => kindOf(f) === kind);
+      expect(files.length, kind).toBeGreaterThanOrEqual(2);
+      const r = await runCli(['validate', '--as', kind, ...files]);
+      expect(r.stderr, kind).toBe('');
+      expect(r.code, kind).toBe(0);
+      const asGrader = await runCli(['validate', files[0]!]);
+      expect(asGrader.code).toBe(3);
+      if (kind === 'advantages') expect(asGrader.stderr).toContain('--as advantages');
+    }
+    // and a grader read as an advantage config is refused, naming the missing estimator
+    const wrong = await runCli(['validate', '--as', 'advantages', graderFiles[0]!]);
+    expect(wrong.code).toBe(3);
+    expect(wrong.stderr).toContain('estimator');
   });
 
   it('the committed example data is exactly what scripts/make-examples.mjs writes', () => {

@@ -1,6 +1,6 @@
 // Matrix arithmetic for answer comparison: the value of a matrix expression (sums, products,
 // scalar multiples, transposes, powers) as one matrix, within size caps.
-import { type Node } from './ast.js';
+import type { Node } from './ast.js';
 import { contains, exact } from './evaluate.js';
 import type { Ctx } from './compare.js';
 

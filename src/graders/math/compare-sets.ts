@@ -1,6 +1,6 @@
 // Sets of reals for answer comparison: inequalities, intervals, unions and set operations as
 // unions of intervals, so that x > 2 equals (2, ∞) and x^2 < 4 equals (-2, 2).
-import { type Node } from './ast.js';
+import type { Node } from './ast.js';
 import { exact, freeVars, numeric, type Env } from './evaluate.js';
 import { fmt, no, yes, type Ctx, type Verdict } from './compare.js';
 
