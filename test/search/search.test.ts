@@ -288,6 +288,45 @@ describe('arbiter search (CLI)', () => {
     expect(recs[0]).toMatchObject({ id: 'a', gradable: true, attempts: { beam: { 2: { correct: true } } } });
   });
 
+  it('--methods, --limit and --token-budget override the config', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'arbiter-search-'));
+    const cfg = join(dir, 'search.json');
+    const data = join(dir, 'data.jsonl');
+    writeFileSync(
+      cfg,
+      JSON.stringify({ generator: generator(), verifier: verifierCfg(), prm: prmCfg('last'), methods: ['best_of_n', 'beam'], n: [4], beam_width: 2 }),
+    );
+    writeFileSync(
+      data,
+      [
+        { id: 'a', question: 'Q1?', answer: '4' },
+        { id: 'b', question: 'Q2?', answer: '7' },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n',
+    );
+    const run = async (args: string[]) => {
+      const out = { json: join(dir, 'r.json'), recs: join(dir, 'p.jsonl') };
+      handed = {};
+      const r = await runCli(['search', data, '--config', cfg, '--json', out.json, '--out', out.recs, ...args]);
+      expect(r.code, r.stderr).toBe(0);
+      const recs = readFileSync(out.recs, 'utf8').trim().split('\n');
+      return { rep: JSON.parse(readFileSync(out.json, 'utf8')), problems: recs.length };
+    };
+    const base = await run([]);
+    expect(Object.keys(base.rep.accuracy).sort()).toEqual(['beam', 'best_of_n']);
+    expect(base.problems).toBe(2);
+    const only = await run(['--methods', 'best_of_n']);
+    expect(Object.keys(only.rep.accuracy)).toEqual(['best_of_n']);
+    expect((await run(['--limit', '1'])).problems).toBe(1);
+    // a budget of one completion token is spent by the N=1 draw, so N=4 draws nothing more (the
+    // budget is checked before each N's draw)
+    const all = await run(['--methods', 'best_of_n', '--n', '1,4']);
+    expect(all.rep.mean_samples.best_of_n[4]).toBe(4);
+    const tight = await run(['--methods', 'best_of_n', '--n', '1,4', '--token-budget', '1']);
+    expect(tight.rep.mean_samples.best_of_n[4]).toBe(1);
+  });
+
   it('a config that cannot run exits 2 with one clear message', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'arbiter-search-'));
     const cfg = join(dir, 'search.json');

@@ -5,7 +5,7 @@ import { cohenKappa, PairCounts } from '../numeric.js';
 import { clip, newReport, Problems, type EvalReport } from '../report.js';
 import { WorstCases } from '../worst.js';
 import { ratio, type Suite, type SuiteOptions } from './common.js';
-import { graded, LABELLED_OPTIONS, LABELLED_TAKES } from './labelled.js';
+import { graded, LABELLED_OPTIONS, LABELLED_TAKES, THRESHOLD_OPTION } from './labelled.js';
 
 class Confusion {
   tp = 0;
@@ -158,6 +158,6 @@ export const suite: Suite = {
   args: '[file]',
   example: 'arbiter eval agreement gsm8k/example_model_solutions.jsonl --grader examples/arithmetic/grader.json --html agree.html',
   takes: [...LABELLED_TAKES, 'second'],
-  options: LABELLED_OPTIONS,
+  options: [...LABELLED_OPTIONS, THRESHOLD_OPTION],
   run: runAgreement,
 };

@@ -193,8 +193,15 @@ export const LABELLED_OPTIONS: readonly SuiteOption[] = [
   },
   { flags: '--label <path>', description: 'where the correct/incorrect label is in a samples record (default "label")', key: 'label' },
   { flags: '--score-field <path>', description: 'use the score already in each record at this path instead of grading', key: 'scoreField' },
-  { flags: '--threshold <x>', description: 'pass when score >= x (when the grader has no pass_threshold; default 0.5)', key: 'threshold', parse: 'number' },
 ];
+
+/** Only a suite that reads pass/fail takes it (calibration reads scores as probabilities, bon ranks them). */
+export const THRESHOLD_OPTION: SuiteOption = {
+  flags: '--threshold <x>',
+  description: 'pass when score >= x (when the grader has no pass_threshold; default 0.5)',
+  key: 'threshold',
+  parse: 'number',
+};
 
 /** The shared options every labelled suite takes. */
 export const LABELLED_TAKES = ['recorded', 'records', 'concurrency', 'max-cases'] as const;

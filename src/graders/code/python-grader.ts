@@ -13,7 +13,7 @@ import { driverInput, makeNonce, parseVerdicts, PYTHON_DRIVER } from './harness.
 
 const schema = graderSchema({
   source: z.string().min(1),
-  /** OpenAI field; accepted and recorded (the local interpreter is used). */
+  /** OpenAI field; accepted and recorded in each result's metadata (the local interpreter is used). */
   image_tag: z.string().optional(),
   limits: limitsSchema,
   /** Import site-packages (numpy, scipy... when installed). Default true, as graders often need them. */
@@ -76,7 +76,11 @@ export const pythonGrader: GraderType<Config> = {
       }
       const score = Number(v.score);
       if (!Number.isFinite(score)) throw new GradeFailure('python_error', `grade() returned ${v.score}, not a finite number`);
-      return { score, reason: `grade() returned ${score}`, metadata: { python_ms: Math.round(r.durationMs) } };
+      return {
+        score,
+        reason: `grade() returned ${score}`,
+        metadata: { python_ms: Math.round(r.durationMs), ...(cfg.image_tag !== undefined ? { image_tag: cfg.image_tag } : {}) },
+      };
     };
   },
 };
