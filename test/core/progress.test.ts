@@ -90,7 +90,11 @@ describe('arbiter score --progress', () => {
     expect(lines).toHaveLength(200);
     for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
     expect(r.stderr).toMatch(/^score: 100%\|#{20}\| 200 graded \[\d\d:\d\d<00:00, [\d.]+ (items\/s|s\/item), \d+ invalid, mean \d\.\d{3}\]$/m);
+  }, 120_000);
+
+  it('--no-progress writes no progress line', async () => {
     const quiet = await runCli(['score', '--grader', 'examples/arithmetic/grader.json', 'examples/arithmetic/samples.jsonl', '--no-progress'], { cwd: ROOT });
+    expect(quiet.code).toBe(0);
     expect(quiet.stderr).not.toMatch(/score: /);
-  });
+  }, 120_000);
 });
