@@ -32,6 +32,7 @@ if [ ${#need[@]} -gt 0 ] || [ ${#langs[@]} -gt 0 ]; then
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci: better-sqlite3 (the judges' response cache) fetches a prebuilt binary, or compiles SQLite from source where it cannot: that step can be silent for several minutes on 2 cores" >&2
   npm ci --no-audit --no-fund
 fi
 npm run build --silent

@@ -27,6 +27,7 @@ export type { ScoreFileOptions } from './io/score-file.js';
 export type { Summary } from './io/summary.js';
 
 export { grade, gradeStream } from './core/grade.js';
+export type { StreamResult } from './core/grade.js';
 // the HTTP server is its own entry point (`arbiter/server`), so that importing the library loads no HTTP stack
 export { verifyMath, extractAnswer, parseMathAnswer } from './graders/math/index.js';
 export type { MathOptions, MathVerdict } from './graders/math/index.js';

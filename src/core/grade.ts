@@ -24,12 +24,29 @@ export async function grade(grader: Grader, input: GradeInput | Record<string, u
   return grader.grade(gi, { ...ctx, services });
 }
 
-/** Grades an (async) iterable of inputs with bounded concurrency, yielding results in input order. */
+/** A result of gradeStream: the input's `id` (its position in the stream, from 0, when it has none) and its result. */
+export type StreamResult = { id: string | number } & Result;
+
+function idOf(x: GradeInput | Record<string, unknown>, position: number): string | number {
+  const id = (x as { id?: unknown } | null)?.id;
+  if (typeof id === 'string' || typeof id === 'number') return id;
+  if (typeof id === 'bigint') return Number(id); // as normalizeRecord reads it
+  return position;
+}
+
+/**
+ * Grades an (async) iterable of inputs with bounded concurrency, yielding results in input order,
+ * each with its input's id.
+ */
 export async function* gradeStream(
   grader: Grader,
   inputs: AsyncIterable<GradeInput | Record<string, unknown>> | Iterable<GradeInput | Record<string, unknown>>,
   opts: { concurrency?: number; services?: Services } = {},
-): AsyncGenerator<Result> {
+): AsyncGenerator<StreamResult> {
   const ctx = opts.services ? { services: opts.services } : {};
-  yield* orderedMap(inputs, (x) => grade(grader, x, ctx), opts.concurrency ?? 64);
+  async function* positioned() {
+    let i = 0;
+    for await (const x of inputs) yield { x, at: i++ };
+  }
+  yield* orderedMap(positioned(), async ({ x, at }) => ({ id: idOf(x, at), ...(await grade(grader, x, ctx)) }), opts.concurrency ?? 64);
 }

@@ -95,6 +95,17 @@ export function metricAt(r: Pick<EvalReport, 'metrics'>, key: string): unknown {
   return cur;
 }
 
+/** The command that wrote a report, as its pages name it. */
+export function madeBy(r: Pick<EvalReport, 'suite'>): string {
+  return r.suite === 'compare' ? 'arbiter report' : `arbiter eval ${r.suite}`;
+}
+
+/** A table cell's text: numbers rounded to at most 4 decimals (integers as they are), the rest cut to `n` characters. */
+export function cellText(v: unknown, n = 400): string {
+  if (typeof v === 'number') return Number.isInteger(v) || !Number.isFinite(v) ? String(v) : String(Number(v.toFixed(4)));
+  return clip(v, n);
+}
+
 /** The text a report shows for a number (shared by HTML, Markdown and the render test). */
 export function showNumber(v: number | null | undefined, digits: number): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return 'n/a';

@@ -1,7 +1,7 @@
 // Running an evaluation over a stream: bounded concurrency in input order, one JSONL record per
 // unit written as it completes (the run's raw outcomes, re-scorable later with --recorded), resume
 // from that file (ids already there are re-read instead of re-graded, a torn last line is cut), and
-// a progress line on stderr. Live grading goes through the library's `grade` with one Services.
+// the shared progress line (src/io/progress.ts). Live grading goes through the library's `grade` with one Services.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
@@ -14,6 +14,7 @@ import { readLines } from '../io/jsonl-reader.js';
 import { JsonlWriter } from '../io/jsonl-writer.js';
 import { readDoneIds } from '../io/resume.js';
 import { IoError } from '../io/score-file.js';
+import type { ProgressLine } from '../io/progress.js';
 
 export interface RunOptions {
   concurrency: number;
@@ -21,7 +22,7 @@ export interface RunOptions {
   records?: string;
   /** Re-read records already in `records` and grade only the rest. */
   resume?: boolean;
-  progress?: EvalProgress;
+  progress?: ProgressLine;
 }
 
 /** Unit keys are strings unique within one input (its position, unless the suite has ids). */
@@ -85,45 +86,4 @@ export async function* runUnits<U extends Keyed, R extends Record<string, unknow
 /** Grades one sample through the library (never throws). */
 export function gradeOne(grader: Grader, services: Services, item: Record<string, unknown>, outputText: string): Promise<Result> {
   return grade(grader, { item, sample: { output_text: outputText } }, { services });
-}
-
-/** A progress line on stderr: redrawn on a terminal, or one line a second when forced elsewhere. */
-export class EvalProgress {
-  private n = 0;
-  private last = 0;
-  private readonly t0 = performance.now();
-  constructor(
-    private readonly label: string,
-    private readonly enabled: boolean,
-    private readonly tty = Boolean(process.stderr.isTTY),
-    private readonly fraction?: () => number | undefined,
-    private readonly extra?: () => string,
-  ) {}
-
-  tick(): void {
-    this.n++;
-    if (!this.enabled) return;
-    const now = performance.now();
-    if (now - this.last < (this.tty ? 100 : 1000)) return;
-    this.last = now;
-    this.write(false);
-  }
-
-  get count(): number {
-    return this.n;
-  }
-
-  private write(final: boolean): void {
-    const secs = (performance.now() - this.t0) / 1000;
-    const rate = Math.round(this.n / Math.max(secs, 1e-3));
-    const f = this.fraction?.();
-    const pct = f !== undefined && !final ? ` ${(Math.min(1, f) * 100).toFixed(1)}%` : '';
-    const extra = this.extra ? `, ${this.extra()}` : '';
-    const text = `eval ${this.label}: ${this.n} ${final ? 'done' : 'so far'}${pct}, ${rate}/s${extra}`;
-    process.stderr.write(this.tty ? `\r${text}\x1b[K${final ? '\n' : ''}` : `${text}\n`);
-  }
-
-  done(): void {
-    if (this.enabled) this.write(true);
-  }
 }

@@ -11,7 +11,7 @@ import type { Grader } from '../core/grader.js';
 import { Services } from '../core/services.js';
 import { readLines } from './jsonl-reader.js';
 import { JsonlWriter } from './jsonl-writer.js';
-import { Progress } from './progress.js';
+import { ProgressLine, progressEnabled } from './progress.js';
 import { IoError } from './errors.js';
 import { readDoneIds } from './resume.js';
 import { INPUT, scoreLines, type OutputRecord } from './score-stream.js';
@@ -45,7 +45,7 @@ export interface ScoreFileOptions {
   output?: string;
   concurrency?: number;
   resume?: boolean;
-  /** Show a progress line (default: when stderr is a TTY). */
+  /** Show a progress line on stderr (default: when stderr is a TTY; never while the JSONL goes to stdout on a terminal). */
   progress?: boolean;
   services?: Services;
   /**
@@ -106,7 +106,13 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
   const writer = new JsonlWriter(out);
   const services = opts.services ?? new Services();
   const stats = new SummaryStats();
-  const progress = new Progress(stats, size, opts.progress ?? Boolean(process.stderr.isTTY));
+  const progress = new ProgressLine({
+    enabled: progressEnabled(opts.progress, toStdout),
+    label: 'score',
+    noun: 'graded',
+    ...(size ? { fraction: () => bytes / size } : {}),
+    extra: () => `${stats.count - stats.valid} invalid, mean ${stats.mean === null ? '-' : stats.mean.toFixed(3)}`,
+  });
   const signal = opts.signal;
   let bytes = 0;
   async function* counted() {
@@ -148,7 +154,7 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
         await stages.push(rec, 'line', ++line, rec[INPUT]);
         for (const r of stages.take()) await emit(r);
       } else await emit(rec);
-      progress.tick(bytes);
+      progress.update(stats.count);
     }
     interrupted = Boolean(signal?.aborted);
     if (stages && !interrupted) {

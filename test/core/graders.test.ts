@@ -179,4 +179,24 @@ describe('gradeStream', () => {
     expect(out).toHaveLength(1000);
     expect(out.every((v, i) => v === (i % 3 === 0 ? 1 : 0))).toBe(true);
   });
+
+  it("yields each input's id with its result (its position from 0 when it has none), also for a bad input", async () => {
+    const g = loadGrader(sc('eq'));
+    async function* inputs() {
+      yield { id: 'q-7', ...s('0', '0') };
+      yield s('1', '0');
+      yield { id: 42, ...s('1', '1') };
+      yield { id: 'no-item', output_text: 'x' };
+      yield { id: { nested: true }, ...s('0', '0') };
+    }
+    const out = [];
+    for await (const r of gradeStream(g, inputs(), { concurrency: 3 })) out.push([r.id, r.score, r.valid]);
+    expect(out).toEqual([
+      ['q-7', 1, true],
+      [1, 0, true],
+      [42, 1, true],
+      ['no-item', null, false],
+      [4, null, false],
+    ]);
+  });
 });

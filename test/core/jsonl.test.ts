@@ -89,34 +89,6 @@ describe('scoreLines with a shared signal', () => {
   });
 });
 
-describe('progress line', async () => {
-  const { vi } = await import('vitest');
-  const { Progress } = await import('../../dist/io/progress.js');
-  const { SummaryStats } = await import('../../dist/io/summary.js');
-  it('draws bytes done, count, rate, invalid and mean on one rewritten line, and clears it', () => {
-    const writes: string[] = [];
-    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
-      writes.push(String(s));
-      return true;
-    });
-    try {
-      const stats = new SummaryStats();
-      stats.add({ score: 1, valid: true, metadata: { grader: 'g', type: 't', duration_ms: 0 } });
-      stats.add({ score: null, valid: false, error: { kind: 'timeout', message: '' }, metadata: { grader: 'g', type: 't', duration_ms: 0 } });
-      const p = new Progress(stats, 1000, true);
-      p.tick(500);
-      p.done();
-      expect(writes[0]).toMatch(/^\r\[#{12}\.{12}\] {2}50\.0% 2 graded, \d+\/s, 1 invalid, mean 1\.000/);
-      expect(writes[1]).toBe('\r\x1b[K');
-      const quiet = new Progress(stats, 1000, false);
-      quiet.tick(10);
-      expect(writes).toHaveLength(2);
-    } finally {
-      spy.mockRestore();
-    }
-  });
-});
-
 describe('bounded JSON and exact ids (library)', async () => {
   const { scanJson, findTooDeep, parseJsonBounded, stringifyRecord, ID_JSON, grade, gradeStream } = await import('../../dist/index.js');
   const { firstInvalidUtf8 } = await import('../../dist/io/jsonl-reader.js');

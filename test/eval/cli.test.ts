@@ -81,7 +81,7 @@ describe('outputs', () => {
     const md = join(tmp, 'a.md');
     const r = await runCli(['eval', 'judgebench', JB, '--json', a, '--md', md, '--progress', '--published', '59.43']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/eval judgebench: 350 done/);
+    expect(r.stderr).toMatch(/^eval judgebench: (100%\|#{20}\| )?350 done \[\d\d:\d\d<00:00, /m);
     expect(r.stdout).toMatch(/Overall: 59\.43% \(published 59\.43\)/);
     const text = readFileSync(md, 'utf8');
     expect(text).toMatch(/\| Overall \| 59\.43% \| 59\.43 \|/);

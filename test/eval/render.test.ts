@@ -82,6 +82,15 @@ async function check(name: string, html: string, json: any): Promise<void> {
       error: (f as unknown as { dataset: Record<string, string | undefined> }).dataset.error,
       marks: f.querySelectorAll('svg g[aria-label] rect, svg g[aria-label] path, svg g[aria-label] circle, svg g[aria-label] text, canvas').length,
       bars: f.querySelectorAll('svg g[aria-label="bar"] rect, svg g[aria-label="cell"] rect, svg g[aria-label="line"] path').length,
+      chartWidth: Math.floor(f.querySelector('.chart')!.getBoundingClientRect().width),
+      svgWidth: Math.max(0, ...[...f.querySelectorAll('svg')].map((s) => Number(s.getAttribute('width')))),
+      // each line mark's dash and width (a series' look), and its point symbols
+      lineLooks: [...f.querySelectorAll('svg g[aria-label="line"]')].map(
+        (g) => `${g.getAttribute('stroke-dasharray') ?? ''}/${g.getAttribute('stroke-width') ?? ''}`,
+      ),
+      dots: f.querySelectorAll('svg g[aria-label="dot"] path').length,
+      xTicks: [...f.querySelectorAll('svg g[aria-label="x-axis tick label"] text')].map((t) => t.textContent ?? ''),
+      yTicks: [...f.querySelectorAll('svg g[aria-label="y-axis tick label"] text')].map((t) => t.textContent ?? ''),
     })),
   );
   expect(errors).toEqual([]);
@@ -93,7 +102,29 @@ async function check(name: string, html: string, json: any): Promise<void> {
     expect(f.drawn).toBe('true');
     expect(f.bars, `${name}/${p.id} marks`).toBeGreaterThanOrEqual(expectedMarks(p));
     expect(f.marks).toBeGreaterThan(0);
+    // plots use the page's width (the matrix is as wide as its cells need, up to it)
+    if (p.kind === 'matrix') expect(f.svgWidth).toBeLessThanOrEqual(f.chartWidth);
+    else expect(f.svgWidth, `${name}/${p.id} width`).toBe(Math.max(320, f.chartWidth));
+    expect(f.chartWidth).toBeGreaterThan(640);
+    if (p.kind === 'lines') {
+      // every series is drawn with its own dash and width, and each point with its series' symbol
+      const points = p.series.reduce((k: number, s: any) => k + s.points.length, 0);
+      expect(new Set(f.lineLooks).size, `${name}/${p.id} line looks`).toBe(f.lineLooks.length);
+      expect(f.lineLooks.length).toBe(p.series.length + (p.diagonal ? 1 : 0));
+      expect(f.dots).toBe(points);
+      // an axis of integers (N, steps) has integer ticks only
+      const xs = p.series.flatMap((s: any) => s.points.map((q: any) => q.x));
+      if (!p.diagonal && xs.every(Number.isInteger)) {
+        expect(f.xTicks.length).toBeGreaterThan(0);
+        for (const t of f.xTicks) expect(t, `${name}/${p.id} x tick`).toMatch(/^[−-]?[\d,]+$/);
+      }
+    }
+    if ((p.kind === 'bars' || p.kind === 'stacked') && p.data.every((d: any) => Number.isInteger(d.value)))
+      for (const t of f.yTicks) expect(t, `${name}/${p.id} y tick`).toMatch(/^[−-]?[\d,]+$/);
   }
+  // table cells: numbers rounded to at most 4 decimals
+  const tableCells = await page.$$eval('section[data-table-id] td', (els) => els.map((e) => e.textContent ?? ''));
+  for (const t of tableCells) if (/^-?\d+\.\d+$/.test(t)) expect(t, 'table cell').toMatch(/^-?\d+\.\d{1,4}$/);
   // headline numbers: the text on the page is the JSON value at the report's precision
   const shown = await page.$$eval('[data-metric]', (els) =>
     els.map((e) => ({
@@ -110,15 +141,25 @@ async function check(name: string, html: string, json: any): Promise<void> {
   }
   // the metrics table holds every numeric metric as written in the JSON
   const cells = await page.$$eval('[data-metric-path]', (els) =>
-    els.map((e) => [(e as unknown as { dataset: Record<string, string | undefined> }).dataset.metricPath, e.textContent] as [string, string]),
+    els.map(
+      (e) =>
+        [
+          (e as unknown as { dataset: Record<string, string | undefined> }).dataset.metricPath,
+          e.textContent,
+          (e as unknown as { dataset: Record<string, string | undefined> }).dataset.value,
+        ] as [string, string, string | undefined],
+    ),
   );
   const get = (k: string) => k.split('.').reduce((o: any, p) => (o === null || o === undefined ? undefined : o[p]), json.metrics);
   let numeric = 0;
-  for (const [k, text] of cells) {
+  for (const [k, text, exact] of cells) {
     const v = get(k);
     if (typeof v === 'number') {
       numeric++;
-      expect(Number(text), k).toBe(v);
+      // shown rounded to 4 decimals, the exact value kept in data-value
+      expect(Number(exact), k).toBe(v);
+      expect(Number(text), k).toBe(Number.isInteger(v) ? v : Number(v.toFixed(4)));
+      expect(text).not.toMatch(/\.\d{5}/);
     }
   }
   expect(numeric).toBeGreaterThan(0);
@@ -164,6 +205,12 @@ describe('HTML reports in headless Chromium', () => {
     await check('agreement', ag.html, ag.json);
     const cal = await make('calibration', ['eval', 'calibration', f, '--score-field', 'p', '--bins', '5']);
     await check('calibration', cal.html, cal.json);
+    // "most confident mistakes" lists mistakes only: the score on the wrong side of 0.5, the surest first
+    const mistakes = cal.json.tables.find((t: any) => t.id === 'worst');
+    const wrong = lines.map((l) => JSON.parse(l)).filter((x) => Math.abs(x.p - (x.label ? 1 : 0)) > 0.5);
+    expect(wrong.length).toBeGreaterThan(0);
+    expect(mistakes.total).toBe(wrong.length);
+    for (const row of mistakes.rows) expect(Math.abs(row[2] - (row[1] === 'true' ? 1 : 0))).toBeGreaterThan(0.5);
     const bon = await make('bon', ['eval', 'bon', f, '--score-field', 'p']);
     expect(bon.json.plots[0].kind).toBe('lines');
     await check('bon', bon.html, bon.json);
@@ -173,7 +220,17 @@ describe('HTML reports in headless Chromium', () => {
     expect(cmp.json.suite).toBe('compare');
     expect(cmp.json.headline.every((h: any) => 'baseline' in h)).toBe(true);
     await check('compare', cmp.html, cmp.json);
-  });
+    // the page names the command that made it (there is no "arbiter eval compare")
+    expect(readFileSync(cmp.html, 'utf8')).toContain('arbiter report ·');
+    expect(readFileSync(cmp.html, 'utf8')).not.toContain('arbiter eval compare');
+    // reports of different suites are refused
+    const other = await runCli(['report', join(tmp, 'bon.json'), join(tmp, 'calibration.json'), '--json', join(tmp, 'mixed.json')]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(
+      /cannot compare reports of different suites: .*bon\.json is from arbiter eval bon, .*calibration\.json from arbiter eval calibration/,
+    );
+    expect(existsSync(join(tmp, 'mixed.json'))).toBe(false);
+  }, 180_000);
 
   it('over-optimisation: best-of-n gold and proxy against KL_bon with the fit, and the per-step view with KL', async () => {
     const f = join(tmp, 'overopt.jsonl');

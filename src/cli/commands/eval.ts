@@ -11,6 +11,7 @@ import type { SharedOption, Suite } from '../../eval/suites/common.js';
 import { loadSuites, SUITE_NAMES } from '../../eval/suites/index.js';
 import type { EvalReport } from '../../eval/report.js';
 import { dataPathMessage, resolveDataPath } from '../../io/data.js';
+import { progressEnabled } from '../../io/progress.js';
 import { IoError } from '../../io/score-file.js';
 import { die, EXIT } from '../exit.js';
 import { positiveInt } from './score.js';
@@ -154,7 +155,7 @@ Example:
       for (const opt of s.options) if (o[opt.key] !== undefined) extra[opt.key] = o[opt.key] as string | number;
       let report: EvalReport;
       try {
-        const progress = o.progress ?? Boolean(process.stderr.isTTY);
+        const progress = progressEnabled(o.progress);
         report = await s.run({
           files,
           ...(grader ? { grader, graderFile: o.grader } : {}),

@@ -2,7 +2,7 @@
 // as HTML or Markdown, or compare two runs.
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { compareReports } from '../../eval/render/compare.js';
+import { CompareError, compareReports } from '../../eval/render/compare.js';
 import { asReport, type EvalReport } from '../../eval/report.js';
 import { IoError } from '../../io/score-file.js';
 import { die, EXIT } from '../exit.js';
@@ -40,7 +40,8 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       `
-Exit status: 0 on success, 2 when a file cannot be read or is not an arbiter eval report.
+Exit status: 0 on success, 2 when a file cannot be read or is not an arbiter eval report, or
+when the two reports come from different suites.
 
 Example:
   arbiter eval judgebench old.jsonl --json a.json && arbiter eval judgebench new.jsonl --json b.json
@@ -57,6 +58,10 @@ Example:
         process.stdout.write(summaryText(report));
         for (const f of await writeOutputs(report, o)) process.stderr.write(`arbiter: wrote ${f}\n`);
       } catch (e) {
+        if (e instanceof CompareError) {
+          process.stderr.write(`arbiter: report: ${e.message}\n`);
+          process.exit(EXIT.USAGE);
+        }
         die(e);
       }
     });

@@ -110,6 +110,7 @@ export function register(program: Command): void {
       '--monitor <file>',
       'monitor config (JSON: {"thresholds"?, "seed"?, "batch_size"?, ...}): run the monitors over each batch and write their alerts on its lines',
     )
+    .option('--progress', 'show the progress line on stderr even when it is not a terminal')
     .option('--no-progress', 'never show the progress line')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
     .addHelpText(
@@ -146,7 +147,7 @@ Example:
           resume?: boolean;
           summaryJson?: string;
           maxJsonDepth: number;
-          progress: boolean;
+          progress?: boolean;
           unsafeNoSandbox?: boolean;
           keep: string[];
           groupBy?: string;
@@ -200,7 +201,7 @@ Example:
               ...(o.output ? { output: o.output } : {}),
               concurrency: o.concurrency,
               resume: Boolean(o.resume),
-              progress: o.progress && Boolean(process.stderr.isTTY),
+              ...(o.progress !== undefined ? { progress: o.progress } : {}),
               services,
               signal: ac.signal,
               maxJsonDepth: o.maxJsonDepth,

@@ -6,6 +6,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { parseJsonText } from '../../config/load.js';
 import { readJsonlRows } from '../../eval/prm.js';
 import { IoError } from '../../io/errors.js';
+import { ProgressLine, progressEnabled } from '../../io/progress.js';
 import { checkWritable } from '../../io/writable.js';
 import { METHODS, prepareSearch, runSearch, SearchConfigError, type Method } from '../../search/run.js';
 import { searchPlotSvg, searchTable } from '../../search/report.js';
@@ -44,10 +45,22 @@ export function register(program: Command): void {
     .option('--json <file>', 'write the report (accuracy, tokens, samples per method and N) as JSON')
     .option('--plot <file>', 'write accuracy vs N as an SVG plot')
     .option('--out <file>', 'write one JSONL record per problem (chosen answers and solutions per method and N)')
+    .option('--progress', 'show the progress line on stderr even when it is not a terminal')
+    .option('--no-progress', 'never show the progress line')
     .action(
       async (
         data: string[],
-        o: { config: string; n?: number[]; methods?: Method[]; tokenBudget?: number; limit?: number; json?: string; plot?: string; out?: string },
+        o: {
+          config: string;
+          n?: number[];
+          methods?: Method[];
+          tokenBudget?: number;
+          limit?: number;
+          json?: string;
+          plot?: string;
+          out?: string;
+          progress?: boolean;
+        },
       ) => {
         try {
           let text: string;
@@ -76,14 +89,21 @@ export function register(program: Command): void {
           }
           if (o.limit !== undefined) rows = rows.slice(0, o.limit);
           const started = Date.now();
-          let done = 0;
+          let failed = 0;
+          const progress = new ProgressLine({
+            enabled: progressEnabled(o.progress),
+            label: 'search',
+            noun: 'problems',
+            total: rows.length,
+            extra: () => `${failed} failed`,
+          });
           const { report, problems } = await runSearch(prepared, rows, {
-            onProblem: () => {
-              done++;
-              if (process.stderr.isTTY) process.stderr.write(`\rsearched ${done}/${rows.length} problems`);
+            onProblem: (p) => {
+              if (p.error) failed++;
+              progress.tick();
             },
           });
-          if (process.stderr.isTTY) process.stderr.write('\n');
+          progress.done();
           process.stdout.write(`${searchTable(report)}\n`);
           if (o.json)
             await writeFile(
@@ -92,11 +112,9 @@ export function register(program: Command): void {
             );
           if (o.plot) await writeFile(o.plot, searchPlotSvg(report));
           if (o.out) await writeFile(o.out, problems.map((p) => JSON.stringify(p)).join('\n') + (problems.length ? '\n' : ''));
-          const failed = problems.filter((p) => p.error);
-          if (failed.length)
-            process.stderr.write(
-              `arbiter: ${failed.length} problem(s) failed and are left out of the accuracies, first: ${failed[0]!.id}: ${failed[0]!.error}\n`,
-            );
+          const bad = problems.filter((p) => p.error);
+          if (bad.length)
+            process.stderr.write(`arbiter: ${bad.length} problem(s) failed and are left out of the accuracies, first: ${bad[0]!.id}: ${bad[0]!.error}\n`);
           process.exit(EXIT.OK);
         } catch (e) {
           if (e instanceof SearchConfigError) {

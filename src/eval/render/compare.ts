@@ -1,10 +1,18 @@
-// `arbiter report A.json B.json`: one report comparing two runs. Headline numbers show B with A
-// and the change; bar and line plots are overlaid (A and B as groups or series); every metric of
-// either run is listed with both values and the difference.
+// `arbiter report A.json B.json`: one report comparing two runs of the same suite. Headline
+// numbers show B with A and the change; bar and line plots are overlaid (A and B as groups or
+// series); every metric of either run is listed with both values and the difference. Runs of
+// different suites are refused: their metrics share names, not meanings or units.
 import { flatMetrics, metricAt, newReport, type EvalReport, type PlotSpec } from '../report.js';
+
+/** Two reports that cannot be compared. */
+export class CompareError extends Error {}
 
 export function compareReports(a: EvalReport, b: EvalReport, names: [string, string] = ['A', 'B']): EvalReport {
   const [na, nb] = names;
+  if (a.suite !== b.suite)
+    throw new CompareError(
+      `cannot compare reports of different suites: ${na} is from arbiter eval ${a.suite}, ${nb} from arbiter eval ${b.suite} (their metrics differ in meaning and units); compare two runs of one suite`,
+    );
   const r = newReport('compare', `${b.title} vs ${a.title}`, {
     A: { file: na, suite: a.suite, title: a.title, created: a.created },
     B: { file: nb, suite: b.suite, title: b.title, created: b.created },
@@ -69,7 +77,6 @@ export function compareReports(a: EvalReport, b: EvalReport, names: [string, str
   r.tables.push({ id: 'changed', title: 'Metrics that differ', columns: ['metric', 'A', 'B', 'B - A'], rows: changed, total: changed.length });
   r.metrics = { A: a.metrics, B: b.metrics, changed: changed.length };
   r.counts = { records: b.counts.records, skipped: b.counts.skipped, invalid: b.counts.invalid };
-  if (a.suite !== b.suite) r.notes.push(`The runs come from different suites (${a.suite}, ${b.suite}); only metrics with the same name are compared.`);
   r.notes.push(`A = ${na}, B = ${nb}.`);
   return r;
 }

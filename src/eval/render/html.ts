@@ -2,7 +2,7 @@
 // Plot (bundled inline with d3, no network: a Content-Security-Policy forbids any fetch), the
 // metrics, worst-case tables with reasons, notes and problems. Numbers carry data-metric /
 // data-value attributes so a test can check the page against the JSON.
-import { clip, flatMetrics, showNumber, type EvalReport, type Headline } from '../report.js';
+import { cellText, flatMetrics, madeBy, showNumber, type EvalReport, type Headline } from '../report.js';
 import { plottingLibrary } from './assets.js';
 
 function esc(s: unknown): string {
@@ -25,11 +25,22 @@ const RENDERER = String.raw`
 (function () {
   var report = JSON.parse(document.getElementById('report-data').textContent);
   var palette = ['#4269d0', '#efb118', '#ff725c', '#6cc5b0', '#3ca951', '#ff8ab7', '#a463f2', '#97bbf5'];
-  function draw(spec) {
-    var w = 640;
+  // lines that coincide stay visible: each series has its own dash, width and point symbol
+  var dashes = [null, '7 4', '2 3', '10 3 2 3', '1 5'];
+  var symbols = ['circle', 'cross', 'square', 'triangle', 'diamond', 'star', 'wye', 'times'];
+  // an axis whose values are all integers (N, steps, counts) gets integer ticks only
+  function intAxis(vals, axis) {
+    if (!vals.length || !vals.every(function (v) { return Number.isInteger(v); })) return axis;
+    var lo = d3.min(vals), hi = d3.max(vals);
+    var t = d3.ticks(lo, hi, 8).filter(function (v) { return Number.isInteger(v); });
+    axis.ticks = t.length ? t : [lo];
+    axis.tickFormat = 'd';
+    return axis;
+  }
+  function draw(spec, w) {
     if (spec.kind === 'bars') {
       var grouped = spec.data.some(function (d) { return d.group !== undefined; });
-      var opts = { width: w, height: 300, marginBottom: 50, y: { label: spec.y_label, grid: true, domain: spec.max ? [0, spec.max] : undefined }, x: { label: null, tickRotate: spec.data.length > 12 ? -30 : 0 }, color: { legend: grouped, range: palette },
+      var opts = { width: w, height: 300, marginBottom: 50, y: intAxis([0].concat(spec.data.map(function (d) { return d.value; })), { label: spec.y_label, grid: true, domain: spec.max ? [0, spec.max] : undefined }), x: { label: null, tickRotate: spec.data.length > 12 ? -30 : 0 }, color: { legend: grouped, range: palette },
         marks: [Plot.barY(spec.data, grouped ? { x: 'group', y: 'value', fill: 'group', fx: 'label', tip: true } : { x: 'label', y: 'value', fill: palette[0], tip: true }), Plot.ruleY([0])] };
       var uniq = function (k) { return Array.from(new Set(spec.data.map(function (d) { return d[k]; }))); };
       if (grouped) { opts.fx = { label: null, domain: uniq('label') }; opts.x = { axis: null, domain: uniq('group') }; opts.color.domain = uniq('group'); }
@@ -37,7 +48,8 @@ const RENDERER = String.raw`
       return Plot.plot(opts);
     }
     if (spec.kind === 'stacked') {
-      return Plot.plot({ width: w, height: 300, y: { label: spec.y_label, grid: true }, x: { label: null, domain: Array.from(new Set(spec.data.map(function (d) { return d.label; }))) }, color: { legend: true, domain: Array.from(new Set(spec.data.map(function (d) { return d.part; }))), range: ['#3ca951', '#efb118', '#ff725c', '#97bbf5'] },
+      var totals = d3.rollups(spec.data, function (v) { return d3.sum(v, function (d) { return d.value; }); }, function (d) { return d.label; }).map(function (e) { return e[1]; });
+      return Plot.plot({ width: w, height: 300, y: intAxis([0].concat(totals), { label: spec.y_label, grid: true }), x: { label: null, domain: Array.from(new Set(spec.data.map(function (d) { return d.label; }))) }, color: { legend: true, domain: Array.from(new Set(spec.data.map(function (d) { return d.part; }))), range: ['#3ca951', '#efb118', '#ff725c', '#97bbf5'] },
         marks: [Plot.barY(spec.data, { x: 'label', y: 'value', fill: 'part', order: null, tip: true }), Plot.ruleY([0])] });
     }
     if (spec.kind === 'matrix') {
@@ -48,16 +60,27 @@ const RENDERER = String.raw`
     }
     if (spec.kind === 'lines') {
       var pts = [];
-      spec.series.forEach(function (s) { s.points.forEach(function (p) { pts.push({ series: s.name, x: p.x, y: p.y, n: p.n }); }); });
-      var marks = [Plot.ruleY([0]), Plot.line(pts, { x: 'x', y: 'y', stroke: 'series', marker: 'circle', tip: true })];
+      var marks = [Plot.ruleY([0])];
+      var names = spec.series.map(function (s) { return s.name; });
+      spec.series.forEach(function (s, i) {
+        var own = s.points.map(function (p) { return { series: s.name, x: p.x, y: p.y, n: p.n }; });
+        pts = pts.concat(own);
+        var line = { x: 'x', y: 'y', stroke: 'series', strokeWidth: i === 0 ? 3.5 : 1.75 };
+        if (dashes[i % dashes.length]) line.strokeDasharray = dashes[i % dashes.length];
+        marks.push(Plot.line(own, line));
+      });
+      marks.push(Plot.dot(pts, { x: 'x', y: 'y', stroke: 'series', symbol: 'series', r: 4, tip: true }));
       if (spec.diagonal) marks.unshift(Plot.line([{ x: 0, y: 0 }, { x: 1, y: 1 }], { x: 'x', y: 'y', stroke: '#999', strokeDasharray: '4 3' }));
-      return Plot.plot({ width: w, height: 320, x: { label: spec.x_label, domain: spec.diagonal ? [0, 1] : undefined }, y: { label: spec.y_label, grid: true, domain: spec.diagonal ? [0, 1] : undefined }, color: { legend: true, range: palette }, marks: marks });
+      var xs = pts.map(function (p) { return p.x; });
+      return Plot.plot({ width: w, height: 340, x: intAxis(spec.diagonal ? [] : xs, { label: spec.x_label, domain: spec.diagonal ? [0, 1] : undefined }), y: { label: spec.y_label, grid: true, domain: spec.diagonal ? [0, 1] : undefined }, color: { legend: true, domain: names, range: palette }, symbol: { domain: names, range: symbols }, marks: marks });
     }
     throw new Error('unknown plot kind ' + spec.kind);
   }
   report.plots.forEach(function (spec) {
     var fig = document.querySelector('figure[data-plot-id="' + spec.id + '"] .chart');
-    try { fig.appendChild(draw(spec)); fig.parentNode.setAttribute('data-drawn', 'true'); }
+    // as wide as the page allows
+    var w = Math.max(320, Math.floor(fig.getBoundingClientRect().width) || 640);
+    try { fig.appendChild(draw(spec, w)); fig.parentNode.setAttribute('data-drawn', 'true'); }
     catch (e) { fig.parentNode.setAttribute('data-error', String(e && e.message || e)); fig.textContent = 'plot failed: ' + e; }
   });
   document.documentElement.setAttribute('data-rendered', 'true');
@@ -78,12 +101,15 @@ export function renderHtml(r: EvalReport): string {
   const lib = plottingLibrary();
   const data = JSON.stringify({ plots: r.plots }).replace(/</g, '\\u003c');
   const metrics = flatMetrics(r.metrics)
-    .map(([k, v]) => `<tr><td><code>${esc(k)}</code></td><td data-metric-path="${esc(k)}">${esc(typeof v === 'number' ? String(v) : v)}</td></tr>`)
+    .map(
+      ([k, v]) =>
+        `<tr><td><code>${esc(k)}</code></td><td data-metric-path="${esc(k)}"${typeof v === 'number' ? ` data-value="${v}"` : ''}>${esc(cellText(v, 100_000))}</td></tr>`,
+    )
     .join('');
   const tables = r.tables
     .map((t) => {
       const head = t.columns.map((c) => `<th>${esc(c)}</th>`).join('');
-      const rows = t.rows.map((row) => `<tr>${row.map((c) => `<td class="txt">${esc(clip(c, 1200))}</td>`).join('')}</tr>`).join('');
+      const rows = t.rows.map((row) => `<tr>${row.map((c) => `<td class="txt">${esc(cellText(c, 1200))}</td>`).join('')}</tr>`).join('');
       const more = t.total > t.rows.length ? `<p class="note">${t.rows.length} of ${t.total} shown (the most severe first).</p>` : '';
       return `<section data-table-id="${esc(t.id)}"><h2>${esc(t.title)} <small>(${t.total})</small></h2>${t.rows.length ? `<table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>` : '<p class="note">none</p>'}${more}</section>`;
     })
@@ -98,7 +124,7 @@ export function renderHtml(r: EvalReport): string {
 <title>${esc(r.title)}</title><style>${STYLE}</style></head>
 <body>
 <h1>${esc(r.title)}</h1>
-<div class="meta">arbiter eval ${esc(r.suite)} · ${esc(r.created)} · ${esc(JSON.stringify(r.inputs))}</div>
+<div class="meta">${esc(madeBy(r))} · ${esc(r.created)} · ${esc(JSON.stringify(r.inputs))}</div>
 <div class="meta">${r.counts.records} records, ${r.counts.skipped} skipped, ${r.counts.invalid} ungradeable</div>
 <div class="cards">${r.headline.map(headlineCard).join('')}</div>
 <h2>Plots</h2>${plots || '<p class="note">none</p>'}

@@ -1,8 +1,8 @@
 // Markdown for pull requests: headline numbers, the metrics, and the worst cases (cut short).
-import { clip, flatMetrics, showNumber, type EvalReport } from '../report.js';
+import { cellText, flatMetrics, madeBy, showNumber, type EvalReport } from '../report.js';
 
 function cell(v: unknown, n = 160): string {
-  return clip(typeof v === 'number' ? String(v) : v, n)
+  return cellText(v, n)
     .replace(/\|/g, '\\|')
     .replace(/\s*\n\s*/g, ' ');
 }
@@ -11,7 +11,7 @@ export function renderMarkdown(r: EvalReport, maxRows = 15): string {
   const out: string[] = [
     `## ${r.title}`,
     '',
-    `\`arbiter eval ${r.suite}\` · ${r.created} · ${r.counts.records} records, ${r.counts.skipped} skipped, ${r.counts.invalid} ungradeable`,
+    `\`${madeBy(r)}\` · ${r.created} · ${r.counts.records} records, ${r.counts.skipped} skipped, ${r.counts.invalid} ungradeable`,
     '',
   ];
   const hasPub = r.headline.some((h) => h.published !== undefined);

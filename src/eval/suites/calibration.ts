@@ -40,7 +40,8 @@ async function runCalibration(opts: SuiteOptions): Promise<EvalReport> {
     hits[b]! += y;
     n++;
     brier += (prob - y) ** 2;
-    worst.add(Math.abs(prob - y), () => [g.where, String(g.label), g.score, clip(g.reason, 400)]);
+    // a mistake: the score is on the wrong side of the range's midpoint (a score at the midpoint is no call)
+    if (Math.abs(prob - y) > 0.5) worst.add(Math.abs(prob - y), () => [g.where, String(g.label), g.score, clip(g.reason, 400)]);
   }
   const reliability = count.map((c, b) => ({
     bin: b,
@@ -88,7 +89,13 @@ async function runCalibration(opts: SuiteOptions): Promise<EvalReport> {
     y_label: 'samples',
     data: reliability.map((x) => ({ label: `${x.lower.toFixed(2)}-${x.upper.toFixed(2)}`, value: x.n })),
   });
-  r.tables.push({ id: 'worst', title: 'Most confident mistakes', columns: ['where', 'label', 'score', 'reason'], rows: worst.rows(), total: worst.total });
+  r.tables.push({
+    id: 'worst',
+    title: 'Most confident mistakes (score on the wrong side of the midpoint)',
+    columns: ['where', 'label', 'score', 'reason'],
+    rows: worst.rows(),
+    total: worst.total,
+  });
   r.counts = { records: n + invalid + problems.count, skipped: problems.count, invalid };
   r.problems = problems.list;
   r.notes.push(

@@ -3,7 +3,8 @@
 import type { Grader } from '../../core/grader.js';
 import type { Services } from '../../core/services.js';
 import type { EvalReport, Problems } from '../report.js';
-import { EvalProgress, type RunOptions } from '../run.js';
+import { ProgressLine } from '../../io/progress.js';
+import type { RunOptions } from '../run.js';
 import { openRecords, type RecordSource } from '../read.js';
 
 /**
@@ -63,9 +64,15 @@ export interface SuiteOptions {
   extra: Record<string, string | number | boolean | undefined>;
 }
 
-export function progressFor(label: string, opts: SuiteOptions, src?: RecordSource, extra?: () => string): EvalProgress {
-  const fraction = src?.size ? () => src.bytesRead() / src.size! : undefined;
-  return new EvalProgress(label, opts.progress, Boolean(process.stderr.isTTY), fraction, extra);
+/** The suite's progress line (the shared format), by bytes of its input when it has a size. */
+export function progressFor(label: string, opts: SuiteOptions, src?: RecordSource, extra?: () => string): ProgressLine {
+  const size = src?.size;
+  return new ProgressLine({
+    enabled: opts.progress,
+    label: `eval ${label}`,
+    ...(size ? { fraction: () => src.bytesRead() / size } : {}),
+    ...(extra ? { extra } : {}),
+  });
 }
 
 /** Records of a previous live run (its --records file), re-scored without grading. */
@@ -78,7 +85,7 @@ export async function* recordedRecords(file: string, problems: Problems, progres
   }
 }
 
-export function runOptions(opts: SuiteOptions, progress: EvalProgress): RunOptions {
+export function runOptions(opts: SuiteOptions, progress: ProgressLine): RunOptions {
   return { concurrency: opts.concurrency, ...(opts.records ? { records: opts.records } : {}), ...(opts.resume ? { resume: true } : {}), progress };
 }
 

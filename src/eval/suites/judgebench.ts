@@ -103,7 +103,10 @@ export function recompute(j: unknown): { decision: Decision; how: string } {
   if (typeof response !== 'string') return { decision: null, how: 'the judgment has neither a response text nor two scores' };
   const v = parsePairwise(response);
   if (!v.ok) return { decision: null, how: `arbiter's parser: ${v.message}` };
-  return { decision: v.value === 'A' ? 'A>B' : v.value === 'B' ? 'B>A' : 'A=B', how: `arbiter read ${JSON.stringify(v.matched.slice(0, 80))} (${v.format})` };
+  return {
+    decision: v.value === 'A' ? 'A>B' : v.value === 'B' ? 'B>A' : 'A=B',
+    how: `arbiter's parser read ${JSON.stringify(v.matched.slice(0, 80))} (${v.format})`,
+  };
 }
 
 function judgmentText(j: unknown): string {
