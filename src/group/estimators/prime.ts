@@ -68,7 +68,8 @@ defineEstimator<PrimeOptions>({
     // one batch, one set of reward sources: a line without process rewards beside lines with them is refused
     if (xs.some((r) => r.tokenRewards) && xs.some((r) => !r.tokenRewards)) {
       for (const r of xs)
-        if (!r.tokenRewards) badRow(r, 'field "process_rewards" is missing, but other lines of the batch have it (PRIME needs both reward sources on every line or none)');
+        if (!r.tokenRewards)
+          badRow(r, 'field "process_rewards" is missing, but other lines of the batch have it (PRIME needs both reward sources on every line or none)');
       xs = xs.filter((r) => r.tokenRewards);
     }
     const groups: Row[][] = [];
