@@ -218,3 +218,26 @@ describe('prm implicit: invalid, never a guessed reward', () => {
     expect(policy.requests()).toHaveLength(0);
   });
 });
+
+describe('prm labels with label_range "unbounded": precomputed log-ratios pass', () => {
+  const ls = (extra: Record<string, unknown> = {}) => ({ type: 'prm', protocol: 'labels', labels: '{{item.l}}', label_range: 'unbounded', ...extra });
+  const grade1 = (c: Record<string, unknown>, l: unknown) => grade(loadGrader(c), { item: { l }, sample: { steps: ['x', 'y', 'z'] } }, { services });
+
+  it('takes any finite numbers as step rewards; first_below against 0 by default', async () => {
+    const r = await grade1(ls({ aggregate: 'sum' }), [0.3, -0.4, 1.7]);
+    expect(r.valid).toBe(true);
+    expect(r.steps).toEqual([0.3, -0.4, 1.7]);
+    expect(r.score).toBeCloseTo(0.3 - 0.4 + 1.7, 12);
+    expect(r.metadata.first_below).toBe(1);
+    // the default stays a probability: -0.4 is bad_input there
+    const p = await grade1({ type: 'prm', protocol: 'labels', labels: '{{item.l}}' }, [0.3, -0.4, 1.7]);
+    expect(p.error).toMatchObject({ kind: 'bad_input', message: expect.stringMatching(/number in \[0, 1\], got number -0.4/) });
+  });
+
+  it('refuses what is not a number, and what assumes probabilities', async () => {
+    expect((await grade1(ls(), [0.3, true, 1])).error).toMatchObject({ kind: 'bad_input', message: expect.stringMatching(/\[1\] must be a finite number/) });
+    expect(() => loadGrader(ls({ aggregate: 'geo_mean' }))).toThrow(/label_range "unbounded" step rewards are any numbers/);
+    expect(() => loadGrader(ls({ clip: 0.1 }))).toThrow(/clip's threshold is a step probability/);
+    expect(() => loadGrader({ type: 'prm', protocol: 'labels', first_error: '{{item.f}}', label_range: 'unbounded' })).toThrow(/label_range: .*no effect/);
+  });
+});

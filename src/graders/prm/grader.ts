@@ -157,6 +157,8 @@ const labelsSchema = graderSchema({
   first_error: z.string().optional(),
   /** Wrong steps numbered from 1 (PRMBench's `error_steps`). */
   error_steps: z.string().optional(),
+  /** "probability" (default): labels are true/false or numbers in [0, 1]; "unbounded": any finite numbers (precomputed rewards, e.g. log-ratios). */
+  label_range: z.enum(['probability', 'unbounded']).optional(),
 });
 
 const implicitSchema = graderSchema({
@@ -491,12 +493,15 @@ function labelsScorer(cfg: z.infer<typeof labelsSchema>, b: BuildContext): Score
   if (given.length !== 1)
     b.fail('labels', 'give exactly one of "labels" (one per step), "first_error" (index from 0, or -1) or "error_steps" (numbers from 1)');
   const field = given[0]!;
+  const unbounded = cfg.label_range === 'unbounded';
+  if (unbounded && field !== 'labels')
+    b.issue('label_range', `"unbounded" applies to "labels" (numbers per step); "${field}" gives 0/1 step scores, so it would have no effect`);
   const t = b.template(field, cfg[field]!);
   return async (input, steps) => {
     const v = renderValue(t, input);
     const where = cfg[field]!;
     let scores: number[];
-    if (field === 'labels') scores = scoresFromLabels(v, steps.length, where);
+    if (field === 'labels') scores = scoresFromLabels(v, steps.length, where, unbounded);
     else if (field === 'first_error') scores = scoresFromFirstError(firstErrorLabel(v, steps.length, where), steps.length);
     else scores = scoresFromErrorSteps(v, steps.length, where);
     return { scores, meta: { labels_from: field } };
@@ -592,22 +597,21 @@ export const prm: GraderType<PrmConfig> = {
   capabilities,
   build(cfg, b) {
     const implicit = cfg.protocol === 'implicit';
-    // implicit step rewards are sums of log-ratios: unbounded, so nothing that assumes a probability applies
+    // implicit step rewards (sums of log-ratios) and unbounded labels: nothing that assumes a probability applies
+    const unbounded = implicit || (cfg.protocol === 'labels' && cfg.label_range === 'unbounded');
+    const unboundedWhy = implicit ? 'implicit step rewards are unbounded log-ratio sums' : 'label_range "unbounded" step rewards are any numbers';
     const aggregate: Aggregate = cfg.aggregate ?? (implicit ? 'sum' : 'min');
     const transformed = cfg.clip !== undefined || cfg.delta === true;
-    if (implicit && PROBABILITY_AGGREGATES.includes(aggregate))
+    if (unbounded && PROBABILITY_AGGREGATES.includes(aggregate))
+      b.issue('aggregate', `"${aggregate}" needs step probabilities in [0, 1]; ${unboundedWhy} (use sum, min, mean or last)`);
+    if (unbounded && cfg.clip !== undefined)
+      b.issue('clip', `clip's threshold is a step probability in [0, 1]; ${unboundedWhy} (use a threshold with first_below, or delta)`);
+    if (!unbounded && cfg.threshold !== undefined && (cfg.threshold < 0 || cfg.threshold > 1))
       b.issue(
-        'aggregate',
-        `"${aggregate}" needs step probabilities in [0, 1]; implicit step rewards are unbounded log-ratio sums (use sum, min, mean or last)`,
+        'threshold',
+        `must be in [0, 1] (a step probability) for protocol "${cfg.protocol}"; only implicit and label_range "unbounded" step rewards are unbounded`,
       );
-    if (implicit && cfg.clip !== undefined)
-      b.issue(
-        'clip',
-        "clip's threshold is a step probability in [0, 1]; implicit step rewards are unbounded log-ratio sums (use a threshold with first_below, or delta)",
-      );
-    if (!implicit && cfg.threshold !== undefined && (cfg.threshold < 0 || cfg.threshold > 1))
-      b.issue('threshold', `must be in [0, 1] (a step probability) for protocol "${cfg.protocol}"; only implicit step rewards are unbounded`);
-    if (transformed && !implicit && PROBABILITY_AGGREGATES.includes(aggregate)) {
+    if (transformed && !unbounded && PROBABILITY_AGGREGATES.includes(aggregate)) {
       b.issue(
         'aggregate',
         `"${aggregate}" needs step probabilities; after clip or delta the step rewards are differences or penalties (use min, mean, last or sum)`,
@@ -615,7 +619,7 @@ export const prm: GraderType<PrmConfig> = {
     }
     if (cfg.temperature !== undefined && aggregate !== 'pure') b.issue('temperature', 'temperature is the "pure" soft minimum\'s; it needs aggregate "pure"');
     const temperature = cfg.temperature ?? PURE_TEMPERATURE;
-    const threshold = cfg.threshold ?? (implicit ? 0 : 0.5);
+    const threshold = cfg.threshold ?? (unbounded ? 0 : 0.5);
     const stepsOf = compileSteps(cfg, b);
     let score: Scorer;
     switch (cfg.protocol) {
