@@ -531,7 +531,7 @@ function implicitScorer(cfg: z.infer<typeof implicitSchema>, b: BuildContext): S
   const promptT = b.template('prompt', cfg.prompt);
   const beta = cfg.beta ?? IMPLICIT_BETA;
   const addSpecial = cfg.add_special_tokens ?? false;
-  return async (input, steps, ctx, st) => {
+  return async (input, _steps, ctx, st) => {
     if (!st.source)
       throw new GradeFailure(
         'config_error',
