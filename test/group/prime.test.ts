@@ -131,6 +131,22 @@ describe('prime (PRIME compute_rloo_returns)', () => {
     recs.forEach((r, i) => expect(by.get(r.id)!.token_advantages[0]).toBeCloseTo(want[i]![0]!, 8));
   });
 
+  it('a line alone in its group is masked single_in_group; without process_rewards, response_length is required', () => {
+    const out = adv({ estimator: 'prime' }, [
+      { id: 'solo', uid: 'z', score: 1, response_length: 2 },
+      { id: 'a', uid: 'u', score: 1 },
+      { id: 'b', uid: 'u', score: 0, response_length: 2 },
+      { id: 'c', uid: 'u', score: 0, response_length: 2 },
+    ]);
+    const by = new Map(out.map((o) => [o.id, o]));
+    expect(by.get('solo')).toMatchObject({ advantage: 0, advantage_masked: true, advantage_mask_reason: 'single_in_group' });
+    expect(by.get('a')).toMatchObject({ advantage_masked: true, advantage_mask_reason: 'bad_input' });
+    expect(by.get('a')!.advantage_error.message).toMatch(/response_length/);
+    // b and c: a group of two with equal scores, so both RLOO terms are 0 and whitening gives 0
+    expect(by.get('b')!.token_advantages).toEqual([0, 0]);
+    expect(by.get('c')!.token_advantages).toEqual([0, 0]);
+  });
+
   it('response_length is taken from process_rewards when absent', () => {
     const out = adv({ estimator: 'prime' }, [
       { id: 'a', uid: 'u', score: 1, process_rewards: [0.1, 0.2, 0.3] },
