@@ -391,5 +391,7 @@ function normaliseLegacyLogprobs(lp: Record<string, unknown>): CompletionLogprob
         return o;
       })
     : [];
-  return { tokens, token_logprobs: tl, top_logprobs: top };
+  const out: CompletionLogprobs = { tokens, token_logprobs: tl, top_logprobs: top };
+  if (Array.isArray(lp.text_offset)) out.text_offset = lp.text_offset.map((x) => (typeof x === 'number' && Number.isInteger(x) ? x : null));
+  return out;
 }

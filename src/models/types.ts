@@ -110,6 +110,8 @@ export interface CompletionLogprobs {
   token_logprobs: (number | null)[];
   /** Per token: alternative token -> logprob (null where the server gave none). */
   top_logprobs: (Record<string, number> | null)[];
+  /** Per token: its character offset in the choice's text, as the server counts (absent when the server sent none). */
+  text_offset?: (number | null)[];
 }
 
 export interface CompletionChoice {

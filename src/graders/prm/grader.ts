@@ -1,9 +1,10 @@
-// The `prm` grader type: a process reward per step, from one of four protocols — a PRM served by
+// The `prm` grader type: a process reward per step, from one of five protocols — a PRM served by
 // vLLM with the STEP pooler (`vllm_pooling`), a token-probability PRM behind an OpenAI-compatible
 // completions endpoint (`completions_logprobs`, Math-Shepherd style), a chat model naming the first
-// wrong step (`judge`, ProcessBench's critique format), or step labels in the data (`labels`) —
-// then the anti-hacking transforms (clip, delta), the aggregate score and the first step under a
-// threshold. Returns `steps` (one reward per step) and shows how the solution was split.
+// wrong step (`judge`, ProcessBench's critique format), step labels in the data (`labels`), or
+// implicit process rewards β·log(π/π_ref) from a policy and a reference endpoint (`implicit`, PRIME;
+// unbounded) — then the anti-hacking transforms (clip, delta), the aggregate score and the first
+// step under a threshold. Returns `steps` (one reward per step) and shows how the solution was split.
 // A text split into steps is read through the extraction layer first (`extract.think`, default
 // `keep`: the reasoning is the process being rewarded).
 import { z } from 'zod';
@@ -25,6 +26,7 @@ import { checkEndpoint, endpointFields, getChatClient, getRewardClient, resolveE
 import { asGradeFailure } from '../../models/errors.js';
 import { findSpecialTokens } from '../../models/special-tokens.js';
 import { REWARD_PATHS, RewardClient } from '../../models/reward-client.js';
+import { implicitRewards, responseTokens, sameTokenisation } from './implicit.js';
 import { AGGREGATES, aggregateSteps, firstBelow, PROBABILITY_AGGREGATES, PURE_TEMPERATURE, pureMinForm, transformSteps, type Aggregate } from './aggregate.js';
 import {
   CRITIQUE_PROMPT,
@@ -77,8 +79,8 @@ const common = {
   aggregate: z.enum(AGGREGATES).optional(),
   /** Temperature of the "pure" soft minimum (default 0.1). */
   temperature: z.number().positive().max(1000).optional(),
-  /** A step is "under the threshold" when its score is below it (default 0.5): reported as first_below. */
-  threshold: z.number().min(0).max(1).optional(),
+  /** A step is "under the threshold" when its score is below it (default 0.5; 0 for implicit): reported as first_below. In [0, 1] except for implicit. */
+  threshold: z.number().min(-1e6).max(1e6).optional(),
   /** Clip transform: each step reward becomes min(score - clip, 0). */
   clip: z.number().min(0).max(1).optional(),
   /** Delta transform: step t's reward becomes score_t - score_{t+1} (the last keeps its score). */
@@ -155,9 +157,29 @@ const labelsSchema = graderSchema({
   first_error: z.string().optional(),
   /** Wrong steps numbered from 1 (PRMBench's `error_steps`). */
   error_steps: z.string().optional(),
+  /** "probability" (default): labels are true/false or numbers in [0, 1]; "unbounded": any finite numbers (precomputed rewards, e.g. log-ratios). */
+  label_range: z.enum(['probability', 'unbounded']).optional(),
 });
 
-const schema = z.discriminatedUnion('protocol', [poolingSchema, logprobsSchema, judgeSchema, labelsSchema]);
+const implicitSchema = graderSchema({
+  ...common,
+  ...endpointFields,
+  protocol: z.literal('implicit'),
+  /** The policy (PRIME's implicit PRM) served behind base_url. */
+  model: z.string().min(1),
+  /** The reference model's endpoint: its model name and the endpoint fields (base_url, api_key_env, …). */
+  reference: z.object({ model: z.string().min(1), ...endpointFields }).strict(),
+  /** The prompt text the policy was given, chat template applied (template, e.g. "{{sample.prompt_text}}"). */
+  prompt: z.string(),
+  /** β of the reward β·(log π − log π_ref) (default 0.05, PRIME's beta_train). */
+  beta: z.number().positive().max(1000).optional(),
+  /** Sent as vLLM's add_special_tokens (default false: the prompt text already holds the chat template's special tokens). */
+  add_special_tokens: z.boolean().optional(),
+  /** Read and write the on-disk response cache (default false). */
+  cache: z.boolean().optional(),
+});
+
+const schema = z.discriminatedUnion('protocol', [poolingSchema, logprobsSchema, judgeSchema, labelsSchema, implicitSchema]);
 export type PrmConfig = z.infer<typeof schema>;
 
 function regexCapability(cfg: PrmConfig): CapabilityUse[] {
@@ -170,6 +192,8 @@ function capabilities(cfg: PrmConfig): readonly CapabilityUse[] {
   const own = regexCapability(cfg);
   if (cfg.protocol === 'labels') return [...PURE, ...own];
   if (cfg.protocol === 'vllm_pooling') return [...endpointCapabilities(cfg, (base) => RewardClient.urlOf(base, cfg.path ?? REWARD_PATHS.vllm_pooling)), ...own];
+  if (cfg.protocol === 'implicit')
+    return [...endpointCapabilities(cfg), ...endpointCapabilities(cfg.reference).map((u) => ({ ...u, field: `reference.${u.field}` })), ...own];
   return [...endpointCapabilities(cfg), ...own];
 }
 
@@ -178,6 +202,8 @@ interface Steps {
   texts: string[];
   split: Record<string, unknown>;
   unclosed?: TextRead;
+  /** The text split (before extraction) and every step's [start, end) in it, when split from a text. */
+  source?: { text: string; spans: [number, number][] };
 }
 
 type StepSource = (input: GradeInput) => Steps;
@@ -199,8 +225,15 @@ function compileSteps(cfg: PrmConfig, b: BuildContext): StepSource {
       );
     return { texts: out, split: { ...split, count: out.length, ...(strip ? { strip_prefix: true } : {}), preview: out.slice(0, 64).map((s) => preview(s)) } };
   };
-  const fromPieces = (r: { pieces: Piece[]; markers: number }, sp: Splitter, field: string, offset: number, read: Record<string, unknown>) =>
-    finish(
+  const fromPieces = (
+    r: { pieces: Piece[]; markers: number },
+    sp: Splitter,
+    field: string,
+    offset: number,
+    read: Record<string, unknown>,
+    raw: unknown,
+  ): Steps => ({
+    ...finish(
       r.pieces.map((p) => p.text),
       {
         source: 'split',
@@ -210,15 +243,17 @@ function compileSteps(cfg: PrmConfig, b: BuildContext): StepSource {
         spans: r.pieces.slice(0, 512).map((p) => [p.start + offset, p.end + offset]),
         ...read,
       },
-    );
+    ),
+    ...(typeof raw === 'string' ? { source: { text: raw, spans: r.pieces.map((p): [number, number] => [p.start + offset, p.end + offset]) } } : {}),
+  });
   // Splits `raw` after the extraction layer read it; spans point into `raw`. A value that is not
   // a string, or over max_chars, goes to splitText as is, which reports it.
   const splitRead = (raw: unknown, where: string, sp: Splitter, field: string): Steps => {
-    if (typeof raw !== 'string' || raw.length > lim.maxChars) return fromPieces(splitText(raw, where, sp, lim), sp, field, 0, {});
+    if (typeof raw !== 'string' || raw.length > lim.maxChars) return fromPieces(splitText(raw, where, sp, lim), sp, field, 0, {}, undefined);
     const got = readText(raw, extract);
     if (!got.ok) return { texts: [], split: { source: 'split', rule: sp.rule, text: field, extracted: got.read }, unclosed: got.read };
     // stripping keeps a suffix of the text (from `whole`), so the spans shift by where it starts
-    return fromPieces(splitText(got.text, where, sp, lim), sp, field, got.start ?? 0, got.changed ? { extracted: got.read } : {});
+    return fromPieces(splitText(got.text, where, sp, lim), sp, field, got.start ?? 0, got.changed ? { extracted: got.read } : {}, raw);
   };
   if (cfg.split !== undefined) {
     const sp = compileSplitter(cfg.split, (f, m) => b.issue(f, m));
@@ -284,7 +319,7 @@ interface Scored {
   reason?: string;
 }
 
-type Scorer = (input: GradeInput, steps: string[], ctx: GraderContext) => Promise<Scored>;
+type Scorer = (input: GradeInput, steps: string[], ctx: GraderContext, st: Steps) => Promise<Scored>;
 
 function questionOf(b: BuildContext, cfg: { question?: string }, protocol: string): Template {
   if (cfg.question === undefined) b.fail('question', `protocol "${protocol}" scores steps against their problem: give "question", e.g. "{{item.question}}"`);
@@ -458,15 +493,94 @@ function labelsScorer(cfg: z.infer<typeof labelsSchema>, b: BuildContext): Score
   if (given.length !== 1)
     b.fail('labels', 'give exactly one of "labels" (one per step), "first_error" (index from 0, or -1) or "error_steps" (numbers from 1)');
   const field = given[0]!;
+  const unbounded = cfg.label_range === 'unbounded';
+  if (unbounded && field !== 'labels')
+    b.issue('label_range', `"unbounded" applies to "labels" (numbers per step); "${field}" gives 0/1 step scores, so it would have no effect`);
   const t = b.template(field, cfg[field]!);
   return async (input, steps) => {
     const v = renderValue(t, input);
     const where = cfg[field]!;
     let scores: number[];
-    if (field === 'labels') scores = scoresFromLabels(v, steps.length, where);
+    if (field === 'labels') scores = scoresFromLabels(v, steps.length, where, unbounded);
     else if (field === 'first_error') scores = scoresFromFirstError(firstErrorLabel(v, steps.length, where), steps.length);
     else scores = scoresFromErrorSteps(v, steps.length, where);
     return { scores, meta: { labels_from: field } };
+  };
+}
+
+/** PRIME's beta_train default. */
+export const IMPLICIT_BETA = 0.05;
+
+function implicitScorer(cfg: z.infer<typeof implicitSchema>, b: BuildContext): Scorer {
+  if (cfg.question !== undefined)
+    b.issue('question', 'the implicit protocol scores the response under the policy and reference models, not against a question; remove it');
+  if (cfg.steps !== undefined)
+    b.fail(
+      'steps',
+      'the implicit protocol assigns tokens to steps by their place in the response text: split the response ("split", "text") instead of giving "steps" as a list',
+    );
+  if (cfg.extract?.think === 'strip')
+    b.issue(
+      'extract',
+      'the implicit protocol rewards every response token; extract.think "strip" would leave the reasoning\'s tokens out of the steps but not out of the response',
+    );
+  checkEndpoint(cfg, b);
+  checkEndpoint(cfg.reference, b);
+  const policyEp = resolveEndpoint(cfg);
+  const refEp = resolveEndpoint(cfg.reference);
+  const promptT = b.template('prompt', cfg.prompt);
+  const beta = cfg.beta ?? IMPLICIT_BETA;
+  const addSpecial = cfg.add_special_tokens ?? false;
+  return async (input, _steps, ctx, st) => {
+    if (!st.source)
+      throw new GradeFailure(
+        'config_error',
+        'the implicit protocol needs the steps\' places in the response text, but this sample gives its steps as a list (sample.steps): set "split" to cut the response',
+      );
+    const response = st.source.text;
+    const prompt = renderString(promptT, input);
+    // the policy sampled these characters as text: one that a tokenizer reads as a special token would be scored as another token
+    const found = findSpecialTokens(response, 4);
+    if (found.length)
+      throw new GradeFailure(
+        'bad_input',
+        `the response contains ${found.map((t) => JSON.stringify(t)).join(', ')}, a special-token look-alike that the server would tokenise as a special token rather than the text the policy sampled; implicit rewards are unbounded, so there is no floor to give`,
+      );
+    checkSize(prompt.length + response.length);
+    const ask = async (ep: typeof policyEp, model: string, who: string) => {
+      const client = getChatClient(ctx.services, ep);
+      try {
+        const a = await client.complete(
+          { model, prompt: prompt + response, max_tokens: 0, temperature: 0, logprobs: 1, extra_body: { echo: true, add_special_tokens: addSpecial } },
+          { signal: ctx.signal, cache: cfg.cache ?? false },
+        );
+        if (a.choices.length !== 1)
+          throw new GradeFailure('judge_server_error', `the ${who} answered ${a.choices.length} choices for one prompt`, {
+            raw: JSON.stringify(a.choices).slice(0, 2000),
+          });
+        return { tokens: responseTokens(a.choices[0]!.logprobs, response, who), cached: a.cached };
+      } catch (e) {
+        throw asGradeFailure(e, { model, base_url: ep.baseURL });
+      }
+    };
+    const [pol, ref] = await Promise.all([ask(policyEp, cfg.model, 'policy'), ask(refEp, cfg.reference.model, 'reference')]);
+    sameTokenisation(pol.tokens, ref.tokens);
+    const r = implicitRewards(pol.tokens, ref.tokens, beta, st.source.spans);
+    return {
+      scores: r.stepRewards,
+      meta: {
+        model: cfg.model,
+        reference_model: cfg.reference.model,
+        beta,
+        response_reward: r.responseReward,
+        token_rewards: r.tokenRewards,
+        tokens: pol.tokens.tokens,
+        token_steps: r.tokenSteps,
+        prompt_tokens: pol.tokens.promptTokens,
+        requests: (pol.cached ? 0 : 1) + (ref.cached ? 0 : 1),
+      },
+      reason: `${r.tokenRewards.length} response tokens, β·log(π/π_ref) summed: ${r.responseReward}`,
+    };
   };
 }
 
@@ -477,13 +591,27 @@ function fmt(xs: readonly number[]): string {
 
 export const prm: GraderType<PrmConfig> = {
   type: 'prm',
-  summary: 'process reward per step (vLLM STEP-pooler PRM, completions-logprob PRM, chat step judge, or data labels), aggregated; clip/delta transforms',
+  summary:
+    'process reward per step (vLLM STEP-pooler PRM, completions-logprob PRM, chat step judge, data labels, or implicit β·log(π/π_ref) rewards), aggregated; clip/delta transforms',
   schema: schema as unknown as z.ZodType<PrmConfig>,
   capabilities,
   build(cfg, b) {
-    const aggregate: Aggregate = cfg.aggregate ?? 'min';
+    const implicit = cfg.protocol === 'implicit';
+    // implicit step rewards (sums of log-ratios) and unbounded labels: nothing that assumes a probability applies
+    const unbounded = implicit || (cfg.protocol === 'labels' && cfg.label_range === 'unbounded');
+    const unboundedWhy = implicit ? 'implicit step rewards are unbounded log-ratio sums' : 'label_range "unbounded" step rewards are any numbers';
+    const aggregate: Aggregate = cfg.aggregate ?? (implicit ? 'sum' : 'min');
     const transformed = cfg.clip !== undefined || cfg.delta === true;
-    if (transformed && PROBABILITY_AGGREGATES.includes(aggregate)) {
+    if (unbounded && PROBABILITY_AGGREGATES.includes(aggregate))
+      b.issue('aggregate', `"${aggregate}" needs step probabilities in [0, 1]; ${unboundedWhy} (use sum, min, mean or last)`);
+    if (unbounded && cfg.clip !== undefined)
+      b.issue('clip', `clip's threshold is a step probability in [0, 1]; ${unboundedWhy} (use a threshold with first_below, or delta)`);
+    if (!unbounded && cfg.threshold !== undefined && (cfg.threshold < 0 || cfg.threshold > 1))
+      b.issue(
+        'threshold',
+        `must be in [0, 1] (a step probability) for protocol "${cfg.protocol}"; only implicit and label_range "unbounded" step rewards are unbounded`,
+      );
+    if (transformed && !unbounded && PROBABILITY_AGGREGATES.includes(aggregate)) {
       b.issue(
         'aggregate',
         `"${aggregate}" needs step probabilities; after clip or delta the step rewards are differences or penalties (use min, mean, last or sum)`,
@@ -491,7 +619,7 @@ export const prm: GraderType<PrmConfig> = {
     }
     if (cfg.temperature !== undefined && aggregate !== 'pure') b.issue('temperature', 'temperature is the "pure" soft minimum\'s; it needs aggregate "pure"');
     const temperature = cfg.temperature ?? PURE_TEMPERATURE;
-    const threshold = cfg.threshold ?? 0.5;
+    const threshold = cfg.threshold ?? (unbounded ? 0 : 0.5);
     const stepsOf = compileSteps(cfg, b);
     let score: Scorer;
     switch (cfg.protocol) {
@@ -507,11 +635,14 @@ export const prm: GraderType<PrmConfig> = {
       case 'labels':
         score = labelsScorer(cfg, b);
         break;
+      case 'implicit':
+        score = implicitScorer(cfg, b);
+        break;
     }
     return async (input, ctx): Promise<Outcome> => {
       const st = stepsOf(input);
       // no solution after the reasoning: one step scored 0, the lowest score of a one-step solution under every aggregate and transform
-      const got: Scored = st.unclosed ? { scores: [0], meta: {}, reason: neverCloses('no solution to score') } : await score(input, st.texts, ctx);
+      const got: Scored = st.unclosed ? { scores: [0], meta: {}, reason: neverCloses('no solution to score') } : await score(input, st.texts, ctx, st);
       const raw = got.scores;
       const stepsOut = transformed ? transformSteps(raw, { clip: cfg.clip, delta: cfg.delta }) : raw;
       const value = aggregateSteps(stepsOut, aggregate, temperature);

@@ -189,18 +189,22 @@ export function scoresFromFirstError(firstError: number, steps: number): number[
   return Array.from({ length: steps }, (_, k) => (firstError === -1 || k < firstError ? 1 : 0));
 }
 
-/** A step label from the data as a score: true/false, or a number in [0, 1]. */
-function labelValue(v: unknown, where: string): number {
+/** A step label from the data as a score: true/false, or a number in [0, 1] (any finite number when `unbounded`: precomputed rewards such as log-ratios). */
+function labelValue(v: unknown, where: string, unbounded: boolean): number {
+  if (unbounded) {
+    if (typeof v === 'number' && Number.isFinite(v)) return v;
+    throw new GradeFailure('bad_input', `${where} must be a finite number (label_range "unbounded"), got ${describeValue(v)}`);
+  }
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1) return v;
   throw new GradeFailure('bad_input', `${where} must be true/false or a number in [0, 1], got ${describeValue(v)}`);
 }
 
 /** Step scores from per-step labels (one per step). */
-export function scoresFromLabels(v: unknown, steps: number, where: string): number[] {
+export function scoresFromLabels(v: unknown, steps: number, where: string, unbounded = false): number[] {
   if (!Array.isArray(v)) throw new GradeFailure('bad_input', `${where} must be a list of step labels, got ${describeValue(v)}`);
   if (v.length !== steps) throw new GradeFailure('bad_input', `${where} has ${v.length} labels for ${steps} steps`);
-  return v.map((x, i) => labelValue(x, `${where}[${i}]`));
+  return v.map((x, i) => labelValue(x, `${where}[${i}]`, unbounded));
 }
 
 /** A first-error label (0-based step index, or -1 for none). */

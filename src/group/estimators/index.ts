@@ -9,3 +9,4 @@ import './reinforce-plus-plus-baseline.js';
 import './gigpo.js';
 import './trl-grpo.js';
 import './gpg.js';
+import './prime.js';
