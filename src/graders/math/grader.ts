@@ -34,6 +34,7 @@ const schema = graderSchema({
   max_answer_chars: z.number().int().positive().max(1_000_000).optional(),
   max_depth: z.number().int().positive().max(1_000).optional(),
   max_steps: z.number().int().positive().optional(),
+  /** Wall-clock safety net per budget (default 5000): never decides a grade; past it the grade is invalid `timeout`. */
   time_budget_ms: z.number().positive().max(60_000).optional(),
 });
 
