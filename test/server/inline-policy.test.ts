@@ -127,6 +127,20 @@ describe('unsafe switches are never taken from a request', () => {
     expect(low.body.reward).toBe(0.25);
     const same = await run(open, { type: 'math', reference: '4', max_steps: 200_000, max_chars: 1000 });
     expect(same.status).toBe(200);
+    // the character caps of the other pure types, and BFCL's work budget
+    for (const [cfg, path] of [
+      [{ type: 'ifeval', instruction_ids: '{{item.ids}}', max_chars: 10_000_000 }, 'grader.max_chars'],
+      [{ type: 'length', budget: 10, max_chars: 10_000_000 }, 'grader.max_chars'],
+      [{ type: 'format', check: 'json', max_depth: 100_000 }, 'grader.max_depth'],
+      [
+        { type: 'bfcl_multi_turn', reference: '{{item.ground_truth}}', initial_config: '{}', involved_classes: '[]', max_steps: 50_000_000 },
+        'grader.max_steps',
+      ],
+    ] as const) {
+      const r = await run(open, cfg);
+      expect(r.status, JSON.stringify(r.body)).toBe(403);
+      expect(r.body.error.details.map((d: { path: string }) => d.path)).toEqual([path]);
+    }
   });
 
   it('refuses run_memory_mb above the default total bound (memory_mb + tmp_mb), which no per-process limit makes up for', async () => {
