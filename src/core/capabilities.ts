@@ -51,3 +51,19 @@ export function joinCapabilityPath(base: string, field: string): string {
   if (!base) return field;
   return field.startsWith('[') ? base + field : `${base}.${field}`;
 }
+
+/**
+ * Input caps and work budgets a config sets above the type's defaults (`max_bytes`, `max_tests`,
+ * `max_steps`, …): `unsafe`, so a request's inline grader may lower a limit, never raise it above
+ * the operator's; graders the operator loads may set any value. `defaults` maps each config field
+ * to its default.
+ */
+export function raisedCaps(config: object, defaults: Readonly<Record<string, number>>): CapabilityUse[] {
+  const out: CapabilityUse[] = [];
+  for (const [field, d] of Object.entries(defaults)) {
+    const v = Object.hasOwn(config, field) ? (config as Record<string, unknown>)[field] : undefined;
+    if (typeof v !== 'number' || v <= d) continue;
+    out.push({ capability: 'unsafe', field, reason: `"${field}": ${v} raises a limit above its default (${d}); a request may lower limits, never raise them` });
+  }
+  return out;
+}

@@ -100,6 +100,49 @@ describe('unsafe switches are never taken from a request', () => {
     expect(ok.body.reward).toBe(0.5);
   });
 
+  it('refuses input caps and budgets raised above their defaults (python.max_bytes, code.max_tests, math.max_steps); lower ones run', async () => {
+    const marker = join(dir, 'caps');
+    const py = await run(open, marking(marker, { max_bytes: 1_000_000_000 }));
+    expect(py.status).toBe(403);
+    expect(py.body.error.details).toEqual([
+      {
+        path: 'grader.max_bytes',
+        capability: 'unsafe',
+        message: expect.stringMatching(/"max_bytes": 1000000000 raises a limit above its default \(8388608\); a request may lower limits, never raise them/),
+      },
+    ]);
+    expect(existsSync(marker)).toBe(false);
+    const code = { type: 'code', language: 'python', format: 'stdio', tests: [{ input: '', output: '' }], max_tests: 1_000_000, max_bytes: 100_000_000 };
+    const c = await run(open, code);
+    expect(c.status).toBe(403);
+    expect(c.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['grader.max_bytes', 'grader.max_tests']);
+    // deep in a tree, and the old name of a field is the field
+    const tree = { type: 'multi', graders: { m: { type: 'math', reference: '4', max_steps: 10_000_000, max_input_chars: 50_000_000 } } };
+    const t = await run(open, tree);
+    expect(t.status).toBe(403);
+    expect(t.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['grader.graders.m.max_chars', 'grader.graders.m.max_steps']);
+    // lowering is fine, and the default itself
+    const low = await run(open, { type: 'python', source: 'def grade(sample, item):\n    return 0.25', max_bytes: 100_000 });
+    expect(low.status).toBe(200);
+    expect(low.body.reward).toBe(0.25);
+    const same = await run(open, { type: 'math', reference: '4', max_steps: 200_000, max_chars: 1000 });
+    expect(same.status).toBe(200);
+    // the character caps of the other pure types, and BFCL's work budget
+    for (const [cfg, path] of [
+      [{ type: 'ifeval', instruction_ids: '{{item.ids}}', max_chars: 10_000_000 }, 'grader.max_chars'],
+      [{ type: 'length', budget: 10, max_chars: 10_000_000 }, 'grader.max_chars'],
+      [{ type: 'format', check: 'json', max_depth: 100_000 }, 'grader.max_depth'],
+      [
+        { type: 'bfcl_multi_turn', reference: '{{item.ground_truth}}', initial_config: '{}', involved_classes: '[]', max_steps: 50_000_000 },
+        'grader.max_steps',
+      ],
+    ] as const) {
+      const r = await run(open, cfg);
+      expect(r.status, JSON.stringify(r.body)).toBe(403);
+      expect(r.body.error.details.map((d: { path: string }) => d.path)).toEqual([path]);
+    }
+  });
+
   it('refuses run_memory_mb above the default total bound (memory_mb + tmp_mb), which no per-process limit makes up for', async () => {
     // regression: run_memory_mb has no default of its own, so raising it was never noticed
     const marker = join(dir, 'run-memory');

@@ -193,6 +193,29 @@ describe('POST /run_code answers as SandboxFusion does', () => {
     }
   });
 
+  it('a negative, zero or absurd limit is a 400 naming the field, and nothing runs (not a time-limit failure)', async () => {
+    const code = 'print("ran")';
+    for (const [field, value] of [
+      ['run_timeout', -5],
+      ['run_timeout', 0],
+      ['run_timeout', 1e12],
+      ['compile_timeout', -1],
+      ['memory_limit_MB', -7],
+      ['memory_limit_MB', 0],
+      ['memory_limit_MB', 1e9],
+    ] as const) {
+      const r = await run({ code, language: 'python', [field]: value });
+      expect(r.status, `${field}=${value}`).toBe(400);
+      expect(r.body.error.code).toBe('invalid_request');
+      expect(r.body.error.message).toMatch(new RegExp(`request body field "${field}": ${field} must be`));
+      expect(r.body.error.details).toEqual([expect.objectContaining({ field, value })]);
+    }
+    // the limits SandboxFusion clients send still run: seconds above 0, memory -1 or a size
+    const ok = await run({ code, language: 'python', run_timeout: 5.5, memory_limit_MB: -1 });
+    expect(ok.status).toBe(200);
+    expect(ok.body.run_result).toMatchObject({ status: 'Finished', stdout: 'ran\n' });
+  });
+
   it('a SandboxFusion language arbiter does not run is a SandboxError; a name SandboxFusion does not know is its 422', async () => {
     const php = await run({ code: '<?php echo 1;', language: 'php' });
     expect(php.status).toBe(200);

@@ -4,7 +4,7 @@
 // why in the reason, and one step per turn. Untrusted input is bounded (turns, calls per turn, call
 // size, total size, work units); what BFCL would do but arbiter cannot reproduce is an invalid grade.
 import { z } from 'zod';
-import { type CapabilityUse, PURE } from '../../core/capabilities.js';
+import { type CapabilityUse, PURE, raisedCaps } from '../../core/capabilities.js';
 import { graderSchema, type GraderType } from '../../core/registry.js';
 import { GradeFailure, type Outcome } from '../../core/result.js';
 import type { GradeInput } from '../../core/sample.js';
@@ -54,9 +54,11 @@ const schema = graderSchema({
 type Config = z.infer<typeof schema>;
 
 function capabilities(cfg: Config): readonly CapabilityUse[] {
-  if (cfg.long_context === false || (cfg.long_context === undefined && cfg.entry_id === undefined)) return PURE;
+  const caps = raisedCaps(cfg, DEFAULTS);
+  if (cfg.long_context === false || (cfg.long_context === undefined && cfg.entry_id === undefined)) return [...PURE, ...caps];
   return [
     ...PURE,
+    ...caps,
     {
       capability: 'server_env',
       field: cfg.long_context === true ? 'long_context' : 'entry_id',

@@ -246,13 +246,10 @@ export function rewardTrajectory(domain: TauDomain, task: TauTask, traj: Traject
   const done = endedBy !== null;
 
   const cmp = compareDbs(db, gold.db);
-  const outputs: Record<string, boolean> = {};
-  let outputsOk = true;
-  for (const o of task.outputs) {
-    const found = outputFound(o, replies);
-    outputs[o] = found;
-    if (!found) outputsOk = false;
-  }
+  // own properties even for an output named __proto__ (a task's outputs are request data)
+  const found = task.outputs.map((o) => outputFound(o, replies));
+  const outputs: Record<string, boolean> = Object.fromEntries(task.outputs.map((o, i) => [o, found[i]!]));
+  const outputsOk = found.every(Boolean);
   let reward = cmp.same && outputsOk ? 1 : 0;
   if (crash || (!done && opts.requireDone !== false)) reward = 0;
   const last = turns[turns.length - 1];

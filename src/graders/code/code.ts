@@ -3,7 +3,7 @@
 // fraction of tests passed and the reason names the first failure.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
-import { codeCapabilities } from './capabilities.js';
+import { CODE_CAPS, codeCapabilities } from './capabilities.js';
 import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { renderCompiled, renderString, type Template } from '../../core/template.js';
 import type { LanguageName } from '../../sandbox/languages.js';
@@ -40,12 +40,8 @@ const schema = graderSchema({
   python_site: z.boolean().default(false),
   cpp_flags: z.array(z.string()).optional(),
   /** Longest accepted program, in bytes (larger: limit_exceeded). Deprecated name: max_code_bytes. */
-  max_bytes: z
-    .number()
-    .int()
-    .positive()
-    .default(256 * 1024),
-  max_tests: z.number().int().positive().default(1000),
+  max_bytes: z.number().int().positive().default(CODE_CAPS.max_bytes),
+  max_tests: z.number().int().positive().default(CODE_CAPS.max_tests),
   /**
    * The program may create processes (fork, subprocess, child_process). Default: no (the sandbox
    * refuses them with EPERM: a child per candidate answer is a fork oracle); bash: yes (every
@@ -67,7 +63,7 @@ export const code: GraderType<Config> = {
   summary: 'run the extracted program in a sandbox against tests (humaneval, asserts, stdio, function); score = fraction passed',
   schema: schema as unknown as z.ZodType<Config>,
   aliases: [CODE_EXTRACT_ALIAS, renamed('max_code_bytes', 'max_bytes')],
-  capabilities: codeCapabilities,
+  capabilities: (cfg) => codeCapabilities(cfg, CODE_CAPS),
   build(cfg, b) {
     const lang = cfg.language as LanguageName;
     const refused = formatRefusal(cfg.format, lang);

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
 import { renamed } from '../../extract/options.js';
-import { codeCapabilities } from './capabilities.js';
+import { codeCapabilities, PYTHON_CAPS } from './capabilities.js';
 import { GradeFailure } from '../../core/result.js';
 import { compileProgram, runProgram, tail } from '../../sandbox/languages.js';
 import { hostSpawnFilter } from '../../sandbox/seccomp.js';
@@ -20,11 +20,7 @@ const schema = graderSchema({
   python_site: z.boolean().default(true),
   /** Largest JSON payload (sample + item) passed to grade(), in bytes. */
   /** Largest sample + item accepted, in bytes of JSON. Deprecated name: max_input_bytes. */
-  max_bytes: z
-    .number()
-    .int()
-    .positive()
-    .default(8 * 1024 * 1024),
+  max_bytes: z.number().int().positive().default(PYTHON_CAPS.max_bytes),
   /** grade() may create processes (subprocess, os.fork). Default false: they fail with EPERM. */
   allow_processes: z.boolean().default(false),
   unsafe_no_sandbox: z.boolean().default(false),
@@ -37,7 +33,7 @@ export const pythonGrader: GraderType<Config> = {
   summary: 'run a Python `grade(sample, item) -> float` function in the sandbox',
   schema: schema as unknown as z.ZodType<Config>,
   aliases: [renamed('max_input_bytes', 'max_bytes')],
-  capabilities: codeCapabilities,
+  capabilities: (cfg) => codeCapabilities(cfg, PYTHON_CAPS),
   build(cfg, b) {
     if (!/\bdef\s+grade\s*\(/.test(cfg.source)) b.fail('source', 'must define a function grade(sample, item)');
     const limits = toSandboxLimits(cfg.limits);

@@ -6,6 +6,7 @@
 // A failed format is a valid result with score 0 (or a fraction for tags with scoring "fraction")
 // and a reason naming what is wrong; oversized or too deeply nested input is the response's doing:
 // a valid 0 with the reason (ResponseFault).
+import { raisedCaps } from '../../core/capabilities.js';
 import { z } from 'zod';
 import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE, unsafeSwitch } from '../../core/registry.js';
@@ -84,6 +85,7 @@ const schema = z.discriminatedUnion('check', [regexSchema, tagsSchema, jsonSchem
 type Config = z.infer<typeof schema>;
 
 const DEFAULT_MAX_CHARS = 1_000_000;
+const DEFAULT_MAX_DEPTH = 256;
 
 function limit(text: string, max: number): void {
   if (text.length > max) throw new ResponseFault('limit_exceeded', `input has ${text.length} characters (limit max_chars=${max})`);
@@ -97,7 +99,7 @@ export const format: GraderType<Config> = {
   capabilities: (cfg) =>
     cfg.check === 'regex' && cfg.allow_unsafe_regex
       ? unsafeSwitch('allow_unsafe_regex', 'accepts regexes that can backtrack exponentially, stalling the process')
-      : PURE,
+      : [...PURE, ...raisedCaps(cfg, { max_chars: DEFAULT_MAX_CHARS, max_depth: DEFAULT_MAX_DEPTH })],
   // linear, but a regex automaton or a schema over 1,000,000 characters can still take seconds:
   // under a budget these run in a killable worker; tag checks stay on the event loop (fast)
   cpu_heavy: (cfg) => cfg.check === 'regex' || (cfg.check === 'json' && cfg.schema !== undefined),
@@ -176,7 +178,7 @@ export const format: GraderType<Config> = {
       }
     }
     const extract = resolveExtract(cfg.extract, { think: 'keep', from: 'whole' });
-    const maxDepth = cfg.max_depth ?? 256;
+    const maxDepth = cfg.max_depth ?? DEFAULT_MAX_DEPTH;
     return (s) => {
       let value: unknown;
       const raw = input ? renderValue(input, s) : s.sample.output_json !== undefined ? s.sample.output_json : text(s);

@@ -2,6 +2,7 @@
 // the response in strict or loose mode; score = all followed (1/0) or the fraction followed.
 // The response is read through the extraction layer (`extract.think` default `strip`: the
 // instructions bind the answer, not the reasoning before it).
+import { raisedCaps } from '../../core/capabilities.js';
 import { z } from 'zod';
 import { GradeFailure, ResponseFault, type Result } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
@@ -55,7 +56,7 @@ export const ifeval: GraderType<z.infer<typeof schema>> = {
   cpu_heavy: true,
   schema,
   aliases: [partialCreditAlias('aggregate', 'all', 'mean')],
-  capabilities: PURE,
+  capabilities: (cfg) => [...PURE, ...raisedCaps(cfg, { max_chars: DEFAULT_MAX_CHARS })],
   build(cfg, b) {
     const input = b.template('input', cfg.input ?? '{{sample.output_text}}');
     const ids = b.value('instruction_ids', cfg.instruction_ids);

@@ -5,6 +5,7 @@
 // composition: a `gate` (or `multi`) around this grader and a correctness grader.
 // The text is read through the extraction layer; `extract.think` defaults to `keep`: a length
 // reward (like DAPO's overlong penalty) counts the whole response, reasoning included.
+import { raisedCaps } from '../../core/capabilities.js';
 import { z } from 'zod';
 import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
@@ -84,7 +85,7 @@ export const length: GraderType<Config> = {
   // BPE on hostile text can use its whole 2 s tokenizing budget: under a deadline, off the event loop
   cpu_heavy: (cfg) => (cfg.unit ?? 'tokens') === 'tokens',
   schema,
-  capabilities: PURE,
+  capabilities: (cfg) => [...PURE, ...raisedCaps(cfg, { max_chars: DEFAULT_MAX_CHARS })],
   build(cfg, b) {
     if ((cfg.target === undefined) === (cfg.budget === undefined))
       b.fail(cfg.target === undefined ? 'target' : 'budget', 'set exactly one of "target" and "budget"');

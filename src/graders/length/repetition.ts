@@ -4,6 +4,7 @@
 // ("Demystifying Long Chain-of-Thought Reasoning in LLMs", arXiv:2502.03373).
 // The text is read through the extraction layer; `extract.think` defaults to `keep`: repetition
 // inside the reasoning (a model looping in its chain of thought) is what the penalty is for.
+import { raisedCaps } from '../../core/capabilities.js';
 import { z } from 'zod';
 import { ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
@@ -51,7 +52,7 @@ export const repetition: GraderType<Config> = {
   // tokenizing, and n-grams up to n = 1000 over 1,000,000 characters
   cpu_heavy: true,
   schema,
-  capabilities: PURE,
+  capabilities: (cfg) => [...PURE, ...raisedCaps(cfg, { max_chars: DEFAULT_MAX_CHARS })],
   build(cfg, b) {
     const unit = cfg.unit ?? 'words';
     if (cfg.encoding !== undefined && unit !== 'tokens') b.issue('encoding', 'only used with unit "tokens"');

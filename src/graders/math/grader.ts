@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { GradeFailure } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
+import { raisedCaps } from '../../core/capabilities.js';
 import { renderValue } from '../../core/template.js';
 import { extractSchema, renamed, resolveExtract, SKIP_THINK_ALIAS } from '../../extract/options.js';
 import { DEFAULT_LIMITS } from './limits.js';
@@ -34,10 +35,20 @@ const schema = graderSchema({
   max_answer_chars: z.number().int().positive().max(1_000_000).optional(),
   max_depth: z.number().int().positive().max(1_000).optional(),
   max_steps: z.number().int().positive().optional(),
+  /** Wall-clock safety net per budget (default 5000): never decides a grade; past it the grade is invalid `timeout`. */
   time_budget_ms: z.number().positive().max(60_000).optional(),
 });
 
 type MathConfig = z.infer<typeof schema>;
+
+/** The caps and budgets a request's inline math grader may lower but not raise (their defaults). */
+const MATH_CAPS = {
+  max_chars: DEFAULT_LIMITS.max_input_chars,
+  max_answer_chars: DEFAULT_LIMITS.max_answer_chars,
+  max_depth: DEFAULT_LIMITS.max_depth,
+  max_steps: DEFAULT_LIMITS.max_steps,
+  time_budget_ms: DEFAULT_LIMITS.time_budget_ms,
+};
 
 function asText(v: unknown, what: string): string {
   if (typeof v === 'string') return v;
@@ -51,7 +62,7 @@ export const mathGrader: GraderType<MathConfig> = {
   summary: 'math answer equivalence: extracts the final answer (boxed, "the answer is", ####, ...) and compares exactly, numerically and symbolically',
   schema: schema as unknown as z.ZodType<MathConfig>,
   aliases: [SKIP_THINK_ALIAS, renamed('max_input_chars', 'max_chars')],
-  capabilities: PURE,
+  capabilities: (cfg) => [...PURE, ...raisedCaps(cfg, MATH_CAPS)],
   build(cfg, b) {
     const input = b.template('input', cfg.input);
     const reference = b.template('reference', cfg.reference);

@@ -95,8 +95,9 @@ function tooLong(what: string, n: number, cap: number): GradeFailure {
  * output over max_input_chars, an answer over max_answer_chars or max_depth, an answer whose own
  * evaluation needs more than the step budget, an answer over the magnitude limit. Invalid is
  * left for what the response cannot be blamed for: the reference (missing, unparsable, over a
- * limit, or too costly to compare even with itself), and the grader's own budget or precision
- * running out on a reasonable response. See docs/math.md, "Whose doing".
+ * limit, or too costly to compare even with itself), and the grader's own precision running out
+ * on a reasonable response, or its wall-clock safety net (`timeout`: the machine's failure, never
+ * a floor). See docs/math.md, "Whose doing".
  */
 function responseLimit(reason: string, metadata: Record<string, unknown> = {}): Outcome {
   return { score: 0, reason, metadata: { ...metadata, limit: true } };
@@ -210,17 +211,24 @@ export function checkMath(output: string, reference: string, o: ResolvedMathOpti
   } catch (e) {
     if (!(e instanceof LimitFailure)) throw e;
     if (e.limit === 'depth') return responseLimit(`${head(outEx)}: ${e.message} (max_depth): scored 0`, meta(outEx));
+    if (e.limit === 'time') throw machineTimeout(e, head(outEx), meta(outEx));
     return attributeBudget(e, respond, gold, o, head(outEx), meta(outEx));
   }
 }
 
+/** The wall-clock safety net ran out with steps left: the machine's failure (invalid `timeout`), whatever the sample. */
+function machineTimeout(e: LimitFailure, head: string, meta: Record<string, unknown>): GradeFailure {
+  return new GradeFailure('timeout', `${head}: ${e.message}`, meta);
+}
+
 /**
- * The step or time budget ran out while reading or comparing the answer. Whose doing: the
- * reference compared with itself gets a fresh budget, and when that runs out too the reference
- * (or the budget) is the problem: invalid. Otherwise the answer is retried once with a fresh
- * budget (a time-out can be machine load) whose time backstop is 4x time_budget_ms: a result
- * stands; running out of steps again means the answer's own evaluation is over the step budget:
- * a valid 0 naming it; running out of time again with steps left is the grader's: invalid.
+ * The step budget ran out while reading or comparing the answer. Whose doing, decided by counted
+ * work only (the same on any machine): the reference compared with itself gets a fresh budget,
+ * and when that runs out too the reference (or the configured budget) is the problem: invalid.
+ * Otherwise the answer gets a fresh budget of its own (the first one also paid for parsing the
+ * reference): a result stands; running out of steps again means the answer's own evaluation is
+ * over the step budget: a valid 0 naming it. The wall-clock net running out on either run is
+ * the machine's: invalid `timeout`.
  */
 function attributeBudget(
   first: LimitFailure,
@@ -233,22 +241,17 @@ function attributeBudget(
   try {
     compareAnswers(gold, gold, o, new Budget(o));
   } catch (e) {
+    if (e instanceof LimitFailure && e.limit === 'time') throw machineTimeout(e, head, meta);
     if (e instanceof LimitFailure) {
       throw new GradeFailure('limit_exceeded', `${head}: ${first.message}; the reference compared with itself also exceeds it (${e.message})`, meta);
     }
     throw e;
   }
   try {
-    return respond(new Budget({ ...o, time_budget_ms: 4 * o.time_budget_ms }));
+    return respond(new Budget(o));
   } catch (e) {
     if (!(e instanceof LimitFailure)) throw e;
-    if (e.limit === 'time') {
-      throw new GradeFailure(
-        'limit_exceeded',
-        `${head}: ${first.message}, and again on a retry with ${4 * o.time_budget_ms} ms (steps left: the grader's budget, not the answer's size)`,
-        meta,
-      );
-    }
+    if (e.limit === 'time') throw machineTimeout(e, head, meta);
     return responseLimit(
       `${head}: evaluating the answer ${e.limit === 'depth' ? e.message : `exceeds the step budget (max_steps ${o.max_steps}), while the reference compared with itself fits`}: scored 0`,
       meta,

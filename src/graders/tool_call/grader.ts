@@ -2,6 +2,7 @@
 // exact = 1 only when every call matches (BFCL AST checker semantics), partial = fraction of
 // calls and arguments right; the reason names the first mismatch. Mode `toolrl` scores ToolRL's
 // reward instead (format + correctness, src/graders/tool_call/toolrl.ts).
+import { raisedCaps } from '../../core/capabilities.js';
 import { z } from 'zod';
 import { stringifyExact } from '../../core/json.js';
 import { GradeFailure, ResponseFault } from '../../core/result.js';
@@ -47,7 +48,7 @@ export const toolCall: GraderType<z.infer<typeof schema>> = {
   summary: "BFCL-style tool-call matching (simple, multiple, parallel, no-call), exact or partial credit, or ToolRL's reward",
   schema,
   aliases: [partialCreditAlias('scoring', 'exact', 'partial')],
-  capabilities: PURE,
+  capabilities: (cfg) => [...PURE, ...raisedCaps(cfg, { max_chars: DEFAULT_MAX_CHARS })],
   build(cfg, b) {
     if (cfg.reference === undefined) b.fail('reference', 'required field is missing (BFCL possible_answer list, or [] for "no call")');
     const input = cfg.input === undefined ? undefined : b.template('input', cfg.input);

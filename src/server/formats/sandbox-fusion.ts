@@ -6,7 +6,8 @@
 // a non-zero exit `Failed`, anything else `Success`; base64 `files` are written into the working
 // directory and `fetch_files` come back base64. GET /v1/ping answers "pong". The code only ever
 // runs in the sandbox: with the server's sandbox switched off the endpoint answers 403. Timeouts
-// and memory from the request are clamped to the operator's maxima; the run takes a queue slot
+// and memory from the request are clamped to the operator's maxima (a negative, zero or absurd
+// value is a 400 naming the field, never a run with some other limit); the run takes a queue slot
 // (429 when full) and the request deadline (504, which SandboxFusion clients retry) like grades.
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:os';
@@ -237,6 +238,30 @@ const errorAnswer = (message: string): RunCodeResponse => ({
   files: {},
 });
 
+/** Largest timeout a request may name, in seconds (a day): past it the value is absurd, not clamped. */
+const MAX_TIMEOUT_S = 86_400;
+/** Largest memory_limit_MB a request may name (1 TiB): past it the value is absurd, not clamped. */
+const MAX_MEMORY_MB = 1024 * 1024;
+
+/**
+ * Refuses limits that are not limits (400 naming the field): a timeout must be above 0 s and at
+ * most a day, memory_limit_MB -1 (unset) or 1..1 TiB. Within those, values above the operator's
+ * maxima are clamped (requestLimits); a request can lower a limit, never raise it.
+ */
+function checkLimitValues(args: RunCodeArgs): void {
+  const bad: { field: string; value: number; message: string }[] = [];
+  for (const field of ['run_timeout', 'compile_timeout'] as const) {
+    const v = args[field];
+    if (!(v > 0 && v <= MAX_TIMEOUT_S))
+      bad.push({ field, value: v, message: `${field} must be a number of seconds above 0 and at most ${MAX_TIMEOUT_S}, got ${v}` });
+  }
+  const mb = args.memory_limit_MB;
+  if (!(mb === -1 || (mb >= 1 && mb <= MAX_MEMORY_MB)))
+    bad.push({ field: 'memory_limit_MB', value: mb, message: `memory_limit_MB must be -1 (the server's limit) or 1 to ${MAX_MEMORY_MB} MiB, got ${mb}` });
+  if (bad.length)
+    throw new HttpError(400, 'invalid_request', `request body field ${bad.map((d) => `"${d.field}": ${d.message}`).join('; ')}`, { details: bad });
+}
+
 /** The sandbox limits of one request: its own, clamped to the operator's maxima. */
 function requestLimits(args: RunCodeArgs, max: SandboxApiLimits): { run: Partial<SandboxLimits>; compile: Partial<SandboxLimits>; clamped: string[] } {
   const clamped: string[] = [];
@@ -246,7 +271,7 @@ function requestLimits(args: RunCodeArgs, max: SandboxApiLimits): { run: Partial
   };
   const runS = clamp('run_timeout', args.run_timeout, max.maxRunTimeoutS);
   const compileS = clamp('compile_timeout', args.compile_timeout, max.maxCompileTimeoutS);
-  const mb = args.memory_limit_MB > 0 ? clamp('memory_limit_MB', args.memory_limit_MB, max.maxMemoryMb) : max.maxMemoryMb;
+  const mb = args.memory_limit_MB !== -1 ? clamp('memory_limit_MB', args.memory_limit_MB, max.maxMemoryMb) : max.maxMemoryMb;
   const MiB = 1024 * 1024;
   // the wall clock is the time limit (SandboxFusion's only one); the CPU limit is a backstop above it
   const time = (s: number) => ({ wallMs: Math.max(1, Math.round(s * 1000)), cpuSeconds: Math.max(1, Math.ceil(s)) + 1 });
@@ -388,6 +413,7 @@ function registerSandboxFusion(app: FastifyInstance, ctx: ServerContext): void {
     const parsed = parseRunCode(request.body);
     if ('detail' in parsed) return reply.code(422).send({ detail: parsed.detail });
     const { args } = parsed;
+    checkLimitValues(args);
     const limits = requestLimits(args, max);
     if (limits.clamped.length) reply.header('x-arbiter-clamped', limits.clamped.join(', '));
     const pool = sandboxPool(gctx);

@@ -278,7 +278,8 @@ export class Side {
       case 'attr': {
         const base = this.evaluate(n.value, depth + 1);
         if (base instanceof InstanceRef) {
-          const spec = base.bound.cls.methods[n.attr];
+          // an untrusted name: own methods only (never Object.prototype's constructor, __proto__, toString…)
+          const spec = Object.hasOwn(base.bound.cls.methods, n.attr) ? base.bound.cls.methods[n.attr] : undefined;
           if (spec) return new BoundMethod(base.bound, n.attr, spec as MethodSpec<ApiInstance>);
           if (base.bound.inst.stateAttrs().some(([k]) => k === n.attr)) throw new Unsupported(`reading the attribute ${n.attr} is not modelled`);
           throw new PyException('AttributeError', `'${base.bound.className}' object has no attribute '${n.attr}'`);
