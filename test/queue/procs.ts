@@ -1,6 +1,7 @@
 // Real processes for the queue tests: a redis-server on a free loopback port in a temp dir (no
 // persistence, so a restart forgets everything), `arbiter worker --events` processes whose JSON
-// event lines can be awaited, and `arbiter serve` processes. Everything is waited on by events
+// event lines can be awaited, `arbiter serve` processes, a gate that holds a judge's requests, and a
+// TCP proxy that cuts connections. Everything is waited on by events
 // (lines printed, processes exiting), never by sleeping.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -166,6 +167,39 @@ export async function startWorker(url: string, args: string[], env: Record<strin
     },
     exited,
   };
+}
+
+/** Holds the next `n` judge requests until released; answers every other one at once. */
+export class Gate {
+  private toHold = 0;
+  private held: (() => void)[] = [];
+  private onHeld?: { n: number; resolve: () => void };
+  total = 0;
+
+  handler = () => {
+    this.total++;
+    if (this.toHold > 0) {
+      this.toHold--;
+      return new Promise<{ content: string }>((resolve) => {
+        this.held.push(() => resolve({ content: 'Score: 7' }));
+        if (this.onHeld && this.held.length >= this.onHeld.n) this.onHeld.resolve();
+      });
+    }
+    return { content: 'Score: 7' };
+  };
+
+  /** Holds the next n requests; resolves once all n are held. */
+  hold(n: number): Promise<void> {
+    this.toHold = n;
+    this.held = [];
+    return new Promise((resolve) => (this.onHeld = { n, resolve }));
+  }
+
+  release(): void {
+    this.toHold = 0;
+    for (const r of this.held) r();
+    this.held = [];
+  }
 }
 
 /** Writes grader configs into a temp dir; returns their paths. */
