@@ -155,7 +155,7 @@ export const DEFAULT_DEADLINE_MS = 30_000;
  * comes within `stalledMs`, and the job must have been seen by a check before, so the bound is
  * `stalledMs + max(lockMs, stalledMs)`.
  */
-export function recoveryBoundMs(lockMs: number, stalledMs: number): number {
+function recoveryBoundMs(lockMs: number, stalledMs: number): number {
   return stalledMs + Math.max(lockMs, stalledMs);
 }
 

@@ -65,9 +65,9 @@ export interface EnvServer {
 
 const SESSION_RE = /^[0-9a-f-]{36}$/;
 
-export const DEFAULT_MAX_SESSIONS = 256;
-export const DEFAULT_MAX_SESSIONS_PER_CLIENT = 64;
-export const DEFAULT_SESSION_IDLE_MS = 180_000;
+const DEFAULT_MAX_SESSIONS = 256;
+const DEFAULT_MAX_SESSIONS_PER_CLIENT = 64;
+const DEFAULT_SESSION_IDLE_MS = 180_000;
 
 export function createEnvServer(o: EnvServerOptions): EnvServer {
   const maxSessions = o.maxSessions ?? DEFAULT_MAX_SESSIONS;
