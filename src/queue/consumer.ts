@@ -17,11 +17,15 @@ import { groupContext } from '../graders/composite/group-stage.js';
 import { sandboxPool } from '../graders/code/config.js';
 import {
   checkJobData,
+  DEFAULT_DEADLINE_MS,
+  DEFAULT_LOCK_MS,
   DEFAULT_PREFIX,
+  DEFAULT_STALLED_MS,
   fingerprint,
   jobInputs,
   PROTOCOL,
   queueName,
+  recoveryDoesNotFit,
   storedResults,
   workerKey,
   type JobData,
@@ -50,10 +54,18 @@ export interface QueueWorkerOptions {
   services: Services;
   /** Jobs graded at once per grader queue (default 2 × cores). */
   jobs?: number;
-  /** BullMQ lock duration, ms (default 30 000): a worker silent this long loses its jobs to others. */
+  /**
+   * BullMQ lock duration, ms (default 5000): a worker silent this long loses its jobs to others.
+   * The lock is renewed every quarter of it, so an event loop may pause for three quarters.
+   */
   lockMs?: number;
-  /** BullMQ stalled-job check interval, ms (default 30 000). */
+  /** BullMQ stalled-job check interval, ms (default 3000). */
   stalledMs?: number;
+  /**
+   * The shortest request deadline of the servers this worker serves, ms (default 30 000, serve's):
+   * settings whose recovery from a dead worker cannot fit in it are refused (recoveryDoesNotFit).
+   */
+  deadlineMs?: number;
   /** Times a job may be abandoned by dying workers before it fails (default 2). */
   maxStalled?: number;
   /** Heartbeat interval, ms (default 2000; the record expires after 5 intervals). */
@@ -121,13 +133,15 @@ async function cannotRun(g: Grader, services: Services, probe: boolean): Promise
 
 export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueWorker> {
   const target = parseRedisUrl(opts.url);
+  const lockDuration = opts.lockMs ?? DEFAULT_LOCK_MS;
+  const stalledInterval = opts.stalledMs ?? DEFAULT_STALLED_MS;
+  const unfit = recoveryDoesNotFit(lockDuration, stalledInterval, opts.deadlineMs ?? DEFAULT_DEADLINE_MS);
+  if (unfit) throw new RangeError(unfit);
   await checkRedis(target);
   const prefix = opts.prefix ?? DEFAULT_PREFIX;
   const id = `${(opts.name ?? hostname()).replace(/[^A-Za-z0-9_.-]/g, '_')}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const emit = (e: Omit<WorkerEvent, 'worker'>) => opts.onEvent?.({ ...e, worker: id } as WorkerEvent);
   const concurrency = Math.max(1, Math.floor(opts.jobs ?? 2 * availableParallelism()));
-  const lockDuration = opts.lockMs ?? 30_000;
-  const stalledInterval = opts.stalledMs ?? 30_000;
   const maxStalledCount = opts.maxStalled ?? 2;
   const heartbeatMs = opts.heartbeatMs ?? 2000;
 
@@ -191,6 +205,8 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
       prefix,
       concurrency,
       lockDuration,
+      // renewed every quarter of the lock: a pause of up to three quarters of it keeps the job
+      lockRenewTime: Math.max(1, Math.floor(lockDuration / 4)),
       stalledInterval,
       maxStalledCount,
       name: id,
@@ -246,6 +262,9 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
     pid: process.pid,
     started_at: Date.now(),
     jobs: concurrency,
+    lock_ms: lockDuration,
+    stalled_ms: stalledInterval,
+    heartbeat_ms: heartbeatMs,
     graders: [...serving].map(([name, queue]) => ({ name, queue, capabilities: [...new Set(opts.graders.get(name)!.capabilities.map((c) => c.capability))] })),
     refused: [...refused].map(([name, reason]) => ({ name, queue: queueName(fingerprint(opts.graders.get(name)!)), reason })),
     sandbox,

@@ -3,7 +3,9 @@
 // hands each sample its own result in order. Nothing is lost and nothing counted twice: job ids are
 // deterministic, so adding one again is a no-op; a job is settled once, by its first completion;
 // a job Redis forgot (restart without persistence) is added again; a job no request waits for any
-// more is removed. Queue depth (all servers' jobs) becomes 429 + Retry-After at admission.
+// more is removed. Queue depth (all servers' jobs) becomes 429 + Retry-After at admission. A grader
+// that no live worker has served for a short grace fails at once (config_error), naming any worker
+// that serves a grader of that name with another config.
 import { randomBytes } from 'node:crypto';
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -14,7 +16,18 @@ import type { GradeInput } from '../core/sample.js';
 import { inGroupStage } from '../graders/composite/group-stage.js';
 import { QueueFullError } from '../server/admission.js';
 import type { Executor, ExecutorEnv, ExecutorFactory, ExecutorRequest } from '../server/grade-runner.js';
-import { DEFAULT_PREFIX, fingerprint, PROTOCOL, queueName, readJobResult, storedInputs, workerKey, type JobData, type WorkerRecord } from './protocol.js';
+import {
+  DEFAULT_PREFIX,
+  fingerprint,
+  PROTOCOL,
+  queueName,
+  readJobResult,
+  recoveryDoesNotFit,
+  storedInputs,
+  workerKey,
+  type JobData,
+  type WorkerRecord,
+} from './protocol.js';
 import { parseRedisUrl, redisClient, type RedisTarget } from './redis.js';
 
 export interface QueueExecutorOptions {
@@ -111,6 +124,11 @@ class QueueExecutor implements Executor {
   private redisDown?: { since: number; message: string };
   private everReady = false;
   private workers: WorkerRecord[] = [];
+  /** When each route was first seen with no live worker (Redis up); cleared when one appears. */
+  private readonly unservedSince = new Map<Route, number>();
+  /** Longest heartbeat interval any worker advertised (none seen yet: undefined, the worker default 2000 ms counts). */
+  private heartbeatMs?: number;
+  private readonly deadlineMs: number;
   private readonly timers: NodeJS.Timeout[] = [];
   /** Resolves when every queue's event stream is being read (jobs are added only after). */
   private readonly ready: Promise<void>;
@@ -130,6 +148,7 @@ class QueueExecutor implements Executor {
     env: ExecutorEnv,
   ) {
     this.target = parseRedisUrl(opts.url);
+    this.deadlineMs = env.deadlineMs;
     this.prefix = opts.prefix ?? DEFAULT_PREFIX;
     if (!/^[A-Za-z0-9_.-]+$/.test(this.prefix)) throw new RangeError(`queue prefix "${this.prefix}" may only have letters, digits, "_", "." and "-"`);
     for (const [k, v] of [
@@ -163,7 +182,7 @@ class QueueExecutor implements Executor {
     this.m = {
       jobs: new Counter({
         name: 'arbiter_redis_jobs_total',
-        help: 'queue jobs of this server by grader and outcome (completed, failed, malformed, abandoned: no request waited any more)',
+        help: 'queue jobs of this server by grader and outcome (completed, failed, malformed, unserved: no live worker served its grader, abandoned: no request waited any more)',
         labelNames: ['grader', 'outcome'],
         registers,
       }),
@@ -329,6 +348,8 @@ class QueueExecutor implements Executor {
   grade(g: Grader, input: GradeInput, ctx: GraderContext, req: ExecutorRequest): Promise<Result> {
     const route = this.routes.get(g);
     if (!route || this.closed) return g.grade(input, ctx); // inline graders are graded here
+    const unserved = this.unserved(route);
+    if (unserved) return Promise.resolve(invalidResult('config_error', unserved, { grader: g.name, type: g.type }));
     return new Promise<Result>((resolve) => {
       const m: Member = { input, req, resolve, gone: false };
       route.open[inGroupStage(ctx) ? 1 : 0].push(m);
@@ -374,6 +395,7 @@ class QueueExecutor implements Executor {
         waiting_jobs: r.handle.counts.waiting ?? 0,
         active_jobs: r.handle.counts.active ?? 0,
         batch: this.batchSize(r),
+        unserved: this.unserved(r) !== undefined,
       };
     }
     return {
@@ -382,6 +404,10 @@ class QueueExecutor implements Executor {
       redis_ok: !this.redisDown,
       ...(this.redisDown ? { redis_error: this.redisDown.message } : {}),
       workers: this.workers.length,
+      // live workers whose recovery from a dead worker (lock + stalled check) cannot fit this server's deadline
+      slow_recovery_workers: this.workers
+        .filter((w) => typeof w.lock_ms === 'number' && typeof w.stalled_ms === 'number' && recoveryDoesNotFit(w.lock_ms, w.stalled_ms, this.deadlineMs))
+        .map((w) => w.id),
       waiting_samples: this.depth(),
       pending_jobs: this.pending.size,
       graders,
@@ -412,6 +438,54 @@ class QueueExecutor implements Executor {
 
   private depth(): number {
     return this.waitingSamples + this.othersSamples;
+  }
+
+  /**
+   * Why no request should wait for grader `r`, or undefined: with Redis up, no live worker has served
+   * it for the grace of unservedGraceMs (a Redis restart forgets every heartbeat record; workers
+   * write theirs again within a reconnect and a heartbeat).
+   */
+  private unserved(r: Route): string | undefined {
+    const since = this.unservedSince.get(r);
+    if (since === undefined || this.redisDown || Date.now() - since < this.unservedGraceMs()) return undefined;
+    let m = `no live worker serves grader "${r.name}" (queue ${r.handle.name})`;
+    const other = this.workers.filter((w) => w.graders.some((g) => g.name === r.name && g.queue !== r.handle.name));
+    if (other.length) {
+      const w = other[0]!;
+      const q = w.graders.find((g) => g.name === r.name)!.queue;
+      m +=
+        `; worker ${w.id}${other.length > 1 ? ` (and ${other.length - 1} more)` : ''} serves a grader named "${r.name}" with a different config ` +
+        `(queue ${q}): load the same grader file with the same arbiter version on the workers`;
+    } else {
+      const refusing = this.workers.find((w) => Array.isArray(w.refused) && w.refused.some((x) => x.queue === r.handle.name));
+      if (refusing) m += `; worker ${refusing.id} loaded it but does not serve it: ${refusing.refused.find((x) => x.queue === r.handle.name)!.reason}`;
+      else m += `; start one with: arbiter worker --queue ${this.target.display} --grader <its file>`;
+    }
+    return m;
+  }
+
+  /**
+   * Two heartbeat intervals (the longest advertised; 2000 ms before any worker was seen) plus 1.5 s
+   * for a reconnect (ioredis backs off at most 1 s) and a poll: 5.5 s with the defaults.
+   */
+  private unservedGraceMs(): number {
+    return 2 * (this.heartbeatMs ?? 2000) + 1500;
+  }
+
+  /** After a poll: tracks which routes have no live worker, and fails their waiting jobs once unserved. */
+  private checkServed(): void {
+    const now = Date.now();
+    for (const r of this.routes.values()) {
+      if (this.liveWorkers(r) > 0) this.unservedSince.delete(r);
+      else if (!this.unservedSince.has(r)) this.unservedSince.set(r, now);
+    }
+    for (const j of [...this.pending.values()]) {
+      if (j.state !== 'waiting') continue;
+      const why = this.unserved(j.route);
+      if (!why) continue;
+      this.fail(j, why, 'unserved', 'config_error');
+      void j.route.handle.queue.remove(j.id).catch(() => {});
+    }
   }
 
   private liveWorkers(r: Route): number {
@@ -564,12 +638,12 @@ class QueueExecutor implements Executor {
     this.tickRate(j.members.length);
   }
 
-  private fail(j: Job, message: string, outcome: string): void {
+  private fail(j: Job, message: string, outcome: string, kind: 'internal_error' | 'config_error' = 'internal_error'): void {
     if (j.state === 'done') return;
     this.finish(j);
     this.m.jobs.labels(j.route.name, outcome).inc();
     const g = j.route.grader;
-    for (const m of j.members) if (!m.gone) m.resolve(invalidResult('internal_error', message, { grader: g.name, type: g.type }));
+    for (const m of j.members) if (!m.gone) m.resolve(invalidResult(kind, message, { grader: g.name, type: g.type }));
   }
 
   private tickRate(n: number): void {
@@ -600,7 +674,10 @@ class QueueExecutor implements Executor {
       }
       this.othersSamples = Math.round(others * this.meanJobSamples);
       this.workers = await this.readWorkers();
+      for (const w of this.workers)
+        if (typeof w.heartbeat_ms === 'number' && w.heartbeat_ms > (this.heartbeatMs ?? 0)) this.heartbeatMs = Math.min(w.heartbeat_ms, 60_000);
       if (this.redisDown) this.up();
+      this.checkServed();
     } catch (e) {
       this.down(e as Error);
     } finally {

@@ -143,6 +143,37 @@ export function readJobResult(x: unknown, n: number): { ok: true; results: Resul
   return { ok: true, results: rs as Result[], worker: typeof x.worker === 'string' ? x.worker : '?' };
 }
 
+/** Worker defaults: lock, stalled-check interval, and the request deadline they are checked against. */
+export const DEFAULT_LOCK_MS = 5000;
+export const DEFAULT_STALLED_MS = 3000;
+export const DEFAULT_DEADLINE_MS = 30_000;
+
+/**
+ * Longest time from a worker's death to its job being back in the queue. BullMQ moves an active job
+ * back only at a stalled check that finds it in the `stalled` set (put there by the previous check)
+ * with its lock expired: the lock runs out at most `lockMs` after death, the first check after that
+ * comes within `stalledMs`, and the job must have been seen by a check before, so the bound is
+ * `stalledMs + max(lockMs, stalledMs)`.
+ */
+function recoveryBoundMs(lockMs: number, stalledMs: number): number {
+  return stalledMs + Math.max(lockMs, stalledMs);
+}
+
+/**
+ * Why these settings cannot recover a dead worker's job within a request deadline, or undefined.
+ * The rule: the recovery bound must stay under half the deadline, so the other half is left for the
+ * job's time in the queue before the crash and for grading it again (as long as the first try).
+ */
+export function recoveryDoesNotFit(lockMs: number, stalledMs: number, deadlineMs: number): string | undefined {
+  const r = recoveryBoundMs(lockMs, stalledMs);
+  if (2 * r < deadlineMs) return undefined;
+  return (
+    `--lock-ms ${lockMs} with --stalled-ms ${stalledMs} brings a dead worker's job back after up to ${r} ms ` +
+    `(stalled-ms + max(lock-ms, stalled-ms)), which must be under half the request deadline (--deadline-ms ${deadlineMs}: under ${deadlineMs / 2} ms), ` +
+    'or its samples time out instead of being graded again: lower --lock-ms/--stalled-ms or raise --deadline-ms'
+  );
+}
+
 /** Redis key of a worker's heartbeat record. */
 export function workerKey(prefix: string, id: string): string {
   return `${prefix}:workers:${id}`;
@@ -156,6 +187,11 @@ export interface WorkerRecord {
   started_at: number;
   /** Jobs it runs at once per queue. */
   jobs: number;
+  /** Its lock duration and stalled-check interval, ms (older workers: absent). */
+  lock_ms?: number;
+  stalled_ms?: number;
+  /** Its heartbeat interval, ms (older workers: absent). */
+  heartbeat_ms?: number;
   /** The graders it takes jobs for. */
   graders: { name: string; queue: string; capabilities: string[] }[];
   /** Graders it loaded but does not serve, and why (no sandbox here, endpoint unreachable). */

@@ -2,11 +2,13 @@
 // use. POST /reset starts an episode (a session) and answers its first observation; POST /step takes
 // the agent's action and answers {observation, reward, done, info}; GET|POST /state and POST /close
 // read and end a session; GET /tools gives the tools' JSON schemas and system prompt for the policy.
-// Sessions are bounded in number (429 when full) and idle time (closed after it); one step at a time
-// per session (409 while one runs). Bodies are size- and depth-limited; a token is required off
-// loopback, as for the reward server.
+// Sessions are bounded in number, in all and per client (its remote address; 429 naming the cap
+// hit), and in idle time (closed after it); one step at a time per session (409 while one runs).
+// GET /metrics shows the caps and their state without a label per client. Bodies are size- and
+// depth-limited; a token is required off loopback, as for the reward server.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { DEFAULT_MAX_JSON_DEPTH } from '../core/json.js';
 import { ModelError } from '../models/errors.js';
 import { installAuth, isLoopback } from './auth.js';
@@ -20,7 +22,12 @@ export interface EnvServerOptions {
   deps: EnvDeps;
   /** Open sessions at most (default 256); a reset past it is 429. */
   maxSessions?: number;
-  /** A session unused this long is closed (default 10 minutes). */
+  /** Open sessions of one client (remote address) at most (default 64, a quarter of 256); a reset past it is 429. */
+  maxSessionsPerClient?: number;
+  /**
+   * A session unused this long is closed (default 3 minutes: above the 2-minute deadlines of a
+   * policy turn and of a user-model request, so a live rollout between steps keeps its session).
+   */
   sessionIdleMs?: number;
   /** Environment used when a request names none (default: tau_bench). */
   defaultEnv?: string;
@@ -40,6 +47,8 @@ export interface EnvServerOptions {
 interface Session {
   id: string;
   env: string;
+  /** The client holding it (its remote address). */
+  client: string;
   episode: Episode;
   lastUsed: number;
   busy: boolean;
@@ -56,13 +65,102 @@ export interface EnvServer {
 
 const SESSION_RE = /^[0-9a-f-]{36}$/;
 
+const DEFAULT_MAX_SESSIONS = 256;
+const DEFAULT_MAX_SESSIONS_PER_CLIENT = 64;
+const DEFAULT_SESSION_IDLE_MS = 180_000;
+
 export function createEnvServer(o: EnvServerOptions): EnvServer {
-  const maxSessions = o.maxSessions ?? 256;
-  const idleMs = o.sessionIdleMs ?? 600_000;
+  const maxSessions = o.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const perClientCap = o.maxSessionsPerClient ?? Math.min(DEFAULT_MAX_SESSIONS_PER_CLIENT, maxSessions);
+  const idleMs = o.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const now = o.now ?? Date.now;
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError('maxSessions must be a positive integer');
+  if (!Number.isInteger(perClientCap) || perClientCap < 1) throw new RangeError('maxSessionsPerClient must be a positive integer');
+  if (perClientCap > maxSessions)
+    throw new RangeError(`maxSessionsPerClient (${perClientCap}) must not exceed maxSessions (${maxSessions}): the per-client cap would never apply`);
   if (!(idleMs > 0)) throw new RangeError('sessionIdleMs must be positive');
   const sessions = new Map<string, Session>();
+  /** Open sessions per client; a client with none has no entry (so the map is bounded by the sessions). */
+  const perClient = new Map<string, number>();
+  const registry = new Registry();
+  const refused = new Counter({
+    name: 'arbiter_env_sessions_refused_total',
+    help: 'resets answered 429, by the cap hit (total: --max-sessions, per_client: --max-sessions-per-client)',
+    labelNames: ['cap'],
+    registers: [registry],
+  });
+  const closedBy = new Counter({
+    name: 'arbiter_env_sessions_closed_total',
+    help: 'sessions ended, by how (closed: POST /close, idle: reclaimed after --session-idle-ms, failed: the reset failed, shutdown)',
+    labelNames: ['how'],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'arbiter_env_sessions',
+    help: 'open sessions by environment',
+    labelNames: ['env'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const e of listEnvs()) this.labels(e.name).set(0);
+      for (const x of sessions.values()) this.labels(x.env).inc();
+    },
+  });
+  new Gauge({
+    name: 'arbiter_env_sessions_limit',
+    help: 'session caps: total (--max-sessions) and per_client (--max-sessions-per-client)',
+    labelNames: ['cap'],
+    registers: [registry],
+    collect() {
+      this.labels('total').set(maxSessions);
+      this.labels('per_client').set(perClientCap);
+    },
+  });
+  new Gauge({
+    name: 'arbiter_env_session_idle_timeout_seconds',
+    help: 'a session unused this long is closed (--session-idle-ms)',
+    registers: [registry],
+    collect() {
+      this.set(idleMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'arbiter_env_session_clients',
+    help: 'clients (remote addresses) holding at least one session',
+    registers: [registry],
+    collect() {
+      this.set(perClient.size);
+    },
+  });
+  new Gauge({
+    name: 'arbiter_env_session_clients_at_cap',
+    help: 'clients holding --max-sessions-per-client sessions (their next reset is 429)',
+    registers: [registry],
+    collect() {
+      let n = 0;
+      for (const c of perClient.values()) if (c >= perClientCap) n++;
+      this.set(n);
+    },
+  });
+  new Gauge({
+    name: 'arbiter_env_sessions_top_client',
+    help: 'sessions held by the client holding the most',
+    registers: [registry],
+    collect() {
+      let m = 0;
+      for (const c of perClient.values()) if (c > m) m = c;
+      this.set(m);
+    },
+  });
+  /** Ends a session and releases its client's count. */
+  const drop = (x: Session, how: 'closed' | 'idle' | 'failed' | 'shutdown') => {
+    if (!sessions.delete(x.id)) return;
+    x.episode.close();
+    const c = (perClient.get(x.client) ?? 1) - 1;
+    if (c > 0) perClient.set(x.client, c);
+    else perClient.delete(x.client);
+    closedBy.labels(how).inc();
+  };
   const logger = o.logger === true ? { level: 'info' } : typeof o.logger === 'string' ? { level: o.logger } : false;
   const app = Fastify({ logger, bodyLimit: o.bodyLimit ?? 8 * 1024 * 1024, return503OnClosing: true, forceCloseConnections: 'idle' });
   installJsonBodyParser(app, o.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
@@ -71,10 +169,9 @@ export function createEnvServer(o: EnvServerOptions): EnvServer {
   const sweep = (): number => {
     const t = now();
     let n = 0;
-    for (const [id, s] of sessions) {
+    for (const s of [...sessions.values()]) {
       if (!s.busy && t - s.lastUsed >= idleMs) {
-        s.episode.close();
-        sessions.delete(id);
+        drop(s, 'idle');
         n++;
       }
     }
@@ -120,11 +217,16 @@ export function createEnvServer(o: EnvServerOptions): EnvServer {
     status: 'ok',
     sessions: sessions.size,
     max_sessions: maxSessions,
+    max_sessions_per_client: perClientCap,
     session_idle_ms: idleMs,
     envs: listEnvs().map((e) => e.name),
   });
   app.get('/health', health);
   app.get('/healthz', health);
+  app.get('/metrics', async (_request, reply) => {
+    reply.header('content-type', registry.contentType);
+    return registry.metrics();
+  });
   app.get('/envs', async () => ({ envs: Object.fromEntries(listEnvs().map((e) => [e.name, e.describe()])) }));
 
   const envName = (x: unknown): string => {
@@ -163,10 +265,25 @@ export function createEnvServer(o: EnvServerOptions): EnvServer {
     if (typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'invalid_request', 'the body must be a JSON object of environment options');
     const name = envName(body.env);
     sweep();
+    const client = request.ip;
+    const held = perClient.get(client) ?? 0;
     if (sessions.size >= maxSessions) {
-      throw new HttpError(429, 'too_many_sessions', `${sessions.size} sessions are open (the limit is ${maxSessions}); close finished ones with POST /close`, {
-        headers: { 'retry-after': '1' },
-      });
+      refused.labels('total').inc();
+      throw new HttpError(
+        429,
+        'too_many_sessions',
+        `${sessions.size} sessions are open, the server's limit (--max-sessions ${maxSessions}); close finished ones with POST /close (unused ones are closed after ${idleMs} ms)`,
+        { headers: { 'retry-after': '1' }, details: { cap: 'total', limit: maxSessions, held } },
+      );
+    }
+    if (held >= perClientCap) {
+      refused.labels('per_client').inc();
+      throw new HttpError(
+        429,
+        'too_many_sessions',
+        `this client (${client}) holds ${held} open sessions, the per-client limit (--max-sessions-per-client ${perClientCap}); close finished ones with POST /close (unused ones are closed after ${idleMs} ms)`,
+        { headers: { 'retry-after': '1' }, details: { cap: 'per_client', limit: perClientCap, held } },
+      );
     }
     const { env: _env, ...options } = body;
     let episode: Episode;
@@ -175,14 +292,14 @@ export function createEnvServer(o: EnvServerOptions): EnvServer {
     } catch (e) {
       return envFailure(e);
     }
-    const s: Session = { id: randomUUID(), env: name, episode, lastUsed: now(), busy: true };
+    const s: Session = { id: randomUUID(), env: name, client, episode, lastUsed: now(), busy: true };
     sessions.set(s.id, s); // counted while the first observation is produced
+    perClient.set(client, held + 1);
     try {
       const r = await episode.reset();
       return { session_id: s.id, observation: r.observation, reward: null, done: false, info: r.info };
     } catch (e) {
-      sessions.delete(s.id);
-      episode.close();
+      drop(s, 'failed');
       return envFailure(e);
     } finally {
       s.busy = false;
@@ -220,8 +337,7 @@ export function createEnvServer(o: EnvServerOptions): EnvServer {
     const s = sessionOf(request.body, undefined);
     if (s.busy) throw new HttpError(409, 'session_busy', 'a step of this session is still running');
     const st = s.episode.state();
-    s.episode.close();
-    sessions.delete(s.id);
+    drop(s, 'closed');
     return { session_id: s.id, closed: true, ...st };
   });
 
@@ -244,8 +360,7 @@ export function createEnvServer(o: EnvServerOptions): EnvServer {
       closed ??= (async () => {
         clearInterval(timer);
         await app.close();
-        for (const s of sessions.values()) s.episode.close();
-        sessions.clear();
+        for (const s of [...sessions.values()]) drop(s, 'shutdown');
       })();
       return closed;
     },

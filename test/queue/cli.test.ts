@@ -1,7 +1,8 @@
 // The CLI around the queue: settings refused with clear messages and exit 2 (bad URLs, queue-only
 // options without --queue, an unreachable Redis), and a worker that only takes jobs it can grade:
 // without a working sandbox it does not serve a code grader (and says why, in its heartbeat too),
-// so the server's code samples wait for a worker that can, and time out naming the grader.
+// so the server's code samples wait for a worker that can (timeout naming the grader), then fail at
+// once naming the worker that refused it.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve } from '../server/serve-process.js';
@@ -96,12 +97,21 @@ describe('workers take only jobs they can grade', () => {
       expect(h.executor.graders.code.batch).toBe(1);
       const cheap = await postJSON(s.url + '/v1/score', { grader: 'cheap', samples: [{ item: {}, sample: { output_text: 'x' } }] });
       expect(cheap.json.results[0]).toMatchObject({ valid: true, score: 1 });
-      const code = await postJSON(s.url + '/v1/score', {
-        grader: 'code',
-        samples: [{ item: { tests: ['assert True'] }, sample: { output_text: '```python\nx = 1\n```' } }],
-      });
-      expect(code.json.results[0]).toMatchObject({ valid: false, error: { kind: 'timeout' } });
+      const codeBody = { grader: 'code', samples: [{ item: { tests: ['assert True'] }, sample: { output_text: '```python\nx = 1\n```' } }] };
+      // within the unserved grace (two heartbeats + a reconnect) the sample waits: at the deadline, timeout naming the grader
+      // (or, on a slow machine, already the config_error below)
+      const early = await postJSON(s.url + '/v1/score', codeBody);
+      expect(early.json.results[0].valid).toBe(false);
+      expect(early.json.results[0].error.message).toMatch(/no live worker serves grader "code"/);
+      // past the grace it fails at once, naming the worker that loaded it and why it does not serve it
+      for (let i = 0; i < 100_000; i++) {
+        const hh = (await (await fetch(s.url + '/healthz')).json()) as any;
+        if (hh.executor.graders.code.unserved) break;
+      }
+      const code = await postJSON(s.url + '/v1/score', codeBody);
+      expect(code.json.results[0]).toMatchObject({ valid: false, error: { kind: 'config_error' } });
       expect(code.json.results[0].error.message).toMatch(/no live worker serves grader "code"/);
+      expect(code.json.results[0].error.message).toContain(`worker ${w.id} loaded it but does not serve it: it runs code and the sandbox does not work here`);
       expect(w.events.some((e) => e.event === 'active' && e.grader === 'code')).toBe(false);
     } finally {
       await s.stop();

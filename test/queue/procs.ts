@@ -1,6 +1,7 @@
 // Real processes for the queue tests: a redis-server on a free loopback port in a temp dir (no
-// persistence, so a restart forgets everything), `arbiter worker --events` processes whose JSON
-// event lines can be awaited, and `arbiter serve` processes. Everything is waited on by events
+// persistence, so a restart forgets everything; or an fsynced append-only file, so it forgets nothing), `arbiter worker --events` processes whose JSON
+// event lines can be awaited, `arbiter serve` processes, a gate that holds a judge's requests, and a
+// TCP proxy that cuts connections. Everything is waited on by events
 // (lines printed, processes exiting), never by sleeping.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -51,13 +52,18 @@ function waitLine(child: ChildProcess, stream: 'stdout' | 'stderr', re: RegExp, 
 export interface RedisProc {
   port: number;
   url: string;
-  /** Stops it (SIGTERM; with no persistence it forgets every job) and waits for the exit. */
-  stop(): Promise<void>;
+  /** Stops it (SIGTERM by default; with no persistence it forgets every job) and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
   /** Starts it again on the same port. */
   start(): Promise<void>;
 }
 
-export async function startRedis(): Promise<RedisProc> {
+/**
+ * A redis-server of its own. By default without persistence (a restart forgets every job); with
+ * `persist`, an append-only file synced on every write in its directory, so even a SIGKILLed
+ * server comes back with every job and event it had acknowledged.
+ */
+export async function startRedis(opts: { persist?: boolean } = {}): Promise<RedisProc> {
   requireRedis();
   const dir = mkdtempSync(join(tmpdir(), 'arbiter-redis-'));
   const port = await freePort();
@@ -66,7 +72,8 @@ export async function startRedis(): Promise<RedisProc> {
     port,
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      const c = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+      const persistence = opts.persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+      const c = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       child = c;
@@ -74,12 +81,12 @@ export async function startRedis(): Promise<RedisProc> {
       c.stdout!.resume();
       c.stderr!.resume();
     },
-    async stop() {
+    async stop(signal = 'SIGTERM') {
       const c = child;
       child = undefined;
       if (!c || c.exitCode !== null) return;
       const exited = new Promise<void>((r) => c.once('exit', () => r()));
-      c.kill('SIGTERM');
+      c.kill(signal);
       await exited;
     },
   };
@@ -166,6 +173,39 @@ export async function startWorker(url: string, args: string[], env: Record<strin
     },
     exited,
   };
+}
+
+/** Holds the next `n` judge requests until released; answers every other one at once. */
+export class Gate {
+  private toHold = 0;
+  private held: (() => void)[] = [];
+  private onHeld?: { n: number; resolve: () => void };
+  total = 0;
+
+  handler = () => {
+    this.total++;
+    if (this.toHold > 0) {
+      this.toHold--;
+      return new Promise<{ content: string }>((resolve) => {
+        this.held.push(() => resolve({ content: 'Score: 7' }));
+        if (this.onHeld && this.held.length >= this.onHeld.n) this.onHeld.resolve();
+      });
+    }
+    return { content: 'Score: 7' };
+  };
+
+  /** Holds the next n requests; resolves once all n are held. */
+  hold(n: number): Promise<void> {
+    this.toHold = n;
+    this.held = [];
+    return new Promise((resolve) => (this.onHeld = { n, resolve }));
+  }
+
+  release(): void {
+    this.toHold = 0;
+    for (const r of this.held) r();
+    this.held = [];
+  }
 }
 
 /** Writes grader configs into a temp dir; returns their paths. */

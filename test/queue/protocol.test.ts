@@ -3,6 +3,7 @@
 // reply (a BullMQ worker in this test process answering a real server's jobs) never becomes a
 // valid reward: it is an invalid `internal_error` naming the job.
 import { Worker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadGrader } from '../../dist/index.js';
 import { createServer, type ArbiterServer } from '../../dist/server/index.js';
@@ -54,6 +55,14 @@ describe('a rogue worker cannot make a reward valid', () => {
 
   beforeAll(async () => {
     redis = await startRedis();
+    // the rogue advertises itself as a live worker of the grader (else the server fails the grader's
+    // requests at once as unserved, and no reply of the rogue's would be read)
+    const rc = new Redis(redis.url);
+    await rc.set(
+      'arbiter:workers:rogue',
+      JSON.stringify({ id: 'rogue', graders: [{ name: 'g', queue: queueName(fingerprint(grader)), capabilities: [] }], refused: [] }),
+    );
+    rc.disconnect();
     server = createServer({ graders: { g: grader }, executor: queueExecutor({ url: redis.url }), deadlineMs: 20_000 });
     url = await server.listen({ port: 0 });
   });

@@ -7,40 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../helpers/openai-test-server.js';
 import { serve, type ServeProcess } from '../server/serve-process.js';
-import { CutProxy, graderFiles, postJSON, startRedis, startWorker, type RedisProc, type WorkerProc } from './procs.js';
-
-/** Holds the next `n` judge requests until released; answers every other one at once. */
-class Gate {
-  private toHold = 0;
-  private held: (() => void)[] = [];
-  private onHeld?: { n: number; resolve: () => void };
-  total = 0;
-
-  handler = () => {
-    this.total++;
-    if (this.toHold > 0) {
-      this.toHold--;
-      return new Promise<{ content: string }>((resolve) => {
-        this.held.push(() => resolve({ content: 'Score: 7' }));
-        if (this.onHeld && this.held.length >= this.onHeld.n) this.onHeld.resolve();
-      });
-    }
-    return { content: 'Score: 7' };
-  };
-
-  /** Holds the next n requests; resolves once all n are held. */
-  hold(n: number): Promise<void> {
-    this.toHold = n;
-    this.held = [];
-    return new Promise((resolve) => (this.onHeld = { n, resolve }));
-  }
-
-  release(): void {
-    this.toHold = 0;
-    for (const r of this.held) r();
-    this.held = [];
-  }
-}
+import { CutProxy, Gate, graderFiles, postJSON, startRedis, startWorker, type RedisProc, type WorkerProc } from './procs.js';
 
 const gate = new Gate();
 const judgeServer = new TestServer({ chat: gate.handler });
@@ -96,6 +63,7 @@ beforeAll(async () => {
     judge2: { ...judge, name: 'judge2', input: [{ role: 'user', content: 'Rate this: {{sample.output_text}}' }] },
     cheap: { type: 'string_check', name: 'cheap', input: '{{sample.output_text}}', reference: '{{item.label}}', operation: 'eq' },
     orphan: { type: 'string_check', name: 'orphan', input: '{{sample.output_text}}', reference: 'no worker loads this', operation: 'eq' },
+    orphanAlt: { type: 'string_check', name: 'orphan', input: '{{sample.output_text}}', reference: 'another config', operation: 'eq' },
   });
 });
 
@@ -255,33 +223,62 @@ describe('workers dying, freezing and stopping', () => {
   });
 });
 
-describe('no worker, a full queue, Redis down', () => {
-  it('a grader no worker serves: 429 with Retry-After past the queue depth, timeout results naming the cause', async () => {
-    const s = await server(['--grader', files.orphan!, '--queue-max-depth', '10', '--max-batch', '10', '--deadline-ms', '6000']);
-    const first = postJSON(s.url + '/v1/score', { samples: Array.from({ length: 8 }, () => ({ item: {}, sample: { output_text: 'x' } })) });
-    // wait until the server holds the 8 samples in the queue (a condition, not a delay)
+describe('no live worker, a full queue, Redis down', () => {
+  it('a deep queue: 429 with Retry-After past the queue depth, before anything is queued', async () => {
+    // one worker grading one job at a time, its first job held: the rest wait in Redis
+    const w = await startWorker(redis.url, ['--grader', files.judge2!, '--jobs', '1', ...FAST]);
+    const s = await server(['--grader', files.judge2!, '--queue-batch', '1', '--queue-max-depth', '10', '--max-batch', '10']);
+    const held = gate.hold(1);
+    const first = postJSON(s.url + '/v1/score', { samples: samples(8) });
+    await held;
+    // wait until the server counts the other 7 samples waiting (a condition, not a delay)
     for (let i = 0; i < 1000; i++) {
       const h = (await (await fetch(s.url + '/healthz')).json()) as any;
-      if (h.executor.waiting_samples >= 8) break;
+      if (h.executor.waiting_samples >= 7) break;
     }
-    const refused = await postJSON(s.url + '/v1/score', { samples: Array.from({ length: 5 }, () => ({ item: {}, sample: { output_text: 'x' } })) });
+    const refused = await postJSON(s.url + '/v1/score', { samples: samples(5) });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(refused.json.error.code).toBe('queue_full');
     expect(refused.json.error.message).toMatch(/waiting in Redis/);
+    gate.release();
     const r = await first;
     expect(r.status).toBe(200);
-    for (const x of r.json.results) {
-      expect(x.valid).toBe(false);
-      expect(x.error.kind).toBe('timeout');
-      expect(x.error.message).toMatch(/no live worker serves grader "orphan"/);
-    }
-    // nothing is left waiting once no request waits for it
+    for (const x of r.json.results) expect(x).toMatchObject({ valid: true, score: 7 });
     const h = (await (await fetch(s.url + '/healthz')).json()) as any;
     expect(h.executor.waiting_samples).toBe(0);
     expect(h.executor.pending_jobs).toBe(0);
     await s.stop();
     servers.delete(s);
+    await w.kill();
+  });
+
+  it('a grader no live worker serves fails at once (config_error), naming a worker that serves its name with another config', async () => {
+    // this worker serves a grader named "orphan" with another reference: another fingerprint
+    const w = await worker('orphanAlt');
+    const s = await server(['--grader', files.orphan!]);
+    const waitedBefore = gate.total;
+    // the server marks the grader unserved once its grace (two heartbeats + a reconnect) has passed
+    for (let i = 0; i < 100_000; i++) {
+      const h = (await (await fetch(s.url + '/healthz')).json()) as any;
+      if (h.executor.graders.orphan.unserved) break;
+    }
+    const r = await postJSON(s.url + '/v1/score', { samples: samples(3) });
+    expect(r.status).toBe(200);
+    for (const x of r.json.results) {
+      expect(x).toMatchObject({ valid: false, score: null, error: { kind: 'config_error' } });
+      expect(x.error.message).toMatch(/no live worker serves grader "orphan" \(queue g-[0-9a-f]{24}\)/);
+      expect(x.error.message).toContain(`worker ${w.id} serves a grader named "orphan" with a different config`);
+    }
+    // nothing was queued, and the other-config worker took nothing
+    const h = (await (await fetch(s.url + '/healthz')).json()) as any;
+    expect(h.executor.pending_jobs).toBe(0);
+    expect(w.events.some((e) => e.event === 'active')).toBe(false);
+    expect(gate.total).toBe(waitedBefore);
+    await s.stop();
+    servers.delete(s);
+    await w.kill();
+    workers.delete(w);
   });
 
   it('Redis down past the deadline: timeout results saying so, no hang; back up: graded again', async () => {

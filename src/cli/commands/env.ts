@@ -103,8 +103,9 @@ interface ServeOpts {
   port: number;
   token?: string;
   insecure?: boolean;
-  maxSessions: number;
-  sessionIdleMs: number;
+  maxSessions?: number;
+  maxSessionsPerClient?: number;
+  sessionIdleMs?: number;
   maxSteps?: number;
   maxStepsPerTurn?: number;
   defaultEnv?: string;
@@ -166,8 +167,17 @@ export function register(program: Command): void {
       .option('-p, --port <n>', 'port (0 = any free port)', port, 8100)
       .option('--token <token>', 'require "Authorization: Bearer <token>" (default: $ARBITER_TOKEN)')
       .option('--insecure', 'allow a non-loopback --host without a token')
-      .option('--max-sessions <n>', 'open episodes at most; a reset past it is answered 429', positiveInt, 256)
-      .option('--session-idle-ms <ms>', 'an episode unused this long is closed', positiveInt, 600_000)
+      .option('--max-sessions <n>', 'open episodes at most; a reset past it is answered 429 (default 256)', positiveInt)
+      .option(
+        '--max-sessions-per-client <n>',
+        'open episodes of one client (remote address) at most; a reset past it is answered 429 (default 64, or --max-sessions if lower)',
+        positiveInt,
+      )
+      .option(
+        '--session-idle-ms <ms>',
+        "an episode unused this long is closed (default 180000: above a policy turn's and a user-model request's 2-minute deadlines)",
+        positiveInt,
+      )
       .option('--max-steps <n>', 'tau_bench: agent turns per episode before it ends with reward 0 (tau-bench: 30)', positiveInt)
       .option('--max-steps-per-turn <n>', 'bfcl_multi_turn: executed responses per user turn before the entry is force-quit (BFCL: 20)', positiveInt)
       .option('--default-env <name>', 'environment of requests that name none (default: tau_bench)')
@@ -196,8 +206,9 @@ export function register(program: Command): void {
       const token = o.token ?? (process.env.ARBITER_TOKEN || undefined);
       const server = createEnvServer({
         deps: user ? { user } : {},
-        maxSessions: o.maxSessions,
-        sessionIdleMs: o.sessionIdleMs,
+        ...(o.maxSessions ? { maxSessions: o.maxSessions } : {}),
+        ...(o.maxSessionsPerClient ? { maxSessionsPerClient: o.maxSessionsPerClient } : {}),
+        ...(o.sessionIdleMs ? { sessionIdleMs: o.sessionIdleMs } : {}),
         envDefaults,
         ...(o.defaultEnv ? { defaultEnv: o.defaultEnv } : {}),
         ...(token ? { token } : {}),
@@ -225,7 +236,7 @@ export function register(program: Command): void {
         `arbiter env serve: listening on ${url}${user ? '' : ' (no user simulator: tau_bench resets need --user-model/--user-base-url)'}${token ? ' (token required)' : ''}\n`,
       );
     } catch (e) {
-      if (e instanceof InvalidArgumentError) {
+      if (e instanceof InvalidArgumentError || e instanceof RangeError) {
         process.stderr.write(`arbiter: ${e.message}\n`);
         process.exit(EXIT.USAGE);
       }

@@ -3,6 +3,7 @@
 // then exit; a second signal exits at once.
 import { InvalidArgumentError, type Command } from 'commander';
 import { Services } from '../../core/services.js';
+import { DEFAULT_DEADLINE_MS, DEFAULT_LOCK_MS, DEFAULT_STALLED_MS } from '../../queue/protocol.js';
 import { die, EXIT } from '../exit.js';
 import { positiveInt } from './score.js';
 
@@ -21,6 +22,7 @@ interface WorkerOpts {
   jobs?: number;
   lockMs: number;
   stalledMs: number;
+  deadlineMs: number;
   maxStalled: number;
   heartbeatMs: number;
   name?: string;
@@ -42,8 +44,19 @@ export function register(program: Command): void {
     )
     .option('--prefix <p>', 'Redis key prefix shared with the servers', 'arbiter')
     .option('-j, --jobs <n>', 'jobs graded at once per grader (default: 2 x cores)', positiveInt)
-    .option('--lock-ms <ms>', 'job lock: a worker silent this long (dead, cut off from Redis) loses its jobs to other workers', positiveInt, 30_000)
-    .option('--stalled-ms <ms>', 'how often this worker looks for jobs whose worker died', positiveInt, 30_000)
+    .option(
+      '--lock-ms <ms>',
+      'job lock, renewed every quarter of it: a worker silent this long (dead, cut off from Redis) loses its jobs to other workers',
+      positiveInt,
+      DEFAULT_LOCK_MS,
+    )
+    .option('--stalled-ms <ms>', 'how often this worker looks for jobs whose worker died', positiveInt, DEFAULT_STALLED_MS)
+    .option(
+      '--deadline-ms <ms>',
+      'the shortest serve --deadline-ms of the servers it works for: refused unless stalled-ms + max(lock-ms, stalled-ms) is under half of it',
+      positiveInt,
+      DEFAULT_DEADLINE_MS,
+    )
     .option('--max-stalled <n>', 'times a job may be abandoned by a dying worker and retried before it fails', nonNegativeInt, 2)
     .option('--heartbeat-ms <ms>', 'how often this worker advertises itself (servers count it live for 5 intervals)', positiveInt, 2000)
     .option('--name <name>', "prefix of this worker's id (default: the host name)")
@@ -87,6 +100,7 @@ Examples:
             ...(o.jobs ? { jobs: o.jobs } : {}),
             lockMs: o.lockMs,
             stalledMs: o.stalledMs,
+            deadlineMs: o.deadlineMs,
             maxStalled: o.maxStalled,
             heartbeatMs: o.heartbeatMs,
             ...(o.name ? { name: o.name } : {}),
