@@ -8,6 +8,8 @@ export interface ServeProcess {
   child: ChildProcess;
   url: string;
   stderr(): string;
+  /** What it printed on stdout so far (the JSON log lines of --log-level). */
+  stdout(): string;
   /** Sends a signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -16,6 +18,7 @@ export function serve(args: string[], env: Record<string, string> = {}): Promise
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let err = '';
+    let out = '';
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -30,6 +33,7 @@ export function serve(args: string[], env: Record<string, string> = {}): Promise
           child,
           url: m[1]!,
           stderr: () => err,
+          stdout: () => out,
           stop: (signal = 'SIGTERM') => {
             child.kill(signal);
             return exited;
@@ -37,7 +41,7 @@ export function serve(args: string[], env: Record<string, string> = {}): Promise
         });
       }
     });
-    child.stdout!.resume();
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.on('exit', (code) => {
       clearTimeout(timer);
       reject(Object.assign(new Error(`arbiter serve exited with ${code}: ${err}`), { code, stderr: err }));

@@ -177,8 +177,21 @@ Examples:
   arbiter serve --grader g.json --queue redis://10.0.0.5:6379/0   # and on each grading machine:
   arbiter worker --queue redis://10.0.0.5:6379/0 --grader g.json`,
     )
-    .action(async (o: ServeOpts) => {
+    .action(async (o: ServeOpts, cmd: Command) => {
       try {
+        // options that only a mode they need reads: refused without it rather than ignored
+        const needs: [string, boolean, string][] = [
+          ['--sandbox-api-max-timeout-s', o.sandboxApiMaxTimeoutS !== undefined, '--sandbox-api'],
+          ['--sandbox-api-max-memory-mb', o.sandboxApiMaxMemoryMb !== undefined, '--sandbox-api'],
+          ['--sandbox-api-max-output-bytes', o.sandboxApiMaxOutputBytes !== undefined, '--sandbox-api'],
+          ['--queue-prefix', cmd.getOptionValueSource('queuePrefix') === 'cli', '--queue'],
+        ];
+        for (const [flag, given, mode] of needs) {
+          if (given && !(mode === '--queue' ? o.queue : o.sandboxApi)) {
+            process.stderr.write(`arbiter: ${flag} needs ${mode}\n`);
+            process.exit(EXIT.USAGE);
+          }
+        }
         // the server stack (fastify, prom-client) loads only when serving, not for other commands
         const [{ createServer }, { loadGraderSpecs }, { closeOnSignals }] = await Promise.all([
           import('../../server/app.js'),
