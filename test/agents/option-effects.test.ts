@@ -253,7 +253,7 @@ describe('arbiter env serve options take effect', () => {
       const t = await resetTau(tuned, AUTH);
       expect(t.status).toBe(502);
       expect(t.json.error.code).toBe('user_simulator_error');
-      expect(t.json.error.message).toMatch(/tim/i);
+      expect(t.json.error.message).toMatch(/timed out.*call budget of 1000 ms/);
       const b = await resetTau(base);
       expect(b.status).toBe(200);
     } finally {
@@ -283,5 +283,167 @@ describe('arbiter env serve options take effect', () => {
       .map((l) => JSON.parse(l) as { level: number; req?: { url?: string } });
     expect(lines.some((l) => l.level === 30 && l.req?.url === '/reset')).toBe(true);
     expect(base.stdout()).toBe('');
+  });
+});
+
+describe('arbiter env rollout options take effect', () => {
+  const env = { ...process.env, ...KEYS };
+  const tau = (policy: string, user: string, extra: string[] = []) =>
+    runCli(
+      [
+        'env',
+        'rollout',
+        '--domain',
+        'airline',
+        '--tasks',
+        '0',
+        '--policy-model',
+        policy,
+        '--policy-base-url',
+        models.url,
+        '--user-model',
+        user,
+        '--user-base-url',
+        models.url,
+        ...extra,
+      ],
+      { env },
+    );
+  const records = (jsonl: string) =>
+    jsonl
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  const policyRequests = (key: string) => models.chatRequests.filter((r) => r.body.model !== 'user' && r.body.model !== 'slowuser' && keyOf(r) === key);
+
+  let tuned: any;
+  let base: any;
+  let outFile: string;
+  beforeAll(async () => {
+    models.requests.length = 0;
+    outFile = join(dir, 'rollout.jsonl');
+    const [t, b] = await Promise.all([
+      tau('fast', 'user', [
+        ['--policy-api-key-env', 'ARB_POLICY_KEY'],
+        ['--temperature', '0.7'],
+        ['--max-tokens', '77'],
+        ['--max-steps', '1'],
+        ['--first-tool-call-only'],
+        ['--output', outFile],
+        ['--tau-bench-dir', tauDir],
+        ['--user-api-key-env', 'ARB_USER_KEY'],
+        ['--user-temperature', '0.3'],
+        ['--user-prompt', promptFile],
+      ].flat()),
+      tau('fast', 'user'),
+    ]);
+    expect(t.code, t.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(t.stdout).toBe('');
+    [tuned] = records(readFileSync(outFile, 'utf8'));
+    [base] = records(b.stdout);
+  }, 120_000);
+
+  it('--output: the trajectories go to the file (stdout stays empty); the default writes them on stdout', () => {
+    expect(tuned).toMatchObject({ id: 'airline-0-0' });
+    expect(base).toMatchObject({ id: 'airline-0-0' });
+  });
+
+  it('--max-steps: one agent turn ends the episode, truncated; the default episode ends when the user stops', () => {
+    expect(tuned).toMatchObject({ truncated: true, turns: 1, reward: 0 });
+    expect(base).toMatchObject({ truncated: false, turns: 2, done: true });
+  });
+
+  it('--first-tool-call-only: of the two calls in a message only the first runs; the default runs both', () => {
+    const tools = (r: any) => r.sample.messages.filter((m: any) => m.role === 'tool').length;
+    expect(tools(tuned)).toBe(1);
+    expect(tools(base)).toBe(2);
+  });
+
+  it('--policy-api-key-env, --temperature, --max-tokens: the agent request carries that key, temperature and max_tokens; the default sends $OPENAI_API_KEY and neither field', () => {
+    const t = policyRequests(KEYS.ARB_POLICY_KEY);
+    const b = policyRequests(KEYS.OPENAI_API_KEY);
+    expect(t.length).toBeGreaterThan(0);
+    expect(b.length).toBeGreaterThan(0);
+    for (const r of t) expect(r.body).toMatchObject({ temperature: 0.7, max_tokens: 77 });
+    for (const r of b) {
+      expect('temperature' in r.body).toBe(false);
+      expect('max_tokens' in r.body).toBe(false);
+    }
+  });
+
+  it("--tau-bench-dir: the agent's system prompt is the given folder's wiki; the default reads the shared data", () => {
+    const sys = (key: string) => policyRequests(key)[0]!.body.messages[0].content as string;
+    expect(sys(KEYS.ARB_POLICY_KEY)).toContain(WIKI_MARK);
+    expect(sys(KEYS.OPENAI_API_KEY)).toMatch(/Airline Agent Policy/);
+  });
+
+  it('--user-api-key-env, --user-temperature, --user-prompt: the user-model requests carry that key, temperature and prompt; the default sends $OPENAI_API_KEY, no temperature and the built-in prompt', () => {
+    const t = userRequests(KEYS.ARB_USER_KEY);
+    const b = userRequests(KEYS.OPENAI_API_KEY);
+    expect(t.length).toBeGreaterThan(0);
+    expect(b.length).toBeGreaterThan(0);
+    for (const r of t) expect(r.body.temperature).toBe(0.3);
+    for (const r of b) expect('temperature' in r.body).toBe(false);
+    expect(t[0]!.body.messages[0].content.startsWith(`${PROMPT_MARK} Play this customer: `)).toBe(true);
+    expect(b[0]!.body.messages[0].content).not.toContain(PROMPT_MARK);
+  });
+
+  it('--policy-timeout-ms, --user-timeout-ms: a model slower than 300 ms fails the episode (reward null, a timeout); the defaults wait for it', async () => {
+    const [p, u, slowOk] = await Promise.all([
+      tau('slow', 'user', ['--policy-timeout-ms', '300']),
+      tau('fast', 'slowuser', ['--user-timeout-ms', '300']),
+      tau('slow', 'slowuser'),
+    ]);
+    for (const r of [p, u]) {
+      expect(r.code, r.stderr).toBe(0);
+      const [rec] = records(r.stdout);
+      expect(rec.reward).toBeNull();
+      expect(rec.error.kind).toBe('timeout');
+      // a call's budget is twice the request deadline
+      expect(rec.error.message).toContain('call budget of 600 ms');
+    }
+    const [ok] = records(slowOk.stdout);
+    expect(ok.error).toBeUndefined();
+    expect(ok.reward).not.toBeNull();
+  }, 120_000);
+
+  it('--bfcl-dir: entries come from the given folder (its one, renamed entry); the default reads the shared data', async () => {
+    const bfcl = (extra: string[]) =>
+      runCli(['env', 'rollout', '--env', 'bfcl_multi_turn', '--category', 'base', '--policy-model', 'bfcl', '--policy-base-url', models.url, ...extra], {
+        env,
+      });
+    const [t, b] = await Promise.all([bfcl(['--bfcl-dir', bfclDir]), bfcl(['--entries', '0'])]);
+    expect(t.code, t.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(records(t.stdout).map((r) => r.id)).toEqual([`${NEW_ID}-0`]);
+    expect(records(b.stdout).map((r) => r.id)).toEqual(['multi_turn_base_0-0']);
+  }, 120_000);
+});
+
+describe('arbiter env tools options take effect', () => {
+  it("--tau-bench-dir: the system prompt is the given folder's wiki; the default reads the shared data; a missing folder is named", async () => {
+    const args = ['env', 'tools', '--env', 'tau_bench', '--domain', 'airline'];
+    const [t, b, missing] = await Promise.all([
+      runCli([...args, '--tau-bench-dir', tauDir]),
+      runCli(args),
+      runCli([...args, '--tau-bench-dir', join(dir, 'no-such-tau')]),
+    ]);
+    expect(t.code, t.stderr).toBe(0);
+    expect(JSON.parse(t.stdout).system_prompt).toBe(WIKI_MARK);
+    expect(JSON.parse(b.stdout).system_prompt).toMatch(/Airline Agent Policy/);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(join(dir, 'no-such-tau'));
+  });
+
+  it('--bfcl-dir: the entry is looked up in the given folder (its renamed entry has tools, the shared data has no such entry); a missing folder is named', async () => {
+    const args = ['env', 'tools', '--env', 'bfcl_multi_turn', '--entry-id', NEW_ID];
+    const [t, b, missing] = await Promise.all([runCli([...args, '--bfcl-dir', bfclDir]), runCli(args), runCli([...args, '--bfcl-dir', join(dir, 'no-such-bfcl')])]);
+    expect(t.code, t.stderr).toBe(0);
+    expect(JSON.parse(t.stdout).tools.map((x: any) => x.function?.name ?? x.name)).toContain('mv');
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain(NEW_ID);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(join(dir, 'no-such-bfcl'));
   });
 });
