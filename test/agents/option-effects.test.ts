@@ -447,3 +447,39 @@ describe('arbiter env tools options take effect', () => {
     expect(missing.stderr).toContain(join(dir, 'no-such-bfcl'));
   });
 });
+
+describe('options that nothing would read are refused', () => {
+  it('--user-api-key-env, --user-temperature, --user-prompt, --user-timeout-ms, --user-concurrency: env serve refuses them without a user model', async () => {
+    const r = await runCli(
+      [
+        ['env', 'serve', '--port', '0'],
+        ['--user-api-key-env', 'K', '--user-temperature', '0.3', '--user-prompt', promptFile, '--user-timeout-ms', '5', '--user-concurrency', '2'],
+      ].flat(),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--user-api-key-env, --user-temperature, --user-prompt, --user-timeout-ms, --user-concurrency set the user simulator');
+  });
+
+  it('--tau-bench-dir, --user-temperature, --user-timeout-ms: a bfcl_multi_turn rollout refuses them; --bfcl-dir: a tau_bench rollout refuses it', async () => {
+    const rollout = ['env', 'rollout', '--policy-model', 'p', '--policy-base-url', models.url];
+    const [bfcl, bfclUser, tau] = await Promise.all([
+      runCli([...rollout, '--env', 'bfcl_multi_turn', '--category', 'base', '--tau-bench-dir', tauDir]),
+      runCli([...rollout, '--env', 'bfcl_multi_turn', '--category', 'base', '--user-temperature', '0.3', '--user-timeout-ms', '5']),
+      runCli([...rollout, '--domain', 'airline', '--user-model', 'user', '--user-base-url', models.url, '--bfcl-dir', bfclDir]),
+    ]);
+    expect([bfcl.code, bfclUser.code, tau.code]).toEqual([2, 2, 2]);
+    expect(bfcl.stderr).toContain('--tau-bench-dir is not a bfcl_multi_turn option');
+    expect(bfclUser.stderr).toContain('--user-temperature is not a bfcl_multi_turn option');
+    expect(tau.stderr).toContain('--bfcl-dir is a bfcl_multi_turn option');
+  });
+
+  it("--tau-bench-dir, --bfcl-dir: env tools refuses the other environment's data folder", async () => {
+    const [t, b] = await Promise.all([
+      runCli(['env', 'tools', '--env', 'bfcl_multi_turn', '--entry-id', 'multi_turn_base_0', '--tau-bench-dir', tauDir]),
+      runCli(['env', 'tools', '--domain', 'airline', '--bfcl-dir', bfclDir]),
+    ]);
+    expect([t.code, b.code]).toEqual([2, 2]);
+    expect(t.stderr).toContain('--tau-bench-dir is a tau_bench option, not a bfcl_multi_turn one');
+    expect(b.stderr).toContain('--bfcl-dir is a bfcl_multi_turn option, not a tau_bench one');
+  });
+});
