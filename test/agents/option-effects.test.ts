@@ -143,7 +143,8 @@ describe('arbiter env serve options take effect', () => {
     await Promise.all([base?.stop(), tuned?.stop()]);
   });
 
-  const resetTau = (s: ServeProcess, headers: Record<string, string> = {}) => call(s, '/reset', { env: 'tau_bench', domain: 'airline', task_index: 0 }, headers);
+  const resetTau = (s: ServeProcess, headers: Record<string, string> = {}) =>
+    call(s, '/reset', { env: 'tau_bench', domain: 'airline', task_index: 0 }, headers);
 
   it('--token: requests without the bearer token get 401; the default server needs none', async () => {
     expect((await call(tuned, '/tools?env=tau_bench&domain=airline')).status).toBe(401);
@@ -323,18 +324,22 @@ describe('arbiter env rollout options take effect', () => {
     models.requests.length = 0;
     outFile = join(dir, 'rollout.jsonl');
     const [t, b] = await Promise.all([
-      tau('fast', 'user', [
-        ['--policy-api-key-env', 'ARB_POLICY_KEY'],
-        ['--temperature', '0.7'],
-        ['--max-tokens', '77'],
-        ['--max-steps', '1'],
-        ['--first-tool-call-only'],
-        ['--output', outFile],
-        ['--tau-bench-dir', tauDir],
-        ['--user-api-key-env', 'ARB_USER_KEY'],
-        ['--user-temperature', '0.3'],
-        ['--user-prompt', promptFile],
-      ].flat()),
+      tau(
+        'fast',
+        'user',
+        [
+          ['--policy-api-key-env', 'ARB_POLICY_KEY'],
+          ['--temperature', '0.7'],
+          ['--max-tokens', '77'],
+          ['--max-steps', '1'],
+          ['--first-tool-call-only'],
+          ['--output', outFile],
+          ['--tau-bench-dir', tauDir],
+          ['--user-api-key-env', 'ARB_USER_KEY'],
+          ['--user-temperature', '0.3'],
+          ['--user-prompt', promptFile],
+        ].flat(),
+      ),
       tau('fast', 'user'),
     ]);
     expect(t.code, t.stderr).toBe(0);
@@ -438,7 +443,11 @@ describe('arbiter env tools options take effect', () => {
 
   it('--bfcl-dir: the entry is looked up in the given folder (its renamed entry has tools, the shared data has no such entry); a missing folder is named', async () => {
     const args = ['env', 'tools', '--env', 'bfcl_multi_turn', '--entry-id', NEW_ID];
-    const [t, b, missing] = await Promise.all([runCli([...args, '--bfcl-dir', bfclDir]), runCli(args), runCli([...args, '--bfcl-dir', join(dir, 'no-such-bfcl')])]);
+    const [t, b, missing] = await Promise.all([
+      runCli([...args, '--bfcl-dir', bfclDir]),
+      runCli(args),
+      runCli([...args, '--bfcl-dir', join(dir, 'no-such-bfcl')]),
+    ]);
     expect(t.code, t.stderr).toBe(0);
     expect(JSON.parse(t.stdout).tools.map((x: any) => x.function?.name ?? x.name)).toContain('mv');
     expect(b.code).toBe(2);

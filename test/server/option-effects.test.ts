@@ -23,20 +23,22 @@ beforeAll(async () => {
   const common = ['--grader', file, '--concurrency', '1', '--sandbox-api'];
   [base, tuned] = await Promise.all([
     serve(common),
-    serve([
-      ...common,
-      ['--token', TOKEN],
-      ['--body-limit', '200'],
-      ['--max-queue', '1'],
-      ['--reward-format', 'dict'],
-      ['--eos-token', '[[END]]'],
-      ['--no-default-eos'],
-      ['--monitor-window', '0'],
-      ['--log-level', 'info'],
-      ['--sandbox-api-max-timeout-s', '2'],
-      ['--sandbox-api-max-memory-mb', '300'],
-      ['--sandbox-api-max-output-bytes', '1000'],
-    ].flat()),
+    serve(
+      [
+        ...common,
+        ['--token', TOKEN],
+        ['--body-limit', '200'],
+        ['--max-queue', '1'],
+        ['--reward-format', 'dict'],
+        ['--eos-token', '[[END]]'],
+        ['--no-default-eos'],
+        ['--monitor-window', '0'],
+        ['--log-level', 'info'],
+        ['--sandbox-api-max-timeout-s', '2'],
+        ['--sandbox-api-max-memory-mb', '300'],
+        ['--sandbox-api-max-output-bytes', '1000'],
+      ].flat(),
+    ),
   ]);
 }, 60_000);
 
