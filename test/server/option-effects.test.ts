@@ -151,7 +151,7 @@ describe('arbiter serve options take effect', () => {
     expect(base.stdout()).toBe('');
   });
 
-  it('--sandbox-api-max-timeout-s: a longer run_timeout run_timeout and compile_timeout are clamped to it (and said so); the default maximum (30 s) leaves 15 s alone', async () => {
+  it('--sandbox-api-max-timeout-s: a longer run_timeout and compile_timeout are clamped to it (and said so); the default maximum (30 s) leaves 15 s alone', async () => {
     const req = { code: 'print(1)', language: 'python', run_timeout: 15 };
     const t = await post(`${tuned.url}/run_code`, req, AUTH);
     expect(t.status).toBe(200);
