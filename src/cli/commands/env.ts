@@ -90,7 +90,7 @@ async function userFactory(o: {
 
 function userOptions(cmd: Command): Command {
   return cmd
-    .option('--user-model <name>', 'model of the simulated user (tau-bench)')
+    .option('--user-model <name>', 'model of the simulated user (tau-bench; the other --user-* options need it and --user-base-url)')
     .option('--user-base-url <url>', 'OpenAI-compatible base URL of the user model, e.g. http://127.0.0.1:8001/v1')
     .option('--user-api-key-env <var>', "environment variable holding the user model's API key", 'OPENAI_API_KEY')
     .option('--user-temperature <t>', "sampling temperature of the user model (default: the server's)", finite)
