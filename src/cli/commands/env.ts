@@ -90,12 +90,25 @@ async function userFactory(o: {
 
 function userOptions(cmd: Command): Command {
   return cmd
-    .option('--user-model <name>', 'model of the simulated user (tau-bench)')
+    .option('--user-model <name>', 'model of the simulated user (tau-bench; the other --user-* options need it and --user-base-url)')
     .option('--user-base-url <url>', 'OpenAI-compatible base URL of the user model, e.g. http://127.0.0.1:8001/v1')
     .option('--user-api-key-env <var>', "environment variable holding the user model's API key", 'OPENAI_API_KEY')
     .option('--user-temperature <t>', "sampling temperature of the user model (default: the server's)", finite)
     .option('--user-prompt <file>', "system prompt of the simulated user, with an {instruction} placeholder (default: arbiter's wording of tau-bench's rules)")
     .option('--user-timeout-ms <ms>', 'deadline of one user-model request', positiveInt, 120_000);
+}
+
+/** The user-model options given on the command line whose values only a user simulator reads. */
+const USER_SIM_FLAGS: readonly [flag: string, key: string][] = [
+  ['--user-api-key-env', 'userApiKeyEnv'],
+  ['--user-temperature', 'userTemperature'],
+  ['--user-prompt', 'userPrompt'],
+  ['--user-timeout-ms', 'userTimeoutMs'],
+  ['--user-concurrency', 'userConcurrency'],
+];
+
+function givenFlags(cmd: Command, flags: readonly (readonly [string, string])[]): string[] {
+  return flags.filter(([, key]) => cmd.getOptionValueSource(key) === 'cli').map(([flag]) => flag);
 }
 
 interface ServeOpts {
@@ -189,8 +202,12 @@ export function register(program: Command): void {
       .option('--bfcl-dir <dir>', "folder holding BFCL's multi_turn/ data (default: $ARBITER_BFCL_DIR, else $ARBITER_DATA/bfcl)")
       .option('--user-concurrency <n>', 'user-model requests in flight at once', positiveInt, 64)
       .option('--log-level <level>', 'log to stdout as JSON at this level'),
-  ).action(async (o: ServeOpts) => {
+  ).action(async (o: ServeOpts, cmd: Command) => {
     try {
+      if (!o.userModel && !o.userBaseUrl) {
+        const given = givenFlags(cmd, USER_SIM_FLAGS);
+        if (given.length) throw new InvalidArgumentError(`${given.join(', ')} set the user simulator: they need --user-model and --user-base-url`);
+      }
       const [{ createEnvServer }, { setDataDir }, agents] = await Promise.all([
         import('../../server/env-server.js'),
         import('../../envs/tau_bench/db.js'),
@@ -271,7 +288,7 @@ export function register(program: Command): void {
       .option('--steps-output <file>', 'also write one line per turn for step-level advantages (uid, traj_uid, anchor_obs, step_reward, episode_return)')
       .option('-c, --concurrency <n>', 'episodes run at once', positiveInt, 4)
       .option('--tau-bench-dir <dir>', "folder holding tau-bench's airline/ and retail/ data"),
-  ).action(async (o: RolloutOpts) => {
+  ).action(async (o: RolloutOpts, cmd: Command) => {
     try {
       const [{ ChatPolicy }, { runRollouts, stepRecords }, { setDataDir }, agents] = await Promise.all([
         import('../../agents/policy.js'),
@@ -299,6 +316,11 @@ export function register(program: Command): void {
           ['--max-steps-per-turn', o.maxStepsPerTurn],
         ] as const)
           if (v !== undefined) throw new InvalidArgumentError(`${flag} is a bfcl_multi_turn option`);
+        if (o.bfclDir !== undefined) throw new InvalidArgumentError('--bfcl-dir is a bfcl_multi_turn option');
+        if (!o.userModel && !o.userBaseUrl) {
+          const given = givenFlags(cmd, USER_SIM_FLAGS);
+          if (given.length) throw new InvalidArgumentError(`${given.join(', ')} set the user simulator: they need --user-model and --user-base-url`);
+        }
         if (!o.domain) throw new InvalidArgumentError('tau_bench rollouts need --domain (airline or retail)');
         if (!agents.TAU_DOMAIN_NAMES.includes(o.domain as never))
           throw new InvalidArgumentError(`--domain must be one of ${agents.TAU_DOMAIN_NAMES.join(', ')}`);
@@ -329,8 +351,12 @@ export function register(program: Command): void {
           ['--max-steps', o.maxSteps],
           ['--first-tool-call-only', o.firstToolCallOnly],
           ['--user-model', o.userModel],
+          ['--user-base-url', o.userBaseUrl],
+          ['--tau-bench-dir', o.tauBenchDir],
+          ...givenFlags(cmd, USER_SIM_FLAGS).map((f) => [f, true] as const),
         ] as const)
-          if (v !== undefined) throw new InvalidArgumentError(`${flag} is not a bfcl_multi_turn option (BFCL's user turns are fixed)`);
+          if (v !== undefined)
+            throw new InvalidArgumentError(`${flag} is not a bfcl_multi_turn option${flag.startsWith('--user') ? " (BFCL's user turns are fixed)" : ''}`);
         const cat = o.category;
         if (!cat || !(agents.BFCL_CATEGORIES as readonly string[]).includes(cat))
           throw new InvalidArgumentError(`bfcl_multi_turn rollouts need --category (one of ${agents.BFCL_CATEGORIES.join(', ')})`);
@@ -410,6 +436,14 @@ export function register(program: Command): void {
         if (o.bfclDir) agents.setBfclDataDir(o.bfclDir);
         const family = agents.getEnv(o.env);
         if (!family) throw new InvalidArgumentError(`unknown environment "${o.env}"`);
+        for (const [flag, v, own] of [
+          ['--tau-bench-dir', o.tauBenchDir, 'tau_bench'],
+          ['--domain', o.domain, 'tau_bench'],
+          ['--bfcl-dir', o.bfclDir, 'bfcl_multi_turn'],
+          ['--entry-id', o.entryId, 'bfcl_multi_turn'],
+          ['--mode', o.mode, 'bfcl_multi_turn'],
+        ] as const)
+          if (v !== undefined && o.env !== own) throw new InvalidArgumentError(`${flag} is a ${own} option, not a ${o.env} one`);
         const options: Record<string, unknown> =
           o.env === 'bfcl_multi_turn'
             ? { ...(o.entryId !== undefined ? { entry_id: o.entryId } : {}), ...(o.mode !== undefined ? { mode: o.mode } : {}) }

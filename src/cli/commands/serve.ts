@@ -145,7 +145,7 @@ export async function register(program: Command, argv: readonly string[] = []): 
       2048,
     )
     .option('--queue <url>', 'grade through Redis by `arbiter worker` processes instead of in-process: redis://HOST:PORT[/DB] (docs/queue.md)')
-    .option('--queue-prefix <p>', 'Redis key prefix shared with the workers', 'arbiter')
+    .option('--queue-prefix <p>', 'Redis key prefix shared with the workers (needs --queue)', 'arbiter')
     .option('--queue-batch <n>', 'samples per queue job (default: sized per grader to about 50 ms of grading, at most 512)', positiveInt)
     .option('--queue-max-depth <n>', 'samples waiting in Redis for workers (all servers) before requests get 429 (default 16384)', positiveInt)
     .option('--log-level <level>', 'log to stdout as JSON at this level (fatal, error, warn, info, debug)')
@@ -154,13 +154,21 @@ export async function register(program: Command, argv: readonly string[] = []): 
       '--sandbox-api',
       'serve the SandboxFusion-compatible POST /run_code and GET /v1/ping: runs request-supplied code in the sandbox (refused with 403 under --unsafe-no-sandbox)',
     )
-    .option('--sandbox-api-max-timeout-s <s>', 'longest run_timeout and compile_timeout a /run_code request gets (longer ones are clamped)', (v: string) => {
-      const n = Number(v);
-      if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number of seconds');
-      return n;
-    })
-    .option('--sandbox-api-max-memory-mb <mb>', 'largest memory_limit_MB a /run_code request gets, and its limit when it sets none (default 1024)', positiveInt)
-    .option('--sandbox-api-max-output-bytes <n>', "cap on a /run_code run's stdout and on its stderr, each (default 8 MiB)", positiveInt)
+    .option(
+      '--sandbox-api-max-timeout-s <s>',
+      'longest run_timeout and compile_timeout a /run_code request gets (longer ones are clamped; needs --sandbox-api)',
+      (v: string) => {
+        const n = Number(v);
+        if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number of seconds');
+        return n;
+      },
+    )
+    .option(
+      '--sandbox-api-max-memory-mb <mb>',
+      'largest memory_limit_MB a /run_code request gets, and its limit when it sets none (default 1024; needs --sandbox-api)',
+      positiveInt,
+    )
+    .option('--sandbox-api-max-output-bytes <n>', "cap on a /run_code run's stdout and on its stderr, each (default 8 MiB; needs --sandbox-api)", positiveInt)
     .addHelpText(
       'after',
       `
@@ -177,8 +185,21 @@ Examples:
   arbiter serve --grader g.json --queue redis://10.0.0.5:6379/0   # and on each grading machine:
   arbiter worker --queue redis://10.0.0.5:6379/0 --grader g.json`,
     )
-    .action(async (o: ServeOpts) => {
+    .action(async (o: ServeOpts, cmd: Command) => {
       try {
+        // options that only a mode they need reads: refused without it rather than ignored
+        const needs: [string, boolean, string][] = [
+          ['--sandbox-api-max-timeout-s', o.sandboxApiMaxTimeoutS !== undefined, '--sandbox-api'],
+          ['--sandbox-api-max-memory-mb', o.sandboxApiMaxMemoryMb !== undefined, '--sandbox-api'],
+          ['--sandbox-api-max-output-bytes', o.sandboxApiMaxOutputBytes !== undefined, '--sandbox-api'],
+          ['--queue-prefix', cmd.getOptionValueSource('queuePrefix') === 'cli', '--queue'],
+        ];
+        for (const [flag, given, mode] of needs) {
+          if (given && !(mode === '--queue' ? o.queue : o.sandboxApi)) {
+            process.stderr.write(`arbiter: ${flag} needs ${mode}\n`);
+            process.exit(EXIT.USAGE);
+          }
+        }
         // the server stack (fastify, prom-client) loads only when serving, not for other commands
         const [{ createServer }, { loadGraderSpecs }, { closeOnSignals }] = await Promise.all([
           import('../../server/app.js'),

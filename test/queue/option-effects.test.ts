@@ -1,0 +1,164 @@
+// Every `arbiter worker` option (and `serve --queue-prefix`) that no other test passes on the command
+// line, shown to take effect against a run without it: real redis-server, real worker and server
+// processes, a judge on a local OpenAI-compatible server that holds requests so a job is provably
+// mid-grade when its worker is SIGKILLed. Each step waits for an event, never for time.
+import { Redis } from 'ioredis';
+import { hostname } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestServer } from '../helpers/openai-test-server.js';
+import { serve, type ServeProcess } from '../server/serve-process.js';
+import { freePort, graderFiles, postJSON, startRedis, startWorker, type RedisProc, type WorkerProc } from './procs.js';
+
+/** Holds the judge requests while `holding`; resolves `held` once `n` are held. */
+class Gate {
+  private waiting: (() => void)[] = [];
+  private want = 0;
+  private onHeld?: () => void;
+  handler = () => {
+    if (this.want > 0) {
+      return new Promise<{ content: string }>((resolve) => {
+        this.waiting.push(() => resolve({ content: 'Score: 7' }));
+        if (this.waiting.length >= this.want) this.onHeld?.();
+      });
+    }
+    return { content: 'Score: 7' };
+  };
+  hold(n: number): Promise<void> {
+    this.want = n;
+    this.waiting = [];
+    return new Promise((r) => (this.onHeld = r));
+  }
+  release(): void {
+    this.want = 0;
+    for (const r of this.waiting) r();
+    this.waiting = [];
+  }
+}
+
+const gate = new Gate();
+const judgeServer = new TestServer({ chat: gate.handler });
+let redis: RedisProc;
+let files: Record<string, string>;
+const workers = new Set<WorkerProc>();
+const servers = new Set<ServeProcess>();
+const FAST = ['--lock-ms', '1500', '--stalled-ms', '300', '--heartbeat-ms', '200'];
+
+async function worker(args: string[]): Promise<WorkerProc> {
+  const w = await startWorker(redis.url, args);
+  workers.add(w);
+  return w;
+}
+
+const samples = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `q${i}`, item: { label: `a${i}` }, sample: { output_text: `a${i}` } }));
+
+beforeAll(async () => {
+  await judgeServer.start();
+  redis = await startRedis();
+  const judge = {
+    type: 'score_model',
+    name: 'judge',
+    model: 'm',
+    base_url: judgeServer.url,
+    api_key: 'EMPTY',
+    cache: false,
+    max_retries: 0,
+    range: [0, 10],
+    input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }],
+  };
+  const closed = await freePort(); // nothing listens there
+  files = graderFiles({
+    judge,
+    unreachable: { ...judge, name: 'unreachable', base_url: `http://127.0.0.1:${closed}/v1` },
+    cheap: { type: 'string_check', name: 'cheap', input: '{{sample.output_text}}', reference: '{{item.label}}', operation: 'eq' },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  gate.release();
+  await Promise.all([...servers].map((s) => s.stop('SIGKILL')));
+  await Promise.all([...workers].map((w) => w.kill('SIGKILL')));
+  await redis?.stop();
+  await judgeServer.close();
+});
+
+describe('arbiter worker options take effect', () => {
+  it('--prefix, --queue-prefix: server and worker meet under the given Redis key prefix; the default prefix is "arbiter"', async () => {
+    const w = await worker(['--grader', files.cheap!, '--prefix', 'optwalk', ...FAST]);
+    const s = await serve(['--queue', redis.url, '--queue-prefix', 'optwalk', '--grader', files.cheap!]);
+    servers.add(s);
+    const r = await postJSON(`${s.url}/v1/score`, { samples: samples(3) });
+    expect(r.status).toBe(200);
+    expect(r.json.results.map((x: { score: number }) => x.score)).toEqual([1, 1, 1]);
+    const db = new Redis(redis.url);
+    try {
+      expect((await db.keys('optwalk:*')).length).toBeGreaterThan(0);
+      expect(await db.keys('arbiter:*')).toEqual([]);
+      await s.stop();
+      servers.delete(s);
+      await w.kill();
+      workers.delete(w);
+      // the same pair on defaults uses "arbiter:" keys
+      const dw = await worker(['--grader', files.cheap!, ...FAST]);
+      const ds = await serve(['--queue', redis.url, '--grader', files.cheap!]);
+      servers.add(ds);
+      expect((await postJSON(`${ds.url}/v1/score`, { samples: samples(2) })).status).toBe(200);
+      expect((await db.keys('arbiter:*')).length).toBeGreaterThan(0);
+      await ds.stop();
+      servers.delete(ds);
+      await dw.kill();
+      workers.delete(dw);
+    } finally {
+      db.disconnect();
+    }
+  }, 60_000);
+
+  it("--name: the worker's id starts with the given name; the default id starts with the host name", async () => {
+    const [named, plain] = await Promise.all([worker(['--grader', files.cheap!, '--name', 'optwalk-box']), worker(['--grader', files.cheap!])]);
+    expect(named.id.startsWith('optwalk-box-')).toBe(true);
+    expect(plain.id.startsWith(`${hostname().replace(/[^A-Za-z0-9_.-]/g, '_')}-`)).toBe(true);
+    await Promise.all([named.kill(), plain.kill()]);
+    workers.delete(named);
+    workers.delete(plain);
+  }, 60_000);
+
+  it('--no-probe-endpoints: a judge whose endpoint refuses connections is served without the check; by default it is refused', async () => {
+    const probed = await worker(['--grader', files.unreachable!]);
+    expect(probed.events.find((e) => e.event === 'refused')).toMatchObject({ grader: 'unreachable', message: expect.stringMatching(/unreachable from here/) });
+    expect(await probed.exited).toBe(2); // nothing left to serve
+    workers.delete(probed);
+    const w = await worker(['--grader', files.unreachable!, '--no-probe-endpoints']);
+    expect(w.events.some((e) => e.event === 'refused')).toBe(false);
+    expect(w.events.find((e) => e.event === 'serving')).toMatchObject({ grader: 'unreachable' });
+    await w.kill();
+    workers.delete(w);
+  }, 60_000);
+
+  it('--max-stalled: with 0, a job whose worker is SIGKILLed mid-grade is not retried (its samples come back ungraded); the default retries it and grades them', async () => {
+    const run = async (extra: string[]) => {
+      const victim = await worker(['--grader', files.judge!, ...FAST, ...extra]);
+      const s = await serve(['--queue', redis.url, '--grader', files.judge!, '--queue-batch', '2', '--deadline-ms', '60000']);
+      servers.add(s);
+      const held = gate.hold(2);
+      const reply = postJSON(`${s.url}/v1/score`, { samples: samples(2) });
+      await held;
+      await victim.waitFor((e) => e.event === 'active', 'the job');
+      const rescuer = await worker(['--grader', files.judge!, ...FAST, ...extra]);
+      expect(await victim.kill('SIGKILL')).toBe('SIGKILL');
+      workers.delete(victim);
+      gate.release();
+      const r = await reply;
+      await s.stop();
+      servers.delete(s);
+      await rescuer.kill();
+      workers.delete(rescuer);
+      return r;
+    };
+    const none = await run(['--max-stalled', '0']);
+    expect(none.status).toBe(200);
+    for (const x of none.json.results) expect(x.valid).toBe(false);
+    expect(JSON.stringify(none.json.results[0])).toMatch(/stall/i);
+    const retried = await run([]);
+    expect(retried.status).toBe(200);
+    for (const x of retried.json.results) expect(x).toMatchObject({ valid: true, score: 7 });
+  }, 90_000);
+});
