@@ -112,3 +112,15 @@ describe('verl legacy batch manager (use_reward_loop=False, reward_manager=batch
     expect(r.out.results.map((x: { reward_score: number }) => x.reward_score)).toEqual(expected.slice(0, 16));
   });
 });
+
+describe('verl reward loop remote manager (reward_model.reward_manager=remote)', () => {
+  const plain = data.map((d, i) => ({ data_source: 'openai/gsm8k', solution_str: d.solution, ground_truth: d.label, extra_info: { index: i } }));
+  it('compute_score pickled into a separate process (a Ray worker) still reaches the client code, without PYTHONPATH', async () => {
+    const r = await runPython(CLIENT, { mode: 'remote', name: 'compute_score', samples: plain.slice(0, 6) }, { ARBITER_URL: srv.url });
+    expect(r.stderr).toBe('');
+    if (r.out.error === 'cloudpickle is not installed') return; // Ray's pickler; nothing to reproduce without it
+    expect(r.out.error).toBeUndefined();
+    expect(r.out.results.map((x: { reward_score: number }) => x.reward_score)).toEqual(expected.slice(0, 6));
+    expect(r.out.results.map((x: { reward_extra_info: { arbiter_invalid: number } }) => x.reward_extra_info.arbiter_invalid)).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+});
