@@ -3,7 +3,7 @@
 // compute_score micro-batches concurrent samples into one /v1/score request, numpy values in
 // ground_truth / extra_info arrive as JSON values, and the sync and batch forms keep working.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANSWER_CHECK, endsWithAnswer, get, gsm8k, registerTestTypes, start, type Running } from '../server/helpers.js';
+import { endsWithAnswer, get, gsm8k, registerTestTypes, SHIPPED_GSM8K, start, type Running } from '../server/helpers.js';
 import { CLIENTS, runPython } from './run-python.js';
 
 const CLIENT = `${CLIENTS}verl_loop.py`;
@@ -25,7 +25,8 @@ const TYPED = {
 beforeAll(async () => {
   registerTestTypes();
   srv = await start({
-    'openai/gsm8k': ANSWER_CHECK,
+    // as integrations/README.md starts it: --grader openai/gsm8k=graders/gsm8k.json
+    'openai/gsm8k': SHIPPED_GSM8K,
     typed: TYPED,
     label_is_int: { type: 'format', check: 'json', input: '{{item.label}}', schema: { type: 'integer' } },
   });
