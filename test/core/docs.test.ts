@@ -58,7 +58,14 @@ describe('the docs name shipped graders', () => {
 });
 
 describe('curl examples', () => {
-  const curls = docs.flatMap((d) => shellBlocks(d.text).flatMap((b) => joined(b).split(/\n(?=curl )/).filter((c) => c.startsWith('curl ')).map((c) => ({ file: d.file, c }))));
+  const curls = docs.flatMap((d) =>
+    shellBlocks(d.text).flatMap((b) =>
+      joined(b)
+        .split(/\n(?=curl )/)
+        .filter((c) => c.startsWith('curl '))
+        .map((c) => ({ file: d.file, c })),
+    ),
+  );
 
   it('every curl that sends a body sends Content-Type', () => {
     const withBody = curls.filter(({ c }) => /\s(-d|--data\S*)\s/.test(c));

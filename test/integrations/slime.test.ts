@@ -30,7 +30,7 @@ const samples = data.map((d) => ({ prompt: [{ role: 'user', content: d.question 
 const expected = data.map((d) => (endsWithAnswer(d.solution, d.label) ? 1 : 0));
 
 describe('slime remote_rm', () => {
-  it('grades with the shipped graders/gsm8k.json: slime\'s label is item.label', async () => {
+  it("grades with the shipped graders/gsm8k.json: slime's label is item.label", async () => {
     const r = await runPython(CLIENT, { url: `${srv.url}/reward?grader=gsm8k`, samples });
     expect(r.stderr).toBe('');
     expect(r.out.map((x: { value: number }) => x.value)).toEqual(expected);
