@@ -5,10 +5,12 @@
 // such a server and gets the rewards its samples deserve; without the header the reply is the 415
 // that names it. (docs/recipes.md's commands run in test/recipes/.)
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { dataPath } from '../helpers/data.js';
 import { serve } from '../server/serve-process.js';
 
 const DOC_FILES = ['README.md', 'integrations/README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((f) => f.endsWith('.md'));
@@ -50,6 +52,33 @@ describe('the docs name shipped graders', () => {
     const r = await runCli(['validate', ...named]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
+  });
+
+  it("graders/gsm8k.json takes GSM8K's own answer field (a solution ending in '#### N') as item.label, as OpenRLHF and TRL send it", async () => {
+    const rows = readFileSync(dataPath('gsm8k/test.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .slice(0, 40)
+      .map((l) => JSON.parse(l) as { answer: string });
+    const gold = rows.map((r) => /#### (.+)$/.exec(r.answer)![1]!.replace(/,/g, ''));
+    const input = rows.flatMap((r, i) => [
+      JSON.stringify({ id: `${i}-right`, item: { label: r.answer }, sample: { output_text: `So the answer is ${gold[i]}.` } }),
+      JSON.stringify({ id: `${i}-wrong`, item: { label: r.answer }, sample: { output_text: `So the answer is ${Number(gold[i]) + 1}.` } }),
+    ]);
+    const f = join(mkdtempSync(join(tmpdir(), 'arbiter-docs-')), 'gsm8k.jsonl');
+    writeFileSync(f, input.join('\n') + '\n');
+    const r = await runCli(['score', '--grader', 'graders/gsm8k.json', f]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; score: number; valid: boolean });
+    expect(out.map((o) => [o.id, o.valid, o.score])).toEqual(
+      rows.flatMap((_, i) => [
+        [`${i}-right`, true, 1],
+        [`${i}-wrong`, true, 0],
+      ]),
+    );
   });
 
   it('every file in graders/ is named by a page', () => {
