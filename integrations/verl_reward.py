@@ -19,36 +19,45 @@ converted to JSON values; the model output is sample.output_text. Returns {"scor
 "arbiter_invalid": 0 or 1} (verl logs every key); an ungradable sample gets ARBITER_FALLBACK_REWARD
 (default 0.0). Set ARBITER_RETURN=float to return bare floats.
 """
+import importlib
 import json
 import os
 import sys
 
-try:
-    from arbiter_client import ArbiterClient, MicroBatcher, fallback_from_env, reward_of, to_json_value
-except ImportError:  # verl loads this file by path; its folder is not on sys.path then
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from arbiter_client import ArbiterClient, MicroBatcher, fallback_from_env, reward_of, to_json_value
-
+# The folder of this file, as a constant: verl's `remote` reward manager (and any Ray worker) gets
+# these functions pickled by value (verl loads this file by path, so it is no importable module),
+# and a worker's Python cannot import arbiter_client from it. So nothing is imported from
+# arbiter_client at module level: _lib() imports it on first use, in the process that calls, from
+# the folder this file was loaded from (the same path on every node, as verl itself loads the file
+# by path on each reward worker's node). No PYTHONPATH needed.
+_HERE = os.path.dirname(os.path.abspath(__file__))
 _client = None
 _batcher = None
+
+
+def _lib():
+    """The arbiter_client module, imported on first use from this file's folder."""
+    if _HERE not in sys.path:
+        sys.path.insert(0, _HERE)
+    return importlib.import_module("arbiter_client")
 
 
 def _get_client():
     global _client
     if _client is None:
-        _client = ArbiterClient()
+        _client = _lib().ArbiterClient()
     return _client
 
 
 def _get_batcher():
     global _batcher
     if _batcher is None:
-        _batcher = MicroBatcher()
+        _batcher = _lib().MicroBatcher()
     return _batcher
 
 
 def grader_for(data_source):
-    data_source = to_json_value(data_source)
+    data_source = _lib().to_json_value(data_source)
     forced = os.environ.get("ARBITER_GRADER")
     if forced:
         return forced
@@ -61,19 +70,19 @@ def grader_for(data_source):
 
 
 def _item(data_source, ground_truth, extra_info):
-    item = {"label": to_json_value(ground_truth), "data_source": to_json_value(data_source)}
+    item = {"label": _lib().to_json_value(ground_truth), "data_source": _lib().to_json_value(data_source)}
     if extra_info is not None:
-        item["extra_info"] = to_json_value(extra_info)
+        item["extra_info"] = _lib().to_json_value(extra_info)
     return item
 
 
 def _fallback():
-    fallback = fallback_from_env(0.0)
+    fallback = _lib().fallback_from_env(0.0)
     return 0.0 if fallback is None else fallback  # verl needs a number for every sample
 
 
 def _shape(result, fallback):
-    reward = reward_of(result, fallback)
+    reward = _lib().reward_of(result, fallback)
     if os.environ.get("ARBITER_RETURN", "dict") == "float":
         return reward
     return {"score": reward, "arbiter_invalid": 0 if result.get("valid") else 1}

@@ -21,6 +21,10 @@ export const EXIT = {
   SANDBOX_UNUSABLE: 5,
   /** `score`: the run completed but no record got a valid grade (nothing to train on). */
   ALL_INVALID: 6,
+  /** `score --stop-after-errors N`: stopped after N records in a row failed with the same setup error; the output is a prefix (--resume continues). */
+  STOPPED_ON_ERRORS: 7,
+  /** `score --max-invalid F`: the run completed, but more than the fraction F of its records are invalid. */
+  TOO_MANY_INVALID: 8,
 } as const;
 
 /** Prints a known error and exits; rethrows nothing. */

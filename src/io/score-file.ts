@@ -60,6 +60,49 @@ export interface ScoreFileOptions {
   keep?: readonly string[];
   /** Group stage, advantages and monitors in the same pass (`--group-by`, `--advantages`, `--monitor`); not with `resume`. */
   stages?: RecordStages;
+  /**
+   * Stop the run (as `signal` would: the output stays a prefix that `resume` continues) once this
+   * many records in a row failed with the same setup error (a kind of SETUP_ERROR_KINDS and the same
+   * message): the summary's `interrupted` is 'errors' and `stopped_on_errors` holds the first one.
+   * Unset or 0: never.
+   */
+  stopAfterErrors?: number;
+}
+
+/**
+ * The error kinds that say the run's set-up is wrong rather than one sample (a grader that cannot
+ * reach its model server, a config unusable for the data, a template naming a field the data does
+ * not have): the same one on many records in a row will be on every record.
+ */
+export const SETUP_ERROR_KINDS: readonly string[] = ['config_error', 'template_error', 'judge_server_error'];
+
+/** Counts records in a row that failed with the same setup error; `add` says when there are `limit` of them. */
+class ErrorStreak {
+  private first: OutputRecord | undefined;
+  private key = '';
+  count = 0;
+  constructor(private readonly limit: number) {}
+
+  add(rec: OutputRecord): boolean {
+    const e = rec.valid ? undefined : rec.error;
+    if (!e || !SETUP_ERROR_KINDS.includes(e.kind)) {
+      this.count = 0;
+      this.first = undefined;
+      return false;
+    }
+    const key = `${e.kind}\0${e.message}`;
+    if (key !== this.key || !this.first) {
+      this.key = key;
+      this.first = rec;
+      this.count = 0;
+    }
+    return ++this.count >= this.limit;
+  }
+
+  report(): NonNullable<Summary['stopped_on_errors']> {
+    const e = this.first!.error!;
+    return { kind: e.kind, message: e.message, count: this.count, first_id: this.first!.id };
+  }
 }
 
 export { IoError, ResumeError } from './errors.js';
@@ -113,7 +156,13 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
     ...(size ? { fraction: () => bytes / size } : {}),
     extra: () => `${stats.count - stats.valid} invalid, mean ${stats.mean === null ? '-' : stats.mean.toFixed(3)}`,
   });
-  const signal = opts.signal;
+  // the caller's signal, and the stop on a streak of setup errors, abort the same run
+  const stopper = new AbortController();
+  const signal = stopper.signal;
+  const passOn = () => stopper.abort(opts.signal?.reason);
+  if (opts.signal?.aborted) passOn();
+  else opts.signal?.addEventListener('abort', passOn, { once: true });
+  const streak = opts.stopAfterErrors ? new ErrorStreak(opts.stopAfterErrors) : undefined;
   let bytes = 0;
   async function* counted() {
     for await (const l of readLines(stream)) {
@@ -123,19 +172,19 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
   }
   // stopping closes the input, so a wait on an idle stdin ends too
   const closeInput = () => stream.destroy();
-  signal?.addEventListener('abort', closeInput, { once: true });
+  signal.addEventListener('abort', closeInput, { once: true });
   let interrupted = false;
   const stages = opts.stages;
   if (stages && done)
     throw new IoError('--resume cannot continue a run with --group-by, --advantages or --monitor: groups and batches span the lines already written');
   try {
-    const base = signal ? { services, signal } : { services };
+    const base = { services, signal };
     const ctx = stages ? stages.context(base) : base;
     const records = scoreLines(opts.grader, counted(), ctx, {
       concurrency: opts.concurrency ?? 64,
       ...(opts.maxJsonDepth !== undefined ? { maxJsonDepth: opts.maxJsonDepth } : {}),
       ...(done ? { done } : {}),
-      ...(signal ? { signal } : {}),
+      signal,
       ...(opts.keep ? { keep: opts.keep } : {}),
       withInput: Boolean(stages?.wantsInput),
       eager: pipe,
@@ -144,11 +193,12 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
       delete rec[INPUT];
       stats.add(rec);
       await writer.write(rec);
+      if (streak?.add(rec) && !signal.aborted) stopper.abort('errors');
     };
     let line = 0;
     for await (const rec of records) {
       // a record that arrives after the abort may have been cut short: it is not written, nor any after it
-      if (signal?.aborted) break;
+      if (signal.aborted) break;
       if (stages) {
         // one record per input line, in order: the k-th record is line k
         await stages.push(rec, 'line', ++line, rec[INPUT]);
@@ -156,7 +206,7 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
       } else await emit(rec);
       progress.update(stats.count);
     }
-    interrupted = Boolean(signal?.aborted);
+    interrupted = signal.aborted;
     if (stages && !interrupted) {
       await stages.end();
       for (const r of stages.take()) await emit(r);
@@ -166,7 +216,8 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
     if (!(e instanceof IoError) && code && /^E[A-Z]+$/.test(code)) throw new IoError(`I/O error: ${(e as Error).message}`);
     throw e;
   } finally {
-    signal?.removeEventListener('abort', closeInput);
+    signal.removeEventListener('abort', closeInput);
+    opts.signal?.removeEventListener('abort', passOn);
     progress.done();
     await writer.close(!toStdout).catch((e: Error) => {
       throw new IoError(`cannot write output ${opts.output ?? 'stdout'}: ${e.message}`);
@@ -175,7 +226,8 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
   }
   const summary = stats.summary();
   if (done?.length) summary.resumed = done.length;
-  if (interrupted) summary.interrupted = typeof signal?.reason === 'string' ? signal.reason : 'aborted';
+  if (interrupted) summary.interrupted = typeof signal.reason === 'string' ? signal.reason : 'aborted';
+  if (summary.interrupted === 'errors' && streak) summary.stopped_on_errors = streak.report();
   if (stages) summary.pipeline = stages.summary;
   return summary;
 }

@@ -13,6 +13,8 @@ export interface Summary {
   resumed?: number;
   /** Set when the run was stopped early (e.g. 'SIGINT'): the output holds the first `count` records after any resumed ones. */
   interrupted?: string;
+  /** Set when the run stopped on a streak of identical setup errors (interrupted 'errors'): the first of them and how many in a row. */
+  stopped_on_errors?: { kind: string; message: string; count: number; first_id: string | number | null };
   /** With --group-by / --advantages / --monitor: groups, advantage counts and each batch's monitor reports. */
   pipeline?: object;
 }

@@ -61,17 +61,23 @@ const ERRNO_WORDS: Readonly<Record<string, string>> = {
  */
 export function connectionFailureDetail(e: unknown): string {
   let outer = '';
+  let inner = '';
   let found: { code?: unknown; address?: unknown; port?: unknown; hostname?: unknown; message?: unknown } | undefined;
   let cur: unknown = e;
   for (let depth = 0; depth < 8 && cur && typeof cur === 'object'; depth++) {
     const c = cur as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
     if (!outer && typeof c.message === 'string') outer = c.message;
+    if (typeof c.message === 'string' && c.message) inner = c.message;
     if (typeof c.code === 'string') found = c as typeof found;
     // happy eyeballs: an AggregateError holds one error per address tried
     const next = c.cause ?? (Array.isArray(c.errors) ? c.errors[0] : undefined);
     cur = next;
   }
-  if (!found || typeof found.code !== 'string') return outer || String(e);
+  if (!found || typeof found.code !== 'string') {
+    // no errno: the innermost reason says what happened (fetch's "bad port": a port the Fetch standard blocks, e.g. 9)
+    if (inner === 'bad port') return `${outer ? `${outer} ` : ''}(bad port: fetch refuses to connect to this port, one the Fetch standard blocks; use another)`;
+    return inner && inner !== outer ? `${outer} (${inner})` : outer || String(e);
+  }
   const where =
     typeof found.address === 'string'
       ? `${found.address}${typeof found.port === 'number' ? `:${found.port}` : ''}`

@@ -139,6 +139,60 @@ describe('arbiter score', () => {
   });
 });
 
+describe('arbiter score: runs that cannot succeed say so', () => {
+  const rows = (n: number, field: string, from = 1) =>
+    Array.from({ length: n }, (_, i) => JSON.stringify({ id: from + i, item: { [field]: '7' }, sample: { output_text: '7' } }));
+
+  it('stops after --stop-after-errors records in a row with the same setup error, names it once and the lines left, and --resume continues', async () => {
+    const f = join(dir, 'streak.jsonl');
+    const out = join(dir, 'streak-out.jsonl');
+    // the grader reads item.answer; these rows carry item.label: every record is the same template_error
+    writeFileSync(f, rows(30, 'label').join('\n') + '\n');
+    const r = await runCli(['score', '--grader', grader, f, '-o', out]);
+    expect(r.code).toBe(7);
+    // one output record per line for the lines before the stop, ids in order
+    expect(lines(readFileSync(out, 'utf8')).map((x) => x.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    const stops = r.stderr.split('\n').filter((l) => l.startsWith('arbiter: stopped'));
+    expect(stops).toEqual([expect.stringContaining('20 records in a row failed with template_error (from id 1): missing variable {{item.answer}}')]);
+    expect(r.stderr).toContain('10 input lines were not graded');
+    // the cause fixed (a grader reading item.label), --resume grades the rest
+    const fixed = join(dir, 'label-grader.json');
+    writeFileSync(fixed, JSON.stringify({ type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.label}}', operation: 'eq' }));
+    const again = await runCli(['score', '--grader', fixed, f, '-o', out, '--resume']);
+    expect(again.code).toBe(0);
+    const all = lines(readFileSync(out, 'utf8'));
+    expect(all.map((x) => x.id)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(all.slice(20).every((x) => x.valid && x.score === 1)).toBe(true);
+  });
+
+  it('does not stop when the streak is broken, nor with --stop-after-errors 0 (then an all-invalid run exits 6)', async () => {
+    const f = join(dir, 'broken.jsonl');
+    writeFileSync(f, [...rows(19, 'label'), ...rows(1, 'answer', 20), ...rows(19, 'label', 21)].join('\n') + '\n');
+    const r = await runCli(['score', '--grader', grader, f]);
+    expect(r.code).toBe(0);
+    expect(lines(r.stdout)).toHaveLength(39);
+    const g = join(dir, 'never.jsonl');
+    writeFileSync(g, rows(30, 'label').join('\n') + '\n');
+    const never = await runCli(['score', '--grader', grader, g, '--stop-after-errors', '0']);
+    expect(never.code).toBe(6);
+    expect(lines(never.stdout)).toHaveLength(30);
+    expect(never.stderr).not.toContain('stopped');
+  });
+
+  it('--max-invalid FRACTION exits 8 when more of the records are invalid, 0 at or under it', async () => {
+    const f = join(dir, 'quarter.jsonl');
+    writeFileSync(f, [...rows(3, 'answer'), ...rows(1, 'label', 4)].join('\n') + '\n');
+    const over = await runCli(['score', '--grader', grader, f, '--max-invalid', '0.2']);
+    expect(over.code).toBe(8);
+    expect(lines(over.stdout)).toHaveLength(4);
+    expect(over.stderr).toContain('1 of 4 records are invalid (25.0%), more than --max-invalid 0.2');
+    expect((await runCli(['score', '--grader', grader, f, '--max-invalid', '0.25'])).code).toBe(0);
+    const bad = await runCli(['score', '--grader', grader, f, '--max-invalid', '5%']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('must be a number from 0 to 1');
+  });
+});
+
 describe('arbiter validate / help', () => {
   it('validate exits 0 for good files and 3 listing problems for bad ones', async () => {
     const bad = join(dir, 'bad2.json');

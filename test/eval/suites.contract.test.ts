@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSuite, SHARED_OPTIONS, SUITE_NAMES, SUITES } from '../../dist/eval/index.js';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { DATA_DIR as SHARED_DATA } from '../helpers/data.js';
+import { dataPath } from '../helpers/data.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'arbiter-suite-contract-'));
 const put = (name: string, text: string): string => {
@@ -53,7 +53,7 @@ const pointwise = put('pointwise.json', JSON.stringify({ type: 'string_check', i
 /** A tiny run of each suite: its arguments (input file first). */
 const CASES: Record<string, () => string[]> = {
   prmbench: () => [
-    put('prm.jsonl', firstLines(join(SHARED_DATA, 'prmbench/prm800k_test_p1_4o_circular.jsonl'), 3)),
+    put('prm.jsonl', firstLines(dataPath('prmbench/prm800k_test_p1_4o_circular.jsonl'), 3)),
     '--grader',
     join(ROOT, 'examples/prm/prmbench-labels.json'),
   ],
@@ -61,15 +61,14 @@ const CASES: Record<string, () => string[]> = {
     put(
       'jb.jsonl',
       firstLines(
-        join(
-          SHARED_DATA,
+        dataPath(
           'judgebench/outputs/dataset=judgebench,response_model=gpt-4o-2024-05-13,judge_name=reward_model,judge_model=internlm_internlm2-7b-reward.jsonl',
         ),
         4,
       ),
     ),
   ],
-  llmbar: () => [join(SHARED_DATA, 'llmbar/Natural/evaluators/GPT-4/Vanilla/result.json')],
+  llmbar: () => [dataPath('llmbar/Natural/evaluators/GPT-4/Vanilla/result.json')],
   'rm-bench': () => [join(ROOT, 'test/eval/fixtures/chat_result.json')],
   preference: () => [
     put('pairs.jsonl', jsonl([{ question: 'q', chosen: 'a good answer', rejected: 'a bad answer' }])),

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadGrader, RewardPipeline } from '../../dist/index.js';
 import { CLI, ROOT, runCli } from '../helpers/cli.js';
-import { DATA_DIR as SHARED_DATA } from '../helpers/data.js';
+import { dataPath } from '../helpers/data.js';
 import { scratch } from './helpers.js';
 
 type Rec = Record<string, any>;
@@ -36,7 +36,7 @@ let dir: string;
 let solutions: Rec[];
 beforeAll(() => {
   dir = scratch();
-  solutions = readFileSync(join(SHARED_DATA, 'gsm8k/example_model_solutions.jsonl'), 'utf8')
+  solutions = readFileSync(dataPath('gsm8k/example_model_solutions.jsonl'), 'utf8')
     .split('\n')
     .filter(Boolean)
     .slice(0, 60)

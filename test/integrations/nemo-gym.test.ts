@@ -155,6 +155,17 @@ describe('NeMo-Gym resources server', () => {
     });
   });
 
+  it('requirements.txt installs nemo-gym as every Gym resources server does, and nothing Gym drops outside a checkout is left', () => {
+    // nemo_gym/cli/setup_command.py: in a NeMo-Gym checkout `uv pip install -r requirements.txt`;
+    // elsewhere nemo-gym from PyPI plus the lines without '../..' (grep -v -F '../..')
+    const lines = readFileSync(`${INTEGRATIONS}nemo_gym/requirements.txt`, 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
+    expect(lines).toEqual(['-e nemo-gym[dev] @ ../../']);
+    expect(lines.filter((l) => !l.includes('../..'))).toEqual([]);
+  });
+
   it('runs as the resources server NeMo-Gym launches (app.py execs arbiter serve on the configured host and port)', async () => {
     const config = {
       arbiter: {

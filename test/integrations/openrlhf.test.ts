@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadGrader } from '../../dist/index.js';
 import { createServer } from '../../dist/server/index.js';
 import { DEFAULT_MAX_QUEUE } from '../../dist/server/index.js';
-import { ANSWER_CHECK, endsWithAnswer, get, gsm8k, registerTestTypes, start, type Running } from '../server/helpers.js';
+import { ANSWER_CHECK, endsWithAnswer, get, gsm8k, registerTestTypes, SHIPPED_GSM8K, start, type Running } from '../server/helpers.js';
 import { CLIENTS, INTEGRATIONS, runPython } from './run-python.js';
 
 const CLIENT = `${CLIENTS}openrlhf.py`;
@@ -22,6 +22,7 @@ beforeAll(async () => {
   registerTestTypes();
   srv = await start({
     answer_check: ANSWER_CHECK,
+    gsm8k: SHIPPED_GSM8K,
     mixed: {
       type: 'multi',
       graders: { acc: ANSWER_CHECK, polite: { type: 'string_check', input: '{{sample.output_text}}', reference: 'thank', operation: 'ilike' } },
@@ -37,6 +38,14 @@ afterAll(async () => {
 });
 
 describe('OpenRLHF HTTP mode (--reward.remote_url http://HOST:PORT/get_reward)', () => {
+  it('grades with the shipped graders/gsm8k.json at the URL integrations/README.md gives (?grader=gsm8k): --data.label_key is item.label', async () => {
+    const r = await runPython(CLIENT, { mode: 'http', url: `${srv.url}/get_reward?grader=gsm8k`, samples });
+    expect(r.stderr).toBe('');
+    expect(r.out.samples.map((s: { reward: number[] }) => s.reward)).toEqual(expected.map((x) => [x]));
+    expect(expected).toContain(1);
+    expect(expected).toContain(0);
+  });
+
   it('gets float rewards for every sample, so torch.tensor infers float32 (not int64)', async () => {
     const r = await runPython(CLIENT, { mode: 'http', url: `${srv.url}/get_reward`, samples });
     expect(r.stderr).toBe('');

@@ -3,7 +3,7 @@
 // {prompt, response, label} per sample, the reply JSON is the reward (a bare float, or a dict read
 // with --reward-key), retries with exponential backoff on any error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANSWER_CHECK, endsWithAnswer, gsm8k, post, start, type Running } from '../server/helpers.js';
+import { ANSWER_CHECK, endsWithAnswer, gsm8k, post, SHIPPED_GSM8K, start, type Running } from '../server/helpers.js';
 import { CLIENTS, runPython } from './run-python.js';
 
 const CLIENT = `${CLIENTS}slime.py`;
@@ -17,7 +17,7 @@ const MIXED = {
 };
 
 beforeAll(async () => {
-  srv = await start({ answer_check: ANSWER_CHECK, mixed: MIXED }, { fallbackReward: -1 });
+  srv = await start({ answer_check: ANSWER_CHECK, mixed: MIXED, gsm8k: SHIPPED_GSM8K }, { fallbackReward: -1 });
   dict = await start({ mixed: MIXED }, { rewardFormat: 'dict' });
 });
 afterAll(async () => {
@@ -30,6 +30,14 @@ const samples = data.map((d) => ({ prompt: [{ role: 'user', content: d.question 
 const expected = data.map((d) => (endsWithAnswer(d.solution, d.label) ? 1 : 0));
 
 describe('slime remote_rm', () => {
+  it("grades with the shipped graders/gsm8k.json: slime's label is item.label", async () => {
+    const r = await runPython(CLIENT, { url: `${srv.url}/reward?grader=gsm8k`, samples });
+    expect(r.stderr).toBe('');
+    expect(r.out.map((x: { value: number }) => x.value)).toEqual(expected);
+    expect(expected).toContain(1);
+    expect(expected).toContain(0);
+  });
+
   it('takes the bare float reply as the reward (default format)', async () => {
     const r = await runPython(CLIENT, { url: `${srv.url}/reward?grader=answer_check`, samples });
     expect(r.stderr).toBe('');

@@ -4,7 +4,7 @@
 // TRL's own objects (environments, trainer_state, log_*) out of the item, and returns None
 // (TRL: NaN, skipped) for samples the server cannot grade.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANSWER_CHECK, endsWithAnswer, gsm8k, start, type Running } from '../server/helpers.js';
+import { endsWithAnswer, gsm8k, SHIPPED_GSM8K, start, type Running } from '../server/helpers.js';
 import { CLIENTS, runPython } from './run-python.js';
 
 const CLIENT = `${CLIENTS}trl_trainers.py`;
@@ -12,7 +12,8 @@ let srv: Running;
 
 beforeAll(async () => {
   srv = await start({
-    'openai/gsm8k': ANSWER_CHECK,
+    // the shipped graders/gsm8k.json: TRL's label_key column arrives as item.label
+    'openai/gsm8k': SHIPPED_GSM8K,
     // 1 only when the item holds the dataset columns and nothing TRL added
     item_fields: {
       type: 'format',

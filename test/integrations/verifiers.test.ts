@@ -3,7 +3,7 @@
 // an async per-rollout function (micro-batched: one request per group) and an async group
 // function, both on one keep-alive client; messages as verifiers' dict-like pydantic objects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANSWER_CHECK, endsWithAnswer, gsm8k, start, type Running } from '../server/helpers.js';
+import { endsWithAnswer, gsm8k, SHIPPED_GSM8K, start, type Running } from '../server/helpers.js';
 import { CLIENTS, runPython } from './run-python.js';
 
 const CLIENT = `${CLIENTS}verifiers_rubric.py`;
@@ -12,7 +12,8 @@ let srv: Running;
 beforeAll(async () => {
   srv = await start(
     {
-      gsm8k: ANSWER_CHECK,
+      // the shipped graders/gsm8k.json: the state's answer arrives as item.label
+      gsm8k: SHIPPED_GSM8K,
       info_gold: { type: 'string_check', input: '{{sample.output_text}}', reference: '{{item.info.gold}}', operation: 'like' },
       fields: {
         type: 'format',

@@ -3,7 +3,7 @@
 // compute_score micro-batches concurrent samples into one /v1/score request, numpy values in
 // ground_truth / extra_info arrive as JSON values, and the sync and batch forms keep working.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANSWER_CHECK, endsWithAnswer, get, gsm8k, registerTestTypes, start, type Running } from '../server/helpers.js';
+import { endsWithAnswer, get, gsm8k, registerTestTypes, SHIPPED_GSM8K, start, type Running } from '../server/helpers.js';
 import { CLIENTS, runPython } from './run-python.js';
 
 const CLIENT = `${CLIENTS}verl_loop.py`;
@@ -25,7 +25,8 @@ const TYPED = {
 beforeAll(async () => {
   registerTestTypes();
   srv = await start({
-    'openai/gsm8k': ANSWER_CHECK,
+    // as integrations/README.md starts it: --grader openai/gsm8k=graders/gsm8k.json
+    'openai/gsm8k': SHIPPED_GSM8K,
     typed: TYPED,
     label_is_int: { type: 'format', check: 'json', input: '{{item.label}}', schema: { type: 'integer' } },
   });
@@ -110,5 +111,17 @@ describe('verl legacy batch manager (use_reward_loop=False, reward_manager=batch
     const r = await runPython(CLIENT, { mode: 'batch', name: 'compute_score_batch', samples: samples.slice(0, 16) }, { ARBITER_URL: srv.url });
     expect(r.stderr).toBe('');
     expect(r.out.results.map((x: { reward_score: number }) => x.reward_score)).toEqual(expected.slice(0, 16));
+  });
+});
+
+describe('verl reward loop remote manager (reward_model.reward_manager=remote)', () => {
+  const plain = data.map((d, i) => ({ data_source: 'openai/gsm8k', solution_str: d.solution, ground_truth: d.label, extra_info: { index: i } }));
+  it('compute_score pickled into a separate process (a Ray worker) still reaches the client code, without PYTHONPATH', async () => {
+    const r = await runPython(CLIENT, { mode: 'remote', name: 'compute_score', samples: plain.slice(0, 6) }, { ARBITER_URL: srv.url });
+    expect(r.stderr).toBe('');
+    if (r.out.error === 'cloudpickle is not installed') return; // Ray's pickler; nothing to reproduce without it
+    expect(r.out.error).toBeUndefined();
+    expect(r.out.results.map((x: { reward_score: number }) => x.reward_score)).toEqual(expected.slice(0, 6));
+    expect(r.out.results.map((x: { reward_extra_info: { arbiter_invalid: number } }) => x.reward_extra_info.arbiter_invalid)).toEqual([0, 0, 0, 0, 0, 0]);
   });
 });

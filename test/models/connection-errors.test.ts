@@ -32,4 +32,10 @@ describe('connection failures say what happened', () => {
     expect(e).toBeInstanceOf(ModelError);
     expect((e as Error).message).toContain(`ECONNREFUSED 127.0.0.1:${port} (connection refused: nothing listens there)`);
   });
+  it('a port fetch refuses (9, as in the issue that asked for this) is named as such, not "Connection error."', async () => {
+    const c = new ChatClient({ baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k', retry: noRetry });
+    const e = await c.chat({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ModelError);
+    expect((e as Error).message).toContain('bad port: fetch refuses to connect to this port');
+  });
 });

@@ -40,6 +40,12 @@ export const ANSWER_CHECK = {
   operation: 'like',
 };
 
+/**
+ * The shipped graders/gsm8k.json (the gold answer in item.label, as verl, OpenRLHF, slime, TRL and
+ * verifiers send it): the integration tests grade through the file the docs name.
+ */
+export const SHIPPED_GSM8K = JSON.parse(readFileSync(new URL('../../graders/gsm8k.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+
 /** The same check computed independently, for expected values. */
 export const endsWithAnswer = (text: string, label: string) => text.endsWith(`A: ${label}`);
 

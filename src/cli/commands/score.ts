@@ -1,4 +1,5 @@
 // `arbiter score`: grade a JSONL file of samples into a JSONL file of results.
+import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_MAX_JSON_DEPTH } from '../../core/json.js';
@@ -6,7 +7,7 @@ import { IoError } from '../../io/errors.js';
 import { checkWritable } from '../../io/writable.js';
 import { loadGraderFile } from '../../config/load.js';
 import { Services } from '../../core/services.js';
-import { scoreFile } from '../../io/score-file.js';
+import { scoreFile, SETUP_ERROR_KINDS } from '../../io/score-file.js';
 import { formatSummary, type Summary } from '../../io/summary.js';
 import { die, EXIT } from '../exit.js';
 import { DEFAULT_KEEP, keepProblem } from '../../io/score-stream.js';
@@ -15,6 +16,9 @@ import { ConfigError } from '../../core/errors.js';
 import { loadAdvantageConfigFile, type AdvantageConfig } from '../../group/config.js';
 import { loadMonitorConfigFile } from '../../group/monitor-config.js';
 import { formatPipelineSummary, RewardPipeline, type PipelineSummary } from '../../group/pipeline.js';
+
+/** `--stop-after-errors` by default: a run whose first 20 records fail alike will fail alike throughout. */
+const DEFAULT_STOP_AFTER_ERRORS = 20;
 
 /** The component names of a composite grader (multi, weighted_sum: its graders; tiers: its tiers), or undefined. */
 function componentNames(g: Grader): string[] | undefined {
@@ -48,6 +52,37 @@ function keepList(v: string): string[] {
   const bad = keepProblem(ks);
   if (bad) throw new InvalidArgumentError(bad);
   return ks;
+}
+
+/** A fraction in [0, 1] (`--max-invalid`). */
+function fraction(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('must be a number from 0 to 1 (e.g. 0.05)');
+  return n;
+}
+
+/** A count of 0 or more (`--stop-after-errors`, 0 = never). */
+function count(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number (0 to never stop)');
+  return n;
+}
+
+/** Lines of a regular input file after the first `done` (what a stopped run did not grade), or undefined for stdin. */
+async function linesAfter(input: string, done: number): Promise<number | undefined> {
+  if (input === '-') return undefined;
+  let n = 0;
+  let last = 10;
+  try {
+    for await (const chunk of createReadStream(input) as AsyncIterable<Buffer>) {
+      for (const b of chunk) if (b === 10) n++;
+      if (chunk.length) last = chunk[chunk.length - 1]!;
+    }
+  } catch {
+    return undefined;
+  }
+  if (last !== 10) n++;
+  return Math.max(0, n - done);
 }
 
 export function positiveInt(v: string): number {
@@ -111,6 +146,13 @@ export function register(program: Command): void {
       'monitor config (JSON: {"thresholds"?, "seed"?, "batch_size"?, ...}): run the monitors over each batch and write their alerts on its lines',
     )
     .option('--progress', 'show the progress line on stderr even when it is not a terminal')
+    .option('--max-invalid <fraction>', 'exit 8 when more than this fraction (0 to 1) of the records are invalid', fraction)
+    .option(
+      '--stop-after-errors <n>',
+      `stop (exit 7) once n records in a row failed with the same setup error (${SETUP_ERROR_KINDS.join(', ')}) and message; 0 never stops`,
+      count,
+      DEFAULT_STOP_AFTER_ERRORS,
+    )
     .option('--no-progress', 'never show the progress line')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
     .addHelpText(
@@ -128,8 +170,15 @@ on the line's batch). Output stays in input order; with a group size (--group-si
 advantage config's group_size) it streams group by group, and monitors hold each batch
 (batch_size, default the whole input). See docs/groups.md.
 
+A run that cannot succeed stops early: after --stop-after-errors (default ${DEFAULT_STOP_AFTER_ERRORS}) records in
+a row with the same setup error (a model server that cannot be reached, a template naming a field
+the data lacks) it stops reading, prints the first of those errors and how many input lines got no
+record, and exits 7. The output then holds one record per line for the lines before the stop, as
+after SIGINT: fix the cause and continue with --resume.
+
 Exit status: 0 when the run completed (even if some samples are invalid), 6 when it completed but
-no record got a valid grade (an all-invalid run is a failure), 2 for a bad grader file,
+no record got a valid grade (an all-invalid run is a failure), 7 when it stopped on a streak of
+setup errors, 8 when more than --max-invalid of its records are invalid, 2 for a bad grader file,
 unreadable input, unwritable output or summary file, or a --resume output that does not match the
 input, 130 / 143 when stopped by SIGINT / SIGTERM (the records finished so far and the summary are
 written; --resume continues), 1 for an internal error.
@@ -154,6 +203,8 @@ Example:
           groupSize?: number;
           advantages?: string;
           monitor?: string;
+          maxInvalid?: number;
+          stopAfterErrors: number;
         },
       ) => {
         try {
@@ -207,6 +258,7 @@ Example:
               maxJsonDepth: o.maxJsonDepth,
               keep,
               ...(stages ? { stages } : {}),
+              stopAfterErrors: o.stopAfterErrors,
             });
           } finally {
             await services.close();
@@ -217,9 +269,25 @@ Example:
           unhook();
           if (summary.interrupted === 'SIGINT') process.exit(EXIT.SIGINT);
           if (summary.interrupted === 'SIGTERM') process.exit(EXIT.SIGTERM);
+          const stop = summary.stopped_on_errors;
+          if (stop) {
+            const left = await linesAfter(input, (summary.resumed ?? 0) + summary.count);
+            const notGraded = left === undefined ? 'the rest of the input was not read' : `${left} input line${left === 1 ? ' was' : 's were'} not graded`;
+            process.stderr.write(
+              `arbiter: stopped after ${stop.count} records in a row failed with ${stop.kind} (from id ${JSON.stringify(stop.first_id)}): ${stop.message}\n` +
+                `arbiter: ${notGraded} (no output records for them); fix the cause and continue with --resume, or raise --stop-after-errors\n`,
+            );
+            process.exit(EXIT.STOPPED_ON_ERRORS);
+          }
           if (summary.count > 0 && summary.valid === 0) {
             process.stderr.write(`arbiter: no record got a valid grade (${summary.count} invalid): see the error kinds above\n`);
             process.exit(EXIT.ALL_INVALID);
+          }
+          if (o.maxInvalid !== undefined && summary.count > 0 && summary.invalid / summary.count > o.maxInvalid) {
+            process.stderr.write(
+              `arbiter: ${summary.invalid} of ${summary.count} records are invalid (${((100 * summary.invalid) / summary.count).toFixed(1)}%), more than --max-invalid ${o.maxInvalid}\n`,
+            );
+            process.exit(EXIT.TOO_MANY_INVALID);
           }
         } catch (e) {
           die(e);

@@ -13,8 +13,13 @@ runs it in the loop's default executor. A dict result gives score = result["scor
 into reward_extra_info; a number is the score and reward_extra_info["acc"].
 Legacy batch manager (use_reward_loop=False, reward_manager=batch): one call
 compute_score(data_sources=, solution_strs=, ground_truths=, extra_infos=, **reward_kwargs).
+Reward loop `remote` manager (reward_model.reward_manager=remote): RemoteRewardManager passes the
+wrapped function to a Ray actor (RewardComputeWorker.remote(self.compute_score)), so it is
+cloudpickled (the file's module is not in sys.modules: pickled by value) and called in another
+Python process whose sys.path does not hold this folder; reproduced with cloudpickle and a fresh
+interpreter started in another directory with PYTHONPATH removed ("remote" mode).
 
-Input (stdin): {"mode": "loop"|"batch", "name": function name, "samples": [{data_source,
+Input (stdin): {"mode": "loop"|"batch"|"remote", "name": function name, "samples": [{data_source,
 solution_str, ground_truth, extra_info}] (numpy markers as in numpy_like.convert)}.
 """
 import asyncio
@@ -68,12 +73,47 @@ async def loop_mode(compute_score, samples):
     return await asyncio.gather(*tasks)
 
 
+WORKER = """
+import json, sys
+import cloudpickle
+fn = cloudpickle.loads(sys.stdin.buffer.read())
+out = []
+for s in json.loads(sys.argv[1]):
+    extra_info = dict(s.get("extra_info") or {}, num_turns=None, rollout_reward_scores={})
+    out.append(fn(data_source=s["data_source"], solution_str=s["solution_str"], ground_truth=s["ground_truth"], extra_info=extra_info))
+json.dump(out, sys.stdout)
+"""
+
+
+def remote_mode(fn, samples):
+    import subprocess
+    import tempfile
+
+    try:
+        import cloudpickle
+    except ImportError:
+        return None, "cloudpickle is not installed"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    with tempfile.TemporaryDirectory() as cwd:
+        p = subprocess.run([sys.executable, "-c", WORKER, json.dumps(samples)], input=cloudpickle.dumps(fn),
+                           capture_output=True, cwd=cwd, env=env)
+    if p.returncode != 0:
+        return None, p.stderr.decode()[-2000:]
+    scores = json.loads(p.stdout)
+    return [{"reward_score": r["score"] if isinstance(r, dict) else r, "reward_extra_info": r} for r in scores], None
+
+
 def main():
     cmd = json.load(sys.stdin)
     samples = convert(cmd["samples"])
     module, fn = load(os.path.join(INTEGRATIONS, "verl_reward.py"), cmd["name"])
     info = {"is_coroutine_function": inspect.iscoroutinefunction(fn)}
-    if cmd["mode"] == "loop":
+    if cmd["mode"] == "remote":
+        out, error = remote_mode(fn, cmd["samples"])  # plain JSON values: the worker has no numpy_like
+        if error is not None:
+            json.dump({"error": error}, sys.stdout)
+            return
+    elif cmd["mode"] == "loop":
         out = asyncio.run(loop_mode(fn, samples))
         batcher = getattr(module, "_batcher", None)
         if batcher is not None:
