@@ -42,6 +42,9 @@ async function policyReply(req: RecordedRequest): Promise<Reply> {
   if (req.body.model === 'slow') await wait(1000);
   const msgs = req.body.messages as { role: string; tool_calls?: unknown[] }[];
   if (req.body.model === 'bfcl') return { content: 'I cannot do that.' };
+  // a BFCL policy that never stops calling: every response is one executed call
+  if (String(req.body.model).startsWith('bfclloop'))
+    return req.body.tools ? { tool_calls: [{ name: 'get_user_id', arguments: { user: 'alice' } }] } : { content: "[get_user_id(user='alice')]" };
   if (!msgs.some((m) => m.role === 'assistant'))
     return {
       tool_calls: [
@@ -428,6 +431,69 @@ describe('arbiter env rollout options take effect', () => {
     expect(records(t.stdout).map((r) => r.id)).toEqual([`${NEW_ID}-0`]);
     expect(records(b.stdout).map((r) => r.id)).toEqual(['multi_turn_base_0-0']);
   }, 120_000);
+});
+
+describe('arbiter env rollout: the bfcl_multi_turn options take effect', () => {
+  const bfcl = (model: string, extra: string[]) =>
+    runCli(
+      [
+        'env',
+        'rollout',
+        '--env',
+        'bfcl_multi_turn',
+        '--category',
+        'base',
+        '--entries',
+        '0',
+        '--policy-model',
+        model,
+        '--policy-base-url',
+        models.url,
+        ...extra,
+      ],
+      {
+        env: { ...process.env, ...KEYS },
+      },
+    );
+  const requestsOf = (model: string) => models.chatRequests.filter((r) => r.body.model === model);
+
+  it('--mode prompting: the policy gets no tools and the calls-as-Python prompt; the default (fc) sends the tools', async () => {
+    const [p, f] = await Promise.all([
+      bfcl('bfclloop-prompting', ['--mode', 'prompting', '--max-steps-per-turn', '1']),
+      bfcl('bfclloop-fc', ['--max-steps-per-turn', '1']),
+    ]);
+    expect(p.code, p.stderr).toBe(0);
+    expect(f.code, f.stderr).toBe(0);
+    const [pr] = requestsOf('bfclloop-prompting');
+    const [fr] = requestsOf('bfclloop-fc');
+    expect(pr!.body.tools).toBeUndefined();
+    expect(JSON.stringify(pr!.body.messages)).toMatch(/Python list of calls/);
+    expect(fr!.body.tools.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('--max-steps-per-turn: a policy that never stops is force-quit after n executed responses in a user turn', async () => {
+    const [two, three] = await Promise.all([bfcl('bfclloop-2', ['--max-steps-per-turn', '2']), bfcl('bfclloop-3', ['--max-steps-per-turn', '3'])]);
+    expect(two.code, two.stderr).toBe(0);
+    expect(three.code, three.stderr).toBe(0);
+    // n executed responses; the next one is past the limit and the entry is force-quit (BFCL's rule), so the
+    // first user turn is the last: n + 1 policy requests in all
+    expect(requestsOf('bfclloop-2')).toHaveLength(3);
+    expect(requestsOf('bfclloop-3')).toHaveLength(4);
+    expect(JSON.parse(two.stdout.split('\n')[0]!).env.max_steps_per_turn).toBe(2);
+  }, 120_000);
+});
+
+describe('arbiter env tools --mode', () => {
+  it('prompting: no tools, the calls-as-Python system prompt; the default (fc) lists the tools', async () => {
+    const args = ['env', 'tools', '--env', 'bfcl_multi_turn', '--entry-id', 'multi_turn_base_0'];
+    const [fc, prompting] = await Promise.all([runCli(args), runCli([...args, '--mode', 'prompting'])]);
+    expect(fc.code, fc.stderr).toBe(0);
+    expect(prompting.code, prompting.stderr).toBe(0);
+    expect(JSON.parse(fc.stdout).tools.length).toBeGreaterThan(0);
+    const p = JSON.parse(prompting.stdout);
+    expect(p.tools).toEqual([]);
+    expect(p.system_prompt).toMatch(/Python list of calls/);
+  });
 });
 
 describe('arbiter env tools options take effect', () => {

@@ -3,7 +3,9 @@
 // processes, a judge on a local OpenAI-compatible server that holds requests so a job is provably
 // mid-grade when its worker is SIGKILLed. Each step waits for an event, never for time.
 import { Redis } from 'ioredis';
-import { hostname } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../helpers/openai-test-server.js';
 import { serve, type ServeProcess } from '../server/serve-process.js';
@@ -111,6 +113,33 @@ describe('arbiter worker options take effect', () => {
       db.disconnect();
     }
   }, 60_000);
+
+  it('--unsafe-no-sandbox: the graded program sees the host only on a worker started with it', async () => {
+    // a folder of the host that the sandbox does not mount
+    const marker = mkdtempSync(join(tmpdir(), 'arbiter-host-only-'));
+    const host = graderFiles({
+      host: {
+        type: 'python',
+        name: 'host',
+        source: `import os\ndef grade(sample, item):\n    return 1.0 if os.path.isdir(${JSON.stringify(marker)}) else 0.0`,
+      },
+    }).host!;
+    const scoreVia = async (prefix: string, extra: string[]) => {
+      await worker(['--grader', host, '--prefix', prefix, ...FAST, ...extra]);
+      const s = await serve(['--queue', redis.url, '--queue-prefix', prefix, '--grader', host]);
+      servers.add(s);
+      const r = await postJSON(`${s.url}/v1/score`, { samples: samples(1) });
+      expect(r.status).toBe(200);
+      expect(r.json.results[0].valid, r.text).toBe(true);
+      return r.json.results[0].score as number;
+    };
+    try {
+      expect(await scoreVia('sandboxed', [])).toBe(0);
+      expect(await scoreVia('unsafe', ['--unsafe-no-sandbox'])).toBe(1);
+    } finally {
+      rmSync(marker, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it("--name: the worker's id starts with the given name; the default id starts with the host name", async () => {
     const [named, plain] = await Promise.all([worker(['--grader', files.cheap!, '--name', 'optwalk-box']), worker(['--grader', files.cheap!])]);

@@ -325,6 +325,14 @@ describe('arbiter search (CLI)', () => {
     expect(all.rep.mean_samples.best_of_n[4]).toBe(4);
     const tight = await run(['--methods', 'best_of_n', '--n', '1,4', '--token-budget', '1']);
     expect(tight.rep.mean_samples.best_of_n[4]).toBe(1);
+    // --progress draws the progress line on stderr (not a terminal here), --no-progress never does
+    const cfgArgs = ['search', data, '--config', cfg, '--methods', 'best_of_n', '--n', '1', '--limit', '1'];
+    const shown = await runCli([...cfgArgs, '--progress']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stderr).toMatch(/search: .*1\/1 problems/);
+    const quiet = await runCli([...cfgArgs, '--no-progress']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).not.toMatch(/problems/);
   });
 
   it('a config that cannot run exits 2 with one clear message', async () => {

@@ -201,3 +201,29 @@ describe('arbiter serve options take effect', () => {
     expect(r.stderr).toContain('--queue-prefix needs --queue');
   });
 });
+
+describe('arbiter serve --unsafe-no-sandbox', () => {
+  it('the graded program sees the host only without the sandbox', async () => {
+    // a folder of the host that the sandbox does not mount
+    const marker = mkdtempSync(join(tmpdir(), 'arbiter-host-only-'));
+    const file = join(dir, 'host.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ type: 'python', source: `import os\ndef grade(sample, item):\n    return 1.0 if os.path.isdir(${JSON.stringify(marker)}) else 0.0` }),
+    );
+    const [sandboxed, unsafe] = await Promise.all([serve(['--grader', file]), serve(['--grader', file, '--unsafe-no-sandbox'])]);
+    try {
+      const score = async (s: ServeProcess) => {
+        const r = await post(`${s.url}/v1/score`, { samples: [{ item: {}, output_text: 'x' }] });
+        expect(r.status).toBe(200);
+        expect(r.body.results[0].valid, JSON.stringify(r.body.results[0])).toBe(true);
+        return r.body.results[0].score as number;
+      };
+      expect(await score(sandboxed)).toBe(0);
+      expect(await score(unsafe)).toBe(1);
+    } finally {
+      await Promise.all([sandboxed.stop(), unsafe.stop()]);
+      rmSync(marker, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
