@@ -113,12 +113,4 @@ export async function openRecords(path: string): Promise<RecordSource> {
   return { path, size, bytesRead: () => counter.n, records: isArray ? array : jsonl };
 }
 
-/** A dotted path into a record ("a.b.0"); undefined when absent. */
-export function getPath(rec: unknown, path: string): unknown {
-  let cur: unknown = rec;
-  for (const part of path.split('.')) {
-    if (cur === null || cur === undefined || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[part];
-  }
-  return cur;
-}
+export { getPath } from '../io/path.js';

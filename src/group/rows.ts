@@ -123,13 +123,13 @@ export function requireLength(row: Row, cfg: Pick<AdvantageConfig, 'needsLength'
 
 /** The default reward reader: `score` (a finite number; null or `valid: false` is an invalid grade). */
 export function readScore(rec: Record<string, unknown>, row: Row, cfg: Pick<AdvantageConfig, 'needsLength' | 'estimator'>): Row {
-  const bad = requireLength(row, cfg);
-  if (bad) return bad;
-  // An invalid grade is left out of the statistics: it is not a 0 reward.
+  // An invalid grade is left out of the statistics: it is not a 0 reward (and needs no length).
   if (rec.valid === false) {
     row.masked = 'invalid_grade';
     return row;
   }
+  const bad = requireLength(row, cfg);
+  if (bad) return bad;
   if (rec.valid !== undefined && typeof rec.valid !== 'boolean') return badRow(row, `field "valid" must be a boolean, got ${describe(rec.valid)}`);
   const s = rec.score;
   if (s === null) {

@@ -4,6 +4,7 @@
 // format: prompt, chosen, rejected, plus score_chosen and score_rejected). A group is decided as
 // soon as it has `group_size` lines, else at the end of the input. Every line and group is
 // accounted for in the summary: lines without a uid, invalid grades, groups that gave nothing.
+import { getPath } from '../io/path.js';
 import type { Readable } from 'node:stream';
 import { parseJsonExact, stringifyExact } from '../core/json.js';
 import { openInput, openOutput } from '../io/files.js';
@@ -65,15 +66,6 @@ export interface SelectionSummary {
 }
 
 type Mode = { kind: 'select'; opts: SelectOptions } | { kind: 'pairs'; opts: PairOptions };
-
-function getPath(rec: unknown, path: string): unknown {
-  let v: unknown = rec;
-  for (const part of path.split('.')) {
-    if (!isObj(v)) return undefined;
-    v = v[part];
-  }
-  return v;
-}
 
 function find(recs: readonly unknown[], fields: readonly string[]): unknown {
   for (const f of fields)

@@ -22,6 +22,7 @@ export const RECIPES: Record<string, string> = {
   overopt: 'Reward over-optimisation: best-of-n against a gold reward',
   toolrl: 'ToolRL: a fine-grained tool-call reward',
   rewardagent: 'RewardAgent: preference plus verifiable signals, and DPO pairs',
+  prime: 'PRIME: implicit process rewards and their advantage',
 };
 
 export const DOC = readFileSync(join(ROOT, 'docs/recipes.md'), 'utf8');

@@ -3,7 +3,10 @@
 // reward source on its own — the implicit process rewards (one per response token, field
 // `process_rewards`) and the outcome reward (`score`, on the last token) — each turned into a
 // discounted return, the returns summed, and the sum whitened over every response token of the batch.
+// `process_rewards_from` names another field (a dotted path), so that the token rewards the `prm`
+// protocol `implicit` puts in a component's metadata feed the estimator in the same pass.
 import { z } from 'zod';
+import { getPath } from '../../io/path.js';
 import { byGroup, single } from '../compute.js';
 import { defineEstimator } from '../estimator.js';
 import { badRow, MAX_RESPONSE_TOKENS, readScore, type Row } from '../rows.js';
@@ -16,6 +19,8 @@ interface PrimeOptions {
   outcomeGamma: number;
   /** PRIME's prime_norm: "batch_norm" divides every process reward by the batch's largest |reverse cumulative sum| + 1e-6. */
   processNorm: 'batch_norm' | 'none';
+  /** Where the per-token process rewards are (dotted path; default "process_rewards"). */
+  processFrom: string;
 }
 
 /** dp_prime.py's offset in the batch_norm denominator. */
@@ -37,11 +42,13 @@ defineEstimator<PrimeOptions>({
     process_gamma: z.number().min(0).max(1).optional(),
     outcome_gamma: z.number().min(0).max(1).optional(),
     process_norm: z.enum(['batch_norm', 'none']).optional(),
+    process_rewards_from: z.string().min(1).max(200).optional(),
   },
   resolve: (c) => ({
     processGamma: (c.process_gamma as number | undefined) ?? 1.0,
     outcomeGamma: (c.outcome_gamma as number | undefined) ?? 1.0,
     processNorm: (c.process_norm as PrimeOptions['processNorm'] | undefined) ?? 'batch_norm',
+    processFrom: (c.process_rewards_from as string | undefined) ?? 'process_rewards',
   }),
   // n/(n-1) has no value for a group of one: such a line is always masked single_in_group
   groupOfOne: false,
@@ -50,13 +57,15 @@ defineEstimator<PrimeOptions>({
   tokenLevel: true,
   needsLength: true,
   read(rec, row, cfg) {
-    const p = rec.process_rewards;
+    // an invalid grade has no process rewards to read: it is masked as invalid
+    if (rec.valid === false) return readScore(rec, row, cfg);
+    const from = cfg.options.processFrom;
+    const p = getPath(rec, from);
     if (p !== undefined) {
       if (!Array.isArray(p) || !p.every((x) => typeof x === 'number' && Number.isFinite(x)))
-        return badRow(row, 'field "process_rewards" must be a list of finite numbers (one implicit process reward per response token)');
-      if (p.length > MAX_RESPONSE_TOKENS)
-        return badRow(row, `process_rewards has ${p.length} entries, over the limit of ${MAX_RESPONSE_TOKENS}`, 'limit_exceeded');
-      if (row.len >= 0 && row.len !== p.length) return badRow(row, `process_rewards has ${p.length} entries but response_length is ${row.len}`);
+        return badRow(row, `field "${from}" must be a list of finite numbers (one implicit process reward per response token)`);
+      if (p.length > MAX_RESPONSE_TOKENS) return badRow(row, `${from} has ${p.length} entries, over the limit of ${MAX_RESPONSE_TOKENS}`, 'limit_exceeded');
+      if (row.len >= 0 && row.len !== p.length) return badRow(row, `${from} has ${p.length} entries but response_length is ${row.len}`);
       row.len = p.length;
       row.tokenRewards = p as number[];
     }
@@ -69,7 +78,10 @@ defineEstimator<PrimeOptions>({
     if (xs.some((r) => r.tokenRewards) && xs.some((r) => !r.tokenRewards)) {
       for (const r of xs)
         if (!r.tokenRewards)
-          badRow(r, 'field "process_rewards" is missing, but other lines of the batch have it (PRIME needs both reward sources on every line or none)');
+          badRow(
+            r,
+            `field "${c.options.processFrom}" is missing, but other lines of the batch have it (PRIME needs both reward sources on every line or none)`,
+          );
       xs = xs.filter((r) => r.tokenRewards);
     }
     const groups: Row[][] = [];
