@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LogprobServer, startLogprobServer } from '../helpers/logprob-server.js';
-import { commandOf, Figures, groupBy, mean, RECIPES, type Rec, readJsonl, runAsync, runSectionAsync, workdir, writeJsonl } from './helpers.js';
+import { commandOf, Figures, groupBy, mean, RECIPES, readJsonl, runAsync, runSectionAsync, workdir, writeJsonl } from './helpers.js';
 
 const HEADING = RECIPES.prime!;
 const BETA = 0.05;
