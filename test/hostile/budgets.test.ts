@@ -178,8 +178,8 @@ describe('hostile: IFEval response_language on 190,000 characters (bound: the CL
   });
 });
 
-describe('hostile: length in tokens past its 2 s budget (bound: limit_exceeded, one line out per line in)', () => {
-  it('arbiter score stops tokenizing at the budget (limit_exceeded), and grades the ordinary line', { timeout: BOUND }, async () => {
+describe('hostile: length in tokens past its work budget (bound: limit_exceeded, one line out per line in)', () => {
+  it('arbiter score refuses the text past the work budget (limit_exceeded), and grades the ordinary line', { timeout: BOUND }, async () => {
     const r = await score(
       { type: 'length', unit: 'tokens', budget: 1000 },
       [
@@ -189,7 +189,7 @@ describe('hostile: length in tokens past its 2 s budget (bound: limit_exceeded, 
       'tokens',
     );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.out[0]).toMatchObject({ valid: false, error: { kind: 'limit_exceeded', message: expect.stringMatching(/tokenizing took over 2000 ms/) } });
+    expect(r.out[0]).toMatchObject({ valid: false, error: { kind: 'limit_exceeded', message: expect.stringMatching(/units of BPE work/) } });
     expect(r.out[1]).toMatchObject({ valid: true, metadata: { length: 3 } });
   });
 });

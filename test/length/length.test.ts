@@ -2,10 +2,10 @@
 // target and budget forms with linear and cosine shapes (expected values worked out by hand from
 // the formulas in docs/format-similarity-length.md), templated targets, limits and config errors.
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { grade, loadGrader, validateGrader } from '../../dist/index.js';
 import { dataPath } from '../helpers/data.js';
-import { countChars, tokenize, TOKENIZE_BUDGET_MS } from '../../dist/graders/length/measure.js';
+import { countChars, tokenize, TOKENIZE_WORK_BUDGET } from '../../dist/graders/length/measure.js';
 
 const run = async (cfg: object, output_text: string, item: Record<string, unknown> = {}) =>
   grade(loadGrader({ type: 'length', ...cfg }), { item, output_text });
@@ -131,7 +131,8 @@ describe('length: reasoning (extract)', () => {
 
 describe('tokenizing hostile text', async () => {
   const { Tiktoken } = await import('js-tiktoken/lite');
-  const exact = new Tiktoken((await import('js-tiktoken/ranks/cl100k_base')).default);
+  const exactRanks = (await import('js-tiktoken/ranks/cl100k_base')).default;
+  const exact = new Tiktoken(exactRanks);
 
   it('is exact on ordinary text and within a token per 64-character slice on long unbroken runs', async () => {
     const plain = 'The quick brown fox jumps over the lazy dog. '.repeat(50);
@@ -158,18 +159,56 @@ describe('tokenizing hostile text', async () => {
     expect(await tokenize(ordinary, 'o200k_base')).toEqual(o200k.encode(ordinary, [], []));
   });
 
-  it(`past the ${TOKENIZE_BUDGET_MS} ms budget the length grade is limit_exceeded, even without long runs (the fast path checked none)`, {
-    timeout: 30_000,
-  }, async () => {
-    // 64-character runs of CJK characters between spaces: no run is long, yet BPE takes ~60 µs per
-    // character (about a minute for this text); the budget is checked every piece
+  /** 64-character runs of CJK characters between spaces: no run is long, yet BPE works ~570 units per character. */
+  const hostile = (n: number) => {
     let text = '';
-    for (let i = 0; text.length < 999_000; ) {
+    for (let i = 0; text.length < n; ) {
       for (let k = 0; k < 64; k++, i++) text += String.fromCharCode(0x4e00 + ((i * 7919) % 20000));
       text += ' ';
     }
+    return text.slice(0, n);
+  };
+  /** The work the budget counts, recomputed here: Σ over cl100k's pre-tokens of their UTF-8 bytes squared. */
+  const work = (text: string) => {
+    let w = 0;
+    for (const m of text.matchAll(new RegExp(exactRanks.pat_str, 'gu'))) w += Buffer.byteLength(m[0]) ** 2;
+    return w;
+  };
+
+  it(`past the work budget (${TOKENIZE_WORK_BUDGET} units) the length grade is limit_exceeded, even without long runs; below it, a count`, {
+    timeout: 60_000,
+  }, async () => {
     const g = loadGrader({ type: 'length', unit: 'tokens', budget: 100 });
-    const r = await grade(g, { item: {}, output_text: text });
-    expect(r).toMatchObject({ valid: false, error: { kind: 'limit_exceeded', message: expect.stringMatching(/tokenizing took over 2000 ms/) } });
+    const over = hostile(999_000);
+    expect(work(over)).toBeGreaterThan(TOKENIZE_WORK_BUDGET);
+    const r = await grade(g, { item: {}, output_text: over });
+    expect(r).toMatchObject({
+      valid: false,
+      error: { kind: 'limit_exceeded', message: expect.stringMatching(/units of BPE work, over the budget of 20000000/) },
+    });
+    const under = hostile(20_000);
+    expect(work(under)).toBeLessThan(TOKENIZE_WORK_BUDGET);
+    const ok = await grade(g, { item: {}, output_text: under });
+    expect(ok.valid, JSON.stringify(ok.error)).toBe(true);
+  });
+
+  it('the verdict depends on the text alone: a clock that runs 1000x fast changes nothing below the safety net', { timeout: 60_000 }, async () => {
+    const g = loadGrader({ type: 'length', unit: 'tokens', budget: 100 });
+    const text = hostile(20_000);
+    const real = performance.now.bind(performance);
+    const start = real();
+    const spy = vi.spyOn(performance, 'now').mockImplementation(() => start + (real() - start) * 1000);
+    try {
+      // about 1 s of work reads as 1000 s: past the 60 s safety net, which is the machine's failure, never the text's
+      const slow = await grade(g, { item: {}, output_text: text });
+      expect(slow).toMatchObject({ valid: false, error: { kind: 'timeout', message: expect.stringMatching(/machine is too slow/) } });
+      // a text past the work budget is refused before any time passes, on the fast clock as on the real one
+      const over = await grade(g, { item: {}, output_text: hostile(60_000) });
+      expect(over).toMatchObject({ valid: false, error: { kind: 'limit_exceeded' } });
+    } finally {
+      spy.mockRestore();
+    }
+    const fine = await grade(g, { item: {}, output_text: text });
+    expect(fine.valid).toBe(true);
   });
 });

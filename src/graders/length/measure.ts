@@ -12,6 +12,8 @@ export const ENCODINGS = ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base']
 export type Encoding = (typeof ENCODINGS)[number];
 
 const encoders = new Map<Encoding, Promise<Tiktoken>>();
+/** Each encoding's pre-tokenisation pattern (its `pat_str`), to count the work of encoding a text. */
+const patterns = new Map<Encoding, RegExp>();
 
 async function loadRanks(enc: Encoding) {
   switch (enc) {
@@ -29,7 +31,10 @@ async function loadRanks(enc: Encoding) {
 export function getEncoder(enc: Encoding): Promise<Tiktoken> {
   let p = encoders.get(enc);
   if (!p) {
-    p = loadRanks(enc).then((ranks) => new Tiktoken(ranks));
+    p = loadRanks(enc).then((ranks) => {
+      patterns.set(enc, new RegExp(ranks.pat_str, 'gu'));
+      return new Tiktoken(ranks);
+    });
     p.catch(() => encoders.delete(enc));
     encoders.set(enc, p);
   }
@@ -39,8 +44,16 @@ export function getEncoder(enc: Encoding): Promise<Tiktoken> {
 /** Non-whitespace runs longer than this are encoded in slices of this size (see tokenize). */
 const RUN_SLICE = 64;
 const LONG_RUN = new RegExp(`\\S{${RUN_SLICE + 1},}|\\s{${RUN_SLICE + 1},}`, 'g');
-/** Wall-clock budget for tokenizing one text. */
-export const TOKENIZE_BUDGET_MS = 2_000;
+/**
+ * Work budget for tokenizing one text, in units of BPE work: each pre-token of L UTF-8 bytes counts
+ * L² (js-tiktoken merges a piece the map lacks pair by pair, rescanning it each time). Ordinary
+ * English and code count about 7 units a character (1,000,000 characters fit); unspaced CJK, whose
+ * pre-tokens are 64-character slices of 192 bytes, about 570 (some 35,000 characters fit). The count
+ * depends on the text alone, so the same text gets the same verdict on any machine.
+ */
+export const TOKENIZE_WORK_BUDGET = 20_000_000;
+/** Wall-clock safety net, far above the work budget's cost (about 2 s here): past it the machine failed, not the text. */
+export const TOKENIZE_SAFETY_MS = 60_000;
 /** Ordinary text is encoded in pieces of about this many characters, cut where no token can span. */
 const PIECE = 1_024;
 /** A stretch this long with no such place is cut anyway (may change the count by a token). */
@@ -79,14 +92,27 @@ function* pieces(text: string): Generator<string> {
   if (start < text.length) yield text.slice(start);
 }
 
+/** Walks `text` as it is encoded: ordinary stretches to `ordinary`, each 64-character slice of a long run to `slice`. */
+function forEachPart(text: string, ordinary: (part: string) => void, slice: (part: string) => void): void {
+  let last = 0;
+  LONG_RUN.lastIndex = 0;
+  for (const m of text.matchAll(LONG_RUN)) {
+    if (m.index > last) ordinary(text.slice(last, m.index));
+    for (let i = 0; i < m[0].length; i += RUN_SLICE) slice(m[0].slice(i, i + RUN_SLICE));
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) ordinary(text.slice(last));
+}
+
 /**
  * Token ids of untrusted text: special-token strings such as <|endoftext|> are encoded as plain text.
  * BPE merging is quadratic in the length of one pre-token, and a pre-token is any run without
  * spaces: 8,000 `{` take 3 s, 100,000 take minutes. So runs longer than 64 characters are encoded in
  * 64-character slices (exact for ordinary text; on such runs the count may differ by a token per
  * slice). Everything else is encoded in pieces of about 1,024 characters cut where no token can
- * span (exact), so the time budget is checked every piece and holds even on the event loop: past
- * it the grade is `limit_exceeded`. (Under a timeout or a server deadline the grader also runs in a
+ * span (exact). The BPE work is counted first (TOKENIZE_WORK_BUDGET): past it the grade is
+ * `limit_exceeded` on any machine alike; the wall clock, checked every piece, is only a safety net
+ * (TOKENIZE_SAFETY_MS, `timeout`). (Under a timeout or a server deadline the grader also runs in a
  * killable worker thread: it is `cpu_heavy`.)
  */
 export async function tokenize(text: string, enc: Encoding): Promise<number[]> {
@@ -95,25 +121,40 @@ export async function tokenize(text: string, enc: Encoding): Promise<number[]> {
     LONG_RUN.lastIndex = 0;
     if (!LONG_RUN.test(text)) return t.encode(text, [], []);
   }
-  const deadline = performance.now() + TOKENIZE_BUDGET_MS;
+  // the work is counted before anything is encoded (one pass of the pre-tokeniser over the text, with
+  // long runs counted as the 64-character slices they are encoded in), so a text past the budget is
+  // refused at once and the verdict never depends on how fast encoding goes
+  const pattern = patterns.get(enc)!;
+  let work = 0;
+  const count = (part: string) => {
+    for (const m of part.matchAll(pattern)) {
+      const bytes = Buffer.byteLength(m[0]);
+      work += bytes * bytes;
+    }
+  };
+  forEachPart(text, count, count);
+  if (work > TOKENIZE_WORK_BUDGET)
+    throw new GradeFailure(
+      'limit_exceeded',
+      `tokenizing needs ${work} units of BPE work, over the budget of ${TOKENIZE_WORK_BUDGET} (Σ bytes² over pre-tokens; ${text.length} characters): the text is pathological for BPE`,
+    );
+  const deadline = performance.now() + TOKENIZE_SAFETY_MS;
   const ids: number[] = [];
   const add = (part: string) => {
     for (const id of t.encode(part, [], [])) ids.push(id);
-    if (performance.now() > deadline) {
-      throw new GradeFailure('limit_exceeded', `tokenizing took over ${TOKENIZE_BUDGET_MS} ms (${text.length} characters); the text is pathological for BPE`);
-    }
+    if (performance.now() > deadline)
+      throw new GradeFailure(
+        'timeout',
+        `tokenizing ${text.length} characters took over ${TOKENIZE_SAFETY_MS} ms within its work budget: this machine is too slow or overloaded (the text is not at fault)`,
+      );
   };
-  const addText = (part: string) => {
-    for (const p of pieces(part)) add(p);
-  };
-  let last = 0;
-  LONG_RUN.lastIndex = 0;
-  for (const m of text.matchAll(LONG_RUN)) {
-    if (m.index > last) addText(text.slice(last, m.index));
-    for (let i = 0; i < m[0].length; i += RUN_SLICE) add(m[0].slice(i, i + RUN_SLICE));
-    last = m.index + m[0].length;
-  }
-  if (last < text.length) addText(text.slice(last));
+  forEachPart(
+    text,
+    (part) => {
+      for (const p of pieces(part)) add(p);
+    },
+    add,
+  );
   return ids;
 }
 
