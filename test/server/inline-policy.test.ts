@@ -132,6 +132,8 @@ describe('unsafe switches are never taken from a request', () => {
       [{ type: 'ifeval', instruction_ids: '{{item.ids}}', max_chars: 10_000_000 }, 'grader.max_chars'],
       [{ type: 'length', budget: 10, max_chars: 10_000_000 }, 'grader.max_chars'],
       [{ type: 'format', check: 'json', max_depth: 100_000 }, 'grader.max_depth'],
+      [{ type: 'text_similarity', evaluation_metric: 'fuzzy_match', input: '{{sample.output_text}}', reference: 'x', max_chars: 50_000 }, 'grader.max_chars'],
+      [{ type: 'prm', protocol: 'labels', labels: '{{item.l}}', max_steps: 99_999 }, 'grader.max_steps'],
       [
         { type: 'bfcl_multi_turn', reference: '{{item.ground_truth}}', initial_config: '{}', involved_classes: '[]', max_steps: 50_000_000 },
         'grader.max_steps',

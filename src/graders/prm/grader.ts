@@ -8,7 +8,7 @@
 // A text split into steps is read through the extraction layer first (`extract.think`, default
 // `keep`: the reasoning is the process being rewarded).
 import { z } from 'zod';
-import { PURE, unsafeSwitch, type CapabilityUse } from '../../core/capabilities.js';
+import { PURE, raisedCaps, unsafeSwitch, type CapabilityUse } from '../../core/capabilities.js';
 import type { GraderContext } from '../../core/grader.js';
 import { graderSchema, type BuildContext, type GraderType } from '../../core/registry.js';
 import { GradeFailure, type Outcome } from '../../core/result.js';
@@ -189,7 +189,8 @@ function regexCapability(cfg: PrmConfig): CapabilityUse[] {
 }
 
 function capabilities(cfg: PrmConfig): readonly CapabilityUse[] {
-  const own = regexCapability(cfg);
+  // a request may lower the input caps, never raise them
+  const own = [...regexCapability(cfg), ...raisedCaps(cfg, { max_chars: DEFAULT_MAX_CHARS, max_steps: DEFAULT_MAX_STEPS })];
   if (cfg.protocol === 'labels') return [...PURE, ...own];
   if (cfg.protocol === 'vllm_pooling') return [...endpointCapabilities(cfg, (base) => RewardClient.urlOf(base, cfg.path ?? REWARD_PATHS.vllm_pooling)), ...own];
   if (cfg.protocol === 'implicit')

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
 import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
+import { raisedCaps } from '../../core/capabilities.js';
 import { renderString, renderValue } from '../../core/template.js';
 import { describe } from '../../core/sample.js';
 import { extractSchema, neverCloses, readText, resolveExtract, TEXT_SOURCES } from '../../extract/index.js';
@@ -118,7 +119,11 @@ export const textSimilarity: GraderType<Config> = {
   type: 'text_similarity',
   summary: 'similarity of input and reference: fuzzy_match, bleu, gleu, meteor, rouge_1..5, rouge_l, cosine, exact_match, f1',
   schema,
-  capabilities: (cfg) => (cfg.evaluation_metric === 'cosine' ? endpointCapabilities(cfg) : PURE),
+  // a request may lower max_chars, never raise it above the metric's default
+  capabilities: (cfg) => [
+    ...(cfg.evaluation_metric === 'cosine' ? endpointCapabilities(cfg) : PURE),
+    ...raisedCaps(cfg, { max_chars: cfg.evaluation_metric === 'fuzzy_match' ? DEFAULT_MAX_CHARS_FUZZY : DEFAULT_MAX_CHARS }),
+  ],
   build(cfg, b) {
     const input = b.template('input', cfg.input);
     const reference = b.template('reference', cfg.reference);
