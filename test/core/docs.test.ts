@@ -4,12 +4,11 @@
 // --port swapped for a free one) with the graders it names; the groups curl example runs against
 // such a server and gets the rewards its samples deserve; without the header the reply is the 415
 // that names it. (docs/recipes.md's commands run in test/recipes/.)
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { ROOT, runCli, runProcess } from '../helpers/cli.js';
 import { dataPath } from '../helpers/data.js';
 import { serve } from '../server/serve-process.js';
 
@@ -31,18 +30,8 @@ function commands(prog: string): { file: string; line: string }[] {
   return out;
 }
 
-/** Runs a bash script; resolves with its exit code and output. */
-function bash(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Runs a bash script in the project root; resolves with its exit code and output. */
+const bash = (script: string) => runProcess('bash', ['-c', script]);
 
 describe('the docs name shipped graders', () => {
   const named = new Set(docs.flatMap((d) => [...d.text.matchAll(/(?<![\w/])graders\/[\w.-]+\.json/g)].map((m) => m[0])));

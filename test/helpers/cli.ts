@@ -11,9 +11,17 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], opts: { stdin?: string; cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+export interface RunOptions {
+  stdin?: string;
+  cwd?: string;
+  timeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Runs any program to its end (killed after `timeoutMs`, default 60 s); collects its output. */
+export function runProcess(program: string, args: string[], opts: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'], ...(opts.env ? { env: opts.env } : {}) });
+    const child = spawn(program, args, { cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'], ...(opts.env ? { env: opts.env } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -28,4 +36,9 @@ export function runCli(args: string[], opts: { stdin?: string; cwd?: string; tim
     if (opts.stdin !== undefined) child.stdin.end(opts.stdin);
     else child.stdin.end();
   });
+}
+
+/** Runs the built CLI with `args`. */
+export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult> {
+  return runProcess(process.execPath, [CLI, ...args], opts);
 }

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../helpers/openai-test-server.js';
 import { serve, type ServeProcess } from '../server/serve-process.js';
-import { Gate, graderFiles, postJSON, runCli, startRedis, startWorker, type RedisProc, type WorkerProc } from './procs.js';
+import { Gate, graderFiles, judgeConfig, postJSON, type RedisProc, runCli, startRedis, startWorker, type WorkerProc } from './procs.js';
 
 const gate = new Gate();
 const judgeServer = new TestServer({ chat: gate.handler, record: false });
@@ -20,17 +20,7 @@ beforeAll(async () => {
   await judgeServer.start();
   redis = await startRedis();
   file = graderFiles({
-    judge: {
-      type: 'score_model',
-      name: 'judge',
-      model: 'm',
-      base_url: judgeServer.url,
-      api_key: 'EMPTY',
-      cache: false,
-      max_retries: 0,
-      range: [0, 10],
-      input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }],
-    },
+    judge: judgeConfig(judgeServer.url),
   }).judge!;
 });
 

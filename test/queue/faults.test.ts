@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../helpers/openai-test-server.js';
 import { serve, type ServeProcess } from '../server/serve-process.js';
-import { CutProxy, Gate, graderFiles, postJSON, startRedis, startWorker, type RedisProc, type WorkerProc } from './procs.js';
+import { CutProxy, Gate, graderFiles, judgeConfig, postJSON, type RedisProc, startRedis, startWorker, type WorkerProc } from './procs.js';
 
 const gate = new Gate();
 const judgeServer = new TestServer({ chat: gate.handler, record: false });
@@ -22,17 +22,7 @@ beforeAll(async () => {
   await judgeServer.start();
   redis = await startRedis({ persist: true });
   file = graderFiles({
-    judge: {
-      type: 'score_model',
-      name: 'judge',
-      model: 'm',
-      base_url: judgeServer.url,
-      api_key: 'EMPTY',
-      cache: false,
-      max_retries: 0,
-      range: [0, 10],
-      input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }],
-    },
+    judge: judgeConfig(judgeServer.url),
   }).judge!;
   workers.push(...(await Promise.all([0, 1].map(() => startWorker(redis.url, ['--grader', file, '--jobs', '1', ...FAST])))));
 });

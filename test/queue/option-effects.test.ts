@@ -9,33 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../helpers/openai-test-server.js';
 import { serve, type ServeProcess } from '../server/serve-process.js';
-import { freePort, graderFiles, postJSON, startRedis, startWorker, type RedisProc, type WorkerProc } from './procs.js';
-
-/** Holds the judge requests while `holding`; resolves `held` once `n` are held. */
-class Gate {
-  private waiting: (() => void)[] = [];
-  private want = 0;
-  private onHeld?: () => void;
-  handler = () => {
-    if (this.want > 0) {
-      return new Promise<{ content: string }>((resolve) => {
-        this.waiting.push(() => resolve({ content: 'Score: 7' }));
-        if (this.waiting.length >= this.want) this.onHeld?.();
-      });
-    }
-    return { content: 'Score: 7' };
-  };
-  hold(n: number): Promise<void> {
-    this.want = n;
-    this.waiting = [];
-    return new Promise((r) => (this.onHeld = r));
-  }
-  release(): void {
-    this.want = 0;
-    for (const r of this.waiting) r();
-    this.waiting = [];
-  }
-}
+import { freePort, Gate, graderFiles, judgeConfig, postJSON, type RedisProc, startRedis, startWorker, type WorkerProc } from './procs.js';
 
 const gate = new Gate();
 const judgeServer = new TestServer({ chat: gate.handler });
@@ -56,17 +30,7 @@ const samples = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `q${i}
 beforeAll(async () => {
   await judgeServer.start();
   redis = await startRedis();
-  const judge = {
-    type: 'score_model',
-    name: 'judge',
-    model: 'm',
-    base_url: judgeServer.url,
-    api_key: 'EMPTY',
-    cache: false,
-    max_retries: 0,
-    range: [0, 10],
-    input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }],
-  };
+  const judge = judgeConfig(judgeServer.url);
   const closed = await freePort(); // nothing listens there
   files = graderFiles({
     judge,

@@ -208,6 +208,21 @@ export class Gate {
   }
 }
 
+/** The queue tests' judge: a score_model on the local test server (`Score: N` replies, range 0-10, no cache or retries). */
+export function judgeConfig(baseUrl: string): Record<string, unknown> {
+  return {
+    type: 'score_model',
+    name: 'judge',
+    model: 'm',
+    base_url: baseUrl,
+    api_key: 'EMPTY',
+    cache: false,
+    max_retries: 0,
+    range: [0, 10],
+    input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }],
+  };
+}
+
 /** Writes grader configs into a temp dir; returns their paths. */
 export function graderFiles(graders: Record<string, unknown>): Record<string, string> {
   const dir = mkdtempSync(join(tmpdir(), 'arbiter-queue-graders-'));

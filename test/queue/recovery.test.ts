@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../helpers/openai-test-server.js';
 import { serve, type ServeProcess } from '../server/serve-process.js';
-import { CutProxy, Gate, graderFiles, postJSON, startRedis, startWorker, type RedisProc, type WorkerProc } from './procs.js';
+import { CutProxy, Gate, graderFiles, judgeConfig, postJSON, type RedisProc, startRedis, startWorker, type WorkerProc } from './procs.js';
 
 const gate = new Gate();
 const judgeServer = new TestServer({ chat: gate.handler });
@@ -47,17 +47,7 @@ const samples = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `q${i}
 beforeAll(async () => {
   await judgeServer.start();
   redis = await startRedis();
-  const judge = {
-    type: 'score_model',
-    name: 'judge',
-    model: 'm',
-    base_url: judgeServer.url,
-    api_key: 'EMPTY',
-    cache: false,
-    max_retries: 0,
-    range: [0, 10],
-    input: [{ role: 'user', content: 'Rate: {{sample.output_text}}' }],
-  };
+  const judge = judgeConfig(judgeServer.url);
   files = graderFiles({
     judge,
     judge2: { ...judge, name: 'judge2', input: [{ role: 'user', content: 'Rate this: {{sample.output_text}}' }] },

@@ -3,12 +3,12 @@
 // folder where those commands run as written (with `arbiter` on PATH as the built CLI, and
 // examples/ and scripts/ linked in); and the shared GSM8K / PRMBench rows, read directly for the
 // tests' own handful of samples. Plain arithmetic the recipes recompute lives in each test, not here.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
-import { CLI, ROOT } from '../helpers/cli.js';
+import { CLI, ROOT, runProcess } from '../helpers/cli.js';
 import { DATA_DIR, dataPath } from '../helpers/data.js';
 
 /** The recipes of docs/recipes.md that have a test here: test file name → the section's heading. */
@@ -135,21 +135,10 @@ export function runSection(heading: string, prepare?: (dir: string) => void): { 
 
 /** `run` without blocking the event loop (for a section whose commands call a server this test process serves). */
 export function runAsync(dir: string, command: string): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', command], {
-      cwd: dir,
-      env: { ...process.env, PATH: `${join(dir, 'bin')}:${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+  return runProcess('bash', ['-c', command], {
+    cwd: dir,
+    env: { ...process.env, PATH: `${join(dir, 'bin')}:${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+    timeoutMs: 120_000,
   });
 }
 

@@ -3,24 +3,11 @@
 // and a hello-world run in the sandbox), the text and --json forms, and the exit code: 0 when the
 // sandbox is usable, 5 when it is not. Switching the memory cgroup or the native helper off shows
 // in the report.
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { CLI, ROOT } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 
-function check(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'sandbox', 'check', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function check(args: string[], env: Record<string, string | undefined> = {}) {
+  return runCli(['sandbox', 'check', ...args], { env: { ...process.env, ...env } });
 }
 
 interface Report {
