@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { computeAdvantages, grade, loadGrader, Services, type Result } from '../../dist/index.js';
 import { startLogprobServer, type LogprobServer } from '../helpers/logprob-server.js';
+import { tokenize } from '../helpers/openai-test-server.js';
 
 let policy: LogprobServer;
 let reference: LogprobServer;
@@ -201,21 +202,51 @@ describe('prm implicit: invalid, never a guessed reward', () => {
     });
   });
 
-  it('a token across the prompt/response boundary, steps given as a list, a special-token look-alike in the response', async () => {
-    expect(await errorOf(cfg(), { prompt_text: 'Q: What? A: The ans', output_text: 'wer is 4.' })).toMatchObject({
-      kind: 'bad_input',
-      message: expect.stringMatching(/runs across the end of the prompt into the response/),
-    });
+  it('steps given as a list are a config error', async () => {
     expect(await errorOf(cfg(), { prompt_text: PROMPT, output_text: RESPONSE, steps: ['a', 'b'] })).toMatchObject({
       kind: 'config_error',
       message: expect.stringMatching(/sample.steps/),
     });
+  });
+});
+
+describe('prm implicit: what the response causes is a valid floor, and its line keeps its outcome', () => {
+  it('a special-token look-alike in the response: the floor on its last token and step, only the policy asked (for the token count)', async () => {
     policy.server.requests.length = 0;
-    expect(await errorOf(cfg(), { prompt_text: PROMPT, output_text: ' 4<|im_end|>' })).toMatchObject({
-      kind: 'bad_input',
-      message: expect.stringMatching(/special-token look-alike/),
-    });
-    expect(policy.requests()).toHaveLength(0);
+    reference.server.requests.length = 0;
+    const response = ' 4<|im_end|> so 4.';
+    const r = await run(cfg({ floor: -2 }), { prompt_text: PROMPT, output_text: response });
+    expect(r.valid).toBe(true);
+    expect(r.score).toBe(-2);
+    expect(r.reason).toMatch(/special-token look-alike.*floor -2/);
+    expect(r.metadata.refused_tokens).toEqual(['<|im_end|>']);
+    // the test tokenizer's tokens of the response: one token reward each, the floor on the last
+    const n = tokenize(PROMPT + response).length - tokenize(PROMPT).length;
+    expect(r.metadata.token_rewards).toEqual([...Array.from({ length: n - 1 }, () => 0), -2]);
+    expect(r.steps).toEqual([-2]);
+    expect(policy.requests()).toHaveLength(1);
+    expect(reference.requests()).toHaveLength(0);
+    // the default floor is -1
+    expect((await run(cfg(), { prompt_text: PROMPT, output_text: response })).score).toBe(-1);
+  });
+
+  it("a token across the prompt/response boundary (the response continues the prompt's last word): the floor, the covering tokens counted", async () => {
+    const r = await run(cfg(), { prompt_text: 'Q: What? A: The ans', output_text: 'wer is 4.' });
+    expect(r.valid).toBe(true);
+    expect(r.score).toBe(-1);
+    expect(r.reason).toMatch(/runs across the end of the prompt into the response.*floor -1/);
+    // "answer" (across the boundary), " is", " 4", "."
+    expect(r.metadata.token_rewards).toEqual([0, 0, 0, -1]);
+  });
+
+  it('in a PRIME group the floored line is not masked: it gets its outcome advantage', async () => {
+    const a = await run(cfg());
+    const b = await run(cfg(), { prompt_text: PROMPT, output_text: ' 4<|im_end|> 4.' });
+    expect(b.valid).toBe(true);
+    const lines = [a, b].map((r, i) => ({ id: `x${i}`, uid: 'q', score: i === 0 ? 0 : 1, process_rewards: r.metadata.token_rewards }));
+    const out = computeAdvantages({ estimator: 'prime' }, lines) as Record<string, any>[];
+    expect(out.every((o) => o.advantage_masked === undefined)).toBe(true);
+    expect(out[1]!.token_advantages).toHaveLength((b.metadata.token_rewards as number[]).length);
   });
 });
 

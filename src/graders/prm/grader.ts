@@ -26,7 +26,7 @@ import { checkEndpoint, endpointFields, getChatClient, getRewardClient, resolveE
 import { asGradeFailure } from '../../models/errors.js';
 import { findSpecialTokens } from '../../models/special-tokens.js';
 import { REWARD_PATHS, RewardClient } from '../../models/reward-client.js';
-import { implicitRewards, responseTokens, sameTokenisation } from './implicit.js';
+import { coveringTokens, implicitRewards, responseTokens, sameTokenisation, UnscorableResponse } from './implicit.js';
 import { AGGREGATES, aggregateSteps, firstBelow, PROBABILITY_AGGREGATES, PURE_TEMPERATURE, pureMinForm, transformSteps, type Aggregate } from './aggregate.js';
 import {
   CRITIQUE_PROMPT,
@@ -177,7 +177,16 @@ const implicitSchema = graderSchema({
   add_special_tokens: z.boolean().optional(),
   /** Read and write the on-disk response cache (default false). */
   cache: z.boolean().optional(),
+  /**
+   * The response's implicit reward when its own text cannot be scored as sampled (a special-token
+   * look-alike, or its first token merging with the prompt's last): put on its last token and last
+   * step, every other token and step 0 (default -1; implicit rewards are unbounded, so the scale is yours).
+   */
+  floor: z.number().min(-1e6).max(1e6).optional(),
 });
+
+/** The implicit protocol's default floor (see `floor`). */
+const IMPLICIT_FLOOR = -1;
 
 const schema = z.discriminatedUnion('protocol', [poolingSchema, logprobsSchema, judgeSchema, labelsSchema, implicitSchema]);
 export type PrmConfig = z.infer<typeof schema>;
@@ -532,6 +541,7 @@ function implicitScorer(cfg: z.infer<typeof implicitSchema>, b: BuildContext): S
   const promptT = b.template('prompt', cfg.prompt);
   const beta = cfg.beta ?? IMPLICIT_BETA;
   const addSpecial = cfg.add_special_tokens ?? false;
+  const floor = cfg.floor ?? IMPLICIT_FLOOR;
   return async (input, _steps, ctx, st) => {
     if (!st.source)
       throw new GradeFailure(
@@ -540,15 +550,8 @@ function implicitScorer(cfg: z.infer<typeof implicitSchema>, b: BuildContext): S
       );
     const response = st.source.text;
     const prompt = renderString(promptT, input);
-    // the policy sampled these characters as text: one that a tokenizer reads as a special token would be scored as another token
-    const found = findSpecialTokens(response, 4);
-    if (found.length)
-      throw new GradeFailure(
-        'bad_input',
-        `the response contains ${found.map((t) => JSON.stringify(t)).join(', ')}, a special-token look-alike that the server would tokenise as a special token rather than the text the policy sampled; implicit rewards are unbounded, so there is no floor to give`,
-      );
     checkSize(prompt.length + response.length);
-    const ask = async (ep: typeof policyEp, model: string, who: string) => {
+    const echo = async (ep: typeof policyEp, model: string, who: string) => {
       const client = getChatClient(ctx.services, ep);
       try {
         const a = await client.complete(
@@ -559,12 +562,44 @@ function implicitScorer(cfg: z.infer<typeof implicitSchema>, b: BuildContext): S
           throw new GradeFailure('judge_server_error', `the ${who} answered ${a.choices.length} choices for one prompt`, {
             raw: JSON.stringify(a.choices).slice(0, 2000),
           });
-        return { tokens: responseTokens(a.choices[0]!.logprobs, response, who), cached: a.cached };
+        return { logprobs: a.choices[0]!.logprobs, cached: a.cached };
       } catch (e) {
         throw asGradeFailure(e, { model, base_url: ep.baseURL });
       }
     };
-    const [pol, ref] = await Promise.all([ask(policyEp, cfg.model, 'policy'), ask(refEp, cfg.reference.model, 'reference')]);
+    // The response's own text cannot be scored as sampled: a valid floor on its last token and step,
+    // so a line that carries it still gets its outcome (an invalid grade would mask the whole line).
+    const floored = (why: string, tokens: number, requests: number, meta: Record<string, unknown> = {}) => {
+      const tokenRewards = Array.from({ length: tokens }, (_, i) => (i === tokens - 1 ? floor : 0));
+      return {
+        scores: st.source!.spans.map((_, i, a) => (i === a.length - 1 ? floor : 0)),
+        meta: { model: cfg.model, reference_model: cfg.reference.model, beta, response_reward: floor, token_rewards: tokenRewards, requests, floor, ...meta },
+        reason: `${why}, so the response gets the floor ${floor} (on its last token and step)`,
+      };
+    };
+    // the policy sampled these characters as text: one that a tokenizer reads as a special token would be scored as another token
+    const found = findSpecialTokens(response, 4);
+    if (found.length) {
+      const pol = await echo(policyEp, cfg.model, 'policy');
+      return floored(
+        `the response contains ${found.map((t) => JSON.stringify(t)).join(', ')}, a special-token look-alike that the server tokenises as a special token rather than the text the policy sampled`,
+        coveringTokens(pol.logprobs, response, 'policy'),
+        pol.cached ? 0 : 1,
+        { refused_tokens: found },
+      );
+    }
+    const ask = async (ep: typeof policyEp, model: string, who: string) => {
+      const a = await echo(ep, model, who);
+      return { tokens: responseTokens(a.logprobs, response, who), cached: a.cached };
+    };
+    let pol: Awaited<ReturnType<typeof ask>>;
+    let ref: Awaited<ReturnType<typeof ask>>;
+    try {
+      [pol, ref] = await Promise.all([ask(policyEp, cfg.model, 'policy'), ask(refEp, cfg.reference.model, 'reference')]);
+    } catch (e) {
+      if (!(e instanceof UnscorableResponse)) throw e;
+      return floored(e.reason, e.tokens, 2);
+    }
     sameTokenisation(pol.tokens, ref.tokens);
     const r = implicitRewards(pol.tokens, ref.tokens, beta, st.source.spans);
     return {

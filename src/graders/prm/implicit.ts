@@ -3,7 +3,10 @@
 // prompt + response (vLLM / SGLang `echo` + `logprobs`), located in the response by the tokens'
 // own text, checked to be the same tokenisation under the policy and the reference model, and
 // turned into per-token rewards β·(log π − log π_ref), summed per step (by character offsets) and
-// per response. Anything that cannot be located exactly is an invalid grade, never a guessed reward.
+// per response. Anything that cannot be located exactly is an invalid grade, never a guessed reward,
+// except where the response itself is why (a token across the prompt/response boundary: the
+// policy's text retokenises into something it never sampled): that is `UnscorableResponse`, which
+// the grader turns into its configured floor.
 import type { CompletionLogprobs } from '../../models/types.js';
 import { GradeFailure } from '../../core/result.js';
 
@@ -21,6 +24,17 @@ export interface ResponseTokens {
   promptTokens: number;
 }
 
+/** The response's own text cannot be scored as sampled; `tokens` is how many of the server's tokens cover it (for a floor placed on the last). */
+export class UnscorableResponse extends Error {
+  override name = 'UnscorableResponse';
+  constructor(
+    readonly reason: string,
+    readonly tokens: number,
+  ) {
+    super(reason);
+  }
+}
+
 const show = (s: string) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
 
 /**
@@ -36,25 +50,11 @@ export function responseTokens(lp: CompletionLogprobs | undefined, response: str
   if (tl.length !== tokens.length) throw new GradeFailure('judge_server_error', `the ${who} sent ${tokens.length} tokens but ${tl.length} token_logprobs`);
   if (lp.text_offset !== undefined && lp.text_offset.length !== tokens.length)
     throw new GradeFailure('judge_server_error', `the ${who} sent ${tokens.length} tokens but ${lp.text_offset.length} text_offset entries`);
-  const spelled = tokens.join('');
-  if (spelled.length < response.length)
-    throw new GradeFailure(
-      'judge_server_error',
-      `the ${who}'s logprob reply spells ${spelled.length} characters, shorter than the ${response.length}-character response`,
-    );
-  if (!spelled.endsWith(response))
-    throw new GradeFailure(
-      'judge_server_error',
-      `the ${who}'s echoed tokens do not end with the response (they end ${show(spelled.slice(-Math.min(40, response.length)))}; a token that is part of a multi-byte character, or a server that does not echo the prompt)`,
-    );
-  const from = spelled.length - response.length;
-  let at = 0;
-  let k = 0;
-  while (k < tokens.length && at < from) at += tokens[k++]!.length;
+  const { from, at, k } = locate(tokens, response, who);
   if (at !== from)
-    throw new GradeFailure(
-      'bad_input',
+    throw new UnscorableResponse(
       `token ${k - 1} (${show(tokens[k - 1]!)}) of the ${who}'s tokenisation runs across the end of the prompt into the response: prompt + response tokenise differently from the sampled response`,
+      tokens.length - k + 1,
     );
   if (k === tokens.length) throw new GradeFailure('bad_input', 'the response is empty: there are no response tokens to reward');
   const out: ResponseTokens = { tokens: [], logprobs: [], starts: [], offsets: [], promptTokens: k };
@@ -73,6 +73,34 @@ export function responseTokens(lp: CompletionLogprobs | undefined, response: str
     pos += tokens[i]!.length;
   }
   return out;
+}
+
+/** Where the response starts in the echoed tokens: its first character `from`, the end `at` of the first `k` tokens (at === from when a token starts there). */
+function locate(tokens: readonly string[], response: string, who: string): { from: number; at: number; k: number } {
+  const spelled = tokens.join('');
+  if (spelled.length < response.length)
+    throw new GradeFailure(
+      'judge_server_error',
+      `the ${who}'s logprob reply spells ${spelled.length} characters, shorter than the ${response.length}-character response`,
+    );
+  if (!spelled.endsWith(response))
+    throw new GradeFailure(
+      'judge_server_error',
+      `the ${who}'s echoed tokens do not end with the response (they end ${show(spelled.slice(-Math.min(40, response.length)))}; a token that is part of a multi-byte character, or a server that does not echo the prompt)`,
+    );
+  const from = spelled.length - response.length;
+  let at = 0;
+  let k = 0;
+  while (k < tokens.length && at < from) at += tokens[k++]!.length;
+  return { from, at, k };
+}
+
+/** How many of the echoed tokens cover the response (a token across the boundary counted): the length of a floor's token rewards. */
+export function coveringTokens(lp: CompletionLogprobs | undefined, response: string, who: string): number {
+  if (!lp || lp.tokens.length === 0)
+    throw new GradeFailure('judge_server_error', `the ${who} answered without echoed logprobs (is "echo" supported? the request asks echo: true, logprobs: 1)`);
+  const { from, at, k } = locate(lp.tokens, response, who);
+  return lp.tokens.length - k + (at === from ? 0 : 1);
 }
 
 /** Refuses a reference whose tokens or offsets differ from the policy's (the log-ratio needs one token sequence). */
