@@ -22,6 +22,8 @@ command -v rustc >/dev/null 2>&1 || langs+=(rustc)
 command -v bash >/dev/null 2>&1 || langs+=(bash)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+# jq: the docs' one-liners that turn other tools' result files into JSONL (docs/agents.md)
+command -v jq >/dev/null 2>&1 || need+=(jq)
 if [ ${#need[@]} -gt 0 ] || [ ${#langs[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
     echo "setup: missing system packages: ${need[*]} ${langs[*]} (run as root or install them)" >&2; exit 1; fi
