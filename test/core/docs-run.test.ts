@@ -457,7 +457,7 @@ describe('docs/bfcl-multi-turn.md', () => {
     // bfcl.json: the page's own grader config
     writeFileSync(
       join(dir, 'bfcl.json'),
-      /```json\n(\{\n  "type": "bfcl_multi_turn"[\s\S]*?)```/.exec(readFileSync(join(ROOT, 'docs/bfcl-multi-turn.md'), 'utf8'))![1]!,
+      /```json\n(\{\n {2}"type": "bfcl_multi_turn"[\s\S]*?)```/.exec(readFileSync(join(ROOT, 'docs/bfcl-multi-turn.md'), 'utf8'))![1]!,
     );
     const policy = await startTestServer();
     policy.onChat(() => ({ content: 'Done.' }));
