@@ -238,28 +238,18 @@ describe('docs/agents.md', () => {
     // a result file as tau-bench writes it: one trajectory that only greets (reward 0)
     writeFileSync(
       join(dir, 'results.json'),
-      JSON.stringify([
-        {
-          task_id: 0,
+      JSON.stringify(
+        ['Hello.', 'Bye.'].map((reply, i) => ({
+          task_id: i,
           trial: 0,
           reward: 0,
-          info: { task: tasks[0] },
+          info: { task: tasks[i] },
           traj: [
             { role: 'user', content: 'Hi' },
-            { role: 'assistant', content: 'Hello.' },
+            { role: 'assistant', content: reply },
           ],
-        },
-        {
-          task_id: 1,
-          trial: 0,
-          reward: 0,
-          info: { task: tasks[1] },
-          traj: [
-            { role: 'user', content: 'Hi' },
-            { role: 'assistant', content: 'Bye.' },
-          ],
-        },
-      ]),
+        })),
+      ),
     );
     const s = await runDocSession(docBlock('docs/agents.md', 'results.json > traj.jsonl'), { dir });
     const out = lastOut(s)

@@ -4,12 +4,12 @@
 // examples/ and scripts/ linked in); and the shared GSM8K / PRMBench rows, read directly for the
 // tests' own handful of samples. Plain arithmetic the recipes recompute lives in each test, not here.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
-import { CLI, ROOT, runProcess } from '../helpers/cli.js';
-import { DATA_DIR, dataPath } from '../helpers/data.js';
+import { ROOT, runProcess } from '../helpers/cli.js';
+import { dataPath } from '../helpers/data.js';
+import { docWorkdir } from '../helpers/docs.js';
 
 /** The recipes of docs/recipes.md that have a test here: test file name → the section's heading. */
 export const RECIPES: Record<string, string> = {
@@ -83,22 +83,8 @@ export class Figures {
   }
 }
 
-/** A scratch folder laid out like the project root for the doc's commands: examples/ and scripts/ linked, `arbiter` on PATH, ../shared/data beside it. */
-export function workdir(): string {
-  // <tmp>/project beside <tmp>/shared/data (the data folder), as the project sits beside ../shared/data
-  const root = mkdtempSync(join(tmpdir(), 'arbiter-recipe-'));
-  mkdirSync(join(root, 'shared'));
-  symlinkSync(DATA_DIR, join(root, 'shared', 'data'));
-  const dir = join(root, 'project');
-  mkdirSync(dir);
-  symlinkSync(join(ROOT, 'examples'), join(dir, 'examples'));
-  symlinkSync(join(ROOT, 'scripts'), join(dir, 'scripts'));
-  mkdirSync(join(dir, 'bin'));
-  const shim = join(dir, 'bin', 'arbiter');
-  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
-  chmodSync(shim, 0o755);
-  return dir;
-}
+/** A scratch folder laid out like the project root for the doc's commands (test/helpers/docs.ts). */
+export const workdir = docWorkdir;
 
 export interface Ran {
   code: number | null;
