@@ -31,7 +31,12 @@ episodes from best to worst.
 const { episodes, preferences } = gridWorldData();
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'task.md'), TASK);
-writeFileSync(join(out, 'trajectories.jsonl'), gridWorldRecords(episodes).map((r) => JSON.stringify(r)).join('\n') + '\n');
+writeFileSync(
+  join(out, 'trajectories.jsonl'),
+  gridWorldRecords(episodes)
+    .map((r) => JSON.stringify(r))
+    .join('\n') + '\n',
+);
 writeFileSync(join(out, 'preferences.jsonl'), preferences.map((p) => JSON.stringify(p)).join('\n') + '\n');
 process.stderr.write(
   `wrote ${episodes.length} trajectories (${episodes.filter((e) => e.success).length} successful) and ${preferences.length} preferences to ${out}; true reward ${JSON.stringify(TRUE_REWARD)}\n`,

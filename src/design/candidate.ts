@@ -22,11 +22,16 @@ export type Evaluation = { ok: true; scores: Scored[] } | { ok: false; error: st
 
 const FN = /^[ \t]*def[ \t]+reward[ \t]*\(/m;
 
+/** Longest program taken from a reply, in bytes (it goes back into the next prompt as the best reply). */
+export const MAX_CODE_BYTES = 100_000;
+
 /** The program of a reply: the last python (else untagged, else any) fenced block, else the whole reply. */
 export function candidateCode(reply: string): { code: string } | { error: string } {
   const ex = extractCode(reply, 'python');
   const code = ex.code.trim();
   if (!code) return { error: 'the reply holds no code' };
+  const bytes = Buffer.byteLength(code);
+  if (bytes > MAX_CODE_BYTES) return { error: `the program is ${bytes} bytes, over the limit of ${MAX_CODE_BYTES}` };
   if (!FN.test(code)) return { error: 'the code defines no function reward(trajectory)' };
   return { code: `${code}\n` };
 }

@@ -105,12 +105,7 @@ function distances(grid: string[], goal: [number, number]): number[] {
   return d;
 }
 
-function walk(
-  rand: () => number,
-  map: { grid: string[]; start: [number, number]; goal: [number, number] },
-  epsilon: number,
-  maxSteps: number,
-): GridTrajectory {
+function walk(rand: () => number, map: { grid: string[]; start: [number, number]; goal: [number, number] }, epsilon: number, maxSteps: number): GridTrajectory {
   const n = map.grid.length;
   const d = distances(map.grid, map.goal);
   let pos: [number, number] = [...map.start];
@@ -182,5 +177,9 @@ function round6(x: number): number {
 
 /** The episodes as arbiter records: the trajectory in `sample`, the labels in `item`. */
 export function gridWorldRecords(episodes: GridEpisode[]): { id: string; sample: { trajectory: GridTrajectory }; item: Record<string, unknown> }[] {
-  return episodes.map((e) => ({ id: e.id, sample: { trajectory: e.trajectory }, item: { success: e.success, return: e.return, steps: e.trajectory.steps.length } }));
+  return episodes.map((e) => ({
+    id: e.id,
+    sample: { trajectory: e.trajectory },
+    item: { success: e.success, return: e.return, steps: e.trajectory.steps.length },
+  }));
 }

@@ -18,7 +18,8 @@ that takes one trajectory (a JSON value: dicts, lists, str, int, float, bool, No
 Use only the Python standard library. Do not print; do not read files or the network. Put the whole program (imports, helpers and reward) in one \`\`\`python fenced block.`;
 
 const FITNESS_TEXT: Record<FitnessKind, (label: string) => string> = {
-  preference: () => 'agreement with pairwise preferences between trajectories (the fraction of preferred pairs the total orders right; equal totals count one half)',
+  preference: () =>
+    'agreement with pairwise preferences between trajectories (the fraction of preferred pairs the total orders right; equal totals count one half)',
   rank: (label) => `the Spearman rank correlation of the total with the label "${label}"`,
   separation: (label) => `how well the total separates trajectories whose "${label}" is true from the others (ROC AUC; 0.5 is chance)`,
 };
@@ -101,6 +102,10 @@ export function iterationMessages(first: string, best: { reply: string; reflecti
     msgs.push({ role: 'user', content: errors ? `${first}\n\n${errors}` : first });
     return msgs;
   }
-  msgs.push({ role: 'user', content: first }, { role: 'assistant', content: best.reply }, { role: 'user', content: errors ? `${best.reflection}\n\n${errors}` : best.reflection });
+  msgs.push(
+    { role: 'user', content: first },
+    { role: 'assistant', content: best.reply },
+    { role: 'user', content: errors ? `${best.reflection}\n\n${errors}` : best.reflection },
+  );
   return msgs;
 }

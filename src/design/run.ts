@@ -104,7 +104,8 @@ function labelNumbers(rows: DesignRow[], label: string): number[] | undefined {
 export function checkInputs(s: DesignSettings, inp: DesignInputs): void {
   if (inp.rows.length < 2) throw new DesignInputError(`the trajectories file has ${inp.rows.length} trajectory(ies); at least 2 are needed`);
   if (s.fitness === 'preference') {
-    if (!inp.preferences.length) throw new DesignInputError('--fitness preference needs --preferences FILE (rows {"chosen": id, "rejected": id, "tie"?: true})');
+    if (!inp.preferences.length)
+      throw new DesignInputError('--fitness preference needs --preferences FILE (rows {"chosen": id, "rejected": id, "tie"?: true})');
     const ids = new Set(inp.rows.map((r) => r.id));
     const bad = inp.preferences.find((p) => !ids.has(p.chosen) || !ids.has(p.rejected));
     if (bad) throw new DesignInputError(`a preference names a trajectory id that is not in the data: ${JSON.stringify(bad)}`);
@@ -135,7 +136,12 @@ function readJsonl<T>(file: string): T[] {
 }
 
 function statsOf(scores: Scored[], label: number[] | undefined): Record<string, ComponentStats> {
-  const out: Record<string, ComponentStats> = { total: componentStats(scores.map((s) => s.total), label) };
+  const out: Record<string, ComponentStats> = {
+    total: componentStats(
+      scores.map((s) => s.total),
+      label,
+    ),
+  };
   const names = new Set<string>();
   for (const s of scores) for (const k of Object.keys(s.components ?? {})) names.add(k);
   for (const k of names) {
@@ -184,8 +190,7 @@ export async function runDesign(
   const done = new Map<string, CandidateRecord>();
   const kept = readJsonl<CandidateRecord>(candFile);
   // a kill may have cut the last line: the file is rewritten with the whole records only
-  if (existsSync(candFile) && !readFileSync(candFile, 'utf8').endsWith('\n'))
-    writeFileSync(candFile, kept.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  if (existsSync(candFile) && !readFileSync(candFile, 'utf8').endsWith('\n')) writeFileSync(candFile, kept.map((r) => `${JSON.stringify(r)}\n`).join(''));
   for (const r of kept) done.set(`${r.iteration}/${r.index}`, r);
   const labelNums = labelNumbers(inp.rows, s.label);
   const successes = inp.rows.map((r) => r.item[s.label] === true);
@@ -285,7 +290,13 @@ async function evaluate(
   },
 ): Promise<CandidateRecord> {
   const base = `iter-${it}/cand-${j}`;
-  const rec: CandidateRecord = { iteration: it, index: j, seed: s.seed + 1000 * (it - 1) + j, status: 'failed', files: { prompt: c.promptFile, reply: `${base}.reply.md` } };
+  const rec: CandidateRecord = {
+    iteration: it,
+    index: j,
+    seed: s.seed + 1000 * (it - 1) + j,
+    status: 'failed',
+    files: { prompt: c.promptFile, reply: `${base}.reply.md` },
+  };
   const code = candidateCode(reply);
   if ('error' in code) return { ...rec, stage: 'extract', error: code.error };
   writeFileSync(join(c.dir, `${base}.py`), code.code);

@@ -71,7 +71,8 @@ const rows = jsonl<{ id: string; item: { success: boolean; return: number } }>(T
 
 let srv: TestServer;
 let work: string;
-const run = (...args: string[]) => runCli(['design', '--task', TASK, '--trajectories', TRAJ, '--model-url', srv.url, '--model', 'fake-coder', ...args], { timeoutMs: 120_000 });
+const run = (...args: string[]) =>
+  runCli(['design', '--task', TASK, '--trajectories', TRAJ, '--model-url', srv.url, '--model', 'fake-coder', ...args], { timeoutMs: 120_000 });
 
 beforeAll(async () => {
   srv = await startTestServer({ chat: (r) => ({ content: PROGRAMS[Number(r.body?.seed)] ?? 'no program for this seed' }) });
@@ -86,7 +87,21 @@ describe('arbiter design (rank fitness on the grid world)', () => {
   let first: Awaited<ReturnType<typeof run>>;
   beforeAll(async () => {
     dir = join(work, 'run');
-    first = await run('--iterations', '2', '--candidates', '4', '--fitness', 'rank', '--label', 'return', '--out', dir, '--call-timeout-ms', '500', '--no-progress');
+    first = await run(
+      '--iterations',
+      '2',
+      '--candidates',
+      '4',
+      '--fitness',
+      'rank',
+      '--label',
+      'return',
+      '--out',
+      dir,
+      '--call-timeout-ms',
+      '500',
+      '--no-progress',
+    );
   }, 180_000);
 
   it('fails each broken candidate with its reason and keeps the working ones', () => {
@@ -140,8 +155,18 @@ describe('arbiter design (rank fitness on the grid world)', () => {
     expect(totals.map((t) => t.id)).toEqual(rows.map((r) => r.id));
     const ret = rows.map((r) => r.item.return);
     // the true return and the chosen reward order the 36 trajectories alike: Spearman 1, Kendall 1
-    expect(spearman(totals.map((t) => t.total), ret)).toBeCloseTo(1, 12);
-    expect(kendallTauB(totals.map((t) => t.total), ret)).toBeCloseTo(1, 12);
+    expect(
+      spearman(
+        totals.map((t) => t.total),
+        ret,
+      ),
+    ).toBeCloseTo(1, 12);
+    expect(
+      kendallTauB(
+        totals.map((t) => t.total),
+        ret,
+      ),
+    ).toBeCloseTo(1, 12);
   });
 
   it("sends the next iteration the best reply, its reflection and the failed candidates' errors", () => {
@@ -193,7 +218,22 @@ describe('arbiter design (rank fitness on the grid world)', () => {
 
   it('resumes: more iterations ask only for the new candidates; a killed run is finished without model calls', async () => {
     const before = srv.chatRequests.length;
-    const r = await run('--iterations', '3', '--candidates', '4', '--fitness', 'rank', '--label', 'return', '--out', dir, '--call-timeout-ms', '500', '--resume', '--progress');
+    const r = await run(
+      '--iterations',
+      '3',
+      '--candidates',
+      '4',
+      '--fitness',
+      'rank',
+      '--label',
+      'return',
+      '--out',
+      dir,
+      '--call-timeout-ms',
+      '500',
+      '--resume',
+      '--progress',
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/design: 100%\|#+\| 12\/12 candidates/); // --progress
     expect(srv.chatRequests.slice(before).map((q) => q.body.seed)).toEqual([2000, 2001, 2002, 2003]);
@@ -210,7 +250,22 @@ describe('arbiter design (rank fitness on the grid world)', () => {
     const all = readFileSync(join(dir, 'candidates.jsonl'), 'utf8').split('\n').filter(Boolean);
     writeFileSync(join(dir, 'candidates.jsonl'), `${all.slice(0, 5).join('\n')}\n${all[5]!.slice(0, 30)}`);
     const n = srv.chatRequests.length;
-    const again = await run('--iterations', '3', '--candidates', '4', '--fitness', 'rank', '--label', 'return', '--out', dir, '--call-timeout-ms', '500', '--resume', '--no-progress');
+    const again = await run(
+      '--iterations',
+      '3',
+      '--candidates',
+      '4',
+      '--fitness',
+      'rank',
+      '--label',
+      'return',
+      '--out',
+      dir,
+      '--call-timeout-ms',
+      '500',
+      '--resume',
+      '--no-progress',
+    );
     expect(again.code, again.stderr).toBe(0);
     expect(srv.chatRequests.length).toBe(n);
     const redone = jsonl<Rec>(join(dir, 'candidates.jsonl'))
@@ -278,7 +333,8 @@ describe('arbiter design: the other fitnesses', () => {
     const totals = jsonl<{ total: number }>(join(dir, 'iter-1/cand-0.rewards.jsonl')).map((t) => t.total);
     const succ = rows.map((x) => x.item.success);
     let wins = 0;
-    for (let i = 0; i < totals.length; i++) for (let j = 0; j < totals.length; j++) if (succ[i] && !succ[j]) wins += totals[i]! > totals[j]! ? 1 : totals[i] === totals[j] ? 0.5 : 0;
+    for (let i = 0; i < totals.length; i++)
+      for (let j = 0; j < totals.length; j++) if (succ[i] && !succ[j]) wins += totals[i]! > totals[j]! ? 1 : totals[i] === totals[j] ? 0.5 : 0;
     const pos = succ.filter(Boolean).length;
     expect(rec.fitness).toBe(wins / (pos * (succ.length - pos)));
     expect(auc(totals, succ)).toBe(rec.fitness);

@@ -2,7 +2,7 @@
 // definitions, how a candidate's return value is read, what the prompt's schema shows, and the
 // messages of each iteration (Eureka's layout).
 import { describe, expect, it } from 'vitest';
-import { candidateCode, graderSource, readReturn } from '../../dist/design/candidate.js';
+import { candidateCode, graderSource, MAX_CODE_BYTES, readReturn } from '../../dist/design/candidate.js';
 import { auc, averageRanks, componentStats, fitnessOf, kendallTauB, pearson, preferenceAgreement, spearman } from '../../dist/design/fitness.js';
 import { iterationMessages, SYSTEM_PROMPT } from '../../dist/design/prompt.js';
 import { trajectorySchema } from '../../dist/design/schema.js';
@@ -68,6 +68,8 @@ describe('reading a candidate', () => {
     expect(candidateCode('text\n```python\ndef reward(t):\n    return 1\n```\nmore')).toEqual({ code: 'def reward(t):\n    return 1\n' });
     expect(candidateCode('```python\ndef grade(t):\n    return 1\n```')).toEqual({ error: 'the code defines no function reward(trajectory)' });
     expect(candidateCode('   ')).toEqual({ error: 'the reply holds no code' });
+    const big = candidateCode(`def reward(t):\n    return 1\n#${'x'.repeat(MAX_CODE_BYTES)}`);
+    expect(big).toEqual({ error: `the program is ${MAX_CODE_BYTES + 29} bytes, over the limit of ${MAX_CODE_BYTES}` });
   });
 
   it('reads a number, per-step numbers, a (total, components) pair and a dict with total', () => {
@@ -94,7 +96,13 @@ describe('the prompt', () => {
   it('shows the field paths, types, ranges and example strings of the data', () => {
     const s = trajectorySchema([
       { steps: [{ a: 'up', x: 1 }], ok: true },
-      { steps: [{ a: 'down', x: 2.5 }, { a: 'up', x: 0 }], ok: false },
+      {
+        steps: [
+          { a: 'down', x: 2.5 },
+          { a: 'up', x: 0 },
+        ],
+        ok: false,
+      },
     ]);
     expect(s.split('\n')).toEqual([
       'trajectory: dict',

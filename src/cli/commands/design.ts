@@ -8,10 +8,9 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { Services } from '../../core/services.js';
 import { readJsonlRows } from '../../eval/prm.js';
 import { IoError } from '../../io/errors.js';
+import { FITNESS, type FitnessKind } from '../../design/fitness.js';
 import { ProgressLine, progressEnabled } from '../../io/progress.js';
 import { die, EXIT } from '../exit.js';
-
-const FITNESS = ['preference', 'rank', 'separation'] as const;
 
 function positiveInt(v: string): number {
   const n = Number(v);
@@ -31,9 +30,9 @@ function temperature(v: string): number {
   return n;
 }
 
-function fitnessKind(v: string): (typeof FITNESS)[number] {
+function fitnessKind(v: string): FitnessKind {
   if (!(FITNESS as readonly string[]).includes(v)) throw new InvalidArgumentError(`must be one of ${FITNESS.join(', ')}`);
-  return v as (typeof FITNESS)[number];
+  return v as FitnessKind;
 }
 
 function readText(file: string, what: string): string {
@@ -52,7 +51,7 @@ interface Opts {
   model: string;
   iterations: number;
   candidates: number;
-  fitness: (typeof FITNESS)[number];
+  fitness: FitnessKind;
   label: string;
   out: string;
   resume?: boolean;
@@ -82,7 +81,11 @@ export function register(program: Command): void {
     .option('--iterations <k>', 'iterations of the loop', positiveInt, 3)
     .option('--candidates <n>', 'candidate rewards asked for per iteration', positiveInt, 4)
     .option('--fitness <kind>', `how candidates are ranked: ${FITNESS.join(', ')}`, fitnessKind, 'rank')
-    .option('--label <field>', 'item field holding the success label (rank: a number or boolean; separation: a boolean); also what the reflection correlates components with', 'success')
+    .option(
+      '--label <field>',
+      'item field holding the success label (rank: a number or boolean; separation: a boolean); also what the reflection correlates components with',
+      'success',
+    )
     .option('--out <dir>', 'run folder (candidates, replies, rewards, best/grader.json, report.html)', 'design-run')
     .option('--resume', 'continue the run in --out: stored replies are not asked for again, evaluated candidates not run again')
     .option('--seed <n>', 'seed of the model requests (candidate j of iteration k sends seed + 1000(k-1) + j)', integer, 0)
