@@ -154,7 +154,7 @@ export async function evaluateCandidate(code: string, trajectories: readonly unk
 
 /**
  * The `python` grader source of a candidate: its code, then grade(sample, item) calling
- * reward(sample["trajectory"]) with printing silenced and reducing the result to a total exactly
+ * reward(sample["trajectory"]) with printing (stdout and stderr) silenced and reducing the result to a total exactly
  * as readReturn does (per-step numbers summed left to right as floats).
  */
 export function graderSource(code: string): string {
@@ -191,7 +191,7 @@ def grade(sample, item):
     import contextlib
     import os
 
-    with open(os.devnull, 'w') as _null, contextlib.redirect_stdout(_null):
+    with open(os.devnull, 'w') as _null, contextlib.redirect_stdout(_null), contextlib.redirect_stderr(_null):
         r = reward(sample['trajectory'])
     return _arbiter_total(r)
 `;

@@ -1,12 +1,17 @@
 // How well a candidate reward fits the labels the user has (the fitness `arbiter design` selects
 // by): agreement with pairwise preferences, Spearman rank correlation with a success metric (Kendall's
-// tau-b beside it), or the separation of successful from failed runs (ROC AUC), and the statistics
+// tau-b beside it, or tau-b itself), or the separation of successful from failed runs (ROC AUC), and the statistics
 // the reflection reports per reward component (mean, std, min, max, correlation with the label).
+// The rank fitness is Spearman's rho by default, or Kendall's tau-b.
 // Ties are counted the stated way: a pair the reward scores equal is half right; pairs labelled as
 // ties are left out of the agreement; ranks of equal values are averaged.
 
 export const FITNESS = ['preference', 'rank', 'separation'] as const;
 export type FitnessKind = (typeof FITNESS)[number];
+
+/** The rank correlation of the `rank` fitness. */
+export const RANK_METHODS = ['spearman', 'kendall'] as const;
+export type RankMethod = (typeof RANK_METHODS)[number];
 
 export interface Preference {
   chosen: string;
@@ -155,6 +160,7 @@ export function fitnessOf(
   ids: readonly string[],
   totals: readonly number[],
   labels: { metric?: readonly number[]; success?: readonly boolean[]; prefs?: readonly Preference[] },
+  rankMethod: RankMethod = 'spearman',
 ): FitnessValue {
   if (kind === 'preference') return preferenceAgreement(new Map(ids.map((id, i) => [id, totals[i]!])), labels.prefs ?? []);
   if (kind === 'rank') {
@@ -162,10 +168,12 @@ export function fitnessOf(
     const rho = spearman(totals, m);
     const tau = kendallTauB(totals, m);
     const detail: Record<string, number> = { n: totals.length };
+    if (rho !== undefined) detail.spearman = rho;
     if (tau !== undefined) detail.kendall_tau_b = tau;
-    if (rho === undefined)
+    const value = rankMethod === 'kendall' ? tau : rho;
+    if (value === undefined)
       return { undefinedWhy: new Set(totals).size === 1 ? 'the reward is the same for every trajectory (no ranking)' : 'the label is constant', detail };
-    return { value: rho, detail: { ...detail, spearman: rho } };
+    return { value, detail };
   }
   const s = labels.success ?? [];
   const a = auc(totals, s);

@@ -1,10 +1,11 @@
 // The messages of `arbiter design`, as Eureka's loop builds them: a system prompt on what to write,
 // a first user turn with the task, the trajectory schema read from the data and one example; from
-// the second iteration on, the best reply so far as the assistant's turn and the reward reflection
+// the second iteration on, the best reply of the last iteration (of the latest one in which a
+// candidate worked) as the assistant's turn and the reward reflection
 // (its fitness, each component's statistics and correlation with the label) as the next user turn,
 // together with the errors of the candidates that failed in the last iteration.
 import type { ChatMessage } from '../models/types.js';
-import type { ComponentStats, FitnessKind } from './fitness.js';
+import type { ComponentStats, FitnessKind, RankMethod } from './fitness.js';
 
 export const SYSTEM_PROMPT = `You are a reward engineer. You write reward functions that score an agent's trajectories so that better behaviour at the task gets a higher reward.
 Write one Python function
@@ -17,18 +18,18 @@ that takes one trajectory (a JSON value: dicts, lists, str, int, float, bool, No
 - a pair (total, {"component_name": value, ...}): the total and the parts it is made of, so that each part can be reported back to you.
 Use only the Python standard library. Do not print; do not read files or the network. Put the whole program (imports, helpers and reward) in one \`\`\`python fenced block.`;
 
-const FITNESS_TEXT: Record<FitnessKind, (label: string) => string> = {
+const FITNESS_TEXT: Record<FitnessKind, (label: string, rank: RankMethod) => string> = {
   preference: () =>
     'agreement with pairwise preferences between trajectories (the fraction of preferred pairs the total orders right; equal totals count one half)',
-  rank: (label) => `the Spearman rank correlation of the total with the label "${label}"`,
+  rank: (label, rank) => `the ${rank === 'kendall' ? "Kendall's tau-b" : 'Spearman'} rank correlation of the total with the label "${label}"`,
   separation: (label) => `how well the total separates trajectories whose "${label}" is true from the others (ROC AUC; 0.5 is chance)`,
 };
 
-export function fitnessText(kind: FitnessKind, label: string): string {
-  return FITNESS_TEXT[kind](label);
+export function fitnessText(kind: FitnessKind, label: string, rank: RankMethod = 'spearman'): string {
+  return FITNESS_TEXT[kind](label, rank);
 }
 
-export function firstUserTurn(task: string, schema: string, example: string, kind: FitnessKind, label: string): string {
+export function firstUserTurn(task: string, schema: string, example: string, kind: FitnessKind, label: string, rank: RankMethod = 'spearman'): string {
   return [
     'Task description:',
     task.trim(),
@@ -39,7 +40,7 @@ export function firstUserTurn(task: string, schema: string, example: string, kin
     'One trajectory of the data (JSON, cut if long):',
     example,
     '',
-    `Your reward function will be judged by ${fitnessText(kind, label)}.`,
+    `Your reward function will be judged by ${fitnessText(kind, label, rank)}.`,
     'Write reward(trajectory).',
   ].join('\n');
 }
@@ -63,10 +64,10 @@ export interface Failure {
 const n4 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? 'n/a' : String(Number(x.toFixed(4))));
 
 /** The reward reflection of the best candidate so far, Eureka style. */
-export function reflectionText(r: Reflection, kind: FitnessKind, label: string): string {
+export function reflectionText(r: Reflection, kind: FitnessKind, label: string, rank: RankMethod = 'spearman'): string {
   const lines = [
     `We ran the reward function above (iteration ${r.iteration}, candidate ${r.index + 1}) over the ${r.trajectories} trajectories.`,
-    `Fitness, ${fitnessText(kind, label)}: ${n4(r.fitness)} (${Object.entries(r.fitnessDetail)
+    `Fitness, ${fitnessText(kind, label, rank)}: ${n4(r.fitness)} (${Object.entries(r.fitnessDetail)
       .map(([k, v]) => `${k} ${n4(v)}`)
       .join(', ')}).`,
     `Values over the trajectories (correlation: Pearson with "${label}"):`,

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { ChatClient } from '../models/chat-client.js';
 import type { SandboxPool } from '../sandbox/pool.js';
 import { candidateCode, evaluateCandidate, graderSource, type Scored } from './candidate.js';
-import { componentStats, fitnessOf, type ComponentStats, type FitnessKind, type Preference } from './fitness.js';
+import { componentStats, fitnessOf, type ComponentStats, type FitnessKind, type Preference, type RankMethod } from './fitness.js';
 import { firstUserTurn, iterationMessages, reflectionText, type Failure } from './prompt.js';
 import { trajectorySchema } from './schema.js';
 
@@ -35,6 +35,8 @@ export interface DesignSettings {
   iterations: number;
   candidates: number;
   fitness: FitnessKind;
+  /** The rank correlation of the rank fitness. */
+  rankMethod: RankMethod;
   label: string;
   seed: number;
   temperature: number;
@@ -167,6 +169,7 @@ export async function runDesign(
     format: RUN_FORMAT,
     model: s.model,
     fitness: s.fitness,
+    rank_method: s.rankMethod,
     label: s.label,
     candidates: s.candidates,
     seed: s.seed,
@@ -196,7 +199,7 @@ export async function runDesign(
   const successes = inp.rows.map((r) => r.item[s.label] === true);
   const ids = inp.rows.map((r) => r.id);
   const trajectories = inp.rows.map((r) => r.trajectory);
-  const first = firstUserTurn(inp.task, trajectorySchema(trajectories), clipJson(trajectories[0], 2000), s.fitness, s.label);
+  const first = firstUserTurn(inp.task, trajectorySchema(trajectories), clipJson(trajectories[0], 2000), s.fitness, s.label, s.rankMethod);
 
   const records: CandidateRecord[] = [];
   const iterations: IterationSummary[] = [];
@@ -256,6 +259,7 @@ export async function runDesign(
           { iteration: it, index: top.index, fitness: top.fitness!, fitnessDetail: top.fitness_detail ?? {}, stats: top.stats ?? {}, trajectories: ids.length },
           s.fitness,
           s.label,
+          s.rankMethod,
         ),
       };
     }
@@ -310,11 +314,17 @@ async function evaluate(
   );
   rec.files.rewards = `${base}.rewards.jsonl`;
   rec.stats = statsOf(ev.scores, c.labelNums);
-  const f = fitnessOf(s.fitness, c.ids, totals, {
-    ...(c.labelNums ? { metric: c.labelNums } : {}),
-    success: c.successes,
-    prefs: c.prefs,
-  });
+  const f = fitnessOf(
+    s.fitness,
+    c.ids,
+    totals,
+    {
+      ...(c.labelNums ? { metric: c.labelNums } : {}),
+      success: c.successes,
+      prefs: c.prefs,
+    },
+    s.rankMethod,
+  );
   rec.fitness_detail = f.detail;
   if (f.value === undefined) return { ...rec, stage: 'fitness', error: `the fitness cannot be computed: ${f.undefinedWhy}` };
   return { ...rec, status: 'ok', fitness: f.value };

@@ -156,6 +156,7 @@ const EVIDENCE: Record<string, string> = {
   'design --candidates': 'test/design/design.test.ts',
   'design --fitness': 'test/design/design.test.ts',
   'design --label': 'test/design/design.test.ts',
+  'design --rank': 'test/design/design.test.ts',
   'design --out': 'test/design/design.test.ts',
   'design --resume': 'test/design/design.test.ts',
   'design --seed': 'test/design/design.test.ts',

@@ -202,6 +202,13 @@ describe('arbiter design (rank fitness on the grid world)', () => {
     const measured = jsonl<{ id: string; total: number }>(join(dir, 'iter-2/cand-2.rewards.jsonl'));
     expect(scored.every((x) => x.valid)).toBe(true);
     expect(scored.map((x) => [x.id, x.score])).toEqual(measured.map((x) => [x.id, x.total]));
+    // and so the fitness: Spearman of the scored rewards with the label is the run's 1
+    expect(
+      spearman(
+        scored.map((x) => x.score),
+        rows.map((x) => x.item.return),
+      ),
+    ).toBeCloseTo(1, 12);
   }, 120_000);
 
   it('writes the HTML report with the fitness plot and the winning code', () => {
@@ -323,6 +330,20 @@ describe('arbiter design: the other fitnesses', () => {
     }
     expect(recs[1]!.fitness).toBe(1); // the best reward orders every strict pair as its label
     expect(recs[0]!.fitness!).toBeLessThan(1);
+  }, 120_000);
+
+  it('rank with --rank kendall: the fitness is Kendall tau-b with the label', async () => {
+    const dir = join(work, 'kendall');
+    const r = await run('--fitness', 'rank', '--rank', 'kendall', '--label', 'return', '--iterations', '1', '--candidates', '1', '--seed', '50', '--out', dir);
+    expect(r.code, r.stderr).toBe(0);
+    const rec = jsonl<Rec & { fitness_detail: Record<string, number> }>(join(dir, 'candidates.jsonl'))[0]!;
+    const totals = jsonl<{ total: number }>(join(dir, 'iter-1/cand-0.rewards.jsonl')).map((t) => t.total);
+    const ret = rows.map((x) => x.item.return);
+    expect(rec.fitness).toBe(kendallTauB(totals, ret));
+    expect(rec.fitness).not.toBe(spearman(totals, ret));
+    expect(rec.fitness_detail.spearman).toBe(spearman(totals, ret));
+    const prompt = JSON.parse(readFileSync(join(dir, 'iter-1/prompt.json'), 'utf8')) as { content: string }[];
+    expect(prompt[1]!.content).toContain(`judged by the Kendall's tau-b rank correlation of the total with the label "return"`);
   }, 120_000);
 
   it('separation: the AUC of the total between successful and failed runs', async () => {

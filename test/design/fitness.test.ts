@@ -46,6 +46,15 @@ describe('fitness', () => {
     expect(auc([1, 2], [true, true])).toBeUndefined();
   });
 
+  it('the rank fitness is Spearman by default, Kendall tau-b when asked, both reported', () => {
+    const labels = { metric: [1, 2, 3, 4] };
+    const s = fitnessOf('rank', ['a', 'b', 'c', 'd'], [1, 3, 2, 4], labels);
+    const k = fitnessOf('rank', ['a', 'b', 'c', 'd'], [1, 3, 2, 4], labels, 'kendall');
+    expect(s.value).toBeCloseTo(0.8, 12); // d^2 = 0+1+1+0: 1 - 6*2/(4*15)
+    expect(k.value).toBeCloseTo(4 / 6, 12); // 5 concordant, 1 discordant of 6
+    expect(s.detail).toEqual(k.detail);
+  });
+
   it('a constant reward has no rank fitness (a failed candidate), but chance-level AUC', () => {
     const f = fitnessOf('rank', ['a', 'b', 'c'], [1, 1, 1], { metric: [1, 2, 3] });
     expect(f.value).toBeUndefined();

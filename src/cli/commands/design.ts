@@ -8,7 +8,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { Services } from '../../core/services.js';
 import { readJsonlRows } from '../../eval/prm.js';
 import { IoError } from '../../io/errors.js';
-import { FITNESS, type FitnessKind } from '../../design/fitness.js';
+import { FITNESS, RANK_METHODS, type FitnessKind, type RankMethod } from '../../design/fitness.js';
 import { ProgressLine, progressEnabled } from '../../io/progress.js';
 import { die, EXIT } from '../exit.js';
 
@@ -35,6 +35,11 @@ function fitnessKind(v: string): FitnessKind {
   return v as FitnessKind;
 }
 
+function rankMethod(v: string): RankMethod {
+  if (!(RANK_METHODS as readonly string[]).includes(v)) throw new InvalidArgumentError(`must be one of ${RANK_METHODS.join(', ')}`);
+  return v as RankMethod;
+}
+
 function readText(file: string, what: string): string {
   try {
     return readFileSync(file, 'utf8');
@@ -52,6 +57,7 @@ interface Opts {
   iterations: number;
   candidates: number;
   fitness: FitnessKind;
+  rank: RankMethod;
   label: string;
   out: string;
   resume?: boolean;
@@ -81,6 +87,7 @@ export function register(program: Command): void {
     .option('--iterations <k>', 'iterations of the loop', positiveInt, 3)
     .option('--candidates <n>', 'candidate rewards asked for per iteration', positiveInt, 4)
     .option('--fitness <kind>', `how candidates are ranked: ${FITNESS.join(', ')}`, fitnessKind, 'rank')
+    .option('--rank <method>', `the rank correlation of --fitness rank: ${RANK_METHODS.join(', ')} (tau-b)`, rankMethod, 'spearman')
     .option(
       '--label <field>',
       'item field holding the success label (rank: a number or boolean; separation: a boolean); also what the reflection correlates components with',
@@ -117,6 +124,7 @@ export function register(program: Command): void {
           iterations: o.iterations,
           candidates: o.candidates,
           fitness: o.fitness,
+          rankMethod: o.rank,
           label: o.label,
           seed: o.seed,
           temperature: o.temperature,
