@@ -55,6 +55,8 @@ export interface EvalReport {
   /** Records that could not be used, with where they came from (first 100). */
   problems: string[];
   notes: string[];
+  /** Program texts shown whole, each under its title (e.g. the winning reward of `arbiter design`). */
+  code?: { title: string; text: string }[];
 }
 
 /** Collects per-record problems: all are counted, the first `limit` are kept verbatim. */
@@ -97,7 +99,8 @@ export function metricAt(r: Pick<EvalReport, 'metrics'>, key: string): unknown {
 
 /** The command that wrote a report, as its pages name it. */
 export function madeBy(r: Pick<EvalReport, 'suite'>): string {
-  return r.suite === 'compare' ? 'arbiter report' : `arbiter eval ${r.suite}`;
+  if (r.suite === 'compare') return 'arbiter report';
+  return r.suite === 'design' ? 'arbiter design' : `arbiter eval ${r.suite}`;
 }
 
 /** A table cell's text: numbers rounded to at most 4 decimals (integers as they are), the rest cut to `n` characters. */

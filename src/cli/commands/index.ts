@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   eval: () => import('./eval.js'),
   report: () => import('./report.js'),
   search: () => import('./search.js'),
+  design: () => import('./design.js'),
   env: () => import('./env.js'),
   sandbox: () => import('./sandbox.js'),
 };

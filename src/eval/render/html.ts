@@ -94,7 +94,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 .card{border:1px solid #ddd;border-radius:8px;padding:10px 14px;min-width:150px}.card .v{font-size:22px;font-weight:600}
 .card .l{color:#444;font-size:12px}.card .sub{color:#888;font-size:11px}figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:6px}
 table{border-collapse:collapse;width:100%;font-size:12px;margin:6px 0}th,td{border:1px solid #e2e2e2;padding:4px 6px;text-align:left;vertical-align:top}
-th{background:#f6f7f9}td.txt{white-space:pre-wrap;word-break:break-word;max-width:420px}.note{color:#555}code{font-size:12px}
+th{background:#f6f7f9}pre{background:#f6f7f9;border:1px solid #e2e2e2;padding:8px;overflow-x:auto}td.txt{white-space:pre-wrap;word-break:break-word;max-width:420px}.note{color:#555}code{font-size:12px}
 `;
 
 export function renderHtml(r: EvalReport): string {
@@ -129,6 +129,7 @@ export function renderHtml(r: EvalReport): string {
 <div class="cards">${r.headline.map(headlineCard).join('')}</div>
 <h2>Plots</h2>${plots || '<p class="note">none</p>'}
 ${tables}
+${(r.code ?? []).map((c) => `<section data-code="${esc(c.title)}"><h2>${esc(c.title)}</h2><pre><code>${esc(c.text)}</code></pre></section>`).join('')}
 <h2>Metrics</h2><table><tbody>${metrics}</tbody></table>
 ${r.notes.length ? `<h2>Notes</h2>${r.notes.map((n) => `<p class="note">${esc(n)}</p>`).join('')}` : ''}
 ${r.problems.length ? `<h2>Problems (${r.counts.skipped})</h2><ul>${r.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>` : ''}

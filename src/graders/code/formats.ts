@@ -375,8 +375,8 @@ function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T | undefine
 }
 
 /** Fills in verdicts for tests the driver did not report (crash, timeout, load error, exit). */
-function completeVerdicts(n: number, d: { run: RunResult; verdicts: Verdicts }, got: (i: number) => TestVerdict | undefined): TestVerdict[] {
-  const out: TestVerdict[] = [];
+function completeVerdicts<V = TestVerdict>(n: number, d: { run: RunResult; verdicts: Verdicts }, got: (i: number) => V | undefined): (V | TestVerdict)[] {
+  const out: (V | TestVerdict)[] = [];
   const f = runFailure(d.run);
   for (let i = 0; i < n; i++) {
     const v = got(i);
@@ -411,6 +411,39 @@ export async function asserts(s: RunSettings, parts: Parts): Promise<TestVerdict
   });
 }
 
+/** One call of the function format: the JSON text of its return value, or how it failed. */
+export type CallReturn = { status: 'ret'; json: string } | TestVerdict;
+
+/**
+ * Calls `entry` of a solution once per case (positional `args`, Python `kwargs`) in one driven run,
+ * each call under `perTestSeconds`: what each returned, as the driver's JSON text, or how it failed.
+ */
+export async function functionReturns(
+  s: RunSettings,
+  code: string,
+  entry: string,
+  cases: readonly { args: unknown[]; kwargs?: Record<string, unknown> }[],
+  setup = '',
+): Promise<CallReturn[]> {
+  const spec: Record<string, unknown> = {
+    mode: 'function',
+    entry_point: entry,
+    setup,
+    per_test_s: s.perTestSeconds,
+    cases: cases.map((c) => ({ args: c.args, ...(c.kwargs ? { kwargs: c.kwargs } : {}) })),
+  };
+  if (s.language === 'python') spec.imports = pythonImports(setup);
+  const d = await driven(s, code, spec);
+  if ('verdict' in d) return cases.map(() => d.verdict!);
+  return completeVerdicts<CallReturn>(cases.length, d, (i): CallReturn | undefined => {
+    const v = d.verdicts.tests.get(i);
+    if (!v) return undefined;
+    if (v.verdict === 'timeout') return { status: 'timeout', detail: `call exceeded ${s.perTestSeconds} s` };
+    if (v.verdict !== 'ret') return { status: 'runtime_error', detail: v.detail ?? 'error' };
+    return { status: 'ret', json: v.detail ?? 'null' };
+  });
+}
+
 export async function functionCalls(s: RunSettings, parts: Parts): Promise<TestVerdict[]> {
   const refused = formatRefusal('function', s.language);
   if (refused) throw new GradeFailure('config_error', refused);
@@ -420,25 +453,13 @@ export async function functionCalls(s: RunSettings, parts: Parts): Promise<TestV
   const cases = callCases(parts.tests);
   if (cases.length === 0) throw new GradeFailure('bad_input', 'no tests to run (tests is empty)');
   if (s.language !== 'python' && cases.some((c) => c.kwargs)) throw new GradeFailure('bad_input', 'kwargs are only supported for python');
-  const spec: Record<string, unknown> = {
-    mode: 'function',
-    entry_point: ep,
-    setup: parts.setup ?? '',
-    per_test_s: s.perTestSeconds,
-    cases: cases.map((c) => ({ args: c.args, ...(c.kwargs ? { kwargs: c.kwargs } : {}) })),
-  };
-  if (s.language === 'python') spec.imports = pythonImports(parts.setup ?? '');
-  const d = await driven(s, parts.code, spec);
-  if ('verdict' in d) return cases.map(() => d.verdict!);
+  const rets = await functionReturns(s, parts.code, ep, cases, parts.setup ?? '');
   const tol = s.compare === 'float' ? s.tolerance : undefined;
-  return completeVerdicts(cases.length, d, (i) => {
-    const v = d.verdicts.tests.get(i);
-    if (!v) return undefined;
-    if (v.verdict === 'timeout') return { status: 'timeout', detail: `call exceeded ${s.perTestSeconds} s` };
-    if (v.verdict !== 'ret') return { status: 'runtime_error', detail: v.detail ?? 'error' };
+  return rets.map((r, i): TestVerdict => {
+    if (r.status !== 'ret') return r;
     let got: unknown;
     try {
-      got = parseJsonExact(v.detail ?? 'null'); // the driver prints Python ints exactly: keep them so
+      got = parseJsonExact(r.json); // the driver prints Python ints exactly: keep them so
     } catch {
       return { status: 'runtime_error', detail: 'unreadable return value' };
     }
