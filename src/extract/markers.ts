@@ -6,8 +6,16 @@
 /** How many occurrences of one marker word are examined, from the end backwards. */
 export const MAX_MARKER_CANDIDATES = 8;
 
-/** Answer markers in other languages; single CJK characters need an explicit separator after them. */
+/**
+ * Answer markers in other languages; single CJK characters need an explicit separator after them.
+ * The conclusive connectives "donc" (fr), "所以", "因此" (zh: "so", "therefore") count as markers
+ * only when a value follows at once ("donc 7 pour les 2 cas", "所以 7"): like every marker, the
+ * rightmost one wins, so "donc la réponse est 7" is read at "réponse".
+ */
 const INTL_MARKERS = [
+  'donc',
+  '所以',
+  '因此',
   'réponse',
   'reponse',
   'respuesta',
@@ -29,11 +37,14 @@ const INTL_MARKERS = [
   '답',
 ];
 const INTL_TAIL = 4000;
-const INTL_TEST = /r[ée]ponse|respuesta|antwort|risposta|resposta|odpowied|ответ|cevap|jawaban|đáp án|câu trả lời|الإجابة|उत्तर|答|답/i;
+const INTL_TEST = /donc|所以|因此|r[ée]ponse|respuesta|antwort|risposta|resposta|odpowied|ответ|cevap|jawaban|đáp án|câu trả lời|الإجابة|उत्तर|答|답/i;
 /** After "answer": a separator ("is", ":", "=", "would be", "to part (b) is"), or a math delimiter right away. */
 const EN_SEP =
   /(?:s\s+(?:are|were)|\s*(?:\*\*)?\s*(?:is|was|would\s+be|will\s+be|should\s+be|=|:|：)|(?:\s+(?:to|for|of|in|on|the|this|that|these|our|my|question|problem|exercise|part|\(?[a-z0-9]\)))+\s*,?\s*(?:is|are))\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*|\s*(?:\*\*)?\s*(?=\$|\\\(|\\\[)/iy;
 const INTL_SEP = /\s*(?:\*\*)?\s*(?:finale?|final)?\s*(?:\*\*)?\s*(?:est|es|ist|lautet|è|é|é:|это|是|为|為|は|=|:|：)\s*(?:\*\*)?\s*:?\s*|\s*(?=\$|\\\(|\d)/iy;
+
+/** Markers that are connectives, not the word "answer": only a value right after them counts. */
+const CONNECTIVES = new Set(['donc', '所以', '因此']);
 
 export interface Phrase {
   /** Index of the marker word. */
@@ -61,7 +72,7 @@ export function findAnswerPhrase(body: string, lower: string, intl: boolean): Ph
       const sep = w === 'answer' ? EN_SEP : INTL_SEP;
       sep.lastIndex = p + w.length;
       const m = sep.exec(body);
-      if (!m || (w.length === 1 && !/[:：是为為=]/.test(m[0]) && !/^\s*\d/.test(body.slice(p + w.length, p + w.length + 4)))) continue;
+ if (!m || (CONNECTIVES.has(w) && !/^\s*$/.test(m[0])) || (w.length === 1 && !/[:：是为為=]/.test(m[0]) && !/^\s*\d/.test(body.slice(p + w.length, p + w.length + 4)))) continue;
       if (ascii && m[0] === '' && /\p{L}/u.test(lower[p + w.length] ?? '')) continue;
       const before = lower.slice(Math.max(0, p - 8), p);
       const strong = /final\s*$|最[终終]$/.test(before) || /^\s*finale?\b/.test(lower.slice(p + w.length, p + w.length + 8));

@@ -69,9 +69,19 @@ function lastBoxed(text: string, phrases: boolean, reference = false): { text: s
   if (!text.includes('\\boxed') && !text.includes('\\fbox')) return undefined;
   const boxes = lastBoxes(text);
   if (!boxes.length) {
-    // a reference whose only box never closes (a truncated gold string): the rest of the text
+    // a reference whose only box never closes (a gold string that lost its last brace): the rest of
+    // the box's line, unless a brace closes in it below the box's level (then it is not one box's content)
     const b = reference ? text.lastIndexOf('\\boxed{') : -1;
-    return b >= 0 && !text.slice(b).includes('}\n') ? { text: text.slice(b + 7), end: text.length } : undefined;
+    if (b < 0) return undefined;
+    const nl = text.indexOf('\n', b);
+    const rest = text.slice(b + 7, nl < 0 ? text.length : nl);
+    let depth = 0;
+    for (let i = 0; i < rest.length; i++) {
+      if (rest[i] === '\\') i++;
+      else if (rest[i] === '{') depth++;
+      else if (rest[i] === '}' && --depth < 0) return undefined;
+    }
+    return { text: rest, end: b + 7 + rest.length };
   }
   const parts = [boxes[boxes.length - 1]!.content];
   for (let k = boxes.length - 2; k >= 0 && parts.length < MAX_JOINED_BOXES; k--) {
@@ -129,11 +139,30 @@ function sentenceAfter(text: string, from: number): string {
   return s;
 }
 
+/** One LaTeX spacing command at the very end (`\\,`, `\\;`, `\\:`, `\\!`, `\\ `, `~`, `\\quad`, `\\qquad`, …). */
+const SPACE_AT_END = /(?:~|\\[,;:! ]|\\(?:quad|qquad|enspace|thinspace|hfill))$/;
+
+/** Drops LaTeX spacing at the end of an answer (`5\\,`, `5\\quad`, `5\\ `): layout, never part of the value. At most 16 commands, from the end. */
+function stripTrailingSpace(s: string): string {
+  let t = s;
+  for (let k = 0; ; k++) {
+    let j = t.length;
+    while (j > 0 && /\s/.test(t[j - 1]!)) j--;
+    if (j < t.length && t[j - 1] === '\\') j++; // `\\ ` is a command (a space), kept for the next step
+    t = t.slice(0, j);
+    const m = SPACE_AT_END.exec(t.slice(-8));
+    // an escaped backslash before it (`\\\\,`) makes it a row break and a comma: left alone
+    if (!m || k === 16 || t[t.length - m[0].length - 1] === '\\') return t;
+    t = t.slice(0, t.length - m[0].length);
+  }
+}
+
 /** Trims markup around a candidate: bold markers, math delimiters, sentence punctuation ("!" only in prose). */
 function cleanCandidate(s: string, prose = false): string {
-  let t = s.trim();
+  let t = stripTrailingSpace(s).trim();
   for (let k = 0; k < 3; k++) {
     const before = t;
+    t = stripTrailingSpace(t);
     t = t.replace(/^\*\*|\*\*$/g, '').trim();
     if (t[0] === '"' || t[0] === '“' || t[0] === '\\') t = t.replace(/^\\?["“]([^"“”]*?)\\?["”]$/, '$1').trim(); // "quoted" answers
     t = t.replace(/^(?:\\\(|\\\[|\$\$?)|(?:\\\)|\\\]|(?<!\\)\$\$?)$/g, '').trim();
@@ -285,6 +314,21 @@ function looksLikeBareAnswer(s: string): boolean {
   return !/\p{L}{2,}\s+\p{L}{2,}/u.test(prose) && !/\p{L}{2,}\s+\p{L}\s*:/u.test(prose);
 }
 
+/** Connectives that continue a list of values ("2 and 3", "1 ou 2", "3 和 4"), so the value before them is not the whole answer. */
+const CONNECTIVE = /^(?:and|or|et|ou|y|o|und|oder|e|и|или|和|或|与|及)(?![\p{L}])/iu;
+
+/**
+ * The value an answer phrase starts with, when a remark in words follows it ("7，验证 8",
+ * "7 nach 2 Schritten", "7, con 2 pasos", "7 pour les 2 cas"): a number (thousands groups, a
+ * decimal point, an optional /denominator and %) or one math span, then an optional clause mark,
+ * then a word. Not when the next word joins another value ("2 and 3").
+ */
+export function leadingValue(s: string): string | undefined {
+  const m = /^(-?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?%?|\$[^$\n]{1,200}\$|\\\([^\n]{1,200}?\\\))\s*[,，;；、]?\s*(?=\p{L})/u.exec(s.trim());
+  if (!m || CONNECTIVE.test(s.trim().slice(m[0].length))) return undefined;
+  return cleanCandidate(m[1]!);
+}
+
 const COPULA = /(?:^|\s)(?:is|are|was|were|equals|be|gives|=|est|es|ist|是|为|為)\s*:?\s*/giu;
 
 /**
@@ -304,6 +348,9 @@ function answerInProse(s: string, opts: ExtractOptions, depth = 0): string {
     const rest = cleanCandidate(s.slice(cut), true);
     if (rest && /[\d$\\]|^[A-Za-z](?:\W|$)/.test(rest)) return answerInProse(rest, opts, depth + 1);
   }
+  // "donc 7 pour les 2 cas": the value right after the marker, not the last number of the remark
+  const lv = leadingValue(s);
+  if (lv) return lv;
   if (opts.last_math !== false) {
     const m = lastMath(s, opts.join_phrases !== false);
     const n = lastNumber(s, opts.decimal_comma !== false);
@@ -437,6 +484,22 @@ export function choiceLetter(s: string): string | undefined {
   return m?.[1];
 }
 
+/**
+ * A choice letter stands alone: no letter, digit, or operator, script or brace glued to it on either
+ * side, so `2B+1`, `B^2`, `\\frac{B}{2}`, `AB` hold no choice while `(B)`, `B.`, `B选项`, `选B` do.
+ */
+const NOT_BEFORE = String.raw`(?<![A-Za-z0-9'’^_{\+\-*/=])`;
+const NOT_AFTER = String.raw`(?![A-Za-z0-9'’^_}+\-*/=])`;
+const LEAD_LETTER = new RegExp(String.raw`^\(?([A-J])\)?${NOT_AFTER}`);
+const MARKED_CHOICE = new RegExp(
+  String.raw`\(([A-J])\)|(?:^|
+)[ 	]*\**([A-J])(?:[).:]|\**[ 	]*(?=
+|$))|(?:answer|option|choice)[^.
+]{0,50}?${NOT_BEFORE}\(?([A-J])\)?${NOT_AFTER}`,
+  'gi',
+);
+const ALONE_LETTER = new RegExp(String.raw`${NOT_BEFORE}\(?([A-J])\)?${NOT_AFTER}(?!\s+[a-z])`, 'g');
+
 /** The first letter A-J standing alone as a word ("for sure D, it can't be A or B" -> D). */
 function firstStandaloneLetter(s: string): string | undefined {
   return /(?:^|[\s(*[])\(?([A-J])\)?(?=$|[\s).,:;*!?\]])/.exec(s)?.[1];
@@ -451,14 +514,12 @@ export function extractChoice(text: string, opts: ExtractOptions = {}): Extracte
   const marked = extractMarked(body, opts, false, false);
   if (marked) {
     const t = marked.text.trim();
-    const l = choiceLetter(t) ?? /^\(?([A-J])\)?(?=[\s.,:)]|$)/.exec(t)?.[1] ?? firstStandaloneLetter(t.replace(/\\text\{([^{}]*)\}/g, '$1').slice(0, 60));
+    const l = choiceLetter(t) ?? LEAD_LETTER.exec(t)?.[1] ?? firstStandaloneLetter(t.replace(/\\text\{([^{}]*)\}/g, '$1').slice(0, 60));
     if (l) return { text: l, method: 'choice' };
   }
   const tail = body.length > 4000 ? body.slice(-4000) : body;
   let last: string | undefined;
-  for (const m of tail.matchAll(
-    /\(([A-J])\)|(?:^|\n)[ \t]*\**([A-J])(?:[).:]|\**[ \t]*(?=\n|$))|(?:answer|option|choice)[^.\n]{0,50}?(?<![A-Za-z])\(?([A-J])\)?(?![A-Za-z'])/gi,
-  )) {
+  for (const m of tail.matchAll(MARKED_CHOICE)) {
     const l = m[1] ?? m[2] ?? m[3];
     if (l) last = l.toUpperCase();
   }
@@ -468,6 +529,6 @@ export function extractChoice(text: string, opts: ExtractOptions = {}): Extracte
   // the last letter standing alone near the end ("..., the right one is C."), not the article "A ball"
   const end = body.length > 300 ? body.slice(-300) : body;
   let alone: string | undefined;
-  for (const m of end.matchAll(/(?<![A-Za-z'’])\(?([A-J])\)?(?![A-Za-z'’])(?!\s+[a-z])/g)) alone = m[1];
+  for (const m of end.matchAll(ALONE_LETTER)) alone = m[1];
   return alone ? { text: alone, method: 'choice' } : undefined;
 }

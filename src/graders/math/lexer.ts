@@ -14,6 +14,16 @@ export type Tok =
 
 export class ParseError extends Error {}
 
+/**
+ * Inverse hyperbolic functions in their usual spellings: `ar…` (area, the ISO 80000-2 name),
+ * `arc…` (common in textbooks) and `a…` (programming languages), each folded to `asinh` /
+ * `acosh` / `atanh`; the power −1 spelling (`\\sinh^{-1}`) is the parser's (`parseFunction`).
+ */
+export const INVERSE_HYPERBOLIC: Record<string, string> = Object.fromEntries(
+  ['sinh', 'cosh', 'tanh'].flatMap((f) => ['ar', 'arc', 'a'].map((p) => [p + f, 'a' + f])),
+);
+const INVERSE_HYPERBOLIC_NAMES = Object.keys(INVERSE_HYPERBOLIC);
+
 const FUNCTIONS = new Set([
   'sin',
   'cos',
@@ -30,6 +40,7 @@ const FUNCTIONS = new Set([
   'sinh',
   'cosh',
   'tanh',
+  ...INVERSE_HYPERBOLIC_NAMES,
   'ln',
   'log',
   'exp',
@@ -129,6 +140,10 @@ const SKIP = new Set([
   'hfill',
   'phantom',
 ]);
+/** Sizing prefixes of a delimiter (`\left(`, `\mleft(`, `\bigl[`, `\middle|`): dropped with a null delimiter `.` after them. */
+const DELIMITER_SIZES = new Set(['left', 'right', 'mleft', 'mright', 'middle', 'bigl', 'bigr', 'Bigl', 'Bigr', 'biggl', 'biggr', 'Biggl', 'Biggr', 'bigm', 'Bigm']);
+/** Upright-font wrappers that may spell an operator name (`\mathrm{lcm}(4, 6)`). */
+const UPRIGHT_NAMES = new Set(['mathrm', 'text', 'textrm', 'mathit', 'textnormal']);
 const TEXT_CMDS = new Set(['text', 'textbf', 'textrm', 'textit', 'texttt', 'mbox', 'hbox', 'mathrm', 'mathbf', 'mathsf', 'operatorname', 'textnormal', 'emph']);
 const OPS: Record<string, string> = {
   cdot: '*',
@@ -267,6 +282,7 @@ const OPERATOR_NAMES = new Set([
   'arcsin',
   'arccos',
   'arctan',
+  ...INVERSE_HYPERBOLIC_NAMES,
   'sgn',
   'lcd',
 ]);
@@ -403,12 +419,14 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
         j = i + 1 + pre.length;
       }
       i = j;
-      if (name === 'operatorname') {
+      if (name === 'operatorname' || UPRIGHT_NAMES.has(name)) {
+        // \operatorname{lcm} is a function by definition; \mathrm{lcm}, \text{gcd} only when an argument follows
+        // (`5\mathrm{min}` is minutes)
         while (s[i] === ' ') i++;
         if (s[i] === '{') {
           const [content, after] = readGroup(s, i);
           const fn = content.trim().replace(/\*$/, '');
-          if (OPERATOR_NAMES.has(fn)) {
+          if (OPERATOR_NAMES.has(fn) && (name === 'operatorname' || /^\s*[({^_\\\dA-Za-z]/.test(s.slice(after, after + 2)))) {
             i = after;
             out.push({ t: 'fn', s: fn === 'lcd' ? 'lcm' : fn });
             continue;
@@ -439,7 +457,7 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
         out.push({ t: 'cmd', s: name });
         continue;
       }
-      if (name === 'left' || name === 'right' || name === 'bigl' || name === 'bigr' || name === 'Bigl' || name === 'Bigr') {
+      if (DELIMITER_SIZES.has(name)) {
         while (s[i] === ' ') i++;
         if (s[i] === '.') i++;
         continue;
@@ -559,12 +577,7 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
 }
 
 const KNOWN_WORDS = new Set([
-  'left',
-  'right',
-  'bigl',
-  'bigr',
-  'Bigl',
-  'Bigr',
+  ...DELIMITER_SIZES,
   'frac',
   'dfrac',
   'tfrac',

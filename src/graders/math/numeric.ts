@@ -351,6 +351,12 @@ function fnValue(n: Extract<Node, { k: 'fn' }>, args: C[], env: Env, mode: EvalM
       return X.cmul({ re: 0.5, im: 0 }, X.csub(X.cexp(a), X.cexp(X.cneg(a))));
     case 'cosh':
       return X.cmul({ re: 0.5, im: 0 }, X.cadd(X.cexp(a), X.cexp(X.cneg(a))));
+    case 'asinh':
+      return X.casinh(a);
+    case 'acosh':
+      return X.cacosh(a);
+    case 'atanh':
+      return X.catanh(a);
     case 'tanh': {
       const e2 = X.cexp(X.cmul({ re: 2, im: 0 }, a));
       return X.cdiv(X.csub(e2, { re: 1, im: 0 }), X.cadd(e2, { re: 1, im: 0 }));
