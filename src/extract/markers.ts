@@ -41,10 +41,22 @@ const INTL_TEST = /donc|所以|因此|r[ée]ponse|respuesta|antwort|risposta|res
 /** After "answer": a separator ("is", ":", "=", "would be", "to part (b) is"), or a math delimiter right away. */
 const EN_SEP =
   /(?:s\s+(?:are|were)|\s*(?:\*\*)?\s*(?:is|was|would\s+be|will\s+be|should\s+be|=|:|：)|(?:\s+(?:to|for|of|in|on|the|this|that|these|our|my|question|problem|exercise|part|\(?[a-z0-9]\)))+\s*,?\s*(?:is|are))\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*|\s*(?:\*\*)?\s*(?=\$|\\\(|\\\[)/iy;
-const INTL_SEP = /\s*(?:\*\*)?\s*(?:finale?|final)?\s*(?:\*\*)?\s*(?:est|es|ist|lautet|è|é|é:|это|是|为|為|は|=|:|：)\s*(?:\*\*)?\s*:?\s*|\s*(?=\$|\\\(|\d)/iy;
+const INTL_SEP = /\s*(?:\*\*)?\s*(?:finale?|final)?\s*(?:\*\*)?\s*(?:est|es|ist|lautet|è|é|é:|это|是|为|為|は|은|는|이|가|=|:|：)\s*(?:\*\*)?\s*:?\s*|\s*(?=\$|\\\(|\d)/iy;
 
-/** Markers that are connectives, not the word "answer": only a value right after them counts. */
+/** Markers that are connectives, not the word "answer": they count only in the last sentence of the text, and their clause is read for the value it states. */
 const CONNECTIVES = new Set(['donc', '所以', '因此']);
+const CONNECTIVE_SEP = /\s*[,，:：]?\s*/y;
+/** A sentence end: a full stop before a space (not a decimal point), a CJK full stop, ! or ?, a line break. */
+const SENTENCE_END = /\.(?=\s|$)|[。！？!?]|\n/g;
+
+/** Whether nothing but punctuation and spaces (at most 200 characters) follows the sentence that holds position `from`. */
+function inLastSentence(body: string, from: number): boolean {
+  SENTENCE_END.lastIndex = from;
+  const m = SENTENCE_END.exec(body);
+  if (!m) return true;
+  const rest = body.slice(m.index + 1);
+  return rest.length <= 200 && /^[\s.。！？!?)"”]*$/.test(rest);
+}
 
 export interface Phrase {
   /** Index of the marker word. */
@@ -69,10 +81,12 @@ export function findAnswerPhrase(body: string, lower: string, intl: boolean): Ph
       from = p - 1;
       const ascii = /^[a-z]/.test(w);
       if (ascii && p > 0 && /\p{L}/u.test(lower[p - 1]!)) continue;
-      const sep = w === 'answer' ? EN_SEP : INTL_SEP;
+      const conn = CONNECTIVES.has(w);
+      if (conn && !inLastSentence(body, p + w.length)) continue;
+      const sep = w === 'answer' ? EN_SEP : conn ? CONNECTIVE_SEP : INTL_SEP;
       sep.lastIndex = p + w.length;
       const m = sep.exec(body);
- if (!m || (CONNECTIVES.has(w) && !/^\s*$/.test(m[0])) || (w.length === 1 && !/[:：是为為=]/.test(m[0]) && !/^\s*\d/.test(body.slice(p + w.length, p + w.length + 4)))) continue;
+      if (!m || (w.length === 1 && !/[:：是为為=]/.test(m[0]) && !/^\s*\d/.test(body.slice(p + w.length, p + w.length + 4)))) continue;
       if (ascii && m[0] === '' && /\p{L}/u.test(lower[p + w.length] ?? '')) continue;
       const before = lower.slice(Math.max(0, p - 8), p);
       const strong = /final\s*$|最[终終]$/.test(before) || /^\s*finale?\b/.test(lower.slice(p + w.length, p + w.length + 8));

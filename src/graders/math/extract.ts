@@ -306,22 +306,25 @@ function lastMath(text: string, phrases: boolean): Found | undefined {
   return undefined;
 }
 
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]{3}/u;
+
 /** Text that reads like a bare answer rather than prose. */
 function looksLikeBareAnswer(s: string): boolean {
   if (s.length > 120 || s.includes('\n')) return false;
   const prose = s.replace(/\\[A-Za-z]+(\{[^{}]*\})?/g, ' ');
-  // two words, or a word then a label ("So A: 18": a sentence, not the ratio S*o*A : 18)
-  return !/\p{L}{2,}\s+\p{L}{2,}/u.test(prose) && !/\p{L}{2,}\s+\p{L}\s*:/u.test(prose);
+  // two words, or a word then a label ("So A: 18": a sentence, not the ratio S*o*A : 18), or a run of
+  // three CJK characters (scripts without spaces: "所求的值为 5", "4입니다")
+  return !/\p{L}{2,}\s+\p{L}{2,}/u.test(prose) && !/\p{L}{2,}\s+\p{L}\s*:/u.test(prose) && !CJK_RUN.test(prose);
 }
 
-/** Connectives that continue a list of values ("2 and 3", "1 ou 2", "3 和 4"), so the value before them is not the whole answer. */
-const CONNECTIVE = /^(?:and|or|et|ou|y|o|und|oder|e|и|или|和|或|与|及)(?![\p{L}])/iu;
+/** A connective then another value ("2 and 3", "1 ou 2", "3 和 4"): a list goes on, so its first value is not the whole answer ("5 et non 7" is 5). */
+const CONNECTIVE = /^(?:and|or|et|ou|y|o|und|oder|e|и|или|和|或|与|及)(?![\p{L}])\s*(?=[-\d$\\(])/iu;
 
 /**
  * The value an answer phrase starts with, when a remark in words follows it ("7，验证 8",
  * "7 nach 2 Schritten", "7, con 2 pasos", "7 pour les 2 cas"): a number (thousands groups, a
  * decimal point, an optional /denominator and %) or one math span, then an optional clause mark,
- * then a word. Not when the next word joins another value ("2 and 3").
+ * then a word. Not when a connective joins another value to it ("2 and 3").
  */
 export function leadingValue(s: string): string | undefined {
   const m = /^(-?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?%?|\$[^$\n]{1,200}\$|\\\([^\n]{1,200}?\\\))\s*[,，;；、]?\s*(?=\p{L})/u.exec(s.trim());
@@ -329,7 +332,8 @@ export function leadingValue(s: string): string | undefined {
   return cleanCandidate(m[1]!);
 }
 
-const COPULA = /(?:^|\s)(?:is|are|was|were|equals|be|gives|=|est|es|ist|是|为|為)\s*:?\s*/giu;
+/** A copula: a word standing alone, or a CJK one glued to its neighbours ("所求的值为 5"). */
+const COPULA = /(?:(?:^|\s)(?:is|are|was|were|equals|be|gives|=|est|es|ist)|是|为|為)\s*:?\s*/giu;
 
 /**
  * The value stated by an answer phrase that is itself prose: after its last copula outside math

@@ -285,6 +285,7 @@ const OPERATOR_NAMES = new Set([
   ...INVERSE_HYPERBOLIC_NAMES,
   'sgn',
   'lcd',
+  'lg',
 ]);
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= '0' && ch <= '9';
@@ -428,7 +429,7 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
           const fn = content.trim().replace(/\*$/, '');
           if (OPERATOR_NAMES.has(fn) && (name === 'operatorname' || /^\s*[({^_\\\dA-Za-z]/.test(s.slice(after, after + 2)))) {
             i = after;
-            out.push({ t: 'fn', s: fn === 'lcd' ? 'lcm' : fn });
+            out.push({ t: 'fn', s: fn === 'lcd' ? 'lcm' : fn === 'lg' ? 'log' : fn });
             continue;
           }
         }
@@ -489,7 +490,8 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
       } else if (name === 'rfloor' || name === 'rceil') {
         out.push({ t: 'op', s: ')' });
         depth--;
-      } else if (FUNCTIONS.has(name) || name === 'arcsec' || name === 'arccsc' || name === 'arccot') out.push({ t: 'fn', s: name });
+      } else if (name === 'lg') out.push({ t: 'fn', s: 'log' }); // ISO 80000-2: lg is the base-10 logarithm
+      else if (FUNCTIONS.has(name) || name === 'arcsec' || name === 'arccsc' || name === 'arccot') out.push({ t: 'fn', s: name });
       else if (GREEK.has(name)) out.push({ t: 'id', s: name });
       else if (OPS[name] !== undefined) {
         const op = OPS[name]!;
@@ -599,6 +601,7 @@ const KNOWN_WORDS = new Set([
   'arcsec',
   'arccsc',
   'arccot',
+  'lg',
   'boxed',
   'fbox',
   'dollar',

@@ -36,7 +36,7 @@ class Parser {
   depth = 0;
   /** Open `|…|` pairs: inside one, a `|` where a factor could start closes it (`|a||b|` is |a|·|b|). */
   private abs = 0;
-  /** Inside an unbraced exponent (`x^2_1`): a `_` after a number is the outer subscript, not a base. */
+  /** Inside an unbraced exponent or bound (`x^2_1`, `\\sum^n_{k=1}`): a `_` after its token is the outer subscript, not a base or an index. */
   private bareExponent = false;
   readonly units: string[] = [];
   constructor(
@@ -335,7 +335,7 @@ class Parser {
         return { k: 'const', name: t.s };
       case 'id': {
         let name = t.s;
-        if (this.isOp('_')) name += '_' + this.readSubscript();
+        if (this.isOp('_') && !this.bareExponent) name += '_' + this.readSubscript();
         if (name === 'e') return { k: 'const', name: 'e' };
         if (name === 'i') return { k: 'const', name: 'i' };
         return { k: 'var', name };
@@ -371,13 +371,16 @@ class Parser {
         throw new ParseError(`unexpected word "${t.s}"`);
       case 'op': {
         if (t.s === '|') return this.parseOpAtom(t.s);
-        // a bracket starts afresh: `|2(3|x|)|` holds the product 3|x| inside its parentheses
+        // a bracket starts afresh: `|2(3|x|)|` holds the product 3|x| inside its parentheses, `x^{a_1}` a subscript
         const abs = this.abs;
+        const bare = this.bareExponent;
         this.abs = 0;
+        this.bareExponent = false;
         try {
           return this.parseOpAtom(t.s);
         } finally {
           this.abs = abs;
+          this.bareExponent = bare;
         }
       }
     }
@@ -481,7 +484,11 @@ class Parser {
         } else out.sub = this.parseArg();
       } else if (this.isOp('^') && !out.sup) {
         this.next();
+        // an unbraced bound is one token: in \\sum^n_{k=1} the subscript belongs to \\sum, not to n
+        const bare = this.bareExponent;
+        this.bareExponent = true;
         out.sup = this.parseArg();
+        this.bareExponent = bare;
       }
     }
     return out;
