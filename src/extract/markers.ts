@@ -41,7 +41,8 @@ const INTL_TEST = /donc|所以|因此|r[ée]ponse|respuesta|antwort|risposta|res
 /** After "answer": a separator ("is", ":", "=", "would be", "to part (b) is"), or a math delimiter right away. */
 const EN_SEP =
   /(?:s\s+(?:are|were)|\s*(?:\*\*)?\s*(?:is|was|would\s+be|will\s+be|should\s+be|=|:|：)|(?:\s+(?:to|for|of|in|on|the|this|that|these|our|my|question|problem|exercise|part|\(?[a-z0-9]\)))+\s*,?\s*(?:is|are))\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*|\s*(?:\*\*)?\s*(?=\$|\\\(|\\\[)/iy;
-const INTL_SEP = /\s*(?:\*\*)?\s*(?:finale?|final)?\s*(?:\*\*)?\s*(?:est|es|ist|lautet|è|é|é:|это|是|为|為|は|은|는|이|가|=|:|：)\s*(?:\*\*)?\s*:?\s*|\s*(?=\$|\\\(|\d)/iy;
+const INTL_SEP =
+  /\s*(?:\*\*)?\s*(?:finale?|final)?\s*(?:\*\*)?\s*(?:est|es|ist|lautet|è|é|é:|это|是|为|為|は|은|는|이|가|=|:|：)\s*(?:\*\*)?\s*:?\s*|\s*(?=\$|\\\(|\d)/iy;
 
 /** Markers that are connectives, not the word "answer": they count only in the last sentence of the text, and their clause is read for the value it states. */
 const CONNECTIVES = new Set(['donc', '所以', '因此']);

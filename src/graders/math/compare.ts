@@ -349,13 +349,7 @@ function approximation(n: Node): { exact: Node; approx: Node } | undefined {
  * the pair is equal: `\\sqrt2 \\approx 1.41` = `1.41`, but `\\sqrt3 \\approx 1.41` ≠ `1.41`
  * (the answer contradicts itself) and ≠ `\\sqrt2`.
  */
-function eqApprox(
-  g: Node,
-  a: Node,
-  gx: { exact: Node; approx: Node } | undefined,
-  ax: { exact: Node; approx: Node } | undefined,
-  ctx: Ctx,
-): Verdict {
+function eqApprox(g: Node, a: Node, gx: { exact: Node; approx: Node } | undefined, ax: { exact: Node; approx: Node } | undefined, ctx: Ctx): Verdict {
   const v = eqNode(gx?.exact ?? g, ax?.exact ?? a, ctx);
   if (v.equal) return yes(`${v.why} (the exact part of ≈)`);
   if (v.unknown) return v;

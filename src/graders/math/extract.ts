@@ -327,7 +327,9 @@ const CONNECTIVE = /^(?:and|or|et|ou|y|o|und|oder|e|и|или|和|或|与|及)(?
  * then a word. Not when a connective joins another value to it ("2 and 3").
  */
 export function leadingValue(s: string): string | undefined {
-  const m = /^(-?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?%?|\$[^$\n]{1,200}\$|\\\([^\n]{1,200}?\\\))\s*[,，;；、]?\s*(?=\p{L})/u.exec(s.trim());
+  const m = /^(-?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?%?|\$[^$\n]{1,200}\$|\\\([^\n]{1,200}?\\\))\s*[,，;；、]?\s*(?=\p{L})/u.exec(
+    s.trim(),
+  );
   if (!m || CONNECTIVE.test(s.trim().slice(m[0].length))) return undefined;
   return cleanCandidate(m[1]!);
 }

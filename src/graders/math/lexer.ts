@@ -141,7 +141,23 @@ const SKIP = new Set([
   'phantom',
 ]);
 /** Sizing prefixes of a delimiter (`\left(`, `\mleft(`, `\bigl[`, `\middle|`): dropped with a null delimiter `.` after them. */
-const DELIMITER_SIZES = new Set(['left', 'right', 'mleft', 'mright', 'middle', 'bigl', 'bigr', 'Bigl', 'Bigr', 'biggl', 'biggr', 'Biggl', 'Biggr', 'bigm', 'Bigm']);
+const DELIMITER_SIZES = new Set([
+  'left',
+  'right',
+  'mleft',
+  'mright',
+  'middle',
+  'bigl',
+  'bigr',
+  'Bigl',
+  'Bigr',
+  'biggl',
+  'biggr',
+  'Biggl',
+  'Biggr',
+  'bigm',
+  'Bigm',
+]);
 /** Upright-font wrappers that may spell an operator name (`\mathrm{lcm}(4, 6)`). */
 const UPRIGHT_NAMES = new Set(['mathrm', 'text', 'textrm', 'mathit', 'textnormal']);
 const TEXT_CMDS = new Set(['text', 'textbf', 'textrm', 'textit', 'texttt', 'mbox', 'hbox', 'mathrm', 'mathbf', 'mathsf', 'operatorname', 'textnormal', 'emph']);
@@ -490,7 +506,8 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
       } else if (name === 'rfloor' || name === 'rceil') {
         out.push({ t: 'op', s: ')' });
         depth--;
-      } else if (name === 'lg') out.push({ t: 'fn', s: 'log' }); // ISO 80000-2: lg is the base-10 logarithm
+      } else if (name === 'lg')
+        out.push({ t: 'fn', s: 'log' }); // ISO 80000-2: lg is the base-10 logarithm
       else if (FUNCTIONS.has(name) || name === 'arcsec' || name === 'arccsc' || name === 'arccot') out.push({ t: 'fn', s: name });
       else if (GREEK.has(name)) out.push({ t: 'id', s: name });
       else if (OPS[name] !== undefined) {
