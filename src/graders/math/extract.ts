@@ -140,7 +140,7 @@ function sentenceAfter(text: string, from: number): string {
 }
 
 /** One LaTeX spacing command at the very end (`\\,`, `\\;`, `\\:`, `\\!`, `\\ `, `~`, `\\quad`, `\\qquad`, …). */
-const SPACE_AT_END = /(?:~|\\[,;:! ]|\\(?:quad|qquad|enspace|thinspace|hfill))$/;
+const SPACE_AT_END = /(?:~|\\[,;:! ]|\\(?:quad|qquad|enspace|thinspace|hfill)|\\hspace\*?\{[^{}]{0,12}\})$/;
 
 /** Drops LaTeX spacing at the end of an answer (`5\\,`, `5\\quad`, `5\\ `): layout, never part of the value. At most 16 commands, from the end. */
 function stripTrailingSpace(s: string): string {
@@ -150,7 +150,7 @@ function stripTrailingSpace(s: string): string {
     while (j > 0 && /\s/.test(t[j - 1]!)) j--;
     if (j < t.length && t[j - 1] === '\\') j++; // `\\ ` is a command (a space), kept for the next step
     t = t.slice(0, j);
-    const m = SPACE_AT_END.exec(t.slice(-8));
+    const m = SPACE_AT_END.exec(t.slice(-24));
     // an escaped backslash before it (`\\\\,`) makes it a row break and a comma: left alone
     if (!m || k === 16 || t[t.length - m[0].length - 1] === '\\') return t;
     t = t.slice(0, t.length - m[0].length);
@@ -486,22 +486,21 @@ export function choiceLetter(s: string): string | undefined {
     .replace(/\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}/g, '$1')
     .replace(/[{}$*]/g, '')
     .trim();
-  const m = (head === s ? CHOICE.exec(t) : null) ?? /^\(?([A-J])[).:]\s/.exec(t + ' ');
+  // a letter then a clause mark: ASCII ones before a space ("B) because"), CJK ones glued ("B，因为")
+  const m = (head === s ? CHOICE.exec(t) : null) ?? /^\(?([A-J])(?:[).:]\s|[，。：；、）])/.exec(t + ' ');
   return m?.[1];
 }
 
 /**
  * A choice letter stands alone: no letter, digit, or operator, script or brace glued to it on either
- * side, so `2B+1`, `B^2`, `\\frac{B}{2}`, `AB` hold no choice while `(B)`, `B.`, `B选项`, `选B` do.
+ * side (nor `+ / ^ _` across spaces before it, `= + / ^ _` after it), so `2B+1`, `a + B`, `B = 2`,
+ * `B^2`, `\\frac{B}{2}`, `AB` hold no choice while `(B)`, `B.`, `**B**`, `B - it is`, `B选项`, `选B` do.
  */
-const NOT_BEFORE = String.raw`(?<![A-Za-z0-9'’^_{\+\-*/=])`;
-const NOT_AFTER = String.raw`(?![A-Za-z0-9'’^_}+\-*/=])`;
+const NOT_BEFORE = String.raw`(?<![A-Za-z0-9'’^_{\\+\-/=]|[+/^_{\\]\s+)`;
+const NOT_AFTER = String.raw`(?![A-Za-z0-9'’^_}+\-/=]|\s+[=+/^_])`;
 const LEAD_LETTER = new RegExp(String.raw`^\(?([A-J])\)?${NOT_AFTER}`);
 const MARKED_CHOICE = new RegExp(
-  String.raw`\(([A-J])\)|(?:^|
-)[ 	]*\**([A-J])(?:[).:]|\**[ 	]*(?=
-|$))|(?:answer|option|choice)[^.
-]{0,50}?${NOT_BEFORE}\(?([A-J])\)?${NOT_AFTER}`,
+  String.raw`\(([A-J])\)|(?:^|\n)[ \t]*\**([A-J])(?:[).:，。：；、）]|\**[ \t]*(?=\n|$))|(?:answer|option|choice)[^.\n]{0,50}?${NOT_BEFORE}\(?([A-J])\)?${NOT_AFTER}`,
   'gi',
 );
 const ALONE_LETTER = new RegExp(String.raw`${NOT_BEFORE}\(?([A-J])\)?${NOT_AFTER}(?!\s+[a-z])`, 'g');

@@ -16,11 +16,11 @@ export class ParseError extends Error {}
 
 /**
  * Inverse hyperbolic functions in their usual spellings: `ar…` (area, the ISO 80000-2 name),
- * `arc…` (common in textbooks) and `a…` (programming languages), each folded to `asinh` /
- * `acosh` / `atanh`; the power −1 spelling (`\\sinh^{-1}`) is the parser's (`parseFunction`).
+ * `arc…` (common in textbooks) and `a…` (programming languages), for each of the six functions
+ * (sinh cosh tanh coth sech csch), folded to `asinh`, `acosh`, …; the power −1 spelling (`\\sinh^{-1}`) is the parser's (`parseFunction`).
  */
 export const INVERSE_HYPERBOLIC: Record<string, string> = Object.fromEntries(
-  ['sinh', 'cosh', 'tanh'].flatMap((f) => ['ar', 'arc', 'a'].map((p) => [p + f, 'a' + f])),
+  ['sinh', 'cosh', 'tanh', 'coth', 'sech', 'csch'].flatMap((f) => ['ar', 'arc', 'a'].map((p) => [p + f, 'a' + f])),
 );
 const INVERSE_HYPERBOLIC_NAMES = Object.keys(INVERSE_HYPERBOLIC);
 
@@ -40,6 +40,9 @@ const FUNCTIONS = new Set([
   'sinh',
   'cosh',
   'tanh',
+  'coth',
+  'sech',
+  'csch',
   ...INVERSE_HYPERBOLIC_NAMES,
   'ln',
   'log',
@@ -295,6 +298,9 @@ const OPERATOR_NAMES = new Set([
   'sinh',
   'cosh',
   'tanh',
+  'coth',
+  'sech',
+  'csch',
   'arcsin',
   'arccos',
   'arctan',
@@ -474,6 +480,13 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
         out.push({ t: 'cmd', s: name });
         continue;
       }
+      if (name === 'hspace' || name === 'vspace' || name === 'hphantom' || name === 'vphantom') {
+        // spacing of a given size: layout, its argument dropped with it
+        while (s[i] === ' ') i++;
+        if (s[i] === '*') i++;
+        if (s[i] === '{') i = readGroup(s, i)[1];
+        continue;
+      }
       if (DELIMITER_SIZES.has(name)) {
         while (s[i] === ' ') i++;
         if (s[i] === '.') i++;
@@ -619,6 +632,10 @@ const KNOWN_WORDS = new Set([
   'arccsc',
   'arccot',
   'lg',
+  'hspace',
+  'vspace',
+  'hphantom',
+  'vphantom',
   'boxed',
   'fbox',
   'dollar',

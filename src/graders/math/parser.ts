@@ -692,6 +692,9 @@ const INVERSE_BY_POWER: Record<string, string> = {
   sinh: 'asinh',
   cosh: 'acosh',
   tanh: 'atanh',
+  coth: 'acoth',
+  sech: 'asech',
+  csch: 'acsch',
 };
 
 function canonicalFn(name: string): string {
