@@ -132,6 +132,9 @@ const CLASSES: Record<string, Case[]> = {
     ['La réponse est 5 et non 7', '7', 0],
     ['Nous trouvons 3 et 4, donc 7 pour les 2 cas.', '2', 0],
     ['Donc on a 3 cas. Le total vaut 12', '12', 1],
+    ['The answer is 7 or maybe 8', '7', 0],
+    ['答案是 7，不对，是 8', '7', 0],
+    ['La réponse est 7 ou 8 peut-être', '7', 0],
   ],
   'choice letters followed by CJK text': [
     ['B。因为它是最大的', 'B', 1],
@@ -171,6 +174,8 @@ const CLASSES: Record<string, Case[]> = {
     ['$\\sqrt{3} \\approx 1.41$', '\\sqrt{2}', 0],
     ['$\\sqrt{3} \\approx 1.41$', '1.41', 0],
     ['$\\frac{\\pi}{4} \\approx 0.785$', '0.79', 0],
+    ['$\\sqrt{2} \\approx 1.5$', '1.5', 0],
+    ['$1.405 \\approx 1.41$', '1.41', 1],
   ],
   'a gold given as an unevaluated quotient of decimals': [
     ['$3$', '1.5/0.5', 1],
@@ -191,6 +196,9 @@ const CLASSES: Record<string, Case[]> = {
     ['$x=2, y=1; x=3, y=4$', '(1,2),(3,4)', 0],
     ['$x=1, y=2$ or $x=3, y=5$', '(1,2),(3,4)', 0],
     ['$x = 1, y = 2, x = 3$', '(1, 2), (3, 4)', 0],
+    ['$x=1, y=2, x=3, y=4$', '(1,2)', 0],
+    ['$x=1, y=2, x=3, y=4$', 'x=1, y=2', 0],
+    ['$x=1, y=2$', 'x=1,y=2; x=3,y=4', 0],
   ],
   'trailing LaTeX spacing commands': [
     ['$\\boxed{5\\,}$', '5', 1],

@@ -345,7 +345,7 @@ function approximation(n: Node): { exact: Node; approx: Node } | undefined {
 /**
  * An approximation against the other side: the exact parts decide. Only when that fails and the
  * other side is itself a decimal literal (an approximate value), the stated decimal equals it
- * and agrees with its own exact part (within one unit of its last place: rounded or truncated),
+ * and is its own exact part rounded or truncated to its places,
  * the pair is equal: `\\sqrt2 \\approx 1.41` = `1.41`, but `\\sqrt3 \\approx 1.41` ≠ `1.41`
  * (the answer contradicts itself) and ≠ `\\sqrt2`.
  */
@@ -362,7 +362,11 @@ function eqApprox(g: Node, a: Node, gx: { exact: Node; approx: Node } | undefine
   const lit = decimalLit(side.approx)!;
   const e = numeric(side.exact, new Map(), ctx.mode, ctx.budget);
   const d = lit.q.toNumber();
-  if (e.im !== 0 || !Number.isFinite(e.re) || Math.abs(e.re - d) > 10 ** -lit.places) {
+  const u = 10 ** -lit.places;
+  // d is E rounded (half a unit of its last place) or truncated (E beyond d by less than a unit, same sign)
+  const rounded = Math.abs(e.re - d) <= 0.5 * u * (1 + 1e-9);
+  const truncated = Math.sign(e.re) === Math.sign(d) && Math.abs(e.re) >= Math.abs(d) && Math.abs(e.re) - Math.abs(d) < u;
+  if (e.im !== 0 || !Number.isFinite(e.re) || !(rounded || truncated)) {
     return no(`the approximation ${show(side.approx)} does not agree with its exact part ${show(side.exact)}`);
   }
   return yes(`the stated approximation ${show(side.approx)} equals the decimal ${show(other)} and agrees with ${show(side.exact)}`);

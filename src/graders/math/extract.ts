@@ -320,17 +320,26 @@ function looksLikeBareAnswer(s: string): boolean {
 /** A connective then another value ("2 and 3", "1 ou 2", "3 和 4"): a list goes on, so its first value is not the whole answer ("5 et non 7" is 5). */
 const CONNECTIVE = /^(?:and|or|et|ou|y|o|und|oder|e|и|или|和|或|与|及)(?![\p{L}])\s*(?=[-\d$\\(])/iu;
 
+/** A disjunction right after the value: the phrase offers alternatives. */
+const DISJUNCTION = /^(?:or|ou|o|oder|или|либо|或|或者|还是|either)(?![\p{L}])/iu;
+/** A copula then a value later in the remark: the phrase restates (or corrects) its value. */
+const RESTATED = /(?:(?:^|[\s,，;；])(?:is|are|was|were|equals|be|gives|est|es|ist|lautet|è)\s*:?|[是为為=＝])\s*[-\d$\\]/iu;
+
 /**
  * The value an answer phrase starts with, when a remark in words follows it ("7，验证 8",
  * "7 nach 2 Schritten", "7, con 2 pasos", "7 pour les 2 cas"): a number (thousands groups, a
  * decimal point, an optional /denominator and %) or one math span, then an optional clause mark,
- * then a word. Not when a connective joins another value to it ("2 and 3").
+ * then a word. Not when a connective joins another value to it ("2 and 3"), a disjunction
+ * follows it ("7 or maybe 8"), or the remark states a value with a copula ("7，不对，是 8").
  */
 export function leadingValue(s: string): string | undefined {
   const m = /^(-?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?%?|\$[^$\n]{1,200}\$|\\\([^\n]{1,200}?\\\))\s*[,，;；、]?\s*(?=\p{L})/u.exec(
     s.trim(),
   );
-  if (!m || CONNECTIVE.test(s.trim().slice(m[0].length))) return undefined;
+  if (!m) return undefined;
+  const rest = s.trim().slice(m[0].length);
+  // never a hedge or a correction: "7 or maybe 8", "7，不对，是 8", "7, which is 8" keep the whole phrase
+  if (CONNECTIVE.test(rest) || DISJUNCTION.test(rest) || RESTATED.test(rest)) return undefined;
   return cleanCandidate(m[1]!);
 }
 
