@@ -146,6 +146,8 @@ const SPACE_AT_END = /(?:~|\\[,;:! ]|\\(?:quad|qquad|enspace|thinspace|hfill)|\\
 function stripTrailingSpace(s: string): string {
   let t = s;
   for (let k = 0; ; k++) {
+    // fast path: no spacing command or space ends with any other character
+    if (!/[\s~,;:!dl}]/.test(t[t.length - 1] ?? '')) return t;
     let j = t.length;
     while (j > 0 && /\s/.test(t[j - 1]!)) j--;
     if (j < t.length && t[j - 1] === '\\') j++; // `\\ ` is a command (a space), kept for the next step
