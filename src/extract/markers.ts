@@ -6,8 +6,16 @@
 /** How many occurrences of one marker word are examined, from the end backwards. */
 export const MAX_MARKER_CANDIDATES = 8;
 
-/** Answer markers in other languages; single CJK characters need an explicit separator after them. */
+/**
+ * Answer markers in other languages; single CJK characters need an explicit separator after them.
+ * The conclusive connectives "donc" (fr), "所以", "因此" (zh: "so", "therefore") count as markers
+ * only when a value follows at once ("donc 7 pour les 2 cas", "所以 7"): like every marker, the
+ * rightmost one wins, so "donc la réponse est 7" is read at "réponse".
+ */
 const INTL_MARKERS = [
+  'donc',
+  '所以',
+  '因此',
   'réponse',
   'reponse',
   'respuesta',
@@ -29,11 +37,27 @@ const INTL_MARKERS = [
   '답',
 ];
 const INTL_TAIL = 4000;
-const INTL_TEST = /r[ée]ponse|respuesta|antwort|risposta|resposta|odpowied|ответ|cevap|jawaban|đáp án|câu trả lời|الإجابة|उत्तर|答|답/i;
+const INTL_TEST = /donc|所以|因此|r[ée]ponse|respuesta|antwort|risposta|resposta|odpowied|ответ|cevap|jawaban|đáp án|câu trả lời|الإجابة|उत्तर|答|답/i;
 /** After "answer": a separator ("is", ":", "=", "would be", "to part (b) is"), or a math delimiter right away. */
 const EN_SEP =
   /(?:s\s+(?:are|were)|\s*(?:\*\*)?\s*(?:is|was|would\s+be|will\s+be|should\s+be|=|:|：)|(?:\s+(?:to|for|of|in|on|the|this|that|these|our|my|question|problem|exercise|part|\(?[a-z0-9]\)))+\s*,?\s*(?:is|are))\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*|\s*(?:\*\*)?\s*(?=\$|\\\(|\\\[)/iy;
-const INTL_SEP = /\s*(?:\*\*)?\s*(?:finale?|final)?\s*(?:\*\*)?\s*(?:est|es|ist|lautet|è|é|é:|это|是|为|為|は|=|:|：)\s*(?:\*\*)?\s*:?\s*|\s*(?=\$|\\\(|\d)/iy;
+const INTL_SEP =
+  /\s*(?:\*\*)?\s*(?:finale?|final)?\s*(?:\*\*)?\s*(?:est|es|ist|lautet|è|é|é:|это|是|为|為|は|은|는|이|가|=|:|：)\s*(?:\*\*)?\s*:?\s*|\s*(?=\$|\\\(|\d)/iy;
+
+/** Markers that are connectives, not the word "answer": they count only in the last sentence of the text, and their clause is read for the value it states. */
+const CONNECTIVES = new Set(['donc', '所以', '因此']);
+const CONNECTIVE_SEP = /\s*[,，:：]?\s*/y;
+/** A sentence end: a full stop before a space (not a decimal point), a CJK full stop, ! or ?, a line break. */
+const SENTENCE_END = /\.(?=\s|$)|[。！？!?]|\n/g;
+
+/** Whether nothing but punctuation and spaces (at most 200 characters) follows the sentence that holds position `from`. */
+function inLastSentence(body: string, from: number): boolean {
+  SENTENCE_END.lastIndex = from;
+  const m = SENTENCE_END.exec(body);
+  if (!m) return true;
+  const rest = body.slice(m.index + 1);
+  return rest.length <= 200 && /^[\s.。！？!?)"”]*$/.test(rest);
+}
 
 export interface Phrase {
   /** Index of the marker word. */
@@ -58,7 +82,9 @@ export function findAnswerPhrase(body: string, lower: string, intl: boolean): Ph
       from = p - 1;
       const ascii = /^[a-z]/.test(w);
       if (ascii && p > 0 && /\p{L}/u.test(lower[p - 1]!)) continue;
-      const sep = w === 'answer' ? EN_SEP : INTL_SEP;
+      const conn = CONNECTIVES.has(w);
+      if (conn && !inLastSentence(body, p + w.length)) continue;
+      const sep = w === 'answer' ? EN_SEP : conn ? CONNECTIVE_SEP : INTL_SEP;
       sep.lastIndex = p + w.length;
       const m = sep.exec(body);
       if (!m || (w.length === 1 && !/[:：是为為=]/.test(m[0]) && !/^\s*\d/.test(body.slice(p + w.length, p + w.length + 4)))) continue;

@@ -229,6 +229,16 @@ function eqNode(g: Node, a: Node, ctx: Ctx): Verdict {
     if (g.k === 'text' && a.k === 'text') return normText(g.s) === normText(a.s) ? yes('same text') : no('different text');
     return no(`${g.k === 'text' ? 'reference' : 'answer'} is text, the other side is math`);
   }
+  // "\\sqrt2 \\approx 1.41": the exact part is the value, its decimal only a fallback
+  const gx = approximation(g);
+  const ax = approximation(a);
+  if (gx || ax) return eqApprox(g, a, gx, ax, ctx);
+  // finite sets combined by ∪ ∩ ∖ are evaluated: \{1,2\} ∪ \{2,3\} is \{1,2,3\}
+  if (g.k === 'union' || g.k === 'setop') g = finiteSetValue(g, ctx) ?? g;
+  if (a.k === 'union' || a.k === 'setop') a = finiteSetValue(a, ctx) ?? a;
+  // x=1, y=2 or x=3, y=4: a flat list of assignments whose names repeat holds one solution per round
+  g = solutionRounds(g) ?? g;
+  a = solutionRounds(a) ?? a;
   if (g.k === 'rel') g = simplifyRel(g, ctx.opts);
   if (a.k === 'rel') a = simplifyRel(a, ctx.opts);
   // set operations, and inequalities against sets: compare as sets of reals
@@ -323,6 +333,90 @@ function eqNode(g: Node, a: Node, ctx: Ctx): Verdict {
     return eqOrdered(g.rows.flat(), a.rows.flat(), ctx);
   }
   return eqScalar(g, a, ctx);
+}
+
+/** `E ≈ d` (one ≈, E a constant expression, d a decimal literal): E is the value, d its stated approximation. */
+function approximation(n: Node): { exact: Node; approx: Node } | undefined {
+  if (n.k !== 'rel' || n.ops.length !== 1 || n.ops[0] !== '≈') return undefined;
+  const [e, d] = n.sides as [Node, Node];
+  return decimalLit(d) && !freeVars(e).size ? { exact: e, approx: d } : undefined;
+}
+
+/**
+ * An approximation against the other side: the exact parts decide. Only when that fails and the
+ * other side is itself a decimal literal (an approximate value), the stated decimal equals it
+ * and is its own exact part rounded or truncated to its places,
+ * the pair is equal: `\\sqrt2 \\approx 1.41` = `1.41`, but `\\sqrt3 \\approx 1.41` ≠ `1.41`
+ * (the answer contradicts itself) and ≠ `\\sqrt2`.
+ */
+function eqApprox(g: Node, a: Node, gx: { exact: Node; approx: Node } | undefined, ax: { exact: Node; approx: Node } | undefined, ctx: Ctx): Verdict {
+  const v = eqNode(gx?.exact ?? g, ax?.exact ?? a, ctx);
+  if (v.equal) return yes(`${v.why} (the exact part of ≈)`);
+  if (v.unknown) return v;
+  const side = ax ?? gx!;
+  const other = ax ? g : a;
+  if (gx && ax) return v;
+  if (!decimalLit(other)) return v;
+  const same = ax ? eqNode(other, side.approx, ctx) : eqNode(side.approx, other, ctx);
+  if (!same.equal) return v;
+  const lit = decimalLit(side.approx)!;
+  const e = numeric(side.exact, new Map(), ctx.mode, ctx.budget);
+  const d = lit.q.toNumber();
+  const u = 10 ** -lit.places;
+  // d is E rounded (half a unit of its last place) or truncated (E beyond d by less than a unit, same sign)
+  const rounded = Math.abs(e.re - d) <= 0.5 * u * (1 + 1e-9);
+  const truncated = Math.sign(e.re) === Math.sign(d) && Math.abs(e.re) >= Math.abs(d) && Math.abs(e.re) - Math.abs(d) < u;
+  if (e.im !== 0 || !Number.isFinite(e.re) || !(rounded || truncated)) {
+    return no(`the approximation ${show(side.approx)} does not agree with its exact part ${show(side.exact)}`);
+  }
+  return yes(`the stated approximation ${show(side.approx)} equals the decimal ${show(other)} and agrees with ${show(side.exact)}`);
+}
+
+/** A union, intersection or difference of finite sets, as the finite set it is; undefined when a part is not a finite set or a membership cannot be decided. */
+function finiteSetValue(n: Node, ctx: Ctx): Extract<Node, { k: 'set' }> | undefined {
+  if (n.k === 'set') return n;
+  if (n.k !== 'union' && n.k !== 'setop') return undefined;
+  const sets: Node[][] = [];
+  for (const p of n.k === 'union' ? n.items : [n.a, n.b]) {
+    const s = finiteSetValue(p, ctx);
+    if (!s || s.items.length > MAX_ITEMS) return undefined;
+    sets.push(s.items);
+  }
+  const member = (x: Node, ys: Node[]): boolean | undefined => {
+    for (const y of ys) {
+      const v = eqNode(y, x, ctx);
+      if (v.unknown) return undefined;
+      if (v.equal) return true;
+    }
+    return false;
+  };
+  const items: Node[] = [];
+  const [first, second] = sets as [Node[], Node[]];
+  for (const x of n.k === 'union' ? sets.flat() : first) {
+    const m = member(x, n.k === 'union' ? items : second);
+    if (m === undefined) return undefined;
+    if (n.k === 'union' ? !m : m === (n.op === '∩')) items.push(x);
+  }
+  return { k: 'set', items };
+}
+
+/**
+ * `x=1, y=2, x=3, y=4` as the solutions (x=1, y=2) and (x=3, y=4): a flat list of assignments
+ * split where its first name comes again; every round must assign the same names, each once.
+ */
+function solutionRounds(n: Node): Node | undefined {
+  if (n.k !== 'list' || n.items.length < 4 || !assignments(n)) return undefined;
+  const name = (x: Node) => show((x as Extract<Node, { k: 'rel' }>).sides[0]!);
+  const head = name(n.items[0]!);
+  const rounds: Node[][] = [];
+  for (const x of n.items) {
+    if (name(x) === head) rounds.push([]);
+    rounds[rounds.length - 1]!.push(x);
+  }
+  const names = (r: Node[]) => r.map(name).sort().join(',');
+  const key = names(rounds[0]!);
+  if (rounds.length < 2 || rounds[0]!.length < 2 || rounds.some((r) => names(r) !== key || new Set(r.map(name)).size !== r.length)) return undefined;
+  return { k: 'list', items: rounds.map((r) => ({ k: 'list', items: r })) };
 }
 
 /** Arithmetic that may combine matrices (A + B, AB, 2A, -A, A^2). */

@@ -88,6 +88,21 @@ export function catan(a: C): C {
   if (a.im === 0) return { re: Math.atan(a.re), im: 0 };
   return cmul({ re: 0, im: 0.5 }, clog(cdiv(cadd(I, a), csub(I, a))));
 }
+/** asinh z = log(z + sqrt(z^2 + 1)) */
+export function casinh(a: C): C {
+  if (a.im === 0) return { re: Math.asinh(a.re), im: 0 };
+  return clog(cadd(a, csqrt(cadd(cmul(a, a), ONE))));
+}
+/** acosh z = log(z + sqrt(z + 1) sqrt(z - 1)) (principal branch) */
+export function cacosh(a: C): C {
+  if (a.im === 0 && a.re >= 1) return { re: Math.acosh(a.re), im: 0 };
+  return clog(cadd(a, cmul(csqrt(cadd(a, ONE)), csqrt(csub(a, ONE)))));
+}
+/** atanh z = log((1 + z)/(1 - z)) / 2 */
+export function catanh(a: C): C {
+  if (a.im === 0 && Math.abs(a.re) < 1) return { re: Math.atanh(a.re), im: 0 };
+  return cmul({ re: 0.5, im: 0 }, clog(cdiv(cadd(ONE, a), csub(ONE, a))));
+}
 export const isFiniteC = (a: C): boolean => Number.isFinite(a.re) && Number.isFinite(a.im);
 
 /** |a - b| within rel * max(|a|, |b|) or within abs. */

@@ -69,9 +69,19 @@ function lastBoxed(text: string, phrases: boolean, reference = false): { text: s
   if (!text.includes('\\boxed') && !text.includes('\\fbox')) return undefined;
   const boxes = lastBoxes(text);
   if (!boxes.length) {
-    // a reference whose only box never closes (a truncated gold string): the rest of the text
+    // a reference whose only box never closes (a gold string that lost its last brace): the rest of
+    // the box's line, unless a brace closes in it below the box's level (then it is not one box's content)
     const b = reference ? text.lastIndexOf('\\boxed{') : -1;
-    return b >= 0 && !text.slice(b).includes('}\n') ? { text: text.slice(b + 7), end: text.length } : undefined;
+    if (b < 0) return undefined;
+    const nl = text.indexOf('\n', b);
+    const rest = text.slice(b + 7, nl < 0 ? text.length : nl);
+    let depth = 0;
+    for (let i = 0; i < rest.length; i++) {
+      if (rest[i] === '\\') i++;
+      else if (rest[i] === '{') depth++;
+      else if (rest[i] === '}' && --depth < 0) return undefined;
+    }
+    return { text: rest, end: b + 7 + rest.length };
   }
   const parts = [boxes[boxes.length - 1]!.content];
   for (let k = boxes.length - 2; k >= 0 && parts.length < MAX_JOINED_BOXES; k--) {
@@ -129,11 +139,32 @@ function sentenceAfter(text: string, from: number): string {
   return s;
 }
 
+/** One LaTeX spacing command at the very end (`\\,`, `\\;`, `\\:`, `\\!`, `\\ `, `~`, `\\quad`, `\\qquad`, …). */
+const SPACE_AT_END = /(?:~|\\[,;:! ]|\\(?:quad|qquad|enspace|thinspace|hfill)|\\hspace\*?\{[^{}]{0,12}\})$/;
+
+/** Drops LaTeX spacing at the end of an answer (`5\\,`, `5\\quad`, `5\\ `): layout, never part of the value. At most 16 commands, from the end. */
+function stripTrailingSpace(s: string): string {
+  let t = s;
+  for (let k = 0; ; k++) {
+    // fast path: no spacing command or space ends with any other character
+    if (!/[\s~,;:!dl}]/.test(t[t.length - 1] ?? '')) return t;
+    let j = t.length;
+    while (j > 0 && /\s/.test(t[j - 1]!)) j--;
+    if (j < t.length && t[j - 1] === '\\') j++; // `\\ ` is a command (a space), kept for the next step
+    t = t.slice(0, j);
+    const m = SPACE_AT_END.exec(t.slice(-24));
+    // an escaped backslash before it (`\\\\,`) makes it a row break and a comma: left alone
+    if (!m || k === 16 || t[t.length - m[0].length - 1] === '\\') return t;
+    t = t.slice(0, t.length - m[0].length);
+  }
+}
+
 /** Trims markup around a candidate: bold markers, math delimiters, sentence punctuation ("!" only in prose). */
 function cleanCandidate(s: string, prose = false): string {
-  let t = s.trim();
+  let t = stripTrailingSpace(s).trim();
   for (let k = 0; k < 3; k++) {
     const before = t;
+    t = stripTrailingSpace(t);
     t = t.replace(/^\*\*|\*\*$/g, '').trim();
     if (t[0] === '"' || t[0] === '“' || t[0] === '\\') t = t.replace(/^\\?["“]([^"“”]*?)\\?["”]$/, '$1').trim(); // "quoted" answers
     t = t.replace(/^(?:\\\(|\\\[|\$\$?)|(?:\\\)|\\\]|(?<!\\)\$\$?)$/g, '').trim();
@@ -277,15 +308,45 @@ function lastMath(text: string, phrases: boolean): Found | undefined {
   return undefined;
 }
 
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]{3}/u;
+
 /** Text that reads like a bare answer rather than prose. */
 function looksLikeBareAnswer(s: string): boolean {
   if (s.length > 120 || s.includes('\n')) return false;
   const prose = s.replace(/\\[A-Za-z]+(\{[^{}]*\})?/g, ' ');
-  // two words, or a word then a label ("So A: 18": a sentence, not the ratio S*o*A : 18)
-  return !/\p{L}{2,}\s+\p{L}{2,}/u.test(prose) && !/\p{L}{2,}\s+\p{L}\s*:/u.test(prose);
+  // two words, or a word then a label ("So A: 18": a sentence, not the ratio S*o*A : 18), or a run of
+  // three CJK characters (scripts without spaces: "所求的值为 5", "4입니다")
+  return !/\p{L}{2,}\s+\p{L}{2,}/u.test(prose) && !/\p{L}{2,}\s+\p{L}\s*:/u.test(prose) && !CJK_RUN.test(prose);
 }
 
-const COPULA = /(?:^|\s)(?:is|are|was|were|equals|be|gives|=|est|es|ist|是|为|為)\s*:?\s*/giu;
+/** A connective then another value ("2 and 3", "1 ou 2", "3 和 4"): a list goes on, so its first value is not the whole answer ("5 et non 7" is 5). */
+const CONNECTIVE = /^(?:and|or|et|ou|y|o|und|oder|e|и|или|和|或|与|及)(?![\p{L}])\s*(?=[-\d$\\(])/iu;
+
+/** A disjunction right after the value: the phrase offers alternatives. */
+const DISJUNCTION = /^(?:or|ou|o|oder|или|либо|或|或者|还是|either)(?![\p{L}])/iu;
+/** A copula then a value later in the remark: the phrase restates (or corrects) its value. */
+const RESTATED = /(?:(?:^|[\s,，;；])(?:is|are|was|were|equals|be|gives|est|es|ist|lautet|è)\s*:?|[是为為=＝])\s*[-\d$\\]/iu;
+
+/**
+ * The value an answer phrase starts with, when a remark in words follows it ("7，验证 8",
+ * "7 nach 2 Schritten", "7, con 2 pasos", "7 pour les 2 cas"): a number (thousands groups, a
+ * decimal point, an optional /denominator and %) or one math span, then an optional clause mark,
+ * then a word. Not when a connective joins another value to it ("2 and 3"), a disjunction
+ * follows it ("7 or maybe 8"), or the remark states a value with a copula ("7，不对，是 8").
+ */
+export function leadingValue(s: string): string | undefined {
+  const m = /^(-?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+)(?:\.\d+)?(?:\s*\/\s*\d+)?%?|\$[^$\n]{1,200}\$|\\\([^\n]{1,200}?\\\))\s*[,，;；、]?\s*(?=\p{L})/u.exec(
+    s.trim(),
+  );
+  if (!m) return undefined;
+  const rest = s.trim().slice(m[0].length);
+  // never a hedge or a correction: "7 or maybe 8", "7，不对，是 8", "7, which is 8" keep the whole phrase
+  if (CONNECTIVE.test(rest) || DISJUNCTION.test(rest) || RESTATED.test(rest)) return undefined;
+  return cleanCandidate(m[1]!);
+}
+
+/** A copula: a word standing alone, or a CJK one glued to its neighbours ("所求的值为 5"). */
+const COPULA = /(?:(?:^|\s)(?:is|are|was|were|equals|be|gives|=|est|es|ist)|是|为|為)\s*:?\s*/giu;
 
 /**
  * The value stated by an answer phrase that is itself prose: after its last copula outside math
@@ -304,6 +365,9 @@ function answerInProse(s: string, opts: ExtractOptions, depth = 0): string {
     const rest = cleanCandidate(s.slice(cut), true);
     if (rest && /[\d$\\]|^[A-Za-z](?:\W|$)/.test(rest)) return answerInProse(rest, opts, depth + 1);
   }
+  // "donc 7 pour les 2 cas": the value right after the marker, not the last number of the remark
+  const lv = leadingValue(s);
+  if (lv) return lv;
   if (opts.last_math !== false) {
     const m = lastMath(s, opts.join_phrases !== false);
     const n = lastNumber(s, opts.decimal_comma !== false);
@@ -433,9 +497,24 @@ export function choiceLetter(s: string): string | undefined {
     .replace(/\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}/g, '$1')
     .replace(/[{}$*]/g, '')
     .trim();
-  const m = (head === s ? CHOICE.exec(t) : null) ?? /^\(?([A-J])[).:]\s/.exec(t + ' ');
+  // a letter then a clause mark: ASCII ones before a space ("B) because"), CJK ones glued ("B，因为")
+  const m = (head === s ? CHOICE.exec(t) : null) ?? /^\(?([A-J])(?:[).:]\s|[，。：；、）])/.exec(t + ' ');
   return m?.[1];
 }
+
+/**
+ * A choice letter stands alone: no letter, digit, or operator, script or brace glued to it on either
+ * side (nor `+ / ^ _` across spaces before it, `= + / ^ _` after it), so `2B+1`, `a + B`, `B = 2`,
+ * `B^2`, `\\frac{B}{2}`, `AB` hold no choice while `(B)`, `B.`, `**B**`, `B - it is`, `B选项`, `选B` do.
+ */
+const NOT_BEFORE = String.raw`(?<![A-Za-z0-9'’^_{\\+\-/=]|[+/^_{\\]\s+)`;
+const NOT_AFTER = String.raw`(?![A-Za-z0-9'’^_}+\-/=]|\s+[=+/^_])`;
+const LEAD_LETTER = new RegExp(String.raw`^\(?([A-J])\)?${NOT_AFTER}`);
+const MARKED_CHOICE = new RegExp(
+  String.raw`\(([A-J])\)|(?:^|\n)[ \t]*\**([A-J])(?:[).:，。：；、）]|\**[ \t]*(?=\n|$))|(?:answer|option|choice)[^.\n]{0,50}?${NOT_BEFORE}\(?([A-J])\)?${NOT_AFTER}`,
+  'gi',
+);
+const ALONE_LETTER = new RegExp(String.raw`${NOT_BEFORE}\(?([A-J])\)?${NOT_AFTER}(?!\s+[a-z])`, 'g');
 
 /** The first letter A-J standing alone as a word ("for sure D, it can't be A or B" -> D). */
 function firstStandaloneLetter(s: string): string | undefined {
@@ -451,14 +530,12 @@ export function extractChoice(text: string, opts: ExtractOptions = {}): Extracte
   const marked = extractMarked(body, opts, false, false);
   if (marked) {
     const t = marked.text.trim();
-    const l = choiceLetter(t) ?? /^\(?([A-J])\)?(?=[\s.,:)]|$)/.exec(t)?.[1] ?? firstStandaloneLetter(t.replace(/\\text\{([^{}]*)\}/g, '$1').slice(0, 60));
+    const l = choiceLetter(t) ?? LEAD_LETTER.exec(t)?.[1] ?? firstStandaloneLetter(t.replace(/\\text\{([^{}]*)\}/g, '$1').slice(0, 60));
     if (l) return { text: l, method: 'choice' };
   }
   const tail = body.length > 4000 ? body.slice(-4000) : body;
   let last: string | undefined;
-  for (const m of tail.matchAll(
-    /\(([A-J])\)|(?:^|\n)[ \t]*\**([A-J])(?:[).:]|\**[ \t]*(?=\n|$))|(?:answer|option|choice)[^.\n]{0,50}?(?<![A-Za-z])\(?([A-J])\)?(?![A-Za-z'])/gi,
-  )) {
+  for (const m of tail.matchAll(MARKED_CHOICE)) {
     const l = m[1] ?? m[2] ?? m[3];
     if (l) last = l.toUpperCase();
   }
@@ -468,6 +545,6 @@ export function extractChoice(text: string, opts: ExtractOptions = {}): Extracte
   // the last letter standing alone near the end ("..., the right one is C."), not the article "A ball"
   const end = body.length > 300 ? body.slice(-300) : body;
   let alone: string | undefined;
-  for (const m of end.matchAll(/(?<![A-Za-z'’])\(?([A-J])\)?(?![A-Za-z'’])(?!\s+[a-z])/g)) alone = m[1];
+  for (const m of end.matchAll(ALONE_LETTER)) alone = m[1];
   return alone ? { text: alone, method: 'choice' } : undefined;
 }

@@ -14,6 +14,16 @@ export type Tok =
 
 export class ParseError extends Error {}
 
+/**
+ * Inverse hyperbolic functions in their usual spellings: `ar…` (area, the ISO 80000-2 name),
+ * `arc…` (common in textbooks) and `a…` (programming languages), for each of the six functions
+ * (sinh cosh tanh coth sech csch), folded to `asinh`, `acosh`, …; the power −1 spelling (`\\sinh^{-1}`) is the parser's (`parseFunction`).
+ */
+export const INVERSE_HYPERBOLIC: Record<string, string> = Object.fromEntries(
+  ['sinh', 'cosh', 'tanh', 'coth', 'sech', 'csch'].flatMap((f) => ['ar', 'arc', 'a'].map((p) => [p + f, 'a' + f])),
+);
+const INVERSE_HYPERBOLIC_NAMES = Object.keys(INVERSE_HYPERBOLIC);
+
 const FUNCTIONS = new Set([
   'sin',
   'cos',
@@ -30,6 +40,10 @@ const FUNCTIONS = new Set([
   'sinh',
   'cosh',
   'tanh',
+  'coth',
+  'sech',
+  'csch',
+  ...INVERSE_HYPERBOLIC_NAMES,
   'ln',
   'log',
   'exp',
@@ -129,6 +143,26 @@ const SKIP = new Set([
   'hfill',
   'phantom',
 ]);
+/** Sizing prefixes of a delimiter (`\left(`, `\mleft(`, `\bigl[`, `\middle|`): dropped with a null delimiter `.` after them. */
+const DELIMITER_SIZES = new Set([
+  'left',
+  'right',
+  'mleft',
+  'mright',
+  'middle',
+  'bigl',
+  'bigr',
+  'Bigl',
+  'Bigr',
+  'biggl',
+  'biggr',
+  'Biggl',
+  'Biggr',
+  'bigm',
+  'Bigm',
+]);
+/** Upright-font wrappers that may spell an operator name (`\mathrm{lcm}(4, 6)`). */
+const UPRIGHT_NAMES = new Set(['mathrm', 'text', 'textrm', 'mathit', 'textnormal']);
 const TEXT_CMDS = new Set(['text', 'textbf', 'textrm', 'textit', 'texttt', 'mbox', 'hbox', 'mathrm', 'mathbf', 'mathsf', 'operatorname', 'textnormal', 'emph']);
 const OPS: Record<string, string> = {
   cdot: '*',
@@ -264,11 +298,16 @@ const OPERATOR_NAMES = new Set([
   'sinh',
   'cosh',
   'tanh',
+  'coth',
+  'sech',
+  'csch',
   'arcsin',
   'arccos',
   'arctan',
+  ...INVERSE_HYPERBOLIC_NAMES,
   'sgn',
   'lcd',
+  'lg',
 ]);
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= '0' && ch <= '9';
@@ -403,14 +442,16 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
         j = i + 1 + pre.length;
       }
       i = j;
-      if (name === 'operatorname') {
+      if (name === 'operatorname' || UPRIGHT_NAMES.has(name)) {
+        // \operatorname{lcm} is a function by definition; \mathrm{lcm}, \text{gcd} only when an argument follows
+        // (`5\mathrm{min}` is minutes)
         while (s[i] === ' ') i++;
         if (s[i] === '{') {
           const [content, after] = readGroup(s, i);
           const fn = content.trim().replace(/\*$/, '');
-          if (OPERATOR_NAMES.has(fn)) {
+          if (OPERATOR_NAMES.has(fn) && (name === 'operatorname' || /^\s*[({^_\\\dA-Za-z]/.test(s.slice(after, after + 2)))) {
             i = after;
-            out.push({ t: 'fn', s: fn === 'lcd' ? 'lcm' : fn });
+            out.push({ t: 'fn', s: fn === 'lcd' ? 'lcm' : fn === 'lg' ? 'log' : fn });
             continue;
           }
         }
@@ -439,7 +480,14 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
         out.push({ t: 'cmd', s: name });
         continue;
       }
-      if (name === 'left' || name === 'right' || name === 'bigl' || name === 'bigr' || name === 'Bigl' || name === 'Bigr') {
+      if (name === 'hspace' || name === 'vspace' || name === 'hphantom' || name === 'vphantom') {
+        // spacing of a given size: layout, its argument dropped with it
+        while (s[i] === ' ') i++;
+        if (s[i] === '*') i++;
+        if (s[i] === '{') i = readGroup(s, i)[1];
+        continue;
+      }
+      if (DELIMITER_SIZES.has(name)) {
         while (s[i] === ' ') i++;
         if (s[i] === '.') i++;
         continue;
@@ -471,7 +519,9 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
       } else if (name === 'rfloor' || name === 'rceil') {
         out.push({ t: 'op', s: ')' });
         depth--;
-      } else if (FUNCTIONS.has(name) || name === 'arcsec' || name === 'arccsc' || name === 'arccot') out.push({ t: 'fn', s: name });
+      } else if (name === 'lg')
+        out.push({ t: 'fn', s: 'log' }); // ISO 80000-2: lg is the base-10 logarithm
+      else if (FUNCTIONS.has(name) || name === 'arcsec' || name === 'arccsc' || name === 'arccot') out.push({ t: 'fn', s: name });
       else if (GREEK.has(name)) out.push({ t: 'id', s: name });
       else if (OPS[name] !== undefined) {
         const op = OPS[name]!;
@@ -559,12 +609,7 @@ function lex(s: string, out: Tok[], budget: Budget, nest: number): void {
 }
 
 const KNOWN_WORDS = new Set([
-  'left',
-  'right',
-  'bigl',
-  'bigr',
-  'Bigl',
-  'Bigr',
+  ...DELIMITER_SIZES,
   'frac',
   'dfrac',
   'tfrac',
@@ -586,6 +631,11 @@ const KNOWN_WORDS = new Set([
   'arcsec',
   'arccsc',
   'arccot',
+  'lg',
+  'hspace',
+  'vspace',
+  'hphantom',
+  'vphantom',
   'boxed',
   'fbox',
   'dollar',

@@ -351,6 +351,24 @@ function fnValue(n: Extract<Node, { k: 'fn' }>, args: C[], env: Env, mode: EvalM
       return X.cmul({ re: 0.5, im: 0 }, X.csub(X.cexp(a), X.cexp(X.cneg(a))));
     case 'cosh':
       return X.cmul({ re: 0.5, im: 0 }, X.cadd(X.cexp(a), X.cexp(X.cneg(a))));
+    case 'asinh':
+      return X.casinh(a);
+    case 'acosh':
+      return X.cacosh(a);
+    case 'atanh':
+      return X.catanh(a);
+    case 'coth':
+      return X.cdiv({ re: 1, im: 0 }, fnValue({ ...n, name: 'tanh' }, args, env, mode, budget));
+    case 'sech':
+      return X.cdiv({ re: 1, im: 0 }, fnValue({ ...n, name: 'cosh' }, args, env, mode, budget));
+    case 'csch':
+      return X.cdiv({ re: 1, im: 0 }, fnValue({ ...n, name: 'sinh' }, args, env, mode, budget));
+    case 'acoth':
+      return X.catanh(X.cdiv({ re: 1, im: 0 }, a));
+    case 'asech':
+      return X.cacosh(X.cdiv({ re: 1, im: 0 }, a));
+    case 'acsch':
+      return X.casinh(X.cdiv({ re: 1, im: 0 }, a));
     case 'tanh': {
       const e2 = X.cexp(X.cmul({ re: 2, im: 0 }, a));
       return X.cdiv(X.csub(e2, { re: 1, im: 0 }), X.cadd(e2, { re: 1, im: 0 }));

@@ -4,7 +4,7 @@
 // trailing unit words. Depth and work are bounded by the Budget.
 import type { Node, RelOp } from './ast.js';
 import { limitFailure, type Budget } from './limits.js';
-import { ParseError, tokenize, type Tok } from './lexer.js';
+import { INVERSE_HYPERBOLIC, ParseError, tokenize, type Tok } from './lexer.js';
 import { Rational } from './rational.js';
 
 const REL_OPS = new Set(['=', '!=', '<', '<=', '>', '>=', '≈']);
@@ -34,6 +34,10 @@ export function parseMath(src: string, budget: Budget): ParsedAnswer {
 class Parser {
   i = 0;
   depth = 0;
+  /** Open `|…|` pairs: inside one, a `|` where a factor could start closes it (`|a||b|` is |a|·|b|). */
+  private abs = 0;
+  /** Inside an unbraced exponent or bound (`x^2_1`, `\\sum^n_{k=1}`): a `_` after its token is the outer subscript, not a base or an index. */
+  private bareExponent = false;
   readonly units: string[] = [];
   constructor(
     private readonly toks: Tok[],
@@ -220,7 +224,7 @@ class Parser {
     if (!t) return false;
     if (t.t === 'num' || t.t === 'id' || t.t === 'const' || t.t === 'fn') return true;
     if (t.t === 'cmd') return t.s !== 'end';
-    return t.t === 'op' && (t.s === '(' || t.s === '{' || t.s === '[');
+    return t.t === 'op' && (t.s === '(' || t.s === '{' || t.s === '[' || (t.s === '|' && this.abs === 0));
   }
 
   private parsePower(): Node {
@@ -236,8 +240,13 @@ class Parser {
         return { k: 'deg', a: base };
       }
       this.enter();
+      const bare = this.bareExponent;
+      this.bareExponent = !this.isOp('{');
       const exp = this.parseExponent();
+      this.bareExponent = bare;
       this.leave();
+      // x^2_1 is x_1^2: a sub- and a superscript attach to the same base in either order
+      if (base.k === 'var' && !base.name.includes('_') && this.isOp('_')) base = { k: 'var', name: base.name + '_' + this.readSubscript() };
       base = this.parsePostfix({ k: 'pow', a: base, b: exp });
     }
     return base;
@@ -296,7 +305,7 @@ class Parser {
     switch (t.t) {
       case 'num': {
         const n = numNode(t.s);
-        if (this.isOp('_')) {
+        if (this.isOp('_') && !this.bareExponent) {
           this.next();
           const sub = this.next();
           let radix: string | undefined;
@@ -326,17 +335,7 @@ class Parser {
         return { k: 'const', name: t.s };
       case 'id': {
         let name = t.s;
-        if (this.isOp('_')) {
-          this.next();
-          const sub = this.next();
-          if (sub.t === 'num' || sub.t === 'id') name += '_' + sub.s;
-          else if (sub.t === 'op' && sub.s === '{') {
-            let inner = '';
-            while (!this.isOp('}')) inner += this.next().s;
-            this.next();
-            name += '_' + inner;
-          } else throw new ParseError('bad subscript');
-        }
+        if (this.isOp('_') && !this.bareExponent) name += '_' + this.readSubscript();
         if (name === 'e') return { k: 'const', name: 'e' };
         if (name === 'i') return { k: 'const', name: 'i' };
         return { k: 'var', name };
@@ -370,9 +369,35 @@ class Parser {
         throw new ParseError(`unexpected \\${t.s}`);
       case 'word':
         throw new ParseError(`unexpected word "${t.s}"`);
-      case 'op':
-        return this.parseOpAtom(t.s);
+      case 'op': {
+        if (t.s === '|') return this.parseOpAtom(t.s);
+        // a bracket starts afresh: `|2(3|x|)|` holds the product 3|x| inside its parentheses, `x^{a_1}` a subscript
+        const abs = this.abs;
+        const bare = this.bareExponent;
+        this.abs = 0;
+        this.bareExponent = false;
+        try {
+          return this.parseOpAtom(t.s);
+        } finally {
+          this.abs = abs;
+          this.bareExponent = bare;
+        }
+      }
     }
+  }
+
+  /** The subscript after `_` (one token or a braced group), as the text of a variable's name. */
+  private readSubscript(): string {
+    this.next();
+    const sub = this.next();
+    if (sub.t === 'num' || sub.t === 'id') return sub.s;
+    if (sub.t === 'op' && sub.s === '{') {
+      let inner = '';
+      while (!this.isOp('}')) inner += this.next().s;
+      this.next();
+      return inner;
+    }
+    throw new ParseError('bad subscript');
   }
 
   private parseOpAtom(s: string): Node {
@@ -424,7 +449,9 @@ class Parser {
         return { k: 'set', items };
       }
       case '|': {
+        this.abs++;
         const a = this.parseExpr();
+        this.abs--;
         this.expectOp('|');
         return { k: 'fn', name: 'abs', args: [a] };
       }
@@ -457,7 +484,11 @@ class Parser {
         } else out.sub = this.parseArg();
       } else if (this.isOp('^') && !out.sup) {
         this.next();
+        // an unbraced bound is one token: in \\sum^n_{k=1} the subscript belongs to \\sum, not to n
+        const bare = this.bareExponent;
+        this.bareExponent = true;
         out.sup = this.parseArg();
+        this.bareExponent = bare;
       }
     }
     return out;
@@ -584,9 +615,11 @@ class Parser {
     if (name === 'log' && base) n = { k: 'fn', name: 'logb', args: [args[0]!, base] };
     else n = { k: 'fn', name: canonicalFn(name), args };
     if (power) {
-      // sin^{-1} x is arcsin x
-      if (power.k === 'neg' && power.a.k === 'num' && power.a.q.eq(Rational.ONE) && /^(sin|cos|tan)$/.test(name)) {
-        return { k: 'fn', name: 'a' + name, args };
+      // f^{-1} of a trigonometric or hyperbolic f is its inverse function (sin^{-1} x = arcsin x, sinh^{-1} x = arsinh x),
+      // by convention: any other power of it is a power of its value (sin^2 x)
+      const inverse = INVERSE_BY_POWER[name];
+      if (inverse && power.k === 'neg' && power.a.k === 'num' && power.a.q.eq(Rational.ONE)) {
+        return { k: 'fn', name: inverse, args };
       }
       n = { k: 'pow', a: n, b: power };
     }
@@ -648,7 +681,25 @@ function numNode(s: string): Node {
   return { k: 'num', q };
 }
 
+/** The inverse a power −1 names: `\\sin^{-1}`, `\\sec^{-1}`, `\\sinh^{-1}`. */
+const INVERSE_BY_POWER: Record<string, string> = {
+  sin: 'asin',
+  cos: 'acos',
+  tan: 'atan',
+  sec: 'arcsec',
+  csc: 'arccsc',
+  cot: 'arccot',
+  sinh: 'asinh',
+  cosh: 'acosh',
+  tanh: 'atanh',
+  coth: 'acoth',
+  sech: 'asech',
+  csch: 'acsch',
+};
+
 function canonicalFn(name: string): string {
+  const hyp = INVERSE_HYPERBOLIC[name];
+  if (hyp) return hyp;
   switch (name) {
     case 'arcsin':
       return 'asin';

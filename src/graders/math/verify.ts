@@ -3,7 +3,7 @@
 import { GradeFailure, type ErrorKind, type Outcome } from '../../core/result.js';
 import { show, type Node } from './ast.js';
 import { compareAnswers, DEFAULT_COMPARE, type CompareOptions } from './compare.js';
-import { choiceLetter, extractAnswer, extractChoice, extractLastMath, type Extracted, type ExtractOptions } from './extract.js';
+import { choiceLetter, extractAnswer, extractChoice, extractLastMath, leadingValue, type Extracted, type ExtractOptions } from './extract.js';
 import { ParseError } from './lexer.js';
 import { neverCloses } from '../../extract/read.js';
 import { normalizeForms } from '../../extract/normalize.js';
@@ -45,8 +45,13 @@ export interface MathVerdict {
   parsed?: { output?: string; reference?: string };
 }
 
-/** Parses an answer string; text that is not math becomes a text value (or undefined when it looks like broken math). */
-export function parseAnswer(text: string, budget: Budget): ParsedAnswer | undefined {
+/**
+ * Parses an answer string; text that is not math becomes a text value (or undefined when it looks
+ * like broken math). `role` `reference`: a chain whose earlier sides cannot be read states its
+ * last value (a gold `1 = \\zzz = x = 0` is 0); never for an answer, where an unreadable left side
+ * (`\\foo = 7`) would let anything in front of `= 7` pass as 7.
+ */
+export function parseAnswer(text: string, budget: Budget, role: 'output' | 'reference' = 'output'): ParsedAnswer | undefined {
   const letter = choiceLetter(text);
   if (letter && /^\s*(?:\\text\{\s*)?\(/.test(text)) return { node: { k: 'choice', letter }, units: [] };
   try {
@@ -55,8 +60,8 @@ export function parseAnswer(text: string, budget: Budget): ParsedAnswer | undefi
     if (!(e instanceof ParseError)) throw e;
     const plain = text.replace(/\\(?:text|textbf|textit|mathrm|mbox|emph)\s*\{([^{}]*)\}/g, '$1').trim();
     if (/^[A-Za-z][A-Za-z\s.'’-]*$/.test(plain)) return { node: { k: 'text', s: plain }, units: [] };
-    // "1 = \zzz = x = 0": a chain whose earlier parts cannot be read still states its last value
-    const eq = lastTopLevelEquals(text);
+    // "1 = \zzz = x = 0": a reference chain whose earlier parts cannot be read still states its last value
+    const eq = role === 'reference' ? lastTopLevelEquals(text) : -1;
     if (eq > 0) {
       try {
         return parseMath(text.slice(eq + 1), budget);
@@ -133,11 +138,11 @@ export function checkMath(output: string, reference: string, o: ResolvedMathOpti
   }
   let ref: ParsedAnswer | undefined;
   if (isChoice) ref = { node: { k: 'choice', letter: refLetter! }, units: [] };
-  else ref = parseAnswer(refEx.text, budget);
+  else ref = parseAnswer(refEx.text, budget, 'reference');
   if (!ref && refEx.method === 'whole' && o.last_math) {
     // a reference that is prose without markers: its last math span
     const span = extractLastMath(reference, o);
-    const parsed = span && parseAnswer(span.text, budget);
+    const parsed = span && parseAnswer(span.text, budget, 'reference');
     if (span && parsed) {
       refEx = span;
       ref = parsed;
@@ -178,6 +183,12 @@ export function checkMath(output: string, reference: string, o: ResolvedMathOpti
     if (gold.node.k === 'choice') out = { node: { k: 'choice', letter: ex.text }, units: [] };
     else {
       out = parseAnswer(ex.text, b);
+      // "答案是 7，验证 8", "la respuesta es 7, con 2 pasos": the value a marker introduces, then a remark
+      const lead = !out && (ex.method === 'answer_phrase' || ex.method === 'answer_tag') ? leadingValue(ex.text) : undefined;
+      if (lead) {
+        out = parseAnswer(lead, b);
+        if (out) ex = { text: lead, method: ex.method };
+      }
       // a short unmarked output that turns out to be prose: fall back to bold / the last number
       if (ex.method === 'whole' && (!out || (out.node.k === 'text' && gold.node.k !== 'text'))) {
         const again = extractAnswer(output, { ...o, whole: false }, 'output');
