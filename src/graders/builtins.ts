@@ -48,6 +48,7 @@ export const BUILTINS = {
   count_bonus: () => import('./trajectory/counts.js'),
   episodic_bonus: () => import('./trajectory/counts.js'),
   rnd_bonus: () => import('./trajectory/rnd.js'),
+  feature: () => import('./feature/feature.js'),
 } satisfies Record<string, () => Promise<object>>;
 
 export type BuiltinType = keyof typeof BUILTINS;

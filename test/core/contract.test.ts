@@ -123,6 +123,7 @@ const CASES: Record<string, { config: () => Record<string, unknown>; item: Recor
   count_bonus: { config: () => ({ trajectory: '{{item.trajectory}}', key: { field: 'obs' } }), item: { trajectory: [{ obs: 1 }, { obs: 2 }] } },
   episodic_bonus: { config: () => ({ trajectory: '{{item.trajectory}}', key: { field: 'obs' } }), item: { trajectory: [{ obs: 1 }, { obs: 1 }] } },
   rnd_bonus: { config: () => ({ trajectory: '{{item.trajectory}}', features: ['x'] }), item: { trajectory: [{ x: 1 }, { x: [2] }] } },
+  feature: { config: () => ({ value: '{{item.f}}' }), item: { f: 0.75 } },
   tau_bench: {
     config: () => ({
       domain: 'retail',

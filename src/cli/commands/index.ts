@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   search: () => import('./search.js'),
   env: () => import('./env.js'),
   sandbox: () => import('./sandbox.js'),
+  learn: () => import('./learn.js'),
 };
 
 /** The names of every command, in the order help lists them. */
