@@ -1,6 +1,7 @@
 // A damped Newton's method for smooth, strictly convex objectives (the L2-regularised
 // Bradley–Terry fits of `arbiter learn`): solve H p = -g by Cholesky, step with backtracking
-// (Armijo), stop when the gradient's largest entry is below `tol`. Written here rather than taken
+// (Armijo), stop when the gradient's largest entry is below `tol` or the Newton decrement
+// (the predicted decrease) is down to the objective's rounding. Written here rather than taken
 // from a library: the fits have tens to a few thousand parameters, the exact Hessian is cheap and
 // Newton converges in a handful of iterations to machine precision (so the fitted weights are
 // reproducible), and no JS optimisation package in reach is both well kept and small.
@@ -73,6 +74,16 @@ export function newton(
       else p = choleskySolve(ridge === 0 ? e.hessian : e.hessian.map((row, i) => row.map((v, j) => (i === j ? v + ridge : v))), neg);
     }
     const slope = p.reduce((s, pi, i) => s + pi * e.gradient[i]!, 0);
+    // a Newton decrement (gᵀH⁻¹g) near the objective's rounding: the quadratic region, where the
+    // objective can no longer tell steps apart; full steps, kept while they shrink the gradient
+    if (-slope <= 1e-10 * Math.max(1, Math.abs(e.value))) {
+      const xn = x.map((xi, i) => xi + p[i]!);
+      const en = f(xn, true);
+      if (!(maxAbs(en.gradient) < gMax)) return { x, value: e.value, iterations: it, converged: true, gradMax: gMax };
+      x = xn;
+      e = en;
+      continue;
+    }
     let t = 1;
     let next: Evaluation | undefined;
     let xn: number[] = x;
