@@ -275,7 +275,7 @@ describe('arbiter learn (CLI)', () => {
     const without = await runCli(['learn', seg, '-o', join(dir, 'g.json')]);
     expect(without.code).toBe(2);
     expect(without.stderr).toMatch(/seg\.jsonl:1: its sides are segments: pass --segments/);
-    const withSeg = await runCli(['learn', seg, '-o', join(dir, 'g.json'), '--segments', '--holdout', '0']);
+    const withSeg = await runCli(['learn', seg, '--output', join(dir, 'g.json'), '--segments', '--holdout', '0']);
     expect(withSeg.code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'g.json'), 'utf8')).graders.x).toEqual({ type: 'feature', value: '{{sample.segment}}', field: 'features.x' });
     const trl = join(dir, 'trl.jsonl');
