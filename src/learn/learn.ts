@@ -45,7 +45,7 @@ export function exportGrader(kind: LearnSummary['kind'], names: string[], weight
   const sub: Record<string, unknown> = {};
   for (const n of names) {
     if (kind === 'graders') sub[n] = graders![n];
-    else if (kind === 'segments') sub[n] = { type: 'feature', value: '{{sample.segment}}', field: `features.${n}` };
+    else if (kind === 'segments') sub[n] = { type: 'feature', value: '{{sample.trajectory}}', field: `features.${n}` };
     else sub[n] = { type: 'feature', value: `{{sample.features.${n}}}` };
   }
   return { type: 'weighted_sum', name: 'learned_reward', description, graders: sub, weights: Object.fromEntries(names.map((n, i) => [n, weights[i]!])) };

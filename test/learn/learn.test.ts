@@ -202,7 +202,7 @@ describe('arbiter learn (library)', () => {
     const g = loadGrader(JSON.parse(readFileSync(join(dir, 'p.json'), 'utf8')));
     const seg = JSON.parse(partial[0]!).chosen.segment as { features: { x: number; y: number } }[];
     const sums = [seg.reduce((a, s) => a + s.features.x, 0), seg.reduce((a, s) => a + s.features.y, 0)];
-    const res = await grade(g, { item: {}, sample: { segment: seg } });
+    const res = await grade(g, { item: {}, sample: { trajectory: seg } });
     expect(res.score).toBe(0 + p.weights.x! * sums[0]! + p.weights.y! * sums[1]!);
   });
 
@@ -277,7 +277,7 @@ describe('arbiter learn (CLI)', () => {
     expect(without.stderr).toMatch(/seg\.jsonl:1: its sides are segments: pass --segments/);
     const withSeg = await runCli(['learn', seg, '--output', join(dir, 'g.json'), '--segments', '--holdout', '0']);
     expect(withSeg.code).toBe(0);
-    expect(JSON.parse(readFileSync(join(dir, 'g.json'), 'utf8')).graders.x).toEqual({ type: 'feature', value: '{{sample.segment}}', field: 'features.x' });
+    expect(JSON.parse(readFileSync(join(dir, 'g.json'), 'utf8')).graders.x).toEqual({ type: 'feature', value: '{{sample.trajectory}}', field: 'features.x' });
     const trl = join(dir, 'trl.jsonl');
     writeFileSync(trl, `${JSON.stringify({ prompt: 'q', chosen: 'yes', rejected: 'no' })}\n`);
     const noConfig = await runCli(['learn', trl, '-o', join(dir, 'g.json')]);

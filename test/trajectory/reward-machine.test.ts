@@ -131,6 +131,23 @@ describe('reward_machine', () => {
     expect(noTime.error?.kind).toBe('bad_input');
   });
 
+  it('a self-loop gives its reward each step without leaving the state: the clock runs on, the path skips it', async () => {
+    const loop = {
+      ...keyDoor,
+      transitions: [
+        { from: 'start', to: 'has_key', on: 'key', reward: 0 },
+        { from: 'has_key', to: 'done', on: 'door', reward: 1, max_steps: 1 },
+        { from: 'has_key', to: 'has_key', on: '1', reward: -0.1 },
+      ],
+    };
+    const soon = await run(loop, [{ cell: 'K' }, { cell: '.' }, { cell: 'D' }]);
+    expect(soon.steps).toEqual([0, -0.1, 1]);
+    expect(soon.reason).toBe('start -[t=0 +0]-> has_key -[t=2 +1]-> done (terminal); 3 step(s), total 0.9');
+    // two self-loops later the clock is 2: the door is too late
+    const late = await run(loop, [{ cell: 'K' }, { cell: '.' }, { cell: '.' }, { cell: 'D' }]);
+    expect(late.steps).toEqual([0, -0.1, -0.1, -0.1]);
+  });
+
   it('a malformed automaton is a config error at load, with did-you-mean', () => {
     const issues = (config: Record<string, unknown>) => {
       try {

@@ -6,7 +6,8 @@
 // taken in it before this one, or the change of a time field since it was entered) is within
 // [min, max]. At each step the first enabled transition (in config order) out of the current state
 // whose `on` holds fires and gives its reward; none firing means the machine stays, reward 0.
-// Reaching a terminal state ends the run (later steps get 0). Score: the sum of per-step rewards.
+// Reaching a terminal state ends the run (later steps get 0). Score: the sum of per-step rewards;
+// the reason and metadata.path give the states passed through (changes of state, with the step).
 import { z } from 'zod';
 import type { Grader } from '../../core/grader.js';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
@@ -155,12 +156,20 @@ export const rewardMachine: GraderType<Config> = {
         if (!fired) continue;
         rewards[t] = fired.reward;
         total += fired.reward;
+        // a self-loop (from = to) gives its reward but leaves the state, so its clock runs on; the
+        // path records changes of state only
+        if (fired.to === u) continue;
+        path.push({ state: fired.to, t, reward: fired.reward });
         u = fired.to;
         enteredStep = t + 1;
         enteredTime = now;
-        path.push({ state: u, t, reward: fired.reward });
       }
-      const shown = path.map((p, i) => (i === 0 ? p.state : `-[t=${p.t} ${p.reward! >= 0 ? '+' : ''}${p.reward}]-> ${p.state}`)).join(' ');
+      const MAX_SHOWN = 50;
+      const shown =
+        path
+          .slice(0, MAX_SHOWN + 1)
+          .map((p, i) => (i === 0 ? p.state : `-[t=${p.t} ${p.reward! >= 0 ? '+' : ''}${p.reward}]-> ${p.state}`))
+          .join(' ') + (path.length > MAX_SHOWN + 1 ? ` … (${path.length - 1} changes of state in all) … ${u}` : '');
       const done = terminal.has(u);
       return {
         score: total,
