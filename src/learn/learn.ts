@@ -41,7 +41,13 @@ export interface LearnSummary {
 }
 
 /** The grader that scores a side as the fit does. */
-export function exportGrader(kind: LearnSummary['kind'], names: string[], weights: number[], graders: Record<string, unknown> | undefined, description: string) {
+export function exportGrader(
+  kind: LearnSummary['kind'],
+  names: string[],
+  weights: number[],
+  graders: Record<string, unknown> | undefined,
+  description: string,
+) {
   const sub: Record<string, unknown> = {};
   for (const n of names) {
     if (kind === 'graders') sub[n] = graders![n];
@@ -55,10 +61,19 @@ export async function learn(o: LearnOptions): Promise<LearnSummary> {
   const l2 = o.l2 ?? DEFAULT_L2;
   const holdout = o.holdout ?? 0.2;
   const seed = o.seed ?? 0;
-  const read = await readPreferences(o.input, { ...(o.config !== undefined ? { config: o.config } : {}), ...(o.perUser !== undefined ? { perUser: o.perUser } : {}), ...(o.segments ? { segments: o.segments } : {}) });
+  const read = await readPreferences(o.input, {
+    ...(o.config !== undefined ? { config: o.config } : {}),
+    ...(o.perUser !== undefined ? { perUser: o.perUser } : {}),
+    ...(o.segments ? { segments: o.segments } : {}),
+  });
   const dim = read.names.length;
-  if (read.rows.length === 0) throw new IoError(`${o.input}: no usable preference rows${read.skipped.length ? ` (${read.skipped.length} skipped: ${read.skipped[0]!.reason})` : ''}`);
-  const pairs: Pair[] = read.rows.map((r) => ({ x: r.chosen.map((c, k) => c - r.rejected[k]!), y: r.tie ? 0.5 : 1, ...(r.user !== undefined ? { user: r.user } : {}) }));
+  if (read.rows.length === 0)
+    throw new IoError(`${o.input}: no usable preference rows${read.skipped.length ? ` (${read.skipped.length} skipped: ${read.skipped[0]!.reason})` : ''}`);
+  const pairs: Pair[] = read.rows.map((r) => ({
+    x: r.chosen.map((c, k) => c - r.rejected[k]!),
+    y: r.tie ? 0.5 : 1,
+    ...(r.user !== undefined ? { user: r.user } : {}),
+  }));
   // seeded Fisher–Yates; the first round(n * holdout) pairs are held out (at least one is trained on)
   const order = pairs.map((_, i) => i);
   const rnd = seededRandom(seed);
@@ -110,7 +125,8 @@ export function formatLearnSummary(s: LearnSummary): string {
     `train: accuracy ${f4(s.train.accuracy)}, log-loss ${f4(s.train.log_loss)}`,
     `held-out: accuracy ${f4(s.holdout.accuracy)}, log-loss ${f4(s.holdout.log_loss)}`,
   ];
-  if (s.users) lines.push(`per-user weights for ${Object.keys(s.users).length} user(s) (by "${s.model.per_user}", shrinkage ${s.model.shrinkage}) in --summary-json`);
+  if (s.users)
+    lines.push(`per-user weights for ${Object.keys(s.users).length} user(s) (by "${s.model.per_user}", shrinkage ${s.model.shrinkage}) in --summary-json`);
   for (const k of s.skipped.slice(0, 3)) lines.push(`skipped line ${k.line}: ${k.reason}`);
   lines.push(`wrote ${s.output}`);
   return lines.join('\n');

@@ -70,7 +70,8 @@ export function newton(
     // a Hessian that is not numerically positive definite gets a growing ridge (Levenberg)
     let p: number[] | undefined;
     for (let ridge = 0; p === undefined; ridge = ridge === 0 ? 1e-10 : ridge * 100) {
-      if (ridge > 1e10) p = neg; // gradient descent as the last resort
+      if (ridge > 1e10)
+        p = neg; // gradient descent as the last resort
       else p = choleskySolve(ridge === 0 ? e.hessian : e.hessian.map((row, i) => row.map((v, j) => (i === j ? v + ridge : v))), neg);
     }
     const slope = p.reduce((s, pi, i) => s + pi * e.gradient[i]!, 0);

@@ -44,14 +44,45 @@ function featureRows(w: Record<string, number>, n: number, seed: number, user?: 
 
 describe('newton', () => {
   it('solves a positive definite system (Cholesky) and refuses an indefinite one', () => {
-    expect(choleskySolve([[4, 2], [2, 3]], [2, 1])).toEqual([0.5, 0]);
-    expect(choleskySolve([[1, 2], [2, 1]], [1, 1])).toBeUndefined();
+    expect(
+      choleskySolve(
+        [
+          [4, 2],
+          [2, 3],
+        ],
+        [2, 1],
+      ),
+    ).toEqual([0.5, 0]);
+    expect(
+      choleskySolve(
+        [
+          [1, 2],
+          [2, 1],
+        ],
+        [1, 1],
+      ),
+    ).toBeUndefined();
   });
   it('minimises e^x + x²/2 at x = -W(1) (the omega constant) and a quadratic in one step', () => {
-    const r = newton((x, h) => ({ value: Math.exp(x[0]!) + x[0]! ** 2 / 2, gradient: [Math.exp(x[0]!) + x[0]!], hessian: h ? [[Math.exp(x[0]!) + 1]] : [] }), [3]);
+    const r = newton(
+      (x, h) => ({ value: Math.exp(x[0]!) + x[0]! ** 2 / 2, gradient: [Math.exp(x[0]!) + x[0]!], hessian: h ? [[Math.exp(x[0]!) + 1]] : [] }),
+      [3],
+    );
     expect(r.converged).toBe(true);
     expect(Math.abs(r.x[0]! + 0.5671432904097838)).toBeLessThan(1e-12);
-    const q = newton((x, h) => ({ value: (x[0]! - 2) ** 2 + 3 * (x[1]! + 1) ** 2, gradient: [2 * (x[0]! - 2), 6 * (x[1]! + 1)], hessian: h ? [[2, 0], [0, 6]] : [] }), [10, 10]);
+    const q = newton(
+      (x, h) => ({
+        value: (x[0]! - 2) ** 2 + 3 * (x[1]! + 1) ** 2,
+        gradient: [2 * (x[0]! - 2), 6 * (x[1]! + 1)],
+        hessian: h
+          ? [
+              [2, 0],
+              [0, 6],
+            ]
+          : [],
+      }),
+      [10, 10],
+    );
     expect(q.iterations).toBe(1);
     expect(Math.abs(q.x[0]! - 2) + Math.abs(q.x[1]! + 1)).toBeLessThan(1e-12);
   });
@@ -132,7 +163,11 @@ describe('arbiter learn (library)', () => {
     expect(config.weights).toEqual(s.weights);
     await registerBuiltinTypes();
     const g = loadGrader(config);
-    const rows = readFileSync(input, 'utf8').trim().split('\n').slice(0, 50).map((l) => JSON.parse(l));
+    const rows = readFileSync(input, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(0, 50)
+      .map((l) => JSON.parse(l));
     for (const row of rows)
       for (const side of [row.chosen, row.rejected]) {
         const r = await grade(g, { item: {}, sample: { features: side.features } });
@@ -148,10 +183,14 @@ describe('arbiter learn (library)', () => {
     const ids = Object.keys(users);
     const dir = tmp();
     const input = join(dir, 'prefs.jsonl');
-    writeFileSync(input, featureRows({}, 18000, 11, (i) => [ids[i % 3]!, users[ids[i % 3]!]!]));
+    writeFileSync(
+      input,
+      featureRows({}, 18000, 11, (i) => [ids[i % 3]!, users[ids[i % 3]!]!]),
+    );
     const s = await learn({ input, output: join(dir, 'g.json'), holdout: 0.1, perUser: 'user', shrinkage: 1e-3 });
     expect(s.solver.converged).toBe(true);
-    for (const u of ids) for (const k of ['a', 'b']) expect(Math.abs(s.users![u]![k]! - users[u]![k]!), `${u}.${k} ${JSON.stringify(s.users)}`).toBeLessThan(TOL_USER);
+    for (const u of ids)
+      for (const k of ['a', 'b']) expect(Math.abs(s.users![u]![k]! - users[u]![k]!), `${u}.${k} ${JSON.stringify(s.users)}`).toBeLessThan(TOL_USER);
     // strong shrinkage: every user gets (nearly) the shared weights
     const tight = await learn({ input, output: join(dir, 'g2.json'), holdout: 0.1, perUser: 'user', shrinkage: 1e4 });
     for (const u of ids) for (const k of ['a', 'b']) expect(Math.abs(tight.users![u]![k]! - tight.weights[k]!)).toBeLessThan(1e-3);
@@ -247,10 +286,30 @@ describe('arbiter learn (CLI)', () => {
   it('fits, prints the summary, writes the grader and --summary-json; the options take effect', async () => {
     const dir = tmp();
     const input = join(dir, 'prefs.jsonl');
-    writeFileSync(input, featureRows({ a: 1, b: -1 }, 600, 2, (i) => [`u${i % 2}`, { a: 1, b: -1 }]));
+    writeFileSync(
+      input,
+      featureRows({ a: 1, b: -1 }, 600, 2, (i) => [`u${i % 2}`, { a: 1, b: -1 }]),
+    );
     const out = join(dir, 'g.json');
     const sj = join(dir, 's.json');
-    const r = await runCli(['learn', input, '-o', out, '--holdout', '0.5', '--seed', '4', '--l2', '0.5', '--per-user', 'user', '--shrinkage', '2', '--summary-json', sj]);
+    const r = await runCli([
+      'learn',
+      input,
+      '-o',
+      out,
+      '--holdout',
+      '0.5',
+      '--seed',
+      '4',
+      '--l2',
+      '0.5',
+      '--per-user',
+      'user',
+      '--shrinkage',
+      '2',
+      '--summary-json',
+      sj,
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/300 training \/ 300 held-out pair\(s\)/);

@@ -123,9 +123,40 @@ describe('reward_machine', () => {
       ],
     };
     const at = (cells: [string, number][]) => cells.map(([cell, time]) => ({ cell, time }));
-    expect((await run(clocked, at([['K', 10], ['D', 11]]))).steps).toEqual([0.2, 0]);
-    expect((await run(clocked, at([['K', 10], ['D', 11], ['D', 12.5]]))).steps).toEqual([0.2, 0, 1]);
-    expect((await run(clocked, at([['K', 10], ['D', 13.5]]))).steps).toEqual([0.2, 0]);
+    expect(
+      (
+        await run(
+          clocked,
+          at([
+            ['K', 10],
+            ['D', 11],
+          ]),
+        )
+      ).steps,
+    ).toEqual([0.2, 0]);
+    expect(
+      (
+        await run(
+          clocked,
+          at([
+            ['K', 10],
+            ['D', 11],
+            ['D', 12.5],
+          ]),
+        )
+      ).steps,
+    ).toEqual([0.2, 0, 1]);
+    expect(
+      (
+        await run(
+          clocked,
+          at([
+            ['K', 10],
+            ['D', 13.5],
+          ]),
+        )
+      ).steps,
+    ).toEqual([0.2, 0]);
     const noTime = await run(clocked, [{ cell: 'K' }]);
     expect(noTime.valid).toBe(false);
     expect(noTime.error?.kind).toBe('bad_input');
@@ -187,7 +218,10 @@ describe('reward_machine', () => {
   it('a trajectory that is not a list is bad input; one over the step limit is a valid floor score', async () => {
     const notList = await run(keyDoor, { cell: 'K' } as unknown as unknown[]);
     expect(notList.error?.kind).toBe('bad_input');
-    const huge = await run(keyDoor, Array.from({ length: 100_001 }, () => ({ cell: '.' })));
+    const huge = await run(
+      keyDoor,
+      Array.from({ length: 100_001 }, () => ({ cell: '.' })),
+    );
     expect(huge.valid).toBe(true);
     expect(huge.score).toBe(0);
     expect(huge.metadata.response_fault).toBe('limit_exceeded');

@@ -42,7 +42,10 @@ export function register(program: Command): void {
   program
     .command('learn')
     .description('fit a reward to pairwise preferences (Bradley–Terry over named features) and write it as a weighted_sum grader')
-    .argument('<prefs>', 'preference JSONL (- for stdin): TRL rows {"prompt", "chosen", "rejected"} with --config, or rows whose sides carry {"features": {...}} or {"segment": [...]}')
+    .argument(
+      '<prefs>',
+      'preference JSONL (- for stdin): TRL rows {"prompt", "chosen", "rejected"} with --config, or rows whose sides carry {"features": {...}} or {"segment": [...]}',
+    )
     .requiredOption('-o, --output <file>', 'the learned grader (weighted_sum JSON) to write')
     .option('--config <file>', 'feature graders for TRL rows: {"features": {"name": <grader config>, ...}}')
     .option('--l2 <lambda>', `L2 penalty λ on the weights (objective: mean loss + λ/2 ‖w‖²)`, nonNegative, DEFAULT_L2)
@@ -50,7 +53,11 @@ export function register(program: Command): void {
     .option('--seed <n>', 'seed of the held-out split', integer, 0)
     .option('--per-user <field>', 'row field naming the user: one weight vector per user, shrunk toward the shared one')
     .option('--shrinkage <tau>', `with --per-user: penalty τ/2 ‖w_u - w‖² per user (default ${DEFAULT_SHRINKAGE})`, nonNegative)
-    .option('--segments [model]', 'rows give segments of steps: "partial" (sum of per-step features, the default) or "regret" (Knox et al., with psi_start/psi_end)', segmentModel)
+    .option(
+      '--segments [model]',
+      'rows give segments of steps: "partial" (sum of per-step features, the default) or "regret" (Knox et al., with psi_start/psi_end)',
+      segmentModel,
+    )
     .option('--summary-json <file>', 'also write the summary (weights, per-user weights, metrics, solver) as JSON')
     .addHelpText(
       'after',

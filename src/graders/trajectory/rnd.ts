@@ -12,7 +12,19 @@ import { seededRandom } from '../../core/random.js';
 import { GradeFailure } from '../../core/result.js';
 import { getPath } from '../../io/path.js';
 import { fmt } from './counts.js';
-import { bonusCapabilities, bonusFields, isBaseState, isRms, newBaseState, newRms, RunState, scaleBonuses, updateRms, type BaseState, type RmsState } from './intrinsic.js';
+import {
+  bonusCapabilities,
+  bonusFields,
+  isBaseState,
+  isRms,
+  newBaseState,
+  newRms,
+  RunState,
+  scaleBonuses,
+  updateRms,
+  type BaseState,
+  type RmsState,
+} from './intrinsic.js';
 import { DEFAULT_TRAJECTORY, readSteps, trajectoryField, type Step } from './steps.js';
 
 const MAX_DIM = 4096;
@@ -142,7 +154,9 @@ const isNet = (x: unknown): x is Net => {
 };
 const isRndState = (x: unknown): x is RndState => {
   const s = x as RndState;
-  return isBaseState(x) && typeof s.dim === 'number' && isNet(s.predictor) && isRms(s.obs_rms) && typeof s.adam?.t === 'number' && isNet(s.adam.m) && isNet(s.adam.v);
+  return (
+    isBaseState(x) && typeof s.dim === 'number' && isNet(s.predictor) && isRms(s.obs_rms) && typeof s.adam?.t === 'number' && isNet(s.adam.m) && isNet(s.adam.v)
+  );
 };
 
 /** The observation of one step: the features' numbers, concatenated. */
@@ -152,7 +166,8 @@ function observe(step: Step, t: number, features: readonly string[]): number[] {
     const v = getPath(step, f);
     const vs = Array.isArray(v) ? v : [v];
     for (const n of vs) {
-      if (typeof n !== 'number' || !Number.isFinite(n)) throw new GradeFailure('bad_input', `step ${t}: feature "${f}" must be a finite number or a list of them`);
+      if (typeof n !== 'number' || !Number.isFinite(n))
+        throw new GradeFailure('bad_input', `step ${t}: feature "${f}" must be a finite number or a list of them`);
       x.push(n);
     }
     if (x.length > MAX_DIM) throw new GradeFailure('bad_input', `step ${t}: the features have more than ${MAX_DIM} numbers`);
@@ -162,7 +177,8 @@ function observe(step: Step, t: number, features: readonly string[]): number[] {
 
 export const rndBonus: GraderType<Config> = {
   type: 'rnd_bonus',
-  summary: 'random network distillation over numeric step features: prediction error of a trained predictor against a fixed random network (state saved to state_file)',
+  summary:
+    'random network distillation over numeric step features: prediction error of a trained predictor against a fixed random network (state saved to state_file)',
   capabilities: bonusCapabilities,
   schema,
   build(cfg, b) {
@@ -194,7 +210,8 @@ export const rndBonus: GraderType<Config> = {
         Object.assign(st, { dim: d, predictor, adam: { t: 0, m: zerosLike(predictor), v: zerosLike(predictor) }, obs_rms: newRms(d) });
       }
       xs.forEach((x, t) => {
-        if (x.length !== st.dim) throw new GradeFailure('bad_input', `step ${t}: the features give ${x.length} number(s), the run's observations have ${st.dim}`);
+        if (x.length !== st.dim)
+          throw new GradeFailure('bad_input', `step ${t}: the features give ${x.length} number(s), the run's observations have ${st.dim}`);
       });
       if (target?.w1[0]?.length !== st.dim) target = initNet(st.dim, hidden, latent, seed);
       if (obsNorm) updateRms(st.obs_rms, xs);
