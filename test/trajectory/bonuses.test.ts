@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { grade, loadGrader, type Grader } from '../../dist/index.js';
+import { grade, gradeGroup, loadGrader, type Grader } from '../../dist/index.js';
 import { registerBuiltinTypes } from '../../dist/graders/builtins.js';
 import { forward, initNet } from '../../dist/graders/trajectory/rnd.js';
 
@@ -86,6 +86,36 @@ describe('count_bonus', () => {
     expect(r.steps).toEqual([1, 1 / Math.sqrt(2)]);
     const missing = await on(loadGrader({ type: 'count_bonus', trajectory: T, key: { field: 'nope' } }), states(1));
     expect(missing.error?.kind).toBe('bad_input');
+  });
+});
+
+describe('count_bonus, scope "group"', () => {
+  it('N(s) counts the visits of the whole group, whatever order its members finish in; graded alone it refuses', async () => {
+    const g = loadGrader({ type: 'count_bonus', trajectory: T, key: { field: 'obs' }, scope: 'group', normalize: 'none', beta: 2 });
+    const members = [states(1, 2), states(1, 1, 3), states(4)];
+    const rs = await gradeGroup(
+      g,
+      members.map((trajectory, i) => ({ id: i, uid: 'p', item: { trajectory }, sample: { output_text: '' } })),
+      { advantages: null },
+    );
+    // visits in the group: pos 1 three times, 2, 3 and 4 once each
+    expect(rs.map((r) => r.steps)).toEqual([[2 / Math.sqrt(3), 2], [2 / Math.sqrt(3), 2 / Math.sqrt(3), 2], [2]]);
+    expect(rs[1]!.score).toBe(2 / Math.sqrt(3) + 2 / Math.sqrt(3) + 2);
+    expect(rs[0]!.metadata.keys).toBeUndefined();
+    // "rms": divided by the std of all the group's bonuses pooled with the prior
+    const rmsG = loadGrader({ type: 'count_bonus', trajectory: T, key: { field: 'obs' }, scope: 'group' });
+    const [a] = await gradeGroup(
+      rmsG,
+      members.map((trajectory, i) => ({ id: i, uid: 'p', item: { trajectory }, sample: { output_text: '' } })),
+      { advantages: null },
+    );
+    const all = [1 / Math.sqrt(3), 1, 1 / Math.sqrt(3), 1 / Math.sqrt(3), 1, 1];
+    expect(a!.steps![1]).toBeCloseTo(1 / Math.sqrt(pooledVar(all)), 12);
+    const alone = await on(g, states(1));
+    expect(alone.error?.kind).toBe('config_error');
+    expect(() => loadGrader({ type: 'multi', graders: { b: { type: 'count_bonus', key: { field: 'obs' }, scope: 'group' } } })).toThrow(
+      /must be the root grader/,
+    );
   });
 });
 

@@ -3,13 +3,30 @@
 // state_file): the bonus of step t is 1/sqrt(N(s_t)), N counting this visit. episodic_bonus counts
 // within one trajectory only: 1/sqrt(n(s_t)), or with mode "first_visit" 1 on the first visit to a
 // state and 0 after. Raw bonuses are then scaled as RLeXplore's BaseReward does (intrinsic.ts).
-// Score: the sum of the scaled per-step bonuses, which are the result's `steps`.
+// Score: the sum of the scaled per-step bonuses, which are the result's `steps`. count_bonus with
+// `scope: "group"` counts over the responses to one prompt instead (every member's trajectory, in
+// full: N(s) is the group's visits to s, whatever order the members finish in); it is a group
+// stage (root only, graded through gradeGroup / POST /v1/groups), without run state.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
+import { inGroupStage, needsGroup, registerGroupStage } from '../composite/group-stage.js';
 import { DEFAULT_TRAJECTORY, readSteps, trajectoryField } from './steps.js';
-import { bonusCapabilities, bonusFields, buildStateKey, isBaseState, keySchema, newBaseState, RunState, scaleBonuses, type BaseState } from './intrinsic.js';
+import {
+  bonusCapabilities,
+  bonusFields,
+  buildStateKey,
+  isBaseState,
+  keySchema,
+  newBaseState,
+  newRms,
+  RunState,
+  scaleBonuses,
+  type BaseState,
+  type BonusConfig,
+  updateRms,
+} from './intrinsic.js';
 
-const countSchema = graderSchema({ trajectory: trajectoryField, key: keySchema, ...bonusFields });
+const countSchema = graderSchema({ trajectory: trajectoryField, key: keySchema, scope: z.enum(['run', 'group']).optional(), ...bonusFields });
 const episodicSchema = graderSchema({ trajectory: trajectoryField, key: keySchema, mode: z.enum(['inverse_sqrt', 'first_visit']).optional(), ...bonusFields });
 
 interface CountState extends BaseState {
@@ -38,9 +55,21 @@ export const countBonus: GraderType<z.infer<typeof countSchema>> = {
     const traj = b.value('trajectory', cfg.trajectory ?? DEFAULT_TRAJECTORY);
     const keyOf = buildStateKey(cfg.key, b);
     const run = new RunState<CountState>('count_bonus', cfg.state_file, () => ({ ...newBaseState(), counts: {} }), isCountState);
+    const group = cfg.scope === 'group';
+    if (group && b.path !== '') b.fail('scope', `scope "group" counts across the group, so this count_bonus must be the root grader (it is at ${b.path})`);
+    if (group && cfg.state_file !== undefined) b.issue('state_file', 'scope "group" keeps no run state');
+    if (group && cfg.kappa !== undefined) b.issue('kappa', 'scope "group" keeps no run state, so there is no decay over trajectories');
+    const name = b.name;
     return async (input, ctx) => {
+      if (group && !inGroupStage(ctx)) throw needsGroup(name, 'counts visits');
       const steps = readSteps(traj, input);
       const keys = await Promise.all(steps.map((s, t) => keyOf(input, s, t, ctx)));
+      if (group)
+        return {
+          score: 0,
+          reason: `count bonus over ${steps.length} step(s); counted across the group when graded as a group`,
+          metadata: { group_stage: 'pending', keys },
+        };
       // from here on synchronous: concurrent grades never interleave their updates
       const st = run.get();
       const raw = keys.map((k) => {
@@ -92,3 +121,34 @@ export const episodicBonus: GraderType<z.infer<typeof episodicSchema>> = {
     };
   },
 };
+
+registerGroupStage('count_bonus', (config, results) => {
+  const live = results.filter((r) => r.valid && r.metadata.group_stage === 'pending');
+  if (live.length === 0) return;
+  const counts = new Map<string, number>();
+  for (const r of live) for (const k of r.metadata.keys as string[]) counts.set(k, (counts.get(k) ?? 0) + 1);
+  const cfg = config as BonusConfig;
+  const raws = live.map((r) => (r.metadata.keys as string[]).map((k) => 1 / Math.sqrt(counts.get(k)!)));
+  const mode = cfg.normalize ?? 'rms';
+  // "rms": one std for the group, that of all its members' bonuses (or their discounted returns,
+  // each trajectory's own) pooled with the scaler's prior; "minmax" and "none" per trajectory
+  let sd = 1;
+  if (mode === 'rms') {
+    const rms = newRms(1);
+    for (const raw of raws) {
+      let ret = 0;
+      updateRms(rms, cfg.gamma === undefined ? raw.map((x) => [x]) : raw.map((x) => [(ret = ret * cfg.gamma! + x)]));
+    }
+    sd = Math.sqrt(rms.var[0]!);
+  }
+  live.forEach((r, i) => {
+    const raw = raws[i]!;
+    const bonus = mode === 'rms' ? raw.map((x) => (x / sd) * (cfg.beta ?? 1)) : scaleBonuses(raw, cfg, newBaseState());
+    const total = bonus.reduce((a, x) => a + x, 0);
+    delete r.metadata.keys;
+    r.score = total;
+    r.steps = bonus;
+    r.reason = `count bonus over ${raw.length} step(s), N over the group's ${live.length} trajectories (raw 1/sqrt(N): ${fmt(raw)}; ${cfg.normalize ?? 'rms'}) = ${total}`;
+    Object.assign(r.metadata, { group_stage: 'done', raw, distinct_states: counts.size, group_n: live.length });
+  });
+});
