@@ -197,6 +197,17 @@ describe('rnd_bonus', () => {
     expect(wrong.error?.message).toMatch(/is not a count_bonus state/);
   });
 
+  it('a trajectory over the work budget is a valid floor score (the response is to blame)', async () => {
+    const g = loadGrader({ ...cfg, hidden: 1024, latent_dim: 1024, epochs: 100 });
+    const r = await on(
+      g,
+      Array.from({ length: 100 }, () => ({ x: 1, y: 1 })),
+    );
+    expect(r.valid).toBe(true);
+    expect(r.score).toBe(0);
+    expect(r.metadata.response_fault).toBe('limit_exceeded');
+  });
+
   it('features must be finite numbers of one dimension over the run', async () => {
     const g = loadGrader(cfg);
     expect((await on(g, [{ x: 'a', y: 1 }])).error?.kind).toBe('bad_input');

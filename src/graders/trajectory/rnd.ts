@@ -5,11 +5,12 @@
 // bonus of a step is the mean squared prediction error ||f(x) - f̂(x)||² / latent_dim (RLeXplore's
 // mse over the latent), scaled as intrinsic.ts says; then the predictor takes `epochs` Adam steps
 // on the trajectory's observations (the bonus is computed before the update, as RLeXplore does).
-// The predictor, its optimiser state and the statistics are the run state (state_file).
+// The predictor, its optimiser state and the statistics are the run state (state_file). A
+// trajectory whose work (steps × network size × epochs) is over MAX_WORK gets the floor score.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../core/registry.js';
 import { seededRandom } from '../../core/random.js';
-import { GradeFailure } from '../../core/result.js';
+import { GradeFailure, ResponseFault } from '../../core/result.js';
 import { getPath } from '../../io/path.js';
 import { fmt } from './counts.js';
 import {
@@ -28,6 +29,8 @@ import {
 import { DEFAULT_TRAJECTORY, readSteps, trajectoryField, type Step } from './steps.js';
 
 const MAX_DIM = 4096;
+/** Most multiply-adds one grade may take (forward passes of both networks and the training steps). */
+const MAX_WORK = 2e9;
 
 const schema = graderSchema({
   trajectory: trajectoryField,
@@ -213,6 +216,12 @@ export const rndBonus: GraderType<Config> = {
         if (x.length !== st.dim)
           throw new GradeFailure('bad_input', `step ${t}: the features give ${x.length} number(s), the run's observations have ${st.dim}`);
       });
+      const work = xs.length * (st.dim * hidden + hidden * latent) * (2 + 3 * epochs);
+      if (work > MAX_WORK)
+        throw new ResponseFault(
+          'limit_exceeded',
+          `trajectory of ${xs.length} step(s) needs about ${work.toExponential(2)} multiply-adds, more than the limit of ${MAX_WORK.toExponential(0)}`,
+        );
       if (target?.w1[0]?.length !== st.dim) target = initNet(st.dim, hidden, latent, seed);
       if (obsNorm) updateRms(st.obs_rms, xs);
       const norm = obsNorm ? xs.map((x) => x.map((v, j) => Math.min(5, Math.max(-5, (v - st.obs_rms.mean[j]!) / Math.sqrt(st.obs_rms.var[j]!))))) : xs;
