@@ -44,6 +44,11 @@ export const BUILTINS = {
   reference_verify: () => import('./judges/graders/reference-verify.js'),
   reward_model: () => import('./judges/graders/reward-model.js'),
   prm: () => import('./prm/grader.js'),
+  reward_machine: () => import('./trajectory/reward-machine.js'),
+  count_bonus: () => import('./trajectory/counts.js'),
+  episodic_bonus: () => import('./trajectory/counts.js'),
+  rnd_bonus: () => import('./trajectory/rnd.js'),
+  feature: () => import('./feature/feature.js'),
 } satisfies Record<string, () => Promise<object>>;
 
 export type BuiltinType = keyof typeof BUILTINS;

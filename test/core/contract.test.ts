@@ -109,6 +109,21 @@ const CASES: Record<string, { config: () => Record<string, unknown>; item: Recor
   reference_verify: { config: () => ({ ...judge(), question: '{{item.q}}', reference: '{{item.answer}}' }), item: { q: 'q', answer: '4' } },
   reward_model: { config: () => ({ model: 'rm', base_url: server.url, protocol: 'sglang', text: '{{sample.output_text}}', max_retries: 0 }), item: {} },
   prm: { config: () => ({ protocol: 'vllm_pooling', model: 'prm', base_url: server.url, question: 'What is 1 + 1?', max_retries: 0 }), item: {} },
+  reward_machine: {
+    config: () => ({
+      trajectory: '{{item.trajectory}}',
+      events: { key: { field: 'obs', equals: 'key' } },
+      states: ['start', 'done'],
+      initial: 'start',
+      terminal: ['done'],
+      transitions: [{ from: 'start', to: 'done', on: 'key', reward: 1 }],
+    }),
+    item: { trajectory: [{ obs: 'a' }, { obs: 'key' }] },
+  },
+  count_bonus: { config: () => ({ trajectory: '{{item.trajectory}}', key: { field: 'obs' } }), item: { trajectory: [{ obs: 1 }, { obs: 2 }] } },
+  episodic_bonus: { config: () => ({ trajectory: '{{item.trajectory}}', key: { field: 'obs' } }), item: { trajectory: [{ obs: 1 }, { obs: 1 }] } },
+  rnd_bonus: { config: () => ({ trajectory: '{{item.trajectory}}', features: ['x'] }), item: { trajectory: [{ x: 1 }, { x: [2] }] } },
+  feature: { config: () => ({ value: '{{item.f}}' }), item: { f: 0.75 } },
   tau_bench: {
     config: () => ({
       domain: 'retail',

@@ -112,6 +112,16 @@ const EVIDENCE: Record<string, string> = {
   'pairs --margin': 'test/group/selection.test.ts',
   'pairs --max-pairs': 'test/group/selection.test.ts',
 
+  'learn --output': 'test/learn/learn.test.ts',
+  'learn --config': 'test/learn/learn.test.ts',
+  'learn --l2': 'test/learn/learn.test.ts',
+  'learn --holdout': 'test/learn/learn.test.ts',
+  'learn --seed': 'test/learn/learn.test.ts',
+  'learn --per-user': 'test/learn/learn.test.ts',
+  'learn --shrinkage': 'test/learn/learn.test.ts',
+  'learn --segments': 'test/learn/learn.test.ts',
+  'learn --summary-json': 'test/learn/learn.test.ts',
+
   // options a suite declares itself
   'eval prmbench --threshold': 'test/core/option-effects.test.ts',
   'eval preference --format': 'test/eval/live.test.ts',

@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   design: () => import('./design.js'),
   env: () => import('./env.js'),
   sandbox: () => import('./sandbox.js'),
+  learn: () => import('./learn.js'),
 };
 
 /** The names of every command, in the order help lists them. */
