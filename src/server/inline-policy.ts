@@ -28,17 +28,16 @@ export interface PolicyViolation {
   message: string;
 }
 
-/** Parses an operator's allow-list entry; throws RangeError for anything but a plain http(s) URL. */
-export function parseUrlPrefix(source: string): UrlPrefix {
+/** Parses an operator's allow-list entry (`what` names the list in messages); throws RangeError for anything but a plain http(s) URL. */
+export function parseUrlPrefix(source: string, what = 'inline network allow-list entry'): UrlPrefix {
   let u: URL;
   try {
     u = new URL(source);
   } catch {
-    throw new RangeError(`inline network allow-list entry "${source}" is not a URL (e.g. http://127.0.0.1:8001/v1)`);
+    throw new RangeError(`${what} "${source}" is not a URL (e.g. http://127.0.0.1:8001/v1)`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new RangeError(`inline network allow-list entry "${source}" must be an http:// or https:// URL`);
-  if (u.username || u.password || u.search || u.hash)
-    throw new RangeError(`inline network allow-list entry "${source}" must not have credentials, a query or a fragment`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new RangeError(`${what} "${source}" must be an http:// or https:// URL`);
+  if (u.username || u.password || u.search || u.hash) throw new RangeError(`${what} "${source}" must not have credentials, a query or a fragment`);
   return { protocol: u.protocol, host: u.host, path: u.pathname.endsWith('/') ? u.pathname : `${u.pathname}/`, source };
 }
 

@@ -151,7 +151,7 @@ export function resolveOptions(o: ServerOptions, graderNames: string[]): Resolve
     defaultGrader,
     insecure: Boolean(o.insecure),
     allowInlineGraders: Boolean(o.allowInlineGraders),
-    inlineAllowNetwork: (o.inlineAllowNetwork ?? []).map(parseUrlPrefix),
+    inlineAllowNetwork: (o.inlineAllowNetwork ?? []).map((u) => parseUrlPrefix(u)),
     bodyLimit: Math.floor(positive('bodyLimit', o.bodyLimit, 8 * 1024 * 1024)),
     headersTimeoutMs: Math.floor(positive('headersTimeoutMs', o.headersTimeoutMs, 10_000)),
     requestTimeoutMs: Math.floor(positive('requestTimeoutMs', o.requestTimeoutMs, 30_000)),
