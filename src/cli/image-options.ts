@@ -1,7 +1,7 @@
 // The operator's image sources on the command line (`--image-dir`, `--image-url`, repeatable): the
 // folders and URL prefixes model graders may read images from, handed to Services as `images`.
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseUrlPrefix } from '../server/inline-policy.js';
+import { parseUrlPrefix } from '../models/url-prefix.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 

@@ -6,11 +6,15 @@
 // or an animated image (its first frame) is re-encoded as PNG, lossless, so the model sees exactly
 // the resized pixels. The content hash is of the bytes sent.
 import { createHash } from 'node:crypto';
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
+import { lazyRequire } from '../core/lazy.js';
 import { fitMaxSide, scaleBetween, smartResize, type Size } from './resize.js';
 import type { Resize } from './settings.js';
 import { describeUnaccepted, MIME_TYPES, sniffFormat, type ImageFormat } from './sniff.js';
 import { ImageError } from './sources.js';
+
+// libvips loads only when an image is first prepared, not with every judge
+const loadSharp = lazyRequire<typeof import('sharp').default>('sharp');
 
 export interface PreparedImage {
   /** `data:image/…;base64,…` of the bytes sent. */
@@ -48,6 +52,7 @@ export function targetSize(size: Size, resize: Resize): Size {
 
 /** Decodes, checks and (if asked) resizes `bytes`. Throws ImageError. */
 export async function prepareImage(bytes: Buffer, resize: Resize, limits: PrepareLimits): Promise<PreparedImage> {
+  const sharp = loadSharp();
   const format = sniffFormat(bytes);
   if (!format) throw new ImageError('format', `the image is ${describeUnaccepted(bytes)}; accepted formats are PNG, JPEG, WebP and GIF`);
   let meta: Metadata;

@@ -10,7 +10,7 @@ import { isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Services } from '../core/services.js';
 import { boundedFetch, TransportError } from '../models/transport.js';
-import { parseUrlPrefix, urlAllowed, type UrlPrefix } from '../server/inline-policy.js';
+import { parseUrlPrefix, urlAllowed, type UrlPrefix } from '../models/url-prefix.js';
 
 /** The operator's image sources (services option `images`; CLI `--image-dir`, `--image-url`). */
 export interface ImageSourceOptions {

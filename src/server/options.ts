@@ -6,7 +6,7 @@ import type { Grader } from '../core/grader.js';
 import { DEFAULT_MAX_JSON_DEPTH } from '../core/json.js';
 import type { Services } from '../core/services.js';
 import type { ExecutorFactory } from './grade-runner.js';
-import { parseUrlPrefix, type UrlPrefix } from './inline-policy.js';
+import { parseUrlPrefix, type UrlPrefix } from '../models/url-prefix.js';
 
 /** End-of-sequence / padding tokens stripped from OpenRLHF queries (common chat templates). */
 export const DEFAULT_EOS_TOKENS: readonly string[] = [
