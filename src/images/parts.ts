@@ -63,14 +63,21 @@ export function imagePart(url: unknown, detail?: unknown): { type: 'image_url'; 
 /** An image part as the chat API takes it: `{type: image_url, image_url: {url, detail?}}` from either spelling. */
 export function normalizeImagePart(p: Record<string, unknown>): ReturnType<typeof imagePart> {
   const iu = p.image_url;
-  if (iu && typeof iu === 'object' && !Array.isArray(iu)) return imagePart((iu as Record<string, unknown>).url, (iu as Record<string, unknown>).detail ?? p.detail);
+  if (iu && typeof iu === 'object' && !Array.isArray(iu))
+    return imagePart((iu as Record<string, unknown>).url, (iu as Record<string, unknown>).detail ?? p.detail);
   return imagePart(iu, p.detail);
 }
 
 const WHOSE: Record<ImageOrigin, string> = { config: 'in the grader config', item: "from the item's data", response: 'from the response' };
 
 /** The failure for an image that cannot be sent, by whose image it is. */
-export function imageFailure(problem: ImageError['problem'], message: string, slot: Pick<ImageSlot, 'origin' | 'where'>, floor: number, timedOut = false): GradeFailure | ResponseFault {
+function imageFailure(
+  problem: ImageError['problem'],
+  message: string,
+  slot: Pick<ImageSlot, 'origin' | 'where'>,
+  floor: number,
+  timedOut = false,
+): GradeFailure | ResponseFault {
   const text = `image at ${slot.where} (${WHOSE[slot.origin]}): ${message}`;
   if (problem === 'unavailable') return new GradeFailure(timedOut ? 'timeout' : 'bad_input', text);
   if (slot.origin === 'response')
@@ -110,7 +117,12 @@ export async function resolveImages(
     const part = content[slot.part] as ReturnType<typeof imagePart>;
     const url = part.image_url.url;
     if (typeof url !== 'string')
-      throw imageFailure('undecodable', `the image URL must be a string (a data: URL, a file path or an http(s) URL), got ${url === null ? 'null' : typeof url}`, slot, floor);
+      throw imageFailure(
+        'undecodable',
+        `the image URL must be a string (a data: URL, a file path or an http(s) URL), got ${url === null ? 'null' : typeof url}`,
+        slot,
+        floor,
+      );
     let img: PreparedImage;
     let source: SourceKind;
     try {
@@ -124,9 +136,19 @@ export async function resolveImages(
     totalBytes += img.bytes;
     totalPixels += img.sent.width * img.sent.height;
     if (totalBytes > vision.maxRequestBytes)
-      throw imageFailure('too_large', `the request's images come to ${totalBytes} bytes with this one (limit ${vision.maxRequestBytes}, vision.max_request_bytes)`, slot, floor);
+      throw imageFailure(
+        'too_large',
+        `the request's images come to ${totalBytes} bytes with this one (limit ${vision.maxRequestBytes}, vision.max_request_bytes)`,
+        slot,
+        floor,
+      );
     if (totalPixels > vision.maxRequestPixels)
-      throw imageFailure('too_large', `the request's images come to ${totalPixels} pixels with this one (limit ${vision.maxRequestPixels}, vision.max_request_pixels)`, slot, floor);
+      throw imageFailure(
+        'too_large',
+        `the request's images come to ${totalPixels} pixels with this one (limit ${vision.maxRequestPixels}, vision.max_request_pixels)`,
+        slot,
+        floor,
+      );
     content[slot.part] = imagePart(img.dataUrl, part.image_url.detail);
     images[at] = {
       where: slot.where,

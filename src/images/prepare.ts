@@ -38,7 +38,7 @@ export interface PrepareLimits {
 }
 
 /** The size an image of `size` is sent at under `resize`. Throws ImageError when the rule refuses the shape. */
-export function targetSize(size: Size, resize: Resize): Size {
+function targetSize(size: Size, resize: Resize): Size {
   if (resize.kind === 'max_side') return fitMaxSide(size, resize.maxSide);
   if (resize.kind === 'smart') {
     try {
@@ -67,7 +67,10 @@ export async function prepareImage(bytes: Buffer, resize: Resize, limits: Prepar
   const original = { width: meta.width, height: frameHeight };
   const pixels = original.width * original.height;
   if (pixels > limits.maxImagePixels)
-    throw new ImageError('too_large', `the image has ${original.width}x${original.height} = ${pixels} pixels (limit ${limits.maxImagePixels}, vision.max_image_pixels)`);
+    throw new ImageError(
+      'too_large',
+      `the image has ${original.width}x${original.height} = ${pixels} pixels (limit ${limits.maxImagePixels}, vision.max_image_pixels)`,
+    );
   const sent = targetSize(original, resize);
   const resized = sent.width !== original.width || sent.height !== original.height;
   const reencode = resized || format === 'gif' || (meta.pages ?? 1) > 1;

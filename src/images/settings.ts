@@ -8,7 +8,7 @@ import type { BuildContext } from '../core/registry.js';
 import { QWEN_VL_DEFAULTS, type SmartResizeOptions } from './resize.js';
 
 /** Default limits (each a `vision` field of the same name). */
-export const VISION_LIMITS = {
+const VISION_LIMITS = {
   /** Bytes of one image as read (data URL decoded, file, or fetched body): 10 MiB. */
   max_image_bytes: 10 * 1024 * 1024,
   /** Pixels of one image as stored (width × height of its first frame): 25 million (5000 × 5000). */
@@ -23,7 +23,7 @@ export const VISION_LIMITS = {
 
 const limit = z.number().int().positive().max(1e12);
 
-export const visionSchema = z.strictObject({
+const visionSchema = z.strictObject({
   /** Shrink each image so its longer side is at most this many pixels (aspect kept; never enlarged). */
   max_side: z.number().int().min(1).max(65_535).optional(),
   /** Resize as Qwen2-VL / Qwen2.5-VL's processor does (true: its defaults), so pixel coordinates match the model's. */

@@ -4,8 +4,6 @@
 
 export type ImageFormat = 'png' | 'jpeg' | 'webp' | 'gif';
 
-export const IMAGE_FORMATS: readonly ImageFormat[] = ['png', 'jpeg', 'webp', 'gif'];
-
 export const MIME_TYPES: Readonly<Record<ImageFormat, string>> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
 
 const starts = (b: Uint8Array, sig: readonly number[], at = 0) => b.length >= at + sig.length && sig.every((x, i) => b[at + i] === x);
@@ -23,8 +21,12 @@ export function sniffFormat(b: Uint8Array): ImageFormat | undefined {
 /** A name for bytes that are not an accepted image (for the refusal's message). */
 export function describeUnaccepted(b: Uint8Array): string {
   if (b.length === 0) return 'no bytes';
-  const head = Buffer.from(b.subarray(0, 512)).toString('latin1').replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart().toLowerCase();
-  if (head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg')) || (head.startsWith('<!doctype svg') ))
+  const head = Buffer.from(b.subarray(0, 512))
+    .toString('latin1')
+    .replace(/^\uFEFF|^\xEF\xBB\xBF/, '')
+    .trimStart()
+    .toLowerCase();
+  if (head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg')) || head.startsWith('<!doctype svg'))
     return 'an SVG image (vector images are not accepted: render it to PNG first)';
   if (head.startsWith('<')) return 'markup (HTML or XML), not an image';
   if (starts(b, [0x49, 0x49, 0x2a, 0x00]) || starts(b, [0x4d, 0x4d, 0x00, 0x2a])) return 'a TIFF image';

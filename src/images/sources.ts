@@ -13,7 +13,7 @@ import { boundedFetch, TransportError } from '../models/transport.js';
 import { parseUrlPrefix, urlAllowed, type UrlPrefix } from '../models/url-prefix.js';
 
 /** The operator's image sources (services option `images`; CLI `--image-dir`, `--image-url`). */
-export interface ImageSourceOptions {
+interface ImageSourceOptions {
   /** Folders image files may be read from. */
   dirs?: readonly string[];
   /** URL prefixes (e.g. `https://cdn.example.com/images/`) images may be fetched from. */
@@ -21,7 +21,7 @@ export interface ImageSourceOptions {
 }
 
 /** Deadline of one image fetch (connect, redirects and the whole body), ms. */
-export const IMAGE_FETCH_TIMEOUT_MS = 30_000;
+const IMAGE_FETCH_TIMEOUT_MS = 30_000;
 /** Redirects followed per image fetch (each one checked against the allow-list). */
 const MAX_REDIRECTS = 3;
 
@@ -78,11 +78,6 @@ export class ImageAccess {
   }
 }
 
-/** Checks the operator's options (throws RangeError naming the bad entry). */
-export function checkImageSourceOptions(opts: ImageSourceOptions): void {
-  void new ImageAccess(opts);
-}
-
 /** The services' image access (from `services.options.images`), made once. */
 export function imageAccess(services: Services): ImageAccess {
   return services.get('images.access', () => new ImageAccess((services.options.images as ImageSourceOptions | undefined) ?? {}));
@@ -120,7 +115,8 @@ function fromDataUrl(url: string, maxBytes: number): Buffer {
   const comma = url.indexOf(',');
   if (comma < 0) throw new ImageError('undecodable', 'the data: URL has no "," before its data');
   const meta = url.slice(5, comma);
-  if (!/;base64$/i.test(meta)) throw new ImageError('undecodable', `the data: URL is not base64 ("data:${clip(meta).slice(1, -1)},…"); images are sent as data:image/…;base64,…`);
+  if (!/;base64$/i.test(meta))
+    throw new ImageError('undecodable', `the data: URL is not base64 ("data:${clip(meta).slice(1, -1)},…"); images are sent as data:image/…;base64,…`);
   const data = url.slice(comma + 1).replace(/\s+/g, '');
   const pad = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
   const n = Math.floor((data.length * 3) / 4) - pad;
@@ -132,7 +128,10 @@ function fromDataUrl(url: string, maxBytes: number): Buffer {
 /** A file under an allowed folder, by its real path; at most maxBytes. */
 async function readImageFile(given: string, access: ImageAccess, maxBytes: number): Promise<Buffer> {
   if (!access.anyDir)
-    throw new ImageError('disallowed', `image file ${clip(given)}: no image folder is allowed (the operator allows folders with --image-dir or the services option images.dirs)`);
+    throw new ImageError(
+      'disallowed',
+      `image file ${clip(given)}: no image folder is allowed (the operator allows folders with --image-dir or the services option images.dirs)`,
+    );
   if (given.split(/[\\/]/).includes('..')) throw new ImageError('disallowed', `image file ${clip(given)}: paths with ".." are not read`);
   if (given.includes('\0')) throw new ImageError('disallowed', `image file ${clip(given)}: the path holds a NUL character`);
   const path = isAbsolute(given) ? given : join(access.firstDir!, given);
@@ -176,7 +175,10 @@ async function readImageFile(given: string, access: ImageAccess, maxBytes: numbe
 /** An image over HTTP from an allowed prefix: redirects followed by hand, each target checked. */
 async function fetchImage(url: string, access: ImageAccess, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
   if (access.prefixes.length === 0)
-    throw new ImageError('disallowed', `image URL ${clip(url)}: no image URL is allowed (the operator allows URL prefixes with --image-url or the services option images.urls)`);
+    throw new ImageError(
+      'disallowed',
+      `image URL ${clip(url)}: no image URL is allowed (the operator allows URL prefixes with --image-url or the services option images.urls)`,
+    );
   const timer = AbortSignal.timeout(IMAGE_FETCH_TIMEOUT_MS);
   const s = signal ? AbortSignal.any([signal, timer]) : timer;
   const get = boundedFetch({ maxBytes, field: 'vision.max_image_bytes' });
@@ -190,7 +192,8 @@ async function fetchImage(url: string, access: ImageAccess, maxBytes: number, si
     } catch (e) {
       if (signal?.aborted) throw signal.reason ?? e;
       if (timer.aborted) throw new ImageError('unavailable', `image URL ${clip(url)}: no complete answer within ${IMAGE_FETCH_TIMEOUT_MS} ms`, true);
-      if (e instanceof TransportError && e.failure === 'too_large') throw new ImageError('too_large', `image URL ${clip(url)} sent more than ${maxBytes} bytes (vision.max_image_bytes)`);
+      if (e instanceof TransportError && e.failure === 'too_large')
+        throw new ImageError('too_large', `image URL ${clip(url)} sent more than ${maxBytes} bytes (vision.max_image_bytes)`);
       const err = e as Error & { cause?: { code?: string; message?: string } };
       throw new ImageError('unavailable', `image URL ${clip(url)} could not be fetched (${err.cause?.code ?? err.cause?.message ?? err.message})`);
     }

@@ -60,6 +60,8 @@ const EVIDENCE: Record<string, string> = {
   'serve --monitor-window': 'test/server/option-effects.test.ts',
   'serve --queue': 'test/queue/cli.test.ts',
   'serve --queue-prefix': 'test/server/option-effects.test.ts',
+  'serve --image-dir': 'test/images/cli.test.ts',
+  'serve --image-url': 'test/images/cli.test.ts',
   'serve --queue-batch': 'test/queue/cli.test.ts',
   'serve --queue-max-depth': 'test/queue/cli.test.ts',
   'serve --log-level': 'test/server/option-effects.test.ts',

@@ -1,5 +1,5 @@
-// `arbiter score --image-dir DIR --image-url PREFIX`: the operator's image sources on the command
-// line. With the flag the judge gets the image; without it the same line is refused (config_error,
+// `arbiter score|serve --image-dir DIR --image-url PREFIX`: the operator's image sources on the
+// command line. With the flag the judge gets the image; without it the same line is refused (config_error,
 // naming the flag), so the flags are what opens a folder or a host, and nothing else does.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,8 @@ import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestServer } from '../helpers/openai-test-server.js';
+import { post } from '../server/helpers.js';
+import { serve } from '../server/serve-process.js';
 
 const server = await startTestServer();
 const dir = mkdtempSync(join(tmpdir(), 'arbiter-img-cli-'));
@@ -30,11 +32,25 @@ writeFileSync(
     max_retries: 0,
     cache: false,
     range: [0, 10],
-    input: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: '{{item.image}}' } }, { type: 'text', text: '{{sample.output_text}}' }] }],
+    input: [
+      {
+        role: 'user',
+        content: [
+          { type: 'image_url', image_url: { url: '{{item.image}}' } },
+          { type: 'text', text: '{{sample.output_text}}' },
+        ],
+      },
+    ],
   }),
 );
 const input = join(dir, 'in.jsonl');
-writeFileSync(input, [JSON.stringify({ id: 'file', item: { image: 'pic.png' }, output_text: 'a' }), JSON.stringify({ id: 'url', item: { image: `${prefix}pic.png` }, output_text: 'b' })].join('\n') + '\n');
+writeFileSync(
+  input,
+  [
+    JSON.stringify({ id: 'file', item: { image: 'pic.png' }, output_text: 'a' }),
+    JSON.stringify({ id: 'url', item: { image: `${prefix}pic.png` }, output_text: 'b' }),
+  ].join('\n') + '\n',
+);
 
 afterAll(async () => {
   await server.close();
@@ -76,4 +92,26 @@ describe('score --image-dir / --image-url', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/must be an http:\/\/ or https:\/\/ URL/);
   });
+});
+
+describe('serve --image-dir / --image-url', () => {
+  it('the served judge reads the image only with the flags', async () => {
+    server.onChat(() => ({ content: 'Score: 6' }));
+    const [open, closed] = await Promise.all([serve(['--grader', grader, '--image-dir', images, '--image-url', prefix]), serve(['--grader', grader])]);
+    try {
+      const samples = [
+        { item: { image: 'pic.png' }, output_text: 'a' },
+        { item: { image: `${prefix}pic.png` }, output_text: 'b' },
+      ];
+      const a = await post(`${open.url}/v1/score`, { samples });
+      expect(a.body.results.map((r: any) => [r.valid, r.score])).toEqual([
+        [true, 6],
+        [true, 6],
+      ]);
+      const b = await post(`${closed.url}/v1/score`, { samples });
+      expect(b.body.results.map((r: any) => r.error?.kind)).toEqual(['config_error', 'config_error']);
+    } finally {
+      await Promise.all([open.stop(), closed.stop()]);
+    }
+  }, 120_000);
 });

@@ -34,7 +34,10 @@ describe('docs/multimodal.md', () => {
     server.onChat(() => ({ content: '{"steps": [], "result": 9}' }));
     const r = await runDoc(docBlock('docs/multimodal.md', 'arbiter score --grader visual-judge.json'), { dir });
     expect(r.code, r.stderr).toBe(0);
-    const [line] = readFileSync(join(dir, 'scored.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const [line] = readFileSync(join(dir, 'scored.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(line).toMatchObject({ id: 1, valid: true, score: 9 });
     const part = server.requests.find((q) => q.path.endsWith('/chat/completions'))!.body.messages[1].content[0];
     expect(Buffer.from(part.image_url.url.split(',')[1], 'base64').equals(png)).toBe(true); // 112x56: smart_resize keeps it (multiples of 28, over min_pixels)

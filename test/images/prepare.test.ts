@@ -3,7 +3,7 @@
 // undecodable, the pixel limit checked before decoding, resizing (max_side, smart_resize) with exact
 // pixels and scale factors, GIF re-encoded as PNG, an unchanged image sent as its own bytes.
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { prepareImage } from '../../dist/images/prepare.js';
 import { sniffFormat } from '../../dist/images/sniff.js';
@@ -12,7 +12,7 @@ const none = { kind: 'none' } as const;
 const limits = { maxImagePixels: 25_000_000 };
 
 /** A test picture: a gradient, so a resize is visible in the pixels. */
-async function gradient(width: number, height: number): Promise<sharp.Sharp> {
+async function gradient(width: number, height: number): Promise<Sharp> {
   const px = Buffer.alloc(width * height * 3);
   for (let y = 0; y < height; y++)
     for (let x = 0; x < width; x++) {
@@ -55,7 +55,10 @@ describe('format from the bytes', () => {
 
   it('refuses an image over the pixel limit from its header', async () => {
     const png = await (await gradient(100, 50)).png().toBuffer();
-    await expect(prepareImage(png, none, { maxImagePixels: 4999 })).rejects.toMatchObject({ problem: 'too_large', message: expect.stringMatching(/100x50 = 5000 pixels/) });
+    await expect(prepareImage(png, none, { maxImagePixels: 4999 })).rejects.toMatchObject({
+      problem: 'too_large',
+      message: expect.stringMatching(/100x50 = 5000 pixels/),
+    });
     await expect(prepareImage(png, none, { maxImagePixels: 5000 })).resolves.toMatchObject({ original: { width: 100, height: 50 } });
   });
 });
@@ -67,7 +70,13 @@ describe('what is sent', () => {
     expect(p.dataUrl.startsWith('data:image/jpeg;base64,')).toBe(true);
     expect(fromDataUrl(p.dataUrl).equals(jpg)).toBe(true);
     expect(p.sha256).toBe(createHash('sha256').update(jpg).digest('hex'));
-    expect(p).toMatchObject({ format: 'jpeg', sentFormat: 'jpeg', original: { width: 40, height: 30 }, sent: { width: 40, height: 30 }, scale: { sx: 1, sy: 1 } });
+    expect(p).toMatchObject({
+      format: 'jpeg',
+      sentFormat: 'jpeg',
+      original: { width: 40, height: 30 },
+      sent: { width: 40, height: 30 },
+      scale: { sx: 1, sy: 1 },
+    });
   });
 
   it('max_side resizes to exact pixels (PNG), with the scale factors', async () => {

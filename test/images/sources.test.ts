@@ -61,7 +61,10 @@ describe('files', () => {
 
   it('reads no file at all when no folder is allowed, and no other scheme', async () => {
     const none = new ImageAccess({});
-    await expect(read(join(allowed, 'sub', 'a.bin'), 1000, none)).rejects.toMatchObject({ problem: 'disallowed', message: expect.stringMatching(/--image-dir/) });
+    await expect(read(join(allowed, 'sub', 'a.bin'), 1000, none)).rejects.toMatchObject({
+      problem: 'disallowed',
+      message: expect.stringMatching(/--image-dir/),
+    });
     await expect(read('ftp://example.com/a.png')).rejects.toMatchObject({ problem: 'disallowed' });
   });
 });
@@ -73,7 +76,9 @@ describe('URLs', () => {
     await expect(read(`${base}/img/a.png`)).resolves.toMatchObject({ source: 'url', bytes: Buffer.from('PNGDATA') });
     await expect(read(`${base}/private/a.png`)).rejects.toMatchObject({ problem: 'disallowed' });
     await expect(read(`${other.url.replace(/\/v1$/, '')}/img/a.png`)).rejects.toMatchObject({ problem: 'disallowed' });
-    await expect(read(`${base}/img/a.png`, 1000, new ImageAccess({ dirs: [allowed] }))).rejects.toMatchObject({ message: expect.stringMatching(/--image-url/) });
+    await expect(read(`${base}/img/a.png`, 1000, new ImageAccess({ dirs: [allowed] }))).rejects.toMatchObject({
+      message: expect.stringMatching(/--image-url/),
+    });
   });
 
   it('follows a redirect only to an allowed URL', async () => {

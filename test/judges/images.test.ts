@@ -85,7 +85,11 @@ const src = await picture(300, 120);
 describe('a judge receives the image', () => {
   it('score_model: the image part as the chat API takes it, resized to max_side, exact pixels, with the scale in metadata', async () => {
     const g = loadGrader(scoreCfg({ vision: { max_side: 100 } }));
-    const r = await grade(g, { item: { image: dataUrl(src), question: 'Which way does red grow?' }, sample: { output_text: 'to the right' } }, { services: svc() });
+    const r = await grade(
+      g,
+      { item: { image: dataUrl(src), question: 'Which way does red grow?' }, sample: { output_text: 'to the right' } },
+      { services: svc() },
+    );
     expect(r.valid).toBe(true);
     expect(server.requests).toHaveLength(1);
     const user = server.requests[0]!.body.messages[1];
@@ -150,7 +154,15 @@ describe('a judge receives the image', () => {
         ...base,
         labels: ['good', 'bad'],
         passing_labels: ['good'],
-        input: [{ role: 'user', content: [{ type: 'input_image', image_url: '{{item.image}}' }, { type: 'input_text', text: '{{sample.output_text}}' }] }],
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_image', image_url: '{{item.image}}' },
+              { type: 'input_text', text: '{{sample.output_text}}' },
+            ],
+          },
+        ],
       },
       '{"result": "good"}',
       { score: 1 },
@@ -159,12 +171,21 @@ describe('a judge receives the image', () => {
     ['pairwise', { type: 'pairwise', ...base, response_b: '{{item.other}}', images: ['{{item.image}}'] }, '[[A]]', { score: 0.5 }],
     ['rubric', { type: 'rubric', ...base, criteria: ['names the colour'], images: ['{{item.image}}'] }, '[[YES]]', { score: 1 }],
     ['reference_verify', { type: 'reference_verify', ...base, reference: '{{item.answer}}', images: ['{{item.image}}'] }, '[[YES]]', { score: 1 }],
-    ['prm judge', { type: 'prm', protocol: 'judge', ...base, question: 'q', steps: '{{sample.steps}}', images: ['{{item.image}}'] }, '\\boxed{-1}', { score: 1 }],
+    [
+      'prm judge',
+      { type: 'prm', protocol: 'judge', ...base, question: 'q', steps: '{{sample.steps}}', images: ['{{item.image}}'] },
+      '\\boxed{-1}',
+      { score: 1 },
+    ],
   ];
   it.each(cases)('%s sends the image before the text of the user message', async (_name, cfg, reply, want) => {
     server.onChat(() => ({ content: reply }));
     const g = loadGrader(cfg);
-    const r = await grade(g, { item: { image: img, other: 'B', answer: 'red' }, sample: { output_text: 'red', steps: ['look', 'say red'] } }, { services: svc() });
+    const r = await grade(
+      g,
+      { item: { image: img, other: 'B', answer: 'red' }, sample: { output_text: 'red', steps: ['look', 'say red'] } },
+      { services: svc() },
+    );
     expect(r).toMatchObject({ valid: true, ...want });
     expect(server.requests.length).toBeGreaterThan(0);
     for (const q of server.requests) {
@@ -185,7 +206,13 @@ describe('a judge receives the image', () => {
       max_retries: 0,
       protocol: 'vllm_pooling',
       input: [
-        { role: 'user', content: [{ type: 'image_url', image_url: { url: '{{item.image}}' } }, { type: 'text', text: 'What is shown?' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'image_url', image_url: { url: '{{item.image}}' } },
+            { type: 'text', text: 'What is shown?' },
+          ],
+        },
         { role: 'assistant', content: '{{sample.output_text}}' },
       ],
       vision: { max_side: 150 },
@@ -236,7 +263,7 @@ describe('refusals: never dropped, kinds by whose image it is', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it("a literal image in the config that cannot be had is config_error", async () => {
+  it('a literal image in the config that cannot be had is config_error', async () => {
     const cfg = scoreCfg();
     (cfg.input as any)[1].content[0].image_url.url = join(outside, 'secret.png');
     const r = await run(cfg, {});
@@ -276,7 +303,12 @@ describe('refusals: never dropped, kinds by whose image it is', () => {
     (cfg.input as any)[1].content.push({ type: 'input_audio', input_audio: { data: 'x', format: 'wav' } });
     expect(() => loadGrader(cfg)).toThrow(/input_audio/);
     const viaItem = scoreCfg({ input: [{ role: 'user', content: '{{item.parts}}' }] });
-    const r = await run(viaItem, { parts: [{ type: 'text', text: 'hi' }, { type: 'video_url', video_url: { url: 'x' } }] });
+    const r = await run(viaItem, {
+      parts: [
+        { type: 'text', text: 'hi' },
+        { type: 'video_url', video_url: { url: 'x' } },
+      ],
+    });
     expect(r).toMatchObject({ valid: false, error: { kind: 'bad_input', message: expect.stringMatching(/video_url/) } });
     // image parts inside an item's content are images too: checked like the others
     const ok = await run(viaItem, { parts: [{ type: 'image_url', image_url: { url: 'missing.png' } }] });

@@ -10,16 +10,7 @@ import type { BuildContext } from '../../core/registry.js';
 import { GradeFailure, ResponseFault } from '../../core/result.js';
 import type { GradeInput } from '../../core/sample.js';
 import { renderCompiled, type TemplateVar, type ValueTemplate } from '../../core/template.js';
-import {
-  imagePart,
-  isImagePart,
-  isTextPart,
-  normalizeImagePart,
-  resolveImages,
-  type ImageMeta,
-  type ImageOrigin,
-  type ImageSlot,
-} from '../../images/parts.js';
+import { imagePart, isImagePart, isTextPart, normalizeImagePart, resolveImages, type ImageMeta, type ImageOrigin, type ImageSlot } from '../../images/parts.js';
 import type { VisionSettings } from '../../images/settings.js';
 import type { ChatMessage } from '../../models/types.js';
 
@@ -58,7 +49,7 @@ function varsOf(v: ValueTemplate): TemplateVar[] {
  * Whose value a template gives: no variables → the config's; only `sample.*` → the response's;
  * any `item.*` → the item's (a value the item shares in is never blamed on the response).
  */
-export function originOf(v: ValueTemplate): ImageOrigin {
+function originOf(v: ValueTemplate): ImageOrigin {
   const vars = varsOf(v);
   if (vars.length === 0) return 'config';
   return vars.every((x) => x.root === 'sample') ? 'response' : 'item';

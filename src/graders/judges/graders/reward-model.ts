@@ -63,7 +63,8 @@ export const rewardModel: GraderType<RewardModelConfig> = {
       b.fail('input', 'give exactly one of "input" (chat messages) or "text" (a chat-templated prompt)');
     if (cfg.input !== undefined && cfg.protocol !== 'vllm_pooling')
       b.fail('input', `protocol "${cfg.protocol}" needs "text" (a prompt in the model's chat template); chat messages work with vllm_pooling`);
-    if (cfg.vision !== undefined && cfg.input === undefined) b.issue('vision', 'images are sent in "input" messages; with "text" there are none, so "vision" would have no effect');
+    if (cfg.vision !== undefined && cfg.input === undefined)
+      b.issue('vision', 'images are sent in "input" messages; with "text" there are none, so "vision" would have no effect');
     const render = cfg.input ? compileMessages(b, 'input', cfg.input, { vision: visionSettings(cfg.vision, b), floor: 0 }) : undefined;
     if (render?.responseImages && !cfg.sigmoid)
       b.issue(

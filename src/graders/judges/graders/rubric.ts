@@ -221,7 +221,12 @@ export const rubric: GraderType<RubricConfig> = {
           score: 0,
           components,
           reason: `criterion "${criteria[plantedAt]!.name}": ${plantedReason(p, 0)}`,
-          metadata: { model: s.model, criteria: criteria.length, ...imagesMeta, planted: { ...plantedMeta(p), floor: 0, criterion: criteria[plantedAt]!.name } },
+          metadata: {
+            model: s.model,
+            criteria: criteria.length,
+            ...imagesMeta,
+            planted: { ...plantedMeta(p), floor: 0, criterion: criteria[plantedAt]!.name },
+          },
         };
       }
       const bad = results.findIndex((r) => !r.valid);
