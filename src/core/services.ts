@@ -11,6 +11,8 @@ export interface ServicesOptions {
    * grader: where library users register their own grader types.
    */
   workerModules?: string[];
+  /** Where images for model graders may come from: folders and URL prefixes the operator allows (src/images/sources.ts). */
+  images?: { dirs?: readonly string[]; urls?: readonly string[] };
   /** Free-form options for capabilities (e.g. sandbox concurrency). */
   [key: string]: unknown;
 }

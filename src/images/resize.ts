@@ -23,7 +23,13 @@ export interface SmartResizeOptions {
   maxPixels?: number;
 }
 
-export const QWEN_VL_DEFAULTS = { factor: 28, minPixels: 56 * 56, maxPixels: 14 * 14 * 4 * 1280 } as const;
+/**
+ * The defaults of qwen-vl-utils' vision_process.py (IMAGE_FACTOR, MIN_PIXELS = 4·28·28,
+ * MAX_PIXELS = 16384·28·28), which are also the min/max_pixels of Qwen2.5-VL's released
+ * preprocessor_config.json (so what vLLM serving the model uses); not the 1280·28·28 that the
+ * transformers image processor class falls back to without a config.
+ */
+export const QWEN_VL_DEFAULTS = { factor: 28, minPixels: 4 * 28 * 28, maxPixels: 16384 * 28 * 28 } as const;
 
 /** Python's round(): half to even. */
 function roundHalfEven(x: number): number {
@@ -38,6 +44,10 @@ function roundHalfEven(x: number): number {
  * Qwen2.5-VL's smart_resize: each side rounded to a multiple of `factor`; if the pixel count then
  * exceeds maxPixels (or falls below minPixels) both sides are scaled by sqrt of the ratio and
  * floored (or ceiled) to the factor. Throws for an aspect ratio over 200, as the model's processor does.
+ * Checked against qwen-vl-utils' vision_process.py (Qwen2.5-VL repository): the same steps, Python's
+ * half-to-even round; one difference kept on purpose: a floored side is at least `factor` (as in the
+ * transformers processor vLLM runs), where vision_process.py would give 0 for a max_pixels below
+ * 200·factor² and then fail to resize.
  */
 export function smartResize(size: Size, opts: SmartResizeOptions = {}): Size {
   const factor = opts.factor ?? QWEN_VL_DEFAULTS.factor;

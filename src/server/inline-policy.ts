@@ -4,6 +4,7 @@
 // A request can never widen what the operator set up.
 import type { CapabilityUse } from '../core/capabilities.js';
 import type { Grader } from '../core/grader.js';
+import { urlAllowed, type UrlPrefix } from '../models/url-prefix.js';
 
 export interface InlinePolicy {
   /** URL prefixes inline graders may call (normalised); empty = no network for inline graders. */
@@ -12,51 +13,12 @@ export interface InlinePolicy {
   codeUnsandboxed: boolean;
 }
 
-export interface UrlPrefix {
-  protocol: string;
-  host: string; // hostname:port as URL normalises it (default port dropped)
-  path: string; // always ends with '/'
-  /** As the operator wrote it, for messages. */
-  source: string;
-}
-
 export interface PolicyViolation {
   /** Field path from the request body, e.g. `grader.graders.b.unsafe_no_sandbox`. */
   path: string;
   /** The capability refused there. */
   capability: string;
   message: string;
-}
-
-/** Parses an operator's allow-list entry; throws RangeError for anything but a plain http(s) URL. */
-export function parseUrlPrefix(source: string): UrlPrefix {
-  let u: URL;
-  try {
-    u = new URL(source);
-  } catch {
-    throw new RangeError(`inline network allow-list entry "${source}" is not a URL (e.g. http://127.0.0.1:8001/v1)`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new RangeError(`inline network allow-list entry "${source}" must be an http:// or https:// URL`);
-  if (u.username || u.password || u.search || u.hash)
-    throw new RangeError(`inline network allow-list entry "${source}" must not have credentials, a query or a fragment`);
-  return { protocol: u.protocol, host: u.host, path: u.pathname.endsWith('/') ? u.pathname : `${u.pathname}/`, source };
-}
-
-/**
- * Whether `url` lies under an allowed prefix: same scheme, host and port, and a path equal to the
- * prefix's or below it on a segment boundary, compared after WHATWG normalisation (so `..`,
- * `%2e%2e`, default ports and host case resolve as the HTTP client will resolve them).
- */
-export function urlAllowed(url: string, allow: readonly UrlPrefix[]): boolean {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return false;
-  }
-  if (u.username || u.password || u.search || u.hash) return false;
-  const path = u.pathname.endsWith('/') ? u.pathname : `${u.pathname}/`;
-  return allow.some((p) => p.protocol === u.protocol && p.host === u.host && path.startsWith(p.path));
 }
 
 function join(field: string): string {

@@ -6,7 +6,7 @@ import type { Grader } from '../core/grader.js';
 import { DEFAULT_MAX_JSON_DEPTH } from '../core/json.js';
 import type { Services } from '../core/services.js';
 import type { ExecutorFactory } from './grade-runner.js';
-import { parseUrlPrefix, type UrlPrefix } from './inline-policy.js';
+import { parseUrlPrefix, type UrlPrefix } from '../models/url-prefix.js';
 
 /** End-of-sequence / padding tokens stripped from OpenRLHF queries (common chat templates). */
 export const DEFAULT_EOS_TOKENS: readonly string[] = [
@@ -151,7 +151,7 @@ export function resolveOptions(o: ServerOptions, graderNames: string[]): Resolve
     defaultGrader,
     insecure: Boolean(o.insecure),
     allowInlineGraders: Boolean(o.allowInlineGraders),
-    inlineAllowNetwork: (o.inlineAllowNetwork ?? []).map(parseUrlPrefix),
+    inlineAllowNetwork: (o.inlineAllowNetwork ?? []).map((u) => parseUrlPrefix(u)),
     bodyLimit: Math.floor(positive('bodyLimit', o.bodyLimit, 8 * 1024 * 1024)),
     headersTimeoutMs: Math.floor(positive('headersTimeoutMs', o.headersTimeoutMs, 10_000)),
     requestTimeoutMs: Math.floor(positive('requestTimeoutMs', o.requestTimeoutMs, 30_000)),

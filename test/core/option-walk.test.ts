@@ -31,6 +31,8 @@ const EVIDENCE: Record<string, string> = {
   'score --max-invalid': 'test/core/cli-score.test.ts',
   'score --stop-after-errors': 'test/core/cli-score.test.ts',
   'score --unsafe-no-sandbox': 'test/core/option-effects.test.ts',
+  'score --image-dir': 'test/images/cli.test.ts',
+  'score --image-url': 'test/images/cli.test.ts',
   'validate --as': 'test/core/examples.test.ts',
 
   'serve --grader': 'test/server/cli.test.ts',
@@ -58,6 +60,8 @@ const EVIDENCE: Record<string, string> = {
   'serve --monitor-window': 'test/server/option-effects.test.ts',
   'serve --queue': 'test/queue/cli.test.ts',
   'serve --queue-prefix': 'test/server/option-effects.test.ts',
+  'serve --image-dir': 'test/images/cli.test.ts',
+  'serve --image-url': 'test/images/cli.test.ts',
   'serve --queue-batch': 'test/queue/cli.test.ts',
   'serve --queue-max-depth': 'test/queue/cli.test.ts',
   'serve --log-level': 'test/server/option-effects.test.ts',

@@ -3,7 +3,8 @@
 // format, reasoning blocks, refusals, n choices, logprobs (tokenised automatically, with chosen
 // alternatives), slow replies, HTTP errors with Retry-After, malformed bodies, dropped connections,
 // and hostile bodies (trickled one byte at a time, huge streams, cut off mid-body, never answered).
-// Reward endpoints (/pooling, /classify) have their own handler; other routes can be added.
+// Reward endpoints (/pooling, /classify) have their own handler; other routes can be added (any
+// method; a Buffer body is sent as raw bytes, e.g. an image for the image-URL tests).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -35,7 +36,7 @@ export interface Reply extends ChoiceReply {
   /** An HTTP status other than 200 (with `body` and `headers`). */
   status?: number;
   headers?: Record<string, string>;
-  /** Raw body (string sent as-is, e.g. malformed JSON) or an object (sent as JSON). */
+  /** Raw body (string sent as-is, e.g. malformed JSON; a Buffer sent as bytes) or an object (sent as JSON). */
   body?: unknown;
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** Hostile delivery of the body (any route). */
@@ -217,6 +218,11 @@ export class TestServer {
   private send(res: ServerResponse, r: Reply): void {
     if (r.drop) {
       res.socket?.destroy();
+      return;
+    }
+    if (Buffer.isBuffer(r.body)) {
+      res.writeHead(r.status ?? 200, { 'content-type': 'application/octet-stream', ...r.headers });
+      res.end(r.body);
       return;
     }
     const text = typeof r.body === 'string' ? r.body : JSON.stringify(r.body ?? {});

@@ -10,6 +10,7 @@ import { Services } from '../../core/services.js';
 import { scoreFile, SETUP_ERROR_KINDS } from '../../io/score-file.js';
 import { formatSummary, type Summary } from '../../io/summary.js';
 import { die, EXIT } from '../exit.js';
+import { addImageOptions, imageSources } from '../image-options.js';
 import { DEFAULT_KEEP, keepProblem } from '../../io/score-stream.js';
 import type { Grader } from '../../core/grader.js';
 import { ConfigError } from '../../core/errors.js';
@@ -122,7 +123,7 @@ function stopOnSignals(ac: AbortController): () => void {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('score')
     .description('grade every line of a JSONL file (or - for stdin); writes one result line per input line, in order')
     .argument('<input>', 'input JSONL: {"id"?, "item", "sample": {"output_text"}} or {"id"?, "item", "output_text"}; - for stdin')
@@ -154,7 +155,8 @@ export function register(program: Command): void {
       DEFAULT_STOP_AFTER_ERRORS,
     )
     .option('--no-progress', 'never show the progress line')
-    .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
+    .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)');
+  addImageOptions(cmd)
     .addHelpText(
       'after',
       `
@@ -205,6 +207,8 @@ Example:
           monitor?: string;
           maxInvalid?: number;
           stopAfterErrors: number;
+          imageDir: string[];
+          imageUrl: string[];
         },
       ) => {
         try {
@@ -241,7 +245,7 @@ Example:
               })
             : undefined;
           if (o.summaryJson) await checkWritable(o.summaryJson, 'summary');
-          const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox) });
+          const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox), images: imageSources(o) });
           const ac = new AbortController();
           const unhook = stopOnSignals(ac);
           let summary: Awaited<ReturnType<typeof scoreFile>>;

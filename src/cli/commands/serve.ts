@@ -9,6 +9,7 @@ import type { WireFormat } from '../../server/context.js';
 import { DEFAULT_EOS_TOKENS, DEFAULT_MAX_QUEUE, REWARD_FORMATS, type RewardFormat } from '../../server/options.js';
 import { die, EXIT } from '../exit.js';
 import { positiveInt } from './score.js';
+import { addImageOptions, imageSources } from '../image-options.js';
 
 function port(v: string): number {
   const n = Number(v);
@@ -58,6 +59,8 @@ interface ServeOpts {
   defaultEos: boolean;
   logLevel?: string;
   unsafeNoSandbox?: boolean;
+  imageDir: string[];
+  imageUrl: string[];
   monitorWindow: number;
   sandboxApi?: boolean;
   sandboxApiMaxTimeoutS?: number;
@@ -87,7 +90,7 @@ function endpoints(formats: readonly WireFormat[]): string {
 export async function register(program: Command, argv: readonly string[] = []): Promise<void> {
   // the formats (and the server code they import) load for `arbiter serve` itself, not for other commands' help
   const formats = argv[0] === 'serve' ? (await import('../../server/formats/index.js')).FORMATS : undefined;
-  program
+  const cmd = program
     .command('serve')
     .description('serve rewards over HTTP to RL trainers (OpenAI graders API, OpenRLHF, batch scoring)')
     .requiredOption(
@@ -209,7 +212,7 @@ Examples:
         const graders = await loadGraderSpecs(o.grader);
         const token = o.token ?? (process.env.ARBITER_TOKEN || undefined);
         const eosTokens = [...(o.defaultEos ? DEFAULT_EOS_TOKENS : []), ...o.eosToken];
-        const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox) });
+        const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox), images: imageSources(o) });
         let executor: import('../../server/grade-runner.js').ExecutorFactory | undefined;
         if (o.queue) {
           const { queueExecutor, checkRedis, parseRedisUrl } = await import('../../queue/index.js');
@@ -303,4 +306,5 @@ Examples:
         die(e);
       }
     });
+  addImageOptions(cmd);
 }

@@ -1,8 +1,10 @@
 // The step every judge grader shares: call the judge (k samples), parse every choice, and
 // return the valid verdicts with call metadata — or, when any sample's failure was planted by the
 // response (verdict markers the judge's output repeats), `planted` for the grader's floor — or
-// throw the failure with the raw output kept.
+// throw the failure with the raw output kept. What the prompt's images were (`images`) goes into the
+// metadata either way.
 import type { GraderContext } from '../../core/grader.js';
+import type { ImageMeta } from '../../images/parts.js';
 import type { ChatMessage, JsonSchemaFormat } from '../../models/types.js';
 import { callJudge, callMeta, type JudgeCallResult } from './judge-call.js';
 import { maskReasoning } from '../../extract/think.js';
@@ -26,10 +28,12 @@ export async function runJudge<T>(
   messages: ChatMessage[],
   parse: (text: string) => Verdict<T>,
   schema?: JsonSchemaFormat,
+  images: readonly ImageMeta[] = [],
 ): Promise<JudgeRun<T>> {
   const call = await callJudge(ctx, s, messages, schema);
   const parsed = parseChoices(call.choices, parse);
   const meta = callMeta(call, s);
+  if (images.length) meta.images = images;
   const planted = plantedOf(parsed);
   if (planted) return { call, parsed, valid: [], meta: { ...meta, ...rawMeta(parsed), planted: plantedMeta(planted) }, planted };
   requireValid(parsed, s.minValid, meta);

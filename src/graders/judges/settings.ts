@@ -1,7 +1,10 @@
-// Config fields shared by every judge grader (model, sampling, self-consistency, cache, logprobs)
-// and their resolution into the settings a judge call uses.
+// Config fields shared by every judge grader (model, sampling, self-consistency, cache, logprobs,
+// images: `vision`) and their resolution into the settings a judge call uses.
 import { z } from 'zod';
+import type { CapabilityUse } from '../../core/capabilities.js';
 import type { BuildContext } from '../../core/registry.js';
+import { visionCapabilities, visionField, visionSettings, type VisionConfig, type VisionSettings } from '../../images/settings.js';
+import { endpointCapabilities } from '../../models/endpoint-capabilities.js';
 import { checkEndpoint, endpointFields, resolveEndpoint, type EndpointConfig, type ResolvedEndpoint } from '../../models/endpoint.js';
 
 export const samplingParamsSchema = z.strictObject({
@@ -33,6 +36,8 @@ export const judgeFields = {
   logprob_score: z.boolean().optional(),
   /** Extra request body fields (e.g. {"chat_template_kwargs": {"enable_thinking": false}}). */
   extra_body: z.record(z.string(), z.unknown()).optional(),
+  /** How images in the prompt are sized and limited (docs/multimodal.md). */
+  ...visionField,
 };
 
 export interface JudgeConfigFields extends EndpointConfig {
@@ -45,6 +50,7 @@ export interface JudgeConfigFields extends EndpointConfig {
   cache?: boolean | 'auto';
   logprob_score?: boolean;
   extra_body?: Record<string, unknown>;
+  vision?: VisionConfig;
 }
 
 export interface JudgeSettings {
@@ -60,6 +66,12 @@ export interface JudgeSettings {
   cache: boolean;
   logprobs: boolean;
   extraBody?: Record<string, unknown>;
+  vision: VisionSettings;
+}
+
+/** What a judge grader can reach: its endpoint, and `vision` limits raised above their defaults. */
+export function judgeCapabilities(cfg: JudgeConfigFields): CapabilityUse[] {
+  return [...endpointCapabilities(cfg), ...visionCapabilities(cfg)];
 }
 
 /** Resolves the settings; with a build context, refuses endpoint settings that cannot hold as written. */
@@ -83,5 +95,6 @@ export function judgeSettings(cfg: JudgeConfigFields, b?: BuildContext): JudgeSe
     cache: cfg.cache === undefined || cfg.cache === 'auto' ? temperature === 0 : cfg.cache,
     logprobs: cfg.logprob_score ?? false,
     extraBody: Object.keys(extra).length ? extra : undefined,
+    vision: visionSettings(cfg.vision, b),
   };
 }

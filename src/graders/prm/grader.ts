@@ -14,7 +14,8 @@ import { graderSchema, type BuildContext, type GraderType } from '../../core/reg
 import { GradeFailure, type Outcome } from '../../core/result.js';
 import type { GradeInput } from '../../core/sample.js';
 import { renderString, renderValue, type Template } from '../../core/template.js';
-import { fill, checkSize } from '../judges/messages.js';
+import { checkSize, compileImages, fill, imagesField, withImages } from '../judges/messages.js';
+import { visionCapabilities, visionField } from '../../images/settings.js';
 import { parseFirstError } from '../judges/parse/first-error.js';
 import { gradedStrings } from '../judges/parse/quotes.js';
 import { plantedMeta, runJudge, rawMeta } from '../judges/run-judge.js';
@@ -146,6 +147,9 @@ const judgeSchema = graderSchema({
   prompt: z.string().optional(),
   /** Optional system prompt. */
   system_prompt: z.string().optional(),
+  /** Images shown with the prompt (templates giving image URLs, e.g. "{{item.image}}"), and how they are sized and limited (docs/multimodal.md). */
+  ...imagesField,
+  ...visionField,
 });
 
 const labelsSchema = graderSchema({
@@ -204,6 +208,7 @@ function capabilities(cfg: PrmConfig): readonly CapabilityUse[] {
   if (cfg.protocol === 'vllm_pooling') return [...endpointCapabilities(cfg, (base) => RewardClient.urlOf(base, cfg.path ?? REWARD_PATHS.vllm_pooling)), ...own];
   if (cfg.protocol === 'implicit')
     return [...endpointCapabilities(cfg), ...endpointCapabilities(cfg.reference).map((u) => ({ ...u, field: `reference.${u.field}` })), ...own];
+  if (cfg.protocol === 'judge') return [...endpointCapabilities(cfg), ...visionCapabilities(cfg), ...own];
   return [...endpointCapabilities(cfg), ...own];
 }
 
@@ -457,20 +462,25 @@ function judgeScorer(cfg: z.infer<typeof judgeSchema>, b: BuildContext): Scorer 
   // the judge's own settings (the step aggregate is this grader's, not a vote over judge samples)
   const { aggregate: _stepAggregate, ...judgeCfg } = cfg;
   const s = judgeSettings(judgeCfg, b);
+  const renderImages = compileImages(b, 'images', cfg.images, { vision: s.vision, floor: 0 });
   const template = cfg.prompt ?? CRITIQUE_PROMPT;
   if (cfg.prompt !== undefined && !cfg.prompt.includes('{steps}')) b.issue('prompt', 'must contain {steps} (the paragraphs to check)');
   return async (input, steps, ctx) => {
     const question = renderString(q, input);
     const user = fill(template, { question, steps: taggedParagraphs(steps) });
     checkSize(user.length + (cfg.system_prompt?.length ?? 0));
-    const messages = cfg.system_prompt
-      ? [
-          { role: 'system' as const, content: cfg.system_prompt },
-          { role: 'user' as const, content: user },
-        ]
-      : [{ role: 'user' as const, content: user }];
+    const imgs = await renderImages(input, ctx);
+    const messages = withImages(
+      cfg.system_prompt
+        ? [
+            { role: 'system' as const, content: cfg.system_prompt },
+            { role: 'user' as const, content: user },
+          ]
+        : [{ role: 'user' as const, content: user }],
+      imgs,
+    );
     const graded = gradedStrings(steps, input.sample);
-    const run = await runJudge(ctx, s, messages, (t) => parseFirstError(t, { steps: steps.length, graded }));
+    const run = await runJudge(ctx, s, messages, (t) => parseFirstError(t, { steps: steps.length, graded }), undefined, imgs.images);
     // verdict markers in the steps (a planted \boxed{k}) behind an unreadable verdict: every step wrong
     if (run.planted) {
       return {

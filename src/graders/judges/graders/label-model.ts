@@ -3,14 +3,13 @@
 // aggregate "mean"); optional P(passing) from logprobs at the label token.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../../core/registry.js';
-import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
 import type { JsonSchemaFormat } from '../../../models/types.js';
 import { logprobScore } from '../logprob-score.js';
 import { compileMessages, messageSchema, withInstruction } from '../messages.js';
 import { labelParser } from '../parse/label.js';
 import { gradedStrings } from '../parse/quotes.js';
 import { plantedOutcome, rationale, runJudge } from '../run-judge.js';
-import { judgeFields, judgeSettings } from '../settings.js';
+import { judgeCapabilities, judgeFields, judgeSettings } from '../settings.js';
 import { judgeExtractField, judgedInput } from '../response.js';
 import { majority } from '../verdicts.js';
 import { verdictSchema } from '../verdict-schema.js';
@@ -35,15 +34,15 @@ export const labelModel: GraderType<LabelModelConfig> = {
   type: 'label_model',
   summary: 'LLM judge picks a label; score 1 when it is a passing label (OpenAI label_model)',
   schema,
-  capabilities: endpointCapabilities,
+  capabilities: judgeCapabilities,
   build(cfg, b) {
     const lower = new Set(cfg.labels.map((l) => l.toLowerCase()));
     if (lower.size !== cfg.labels.length) b.issue('labels', 'labels must be distinct (case-insensitively)');
     cfg.passing_labels.forEach((l, i) => {
       if (!cfg.labels.includes(l)) b.issue(`passing_labels[${i}]`, `"${l}" is not one of the labels`);
     });
-    const render = compileMessages(b, 'input', cfg.input);
     const s = judgeSettings(cfg, b);
+    const render = compileMessages(b, 'input', cfg.input, { vision: s.vision, floor: 0 });
     const parser = labelParser(cfg.labels);
     const passing = new Set(cfg.passing_labels);
     const jsonSchema = (cfg.response_format ?? 'json_schema') === 'json_schema' ? labelSchema(cfg.labels) : undefined;
@@ -66,10 +65,11 @@ export const labelModel: GraderType<LabelModelConfig> = {
     const judged = judgedInput(cfg.extract, 0);
     return async (raw, ctx) => {
       const input = judged(raw);
-      let messages = render(input);
+      const prompt = await render(input, ctx);
+      let messages = prompt.messages;
       if (cfg.format_instructions ?? true) messages = withInstruction(messages, instruction);
       const graded = gradedStrings(input.sample);
-      const run = await runJudge(ctx, s, messages, (t) => parser.parse(t, { graded }), jsonSchema);
+      const run = await runJudge(ctx, s, messages, (t) => parser.parse(t, { graded }), jsonSchema, prompt.images);
       if (run.planted) return plantedOutcome(run.planted, 0, run.meta);
       const labels = run.valid.map((v) => v.verdict.value);
       const m = majority(labels);

@@ -3,15 +3,14 @@
 // orders; `metadata.consistent` is false when the orders disagree (the position decided).
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../../core/registry.js';
-import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
 import { renderString } from '../../../core/template.js';
 import type { ChatMessage } from '../../../models/types.js';
-import { checkSize, fill } from '../messages.js';
+import { checkSize, compileImages, fill, imagesField, withImages } from '../messages.js';
 import { parsePairwise, type PairwiseValue } from '../parse/pairwise.js';
 import { gradedStrings } from '../parse/quotes.js';
 import { PAIRWISE_SYSTEM, PAIRWISE_TIE_CLAUSE, PAIRWISE_USER } from '../prompts.js';
 import { plantedOutcome, rationale, runJudge, type JudgeRun } from '../run-judge.js';
-import { judgeFields, judgeSettings } from '../settings.js';
+import { judgeCapabilities, judgeFields, judgeSettings } from '../settings.js';
 import { judgeExtractField, judgedInput } from '../response.js';
 import { majority } from '../verdicts.js';
 import { choiceFormat } from '../verdict-schema.js';
@@ -34,6 +33,8 @@ const schema = graderSchema({
   user_prompt: z.string().optional(),
   /** json_schema (default: the verdict in a {"steps", "result"} object; prompt-only when the server lacks it) or text. */
   response_format: z.enum(['json_schema', 'text']).optional(),
+  /** Images shown with the prompt (templates giving image URLs, e.g. "{{item.image}}"); see docs/multimodal.md. */
+  ...imagesField,
 });
 
 export type PairwiseConfig = z.infer<typeof schema>;
@@ -51,12 +52,13 @@ export const pairwise: GraderType<PairwiseConfig> = {
   type: 'pairwise',
   summary: "LLM judge prefers A or B (both orders, ties, consistency flag); score from A's side",
   schema,
-  capabilities: endpointCapabilities,
+  capabilities: judgeCapabilities,
   build(cfg, b) {
     const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
     const ra = b.template('response_a', cfg.response_a ?? '{{sample.output_text}}');
     const rb = b.template('response_b', cfg.response_b);
     const s = judgeSettings(cfg, b);
+    const renderImages = compileImages(b, 'images', cfg.images, { vision: s.vision, floor: 0 });
     const both = (cfg.orders ?? 'both') === 'both';
     const allowTie = cfg.allow_tie ?? true;
     const system = fill(cfg.system_prompt ?? PAIRWISE_SYSTEM, { tie_clause: allowTie ? PAIRWISE_TIE_CLAUSE : '' });
@@ -94,9 +96,10 @@ export const pairwise: GraderType<PairwiseConfig> = {
       // both responses are under judgment: a verdict quoted from either is not the judge's own;
       // the one under test (A, with the sample) is to blame for verdict markers it carries
       const p = parse(gradedStrings(a, bb, input.sample), gradedStrings(a, input.sample));
+      const imgs = await renderImages(input, ctx);
       const runs = await Promise.all([
-        runJudge(ctx, s, messages(question, a, bb), p, structured?.schema),
-        ...(both ? [runJudge(ctx, s, messages(question, bb, a), p, structured?.schema)] : []),
+        runJudge(ctx, s, withImages(messages(question, a, bb), imgs), p, structured?.schema, imgs.images),
+        ...(both ? [runJudge(ctx, s, withImages(messages(question, bb, a), imgs), p, structured?.schema, imgs.images)] : []),
       ]);
       // response A planted verdict markers that made an order's verdict unreadable: A loses
       const planted = runs.find((r) => r.planted);
@@ -127,6 +130,7 @@ export const pairwise: GraderType<PairwiseConfig> = {
       meta.winner = score > 0.5 ? 'A' : score < 0.5 ? 'B' : 'tie';
       meta.usage = usage;
       meta.cached = runs.every((r) => r.call.cached);
+      if (imgs.images.length) meta.images = imgs.images;
       if (s.samples > 1) meta.samples = { ab: ab.all, ...(both ? { ba: runs[1]!.valid.map((v) => swap(v.verdict.value)) } : {}) };
       const first = runs[0]!.valid[0]!;
       const reasons = runs.map((r, i) => `${i === 0 ? '[A first]' : '[B first]'} ${rationale(r.valid[0]!.verdict, r.valid[0]!.choice.content)}`);

@@ -4,15 +4,14 @@
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../../core/registry.js';
 import { renamed } from '../../../extract/options.js';
-import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
 import { renderString } from '../../../core/template.js';
 import { logprobScore, yesNoToken } from '../logprob-score.js';
-import { checkSize, fill } from '../messages.js';
+import { checkSize, compileImages, fill, imagesField, withImages } from '../messages.js';
 import { parseYesNo } from '../parse/binary.js';
 import { gradedStrings } from '../parse/quotes.js';
 import { VERIFY_SYSTEM, VERIFY_USER } from '../prompts.js';
 import { plantedOutcome, rationale, runJudge } from '../run-judge.js';
-import { judgeFields, judgeSettings } from '../settings.js';
+import { judgeCapabilities, judgeFields, judgeSettings } from '../settings.js';
 import { judgeExtractField, judgedInput } from '../response.js';
 import { choiceFormat } from '../verdict-schema.js';
 
@@ -31,6 +30,8 @@ const schema = graderSchema({
   user_prompt: z.string().optional(),
   /** json_schema (default: the verdict in a {"steps", "result"} object; prompt-only when the server lacks it) or text. */
   response_format: z.enum(['json_schema', 'text']).optional(),
+  /** Images shown with the prompt (templates giving image URLs, e.g. "{{item.image}}"); see docs/multimodal.md. */
+  ...imagesField,
 });
 
 export type ReferenceVerifyConfig = z.infer<typeof schema>;
@@ -40,12 +41,13 @@ export const referenceVerify: GraderType<ReferenceVerifyConfig> = {
   summary: 'LLM judge checks that the final answer is equivalent to a reference; score 1/0 or P(yes)',
   schema,
   aliases: [renamed('response', 'input')],
-  capabilities: endpointCapabilities,
+  capabilities: judgeCapabilities,
   build(cfg, b) {
     const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
     const resp = b.template('input', cfg.input ?? '{{sample.output_text}}');
     const ref = b.template('reference', cfg.reference);
     const s = judgeSettings(cfg, b);
+    const renderImages = compileImages(b, 'images', cfg.images, { vision: s.vision, floor: 0 });
     const system = cfg.system_prompt ?? VERIFY_SYSTEM;
     const user = cfg.user_prompt ?? VERIFY_USER;
     const mode = cfg.aggregate ?? 'majority';
@@ -58,15 +60,20 @@ export const referenceVerify: GraderType<ReferenceVerifyConfig> = {
       const reference = renderString(ref, input);
       checkSize(question.length + response.length + reference.length);
       const graded = gradedStrings(response, input.sample);
+      const imgs = await renderImages(input, ctx);
       const run = await runJudge(
         ctx,
         s,
-        [
-          { role: 'system', content: structured ? `${system}\n\n${structured.instruction}` : system },
-          { role: 'user', content: fill(user, { question, reference, response }) },
-        ],
+        withImages(
+          [
+            { role: 'system', content: structured ? `${system}\n\n${structured.instruction}` : system },
+            { role: 'user', content: fill(user, { question, reference, response }) },
+          ],
+          imgs,
+        ),
         (t) => parseYesNo(t, { graded }),
         structured?.schema,
+        imgs.images,
       );
       if (run.planted) return plantedOutcome(run.planted, 0, run.meta);
       const votes = run.valid.map((v) => (v.verdict.value ? 1 : 0));

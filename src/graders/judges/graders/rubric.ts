@@ -6,18 +6,17 @@ import { z } from 'zod';
 import type { GraderContext } from '../../../core/grader.js';
 import { graderSchema, type GraderType } from '../../../core/registry.js';
 import { renamed } from '../../../extract/options.js';
-import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
 import { GradeFailure, type Result } from '../../../core/result.js';
 import type { GradeInput } from '../../../core/sample.js';
 import { renderString, renderValue, type Template } from '../../../core/template.js';
 import { logprobScore, numericToken, yesNoToken } from '../logprob-score.js';
-import { checkSize, fill } from '../messages.js';
+import { checkSize, compileImages, fill, imagesField, withImages, type ResolvedImages } from '../messages.js';
 import { parseYesNo } from '../parse/binary.js';
 import { gradedStrings } from '../parse/quotes.js';
 import { parseScore } from '../parse/score.js';
 import { RUBRIC_SYSTEM_BINARY, RUBRIC_SYSTEM_SCALE, RUBRIC_USER } from '../prompts.js';
 import { plantedMeta, rationale, runJudge } from '../run-judge.js';
-import { judgeFields, judgeSettings, type JudgeSettings } from '../settings.js';
+import { judgeCapabilities, judgeFields, judgeSettings, type JudgeSettings } from '../settings.js';
 import { judgeExtractField, judgedInput } from '../response.js';
 import { combineScores, plantedReason, type Planted } from '../verdicts.js';
 import { choiceFormat, structuredInstruction, verdictSchema } from '../verdict-schema.js';
@@ -44,6 +43,8 @@ const schema = graderSchema({
   user_prompt: z.string().optional(),
   /** json_schema (default: each verdict in a {"steps", "result"} object; prompt-only when the server lacks it) or text. */
   response_format: z.enum(['json_schema', 'text']).optional(),
+  /** Images shown with every criterion's prompt (templates giving image URLs, e.g. "{{item.image}}"); see docs/multimodal.md. */
+  ...imagesField,
 });
 
 export type RubricConfig = z.infer<typeof schema>;
@@ -76,7 +77,7 @@ export const rubric: GraderType<RubricConfig> = {
   schema,
   // `scale` elsewhere divides a score (reward_model, transform); the rating range is `range`, as in score_model
   aliases: [renamed('response', 'input'), renamed('scale', 'range')],
-  capabilities: endpointCapabilities,
+  capabilities: judgeCapabilities,
   build(cfg, b) {
     let fixed: Criterion[] | undefined;
     let fromItem: Template | undefined;
@@ -100,6 +101,7 @@ export const rubric: GraderType<RubricConfig> = {
     const q = cfg.question !== undefined ? b.template('question', cfg.question) : undefined;
     const resp = b.template('input', cfg.input ?? '{{sample.output_text}}');
     const s = judgeSettings(cfg, b);
+    const renderImages = compileImages(b, 'images', cfg.images, { vision: s.vision, floor: 0 });
     const system = cfg.system_prompt ?? (scale === 'binary' ? RUBRIC_SYSTEM_BINARY : fill(RUBRIC_SYSTEM_SCALE, { lo: String(scale[0]), hi: String(scale[1]) }));
     const user = cfg.user_prompt ?? RUBRIC_USER;
     const mode = cfg.aggregate ?? 'mean';
@@ -132,12 +134,23 @@ export const rubric: GraderType<RubricConfig> = {
     };
 
     /** One criterion → a component result in [0, 1]. */
-    const judgeOne = async (c: Criterion, question: string, response: string, graded: string[], ctx: GraderContext, st: JudgeSettings): Promise<Result> => {
+    const judgeOne = async (
+      c: Criterion,
+      question: string,
+      response: string,
+      graded: string[],
+      imgs: ResolvedImages,
+      ctx: GraderContext,
+      st: JudgeSettings,
+    ): Promise<Result> => {
       const t0 = performance.now();
-      const messages = [
-        { role: 'system' as const, content: structured ? `${system}\n\n${structured.instruction}` : system },
-        { role: 'user' as const, content: fill(user, { question, response, criterion: c.text }) },
-      ];
+      const messages = withImages(
+        [
+          { role: 'system' as const, content: structured ? `${system}\n\n${structured.instruction}` : system },
+          { role: 'user' as const, content: fill(user, { question, response, criterion: c.text }) },
+        ],
+        imgs,
+      );
       const base = { grader: c.name, type: 'rubric_criterion', criterion: c.text, weight: c.weight };
       try {
         let values: number[];
@@ -191,7 +204,9 @@ export const rubric: GraderType<RubricConfig> = {
       const response = renderString(resp, input);
       checkSize(question.length + response.length);
       const graded = gradedStrings(response, input.sample);
-      const results = await Promise.all(criteria.map((c) => judgeOne(c, question, response, graded, ctx, s)));
+      const imgs = await renderImages(input, ctx);
+      const imagesMeta = imgs.images.length ? { images: imgs.images } : {};
+      const results = await Promise.all(criteria.map((c) => judgeOne(c, question, response, graded, imgs, ctx, s)));
       const components: Record<string, Result> = {};
       criteria.forEach((c, i) => {
         let key = c.name;
@@ -206,13 +221,18 @@ export const rubric: GraderType<RubricConfig> = {
           score: 0,
           components,
           reason: `criterion "${criteria[plantedAt]!.name}": ${plantedReason(p, 0)}`,
-          metadata: { model: s.model, criteria: criteria.length, planted: { ...plantedMeta(p), floor: 0, criterion: criteria[plantedAt]!.name } },
+          metadata: {
+            model: s.model,
+            criteria: criteria.length,
+            ...imagesMeta,
+            planted: { ...plantedMeta(p), floor: 0, criterion: criteria[plantedAt]!.name },
+          },
         };
       }
       const bad = results.findIndex((r) => !r.valid);
       if (bad >= 0) {
         const r = results[bad]!;
-        throw new GradeFailure(r.error!.kind, `criterion "${criteria[bad]!.name}" could not be judged: ${r.error!.message}`, { components });
+        throw new GradeFailure(r.error!.kind, `criterion "${criteria[bad]!.name}" could not be judged: ${r.error!.message}`, { components, ...imagesMeta });
       }
       const pos = criteria.reduce((a, c) => a + (c.weight > 0 ? c.weight : 0), 0);
       let total = 0;
@@ -221,7 +241,7 @@ export const rubric: GraderType<RubricConfig> = {
       });
       const score = Math.min(1, Math.max(0, total));
       const met = results.filter((r) => (r.score ?? 0) >= 0.5).length;
-      return { score, components, reason: `${met} of ${criteria.length} criteria met`, metadata: { model: s.model, criteria: criteria.length } };
+      return { score, components, reason: `${met} of ${criteria.length} criteria met`, metadata: { model: s.model, criteria: criteria.length, ...imagesMeta } };
     };
   },
 };

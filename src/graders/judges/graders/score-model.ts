@@ -3,14 +3,13 @@
 // lacks it); parses any common verdict format; optional expected score from logprobs; k samples.
 import { z } from 'zod';
 import { graderSchema, type GraderType } from '../../../core/registry.js';
-import { endpointCapabilities } from '../../../models/endpoint-capabilities.js';
 import type { JsonSchemaFormat } from '../../../models/types.js';
 import { logprobScore, numericToken } from '../logprob-score.js';
 import { compileMessages, messageSchema, withInstruction } from '../messages.js';
 import { gradedStrings } from '../parse/quotes.js';
 import { parseScore } from '../parse/score.js';
 import { plantedOutcome, rationale, runJudge } from '../run-judge.js';
-import { judgeFields, judgeSettings } from '../settings.js';
+import { judgeCapabilities, judgeFields, judgeSettings } from '../settings.js';
 import { judgeExtractField, judgedInput } from '../response.js';
 import { combineScores, samplesMeta } from '../verdicts.js';
 import { verdictSchema } from '../verdict-schema.js';
@@ -46,12 +45,12 @@ export const scoreModel: GraderType<ScoreModelConfig> = {
   type: 'score_model',
   summary: 'LLM judge gives a number in a range (OpenAI score_model); k samples, logprob scores',
   schema,
-  capabilities: endpointCapabilities,
+  capabilities: judgeCapabilities,
   build(cfg, b) {
     const [lo, hi] = cfg.range ?? [0, 1];
     if (!(lo < hi)) b.fail('range', `range must be [min, max] with min < max, got [${lo}, ${hi}]`);
-    const render = compileMessages(b, 'input', cfg.input);
     const s = judgeSettings(cfg, b);
+    const render = compileMessages(b, 'input', cfg.input, { vision: s.vision, floor: lo });
     const mode = cfg.aggregate ?? 'mean';
     const jsonSchema = (cfg.response_format ?? 'json_schema') === 'json_schema' ? scoreSchema(lo, hi) : undefined;
     const instruct = cfg.format_instructions ?? true;
@@ -60,11 +59,12 @@ export const scoreModel: GraderType<ScoreModelConfig> = {
     const judged = judgedInput(cfg.extract, lo);
     return async (raw, ctx) => {
       const input = judged(raw);
-      let messages = render(input);
+      const prompt = await render(input, ctx);
+      let messages = prompt.messages;
       if (instruct) messages = withInstruction(messages, scoreInstruction(lo, hi));
       // what the judge may quote: a verdict copied from the sample is not the judge's own
       const graded = gradedStrings(input.sample);
-      const run = await runJudge(ctx, s, messages, (t) => parseScore(t, { ...parseOpts, graded }), jsonSchema);
+      const run = await runJudge(ctx, s, messages, (t) => parseScore(t, { ...parseOpts, graded }), jsonSchema, prompt.images);
       // verdict markers in the response behind an unreadable verdict: the range's minimum
       if (run.planted) return plantedOutcome(run.planted, lo, { ...run.meta, range: [lo, hi] });
       const scores: number[] = [];
