@@ -106,10 +106,10 @@ export interface GraderType<C extends BaseConfig = BaseConfig> {
    * so that no grade pays for it inside its budget; called once per Services, at load by the CLI
    * and the server (core/startup.ts warmGrader) or before the first grade's budget starts.
    * Resources loaded through `startupResource` are reported by name; return more items to report
-   * them. A `cpu_heavy` node that will run in the preemption pool is warmed there instead (in
+   * them (an array of StartupItem, or a promise of one; anything else reports nothing). A `cpu_heavy` node that will run in the preemption pool is warmed there instead (in
    * each worker thread). Without `warm`, a node warms its children.
    */
-  warm?: (config: C, ctx: WarmContext) => Promise<StartupItem[] | void> | StartupItem[] | void;
+  warm?: (config: C, ctx: WarmContext) => Promise<unknown> | unknown;
 }
 
 /** What the runner needs to run a `cpu_heavy` grader where its budget can preempt it. */
@@ -370,7 +370,10 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
           const budgeted = deadline || cfg.timeout_ms !== undefined;
           const children = async () => (await Promise.all(warmChildren.map((c) => c.warm!(services, { deadline: budgeted })))).flat();
           if (pool && budgeted) return pool(services);
-          if (ownWarm) return (await ownWarm(cfg, { services, children })) ?? [];
+          if (ownWarm) {
+            const more = await ownWarm(cfg, { services, children });
+            return Array.isArray(more) ? (more as StartupItem[]) : [];
+          }
           return children();
         }
       : undefined;

@@ -10,6 +10,7 @@ import { Services } from '../../core/services.js';
 import { scoreFile, SETUP_ERROR_KINDS } from '../../io/score-file.js';
 import { formatSummary, type Summary } from '../../io/summary.js';
 import { die, EXIT } from '../exit.js';
+import { startGraders, VERBOSE_OPTION } from '../startup.js';
 import { DEFAULT_KEEP, keepProblem } from '../../io/score-stream.js';
 import type { Grader } from '../../core/grader.js';
 import { ConfigError } from '../../core/errors.js';
@@ -155,6 +156,7 @@ export function register(program: Command): void {
     )
     .option('--no-progress', 'never show the progress line')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
+    .option(...VERBOSE_OPTION)
     .addHelpText(
       'after',
       `
@@ -205,6 +207,7 @@ Example:
           monitor?: string;
           maxInvalid?: number;
           stopAfterErrors: number;
+          verbose?: boolean;
         },
       ) => {
         try {
@@ -246,6 +249,7 @@ Example:
           const unhook = stopOnSignals(ac);
           let summary: Awaited<ReturnType<typeof scoreFile>>;
           try {
+            await startGraders([grader], services, { verbose: o.verbose === true });
             summary = await scoreFile({
               grader,
               input,
