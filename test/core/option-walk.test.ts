@@ -31,6 +31,7 @@ const EVIDENCE: Record<string, string> = {
   'score --max-invalid': 'test/core/cli-score.test.ts',
   'score --stop-after-errors': 'test/core/cli-score.test.ts',
   'score --unsafe-no-sandbox': 'test/core/option-effects.test.ts',
+  'score --verbose': 'test/core/cli-startup.test.ts',
   'validate --as': 'test/core/examples.test.ts',
 
   'serve --grader': 'test/server/cli.test.ts',
@@ -80,6 +81,7 @@ const EVIDENCE: Record<string, string> = {
   'worker --events': 'test/queue/procs.ts',
   'worker --no-probe-endpoints': 'test/queue/option-effects.test.ts',
   'worker --unsafe-no-sandbox': 'test/queue/option-effects.test.ts',
+  'worker --verbose': 'test/core/cli-startup.test.ts',
 
   'advantages --config': 'test/group/pipeline.test.ts',
   'advantages --output': 'test/core/option-effects.test.ts',
@@ -147,6 +149,7 @@ const EVIDENCE: Record<string, string> = {
   'search --out': 'test/search/search.test.ts',
   'search --progress': 'test/search/search.test.ts',
   'search --no-progress': 'test/search/search.test.ts',
+  'search --verbose': 'test/core/cli-startup.test.ts',
 
   'env serve --host': 'test/agents/serve.test.ts',
   'env serve --port': 'test/agents/serve.test.ts',
@@ -216,6 +219,7 @@ const EVAL_COMMON: Record<string, string> = {
   '--progress': 'test/eval/cli.test.ts',
   '--no-progress': 'test/eval/live.test.ts',
   '--unsafe-no-sandbox': 'test/eval/suites.contract.test.ts',
+  '--verbose': 'test/core/cli-startup.test.ts',
 };
 
 /** A shared option a suite takes: its flags, what in the suite's source reads it, and the mechanism's test. */
