@@ -3,7 +3,7 @@
 // test can show that a slow start-up is not charged to a 2 s timeout_ms.
 import { setStartupHook } from '../../dist/core/startup.js';
 
-export const TOKENIZER_DELAY_MS = 2_500;
+const TOKENIZER_DELAY_MS = 2_500;
 
 setStartupHook(async (what) => {
   if (what.startsWith('tokenizer ')) await new Promise((r) => setTimeout(r, TOKENIZER_DELAY_MS));

@@ -5,24 +5,26 @@ import { z } from 'zod';
 import { getGraderType, graderSchema, PURE, registerGraderType } from '../../dist/index.js';
 
 export const counts = { warms: 0, grades: 0 };
-let release = () => {};
-let gate = new Promise((r) => (release = r));
+let release: () => void = () => {};
+let gate = new Promise<void>((r) => (release = r));
 
 /** Ends every pending (and future) warm-up of `test_warm`. */
-export function releaseWarm() {
+export function releaseWarm(): void {
   release();
 }
 
 /** A fresh gate: warm-ups started from now on wait for the next releaseWarm(). */
-export function holdWarm() {
-  gate = new Promise((r) => (release = r));
+export function holdWarm(): void {
+  gate = new Promise<void>((r) => (release = r));
 }
 
+const schema = graderSchema({ score: z.number() });
+
 if (!getGraderType('test_warm')) {
-  registerGraderType({
+  registerGraderType<z.infer<typeof schema>>({
     type: 'test_warm',
     summary: 'test only: a warm-up the test releases',
-    schema: graderSchema({ score: z.number() }),
+    schema,
     capabilities: PURE,
     warm: async () => {
       counts.warms++;
