@@ -8,6 +8,7 @@ import { grade, loadGrader, Services } from '../../dist/index.js';
 import '../../dist/graders/index.js';
 import { DEFAULT_STARTUP_TIMEOUT_MS, loadedResources, warmGrader } from '../../dist/core/startup.js';
 import { counts, holdWarm, releaseWarm } from '../helpers/startup-graders.js';
+import '../helpers/slow-warm-grader.mjs';
 
 const sample = { item: {}, output_text: 'hello world' };
 const closing: Services[] = [];
@@ -159,5 +160,19 @@ describe('the length tokenizer under a 2 s budget', () => {
     expect(loadedResources().some((r) => r.what === 'tokenizer o200k_base')).toBe(false);
     const report = await warmGrader(g, services);
     expect(report.items.map((i) => i.what)).toEqual(['2 worker threads', 'tokenizer o200k_base (in each worker thread)']);
+  });
+});
+
+describe('worker threads replaced after a timeout', () => {
+  it('warm up again before they take a sample: the next grade is not charged with it', async () => {
+    const services = fresh({ preemptThreads: 1, workerModules: [new URL('../helpers/slow-warm-grader.mjs', import.meta.url).href] });
+    // each worker's warm-up (1.5 s) is longer than the budget (300 ms)
+    const g = loadGrader({ type: 'test_slow_warm', warm_ms: 1_500, timeout_ms: 300 });
+    await warmGrader(g, services);
+    const stuck = await grade(g, { item: { ms: -1 }, output_text: '' }, { services });
+    expect(stuck).toMatchObject({ valid: false, error: { kind: 'timeout', message: 'grader "test_slow_warm" did not finish within 300 ms' } });
+    // the only worker was killed; its replacement warms up before it takes these
+    const rs = await Promise.all([1, 2, 3].map(() => grade(g, { item: { ms: 0 }, output_text: '' }, { services })));
+    expect(rs.map((r) => r.error?.message ?? r.score)).toEqual([1, 1, 1]);
   });
 });
