@@ -148,6 +148,17 @@ describe('warmGrader', () => {
   });
 });
 
+describe('a threads grader', () => {
+  it('starts its pool at load, and its workers build and warm the inner grader (not this thread)', async () => {
+    const services = fresh();
+    const g = loadGrader({ type: 'threads', threads: 1, grader: { type: 'length', unit: 'tokens', encoding: 'p50k_base', budget: 10 } });
+    const report = await warmGrader(g, services);
+    expect(report.items.map((i) => i.what)).toEqual(['1 worker thread']);
+    expect(loadedResources().some((r) => r.what === 'tokenizer p50k_base')).toBe(false);
+    expect((await grade(g, sample, { services })).metadata).toMatchObject({ inner_type: 'length', length: 2 });
+  });
+});
+
 describe('the length tokenizer under a 2 s budget', () => {
   it('12 trivial samples graded right after load are all valid though each tokenizer load takes longer than the whole budget', async () => {
     // each worker thread's tokenizer load is made slower than the whole budget (test/helpers/slow-tokenizer.mjs)
