@@ -5,6 +5,7 @@ import type { CapabilityUse } from './capabilities.js';
 import { GradeFailure, ResponseFault, type Outcome, type Result } from './result.js';
 import type { GradeInput } from './sample.js';
 import type { Services } from './services.js';
+import { DEFAULT_STARTUP_TIMEOUT_MS, StartupGate, type StartupItem, type WarmOptions } from './startup.js';
 
 export interface GraderContext {
   services: Services;
@@ -21,6 +22,13 @@ export interface Grader {
   /** What grading can reach (the union over the grader's config tree), field paths from its root. */
   readonly capabilities: readonly CapabilityUse[];
   grade(input: GradeInput, ctx: GraderContext): Promise<Result>;
+  /**
+   * Starts and warms what grading needs with these services (tokenizers, worker threads; see
+   * core/startup.ts) and resolves with what it started; once per services and mode, never
+   * rejects. Absent when the grader needs nothing started. A grade that comes first starts it
+   * and waits for it outside its budget. Call it through `warmGrader`.
+   */
+  warm?(services: Services, opts?: WarmOptions): Promise<StartupItem[]>;
 }
 
 /** What a grader type implements: compute an outcome, or throw GradeFailure. */
@@ -34,6 +42,15 @@ export interface RunnerOptions {
   timeout_ms?: number;
   /** Declared capabilities; a grader made without them counts as `unsafe` (unknown reach). */
   capabilities?: readonly CapabilityUse[];
+  /**
+   * Starts what the grader needs before its first grade (`deadline`: its grades run under a
+   * deadline, see WarmOptions); the runner waits for it before a grade's budget starts.
+   */
+  warm?: (services: Services, deadline: boolean) => Promise<StartupItem[]>;
+  /** Whether `warm` depends on `deadline` (else one start-up serves both). */
+  warmDependsOnDeadline?: boolean;
+  /** Longest wait for start-up before a grade is a start-up `timeout` (default DEFAULT_STARTUP_TIMEOUT_MS). */
+  startup_timeout_ms?: number;
 }
 
 /**
@@ -146,5 +163,29 @@ export function makeGrader(opts: RunnerOptions, evaluate: Evaluate): Grader {
       }
     };
   }
-  return { name, type, config: opts.config, capabilities, grade };
+  if (!opts.warm) return { name, type, config: opts.config, capabilities, grade };
+  const gate = new StartupGate(name, opts.warm, opts.startup_timeout_ms ?? DEFAULT_STARTUP_TIMEOUT_MS);
+  const byDeadline = opts.warmDependsOnDeadline === true;
+  const run = grade;
+  // start-up runs before the budget: a grade that arrives while it is running waits outside timeout_ms
+  const gated: Grader['grade'] = async (input, ctx) => {
+    const deadline = byDeadline && ctx.signal !== undefined;
+    if (!gate.ready(ctx.services, deadline)) {
+      const t0 = performance.now();
+      try {
+        await gate.wait(ctx.services, deadline, ctx.signal);
+      } catch (e) {
+        return fail(e instanceof GradeFailure ? e : new GradeFailure('timeout', `grade aborted while its grader was starting: ${String(e)}`), t0);
+      }
+    }
+    return run(input, ctx);
+  };
+  return {
+    name,
+    type,
+    config: opts.config,
+    capabilities,
+    grade: gated,
+    warm: (services, w) => gate.start(services, byDeadline && w?.deadline === true),
+  };
 }

@@ -7,6 +7,8 @@ import { ConfigError, joinPath, type ConfigIssue } from './errors.js';
 import { joinCapabilityPath } from './capabilities.js';
 import type { CapabilityDeclaration, CapabilityUse } from './capabilities.js';
 import { makeGrader, type Evaluate, type Grader } from './grader.js';
+import type { Services } from './services.js';
+import type { StartupItem } from './startup.js';
 import { compileTemplate, compileValue, type Template, type ValueTemplate } from './template.js';
 
 export { CAPABILITIES, PURE, sandboxedCode, unsafeSwitch } from './capabilities.js';
@@ -20,8 +22,10 @@ export const baseFields = {
   description: z.string().optional(),
   /** Score at or above which `metadata.passed` is true. */
   pass_threshold: z.number().optional(),
-  /** Hard time budget for this grader (and its children), in milliseconds. */
+  /** Hard time budget for this grader (and its children), in milliseconds; start-up is not counted. */
   timeout_ms: z.number().int().positive().optional(),
+  /** Longest a grade waits for the grader's start-up (tokenizer, worker threads) before it is an invalid `timeout` (default 120 000). */
+  startup_timeout_ms: z.number().int().positive().optional(),
 };
 
 /** Builds a strict object schema with the base fields plus the type's own fields. */
@@ -36,6 +40,7 @@ export interface BaseConfig {
   description?: string | undefined;
   pass_threshold?: number | undefined;
   timeout_ms?: number | undefined;
+  startup_timeout_ms?: number | undefined;
 }
 
 export interface LoadOptions {
@@ -65,6 +70,13 @@ export interface BuildContext {
   issue(field: string, message: string): void;
 }
 
+/** What a type's `warm` gets. */
+export interface WarmContext {
+  services: Services;
+  /** Warms the node's children (what a type without `warm` gets); a type with its own `warm` calls it if they run here. */
+  children(): Promise<StartupItem[]>;
+}
+
 export interface GraderType<C extends BaseConfig = BaseConfig> {
   type: string;
   /** One line for `arbiter types` and the README. */
@@ -89,6 +101,15 @@ export interface GraderType<C extends BaseConfig = BaseConfig> {
    * decides per validated config.
    */
   cpu_heavy?: boolean | ((config: C) => boolean);
+  /**
+   * Starts and warms what this type's grades need (a tokenizer, language profiles, a worker pool)
+   * so that no grade pays for it inside its budget; called once per Services, at load by the CLI
+   * and the server (core/startup.ts warmGrader) or before the first grade's budget starts.
+   * Resources loaded through `startupResource` are reported by name; return more items to report
+   * them (an array of StartupItem, or a promise of one; anything else reports nothing). A `cpu_heavy` node that will run in the preemption pool is warmed there instead (in
+   * each worker thread). Without `warm`, a node warms its children.
+   */
+  warm?: (config: C, ctx: WarmContext) => Promise<unknown> | unknown;
 }
 
 /** What the runner needs to run a `cpu_heavy` grader where its budget can preempt it. */
@@ -104,8 +125,9 @@ export interface PreemptSpec {
 /**
  * Wraps a cpu_heavy grader's evaluate and enforces its own timeout; installed in the main thread by
  * the worker pool (src/workers/preempt.ts). Without one (inside worker threads) the runner does.
+ * `warm` starts the pool's workers and warms the node's config in each of them.
  */
-export type Preemptor = (spec: PreemptSpec, evaluate: Evaluate) => Evaluate;
+export type Preemptor = (spec: PreemptSpec, evaluate: Evaluate) => { evaluate: Evaluate; warm(services: Services): Promise<StartupItem[]> };
 
 let preemptor: Preemptor | undefined;
 
@@ -331,11 +353,43 @@ function buildNode(config: unknown, path: string, defaultName: string, issues: C
   const nodeConfig = cfg as unknown as Record<string, unknown>;
   let timeout_ms = cfg.timeout_ms;
   const heavy = typeof t.cpu_heavy === 'function' ? t.cpu_heavy(cfg) : t.cpu_heavy;
+  let pool: ReturnType<Preemptor>['warm'] | undefined;
   if (heavy && preemptor) {
-    evaluate = preemptor({ type: t.type, name, config: nodeConfig, ...(timeout_ms !== undefined ? { timeoutMs: timeout_ms } : {}) }, evaluate);
+    const p = preemptor({ type: t.type, name, config: nodeConfig, ...(timeout_ms !== undefined ? { timeoutMs: timeout_ms } : {}) }, evaluate);
+    evaluate = p.evaluate;
+    pool = p.warm;
     timeout_ms = undefined;
   }
-  return makeGrader({ name, type: t.type, config: nodeConfig, pass_threshold: cfg.pass_threshold, timeout_ms, capabilities }, evaluate);
+  const warmChildren = children.filter((c) => c.warm);
+  const ownWarm = t.warm;
+  // under a budget (its own timeout_ms, an ancestor's, a deadline) a cpu_heavy node grades in the
+  // preemption pool: its start-up is that pool's, warmed in each worker; otherwise it runs here
+  const warm =
+    ownWarm || pool || warmChildren.length
+      ? async (services: Services, deadline: boolean): Promise<StartupItem[]> => {
+          const budgeted = deadline || cfg.timeout_ms !== undefined;
+          const children = async () => (await Promise.all(warmChildren.map((c) => c.warm!(services, { deadline: budgeted })))).flat();
+          if (pool && budgeted) return pool(services);
+          if (ownWarm) {
+            const more = await ownWarm(cfg, { services, children });
+            return Array.isArray(more) ? (more as StartupItem[]) : [];
+          }
+          return children();
+        }
+      : undefined;
+  return makeGrader(
+    {
+      name,
+      type: t.type,
+      config: nodeConfig,
+      pass_threshold: cfg.pass_threshold,
+      timeout_ms,
+      capabilities,
+      ...(warm ? { warm, warmDependsOnDeadline: pool !== undefined || warmChildren.length > 0 } : {}),
+      ...(cfg.startup_timeout_ms !== undefined ? { startup_timeout_ms: cfg.startup_timeout_ms } : {}),
+    },
+    evaluate,
+  );
 }
 
 /** A type's declared uses for one config; a type that declares none (or whose declaration throws) is unknown, hence `unsafe`. */

@@ -3,6 +3,7 @@
 // and by library callers embedding the server.
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { Services } from '../core/services.js';
+import { formatStartup, warmGrader, type StartupItem, type StartupReport } from '../core/startup.js';
 import type { Grader } from '../core/grader.js';
 import { Admission, QueueFullError } from './admission.js';
 import { installAuth, isLoopback } from './auth.js';
@@ -23,7 +24,13 @@ export interface ArbiterServer {
   readonly app: FastifyInstance;
   readonly options: ResolvedOptions;
   readonly graders: GraderSet;
-  /** Binds and starts serving; resolves to the base URL (e.g. http://127.0.0.1:8000). */
+  /**
+   * Starts and warms what the served graders need (tokenizers, the worker threads of cpu_heavy
+   * graders; core/startup.ts) and reports the time; once (listen calls it first), so no request
+   * pays for start-up. Nothing to start when an executor grades elsewhere.
+   */
+  warm(): Promise<StartupReport>;
+  /** Warms the graders (`warm`), then binds and starts serving; resolves to the base URL (e.g. http://127.0.0.1:8000). */
   listen(opts?: ListenOptions): Promise<string>;
   /**
    * Stops accepting connections, lets in-flight requests finish (each is bounded by the request
@@ -150,15 +157,28 @@ export function createServer(options: ServerOptions): ArbiterServer {
   registerFormats(app, ctx);
 
   let closed: Promise<void> | undefined;
+  let warmed: Promise<StartupReport> | undefined;
+  const warm = () =>
+    (warmed ??= (async () => {
+      const t0 = performance.now();
+      const items: StartupItem[] = [];
+      // requests grade under the deadline: cpu_heavy graders' worker threads are what starts
+      if (!executor) for (const g of graderMap.values()) items.push(...(await warmGrader(g, services, { deadline: true })).items);
+      const report = { ms: Math.round(performance.now() - t0), items };
+      app.log.info({ startup_ms: report.ms, started: items }, formatStartup(report));
+      return report;
+    })());
   return {
     app,
     options: opts,
     graders: ctx.graders,
+    warm,
     async listen(l: ListenOptions = {}) {
       const host = l.host ?? '127.0.0.1';
       if (!isLoopback(host) && !opts.token && !opts.insecure) {
         throw new Error(`refusing to serve on non-loopback address ${host} without a token: set a token (--token or ARBITER_TOKEN) or pass --insecure`);
       }
+      await warm();
       await app.listen({ host, port: l.port ?? 8000 });
       const addr = app.server.address();
       if (addr && typeof addr === 'object') {

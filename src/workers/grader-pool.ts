@@ -11,10 +11,15 @@
 // samples of its batch are re-queued; a worker that crashes or exits has its batch re-queued one
 // sample per message, so only the sample that crashes a worker alone fails. Workers that cannot
 // start at all fail the queued samples with the reason instead of being restarted forever.
+//
+// Start-up never counts against a sample (core/startup.ts): a worker gets samples only once it has
+// loaded and built and warmed every config the pool was asked to warm (`warm`, or a task's config
+// seen for the first time), which a replacement worker does again before taking any.
 import { Worker } from 'node:worker_threads';
 import { GradeFailure, type Result } from '../core/result.js';
 import type { GradeInput } from '../core/sample.js';
 import type { ServicesOptions } from '../core/services.js';
+import type { StartupItem } from '../core/startup.js';
 
 /** A grader config sent with a task; `key` (its JSON) identifies it in the workers' caches. */
 export interface TaskConfig {
@@ -50,6 +55,28 @@ interface Slot {
   tasks: Task[];
   /** The worker finished loading (its first message arrived). */
   ready: boolean;
+  /** Configs (keys) this worker has built and warmed. */
+  warmed: Set<string>;
+  /** Warm-ups sent to it and not yet answered: it takes no samples meanwhile. */
+  warming: number;
+  /** performance.now() when it was spawned. */
+  spawnedAt: number;
+}
+
+/** A config the workers are asked to hold warm, and who waits for it. */
+interface WarmEntry {
+  config: unknown;
+  /** What the workers reported starting for it (the first report of each thing, with the longest time). */
+  items: Map<string, number>;
+  waiters: ((items: StartupItem[]) => void)[];
+}
+
+/** Messages a worker sends. */
+interface WorkerMessage {
+  ready?: true;
+  results?: unknown[];
+  warmed?: string;
+  items?: StartupItem[];
 }
 
 export interface GraderPoolOptions {
@@ -64,6 +91,8 @@ export interface GraderPoolOptions {
 const WORKER_URL = new URL('./grader-worker.js', import.meta.url);
 /** Consecutive workers that died before becoming ready, after which the pool gives up. */
 const MAX_START_FAILURES = 3;
+/** Configs held warm at most (as many as a worker caches); the oldest is forgotten past it. */
+const MAX_WARM_CONFIGS = 64;
 
 /** Why a value could not be posted to a worker, as the failure of the sample that holds it. */
 export function handoffFailure(e: unknown, what = 'the sample'): GradeFailure {
@@ -105,6 +134,11 @@ export class GraderPool {
   private broken?: GradeFailure;
   /** Workers replaced after a timeout, an abort or a crash. */
   restarts = 0;
+  /** Configs every worker builds and warms before taking samples, by key, oldest first. */
+  private readonly warmSet = new Map<string, WarmEntry>();
+  /** Who waits for every worker to be ready (`started`), and the slowest start so far. */
+  private startWaiters: ((items: StartupItem[]) => void)[] = [];
+  private slowestStart = 0;
 
   constructor(private readonly opts: GraderPoolOptions) {
     this.batch = Math.max(1, opts.batch ?? 16);
@@ -117,18 +151,32 @@ export class GraderPool {
       resourceLimits: { maxOldGenerationSizeMb: 1024 },
     });
     worker.unref();
-    const slot: Slot = { worker, tasks: [], ready: false };
-    worker.on('message', (m: { ready?: true; results?: unknown[] }) => this.onMessage(slot, m));
+    const slot: Slot = { worker, tasks: [], ready: false, warmed: new Set(), warming: 0, spawnedAt: performance.now() };
+    worker.on('message', (m: WorkerMessage) => this.onMessage(slot, m));
     worker.on('messageerror', (e) => this.settle(slot, () => Promise.reject(handoffFailure(e, 'the grade result'))));
     worker.on('error', (e) => this.crashed(slot, e));
     worker.on('exit', (code) => this.crashed(slot, undefined, code));
     return slot;
   }
 
-  private onMessage(slot: Slot, m: { ready?: true; results?: unknown[] }): void {
+  private onMessage(slot: Slot, m: WorkerMessage): void {
     if (m?.ready) {
       slot.ready = true;
-      this.startFailures = 0;
+      // a worker that crashes while warming counts as one that could not start (see crashed)
+      if (!this.warmSet.size) this.startFailures = 0;
+      this.slowestStart = Math.max(this.slowestStart, performance.now() - slot.spawnedAt);
+      for (const key of this.warmSet.keys()) this.sendWarm(slot, key);
+      this.checkWarm();
+      this.pump();
+      return;
+    }
+    if (typeof m?.warmed === 'string') {
+      slot.warming--;
+      slot.warmed.add(m.warmed);
+      if (!slot.warming) this.startFailures = 0;
+      const e = this.warmSet.get(m.warmed);
+      if (e && Array.isArray(m.items)) for (const i of m.items) e.items.set(i.what, Math.max(e.items.get(i.what) ?? 0, i.ms));
+      this.checkWarm();
       this.pump();
       return;
     }
@@ -153,7 +201,7 @@ export class GraderPool {
 
   private crashed(slot: Slot, e: Error | undefined, code?: number): void {
     if (this.closed || !this.slots.includes(slot)) return;
-    if (!slot.ready && ++this.startFailures >= MAX_START_FAILURES) {
+    if ((!slot.ready || slot.warming > 0) && ++this.startFailures >= MAX_START_FAILURES) {
       this.broken = new GradeFailure('internal_error', `grader workers cannot start: ${e ? e.message : `exit code ${code}`}`);
     }
     this.replace(slot, undefined, crashFailure(e, code));
@@ -200,11 +248,87 @@ export class GraderPool {
     }
     this.queue.unshift(...requeue);
     if (this.broken) this.failAll(this.broken);
+    this.checkWarm();
     this.pump();
   }
 
   private failAll(reason: GradeFailure): void {
     for (const t of this.queue.splice(0)) t.reject(reason);
+  }
+
+  /** Asks a ready worker to build and warm a config; it takes no samples until it answers. */
+  private sendWarm(slot: Slot, key: string): void {
+    if (!slot.ready || slot.warmed.has(key)) return;
+    try {
+      slot.worker.postMessage({ warm: key, config: this.warmSet.get(key)!.config });
+      slot.warming++;
+    } catch {
+      // a config that cannot be posted fails with its samples (handoff), as without warming
+      slot.warmed.add(key);
+    }
+  }
+
+  /** Registers a config every worker is to hold warm (forgetting the oldest past the cap). */
+  private register(key: string, config: unknown): WarmEntry {
+    let e = this.warmSet.get(key);
+    if (e) return e;
+    e = { config, items: new Map(), waiters: [] };
+    this.warmSet.set(key, e);
+    if (this.warmSet.size > MAX_WARM_CONFIGS) {
+      const [old, entry] = this.warmSet.entries().next().value!;
+      this.warmSet.delete(old);
+      for (const w of entry.waiters) w([]);
+      for (const s of this.slots) {
+        s.warmed.delete(old);
+        try {
+          s.worker.postMessage({ forget: old });
+        } catch {
+          // nothing to forget on a worker that is going away
+        }
+      }
+    }
+    for (const s of this.slots) this.sendWarm(s, key);
+    return e;
+  }
+
+  /** Resolves the warm-ups every live worker has finished (all of them when the pool cannot start or is closed). */
+  private checkWarm(): void {
+    const over = this.closed || this.broken !== undefined || this.slots.length === 0;
+    if (over || this.slots.every((s) => s.ready)) {
+      const waiters = this.startWaiters;
+      this.startWaiters = [];
+      for (const w of waiters) w(this.startItems());
+    }
+    for (const [key, e] of this.warmSet) {
+      if (!e.waiters.length || !(over || this.slots.every((s) => s.ready && s.warmed.has(key)))) continue;
+      const items = [...this.startItems(), ...[...e.items].map(([what, ms]) => ({ what: `${what} (in each worker thread)`, ms: Math.round(ms) }))];
+      const waiters = e.waiters;
+      e.waiters = [];
+      for (const w of waiters) w(items);
+    }
+  }
+
+  private startItems(): StartupItem[] {
+    return [{ what: `${this.opts.threads} worker thread${this.opts.threads === 1 ? '' : 's'}`, ms: Math.round(this.slowestStart) }];
+  }
+
+  /** Resolves once every worker has started (and warmed the pool's own config); never rejects. */
+  started(): Promise<StartupItem[]> {
+    return new Promise((resolve) => {
+      this.startWaiters.push(resolve);
+      this.checkWarm();
+    });
+  }
+
+  /**
+   * Has every worker, present and future, build and warm `config` before it takes samples; resolves
+   * once every worker has (or the pool cannot start), with what they started. Never rejects.
+   */
+  warm(config: TaskConfig): Promise<StartupItem[]> {
+    return new Promise((resolve) => {
+      this.register(config.key, config.config).waiters.push(resolve);
+      this.checkWarm();
+    });
   }
 
   /** Takes the next batch for an idle worker: tasks of one config, at most `size`. */
@@ -216,6 +340,12 @@ export class GraderPool {
         this.queue.shift();
         t.reject(t.opts.signal.reason);
         continue;
+      }
+      const cfg = t.opts.config;
+      if (cfg && !this.warmSet.has(cfg.key)) {
+        // a config no worker holds warm yet: every worker builds and warms it first, outside the sample's budget
+        this.register(cfg.key, cfg.config);
+        break;
       }
       const alone = (x: Task) => x.solo || x.opts.timeoutMs !== undefined;
       if (batch.length && (batch.length >= size || alone(t) || t.opts.config?.key !== batch[0]!.opts.config?.key)) break;
@@ -235,7 +365,7 @@ export class GraderPool {
     // the queue is shared among all free workers, those still starting included
     let idle = this.slots.filter((s) => !s.tasks.length).length;
     for (const slot of this.slots) {
-      if (!slot.ready || slot.tasks.length) continue;
+      if (!slot.ready || slot.tasks.length || slot.warming) continue;
       for (;;) {
         // share the queue evenly among idle workers, at most `batch` each
         const batch = this.take(Math.min(this.batch, Math.ceil(this.queue.length / Math.max(1, idle))));
@@ -296,6 +426,7 @@ export class GraderPool {
         t.reject(err);
       }
     }
+    this.checkWarm();
     await Promise.all(slots.map((s) => s.worker.terminate().catch(() => {})));
   }
 }

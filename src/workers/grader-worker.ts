@@ -2,12 +2,15 @@
 // own, once; others sent with a batch, cached by key) and grades each batch posted to it, replying
 // with the results in order. It has its own services (sandbox pool, model clients). Every reply
 // can be posted: a result that cannot be copied back becomes an invalid result saying why, and a
-// config that fails to build becomes an invalid result for each sample of its batch.
+// config that fails to build becomes an invalid result for each sample of its batch. Start-up
+// (core/startup.ts) happens before samples come: its own config is built and warmed before it
+// reports ready, and the pool sends each config it is to hold warm (`warm`) before any sample.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Grader } from '../core/grader.js';
 import { loadGrader } from '../core/registry.js';
 import { GradeFailure, invalidResult, type Result } from '../core/result.js';
 import { Services } from '../core/services.js';
+import { warmGrader } from '../core/startup.js';
 import type { GradeInput } from '../core/sample.js';
 import { handoffFailure } from './grader-pool.js';
 
@@ -29,6 +32,7 @@ async function prepare(cfg: unknown): Promise<void> {
 if (config !== undefined) await prepare(config);
 const own = config === undefined ? undefined : loadGrader(config);
 const services = new Services(servicesOptions);
+if (own) await warmGrader(own, services);
 
 /** Graders built from configs sent with batches, most recently used last. */
 const cache = new Map<string, Grader>();
@@ -78,7 +82,23 @@ function reply(results: Result[]): void {
   }
 }
 
-parentPort!.on('message', async (m: { inputs: GradeInput[]; key?: string; config?: unknown }) => {
+/** Builds and warms a config the pool holds warm; answers `warmed` whatever happens (a failure shows again on its samples). */
+async function warm(key: string, cfg: unknown): Promise<void> {
+  let items: { what: string; ms: number }[] = [];
+  try {
+    items = (await warmGrader(await graderFor(key, cfg), services)).items;
+  } catch {
+    // graderFor failed: each sample of this config gets the reason when it comes
+  }
+  parentPort!.postMessage({ warmed: key, items });
+}
+
+parentPort!.on('message', async (m: { inputs: GradeInput[]; key?: string; config?: unknown; warm?: string; forget?: string }) => {
+  if (typeof m.warm === 'string') return warm(m.warm, m.config);
+  if (typeof m.forget === 'string') {
+    cache.delete(m.forget);
+    return;
+  }
   let grader: Grader;
   try {
     grader = await graderFor(m.key, m.config);

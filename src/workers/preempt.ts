@@ -7,6 +7,8 @@
 // worker takes the sample (waiting for a free or starting worker excluded); an ancestor's timeout
 // and the server deadline are wall-clock budgets of their own and count from their start.
 // Without any budget (e.g. `arbiter score` with no timeout_ms) the grade runs inline as before.
+// Its start-up (core/startup.ts) is the pool's: the workers start and build and warm the config
+// (tokenizer, language profiles, the family's modules) before any of its grades is handed to them.
 // Inside a worker thread (this pool's or a `threads` grader's) graders are never wrapped: they
 // are already killable.
 import { availableParallelism } from 'node:os';
@@ -14,7 +16,8 @@ import { isMainThread } from 'node:worker_threads';
 import type { Evaluate } from '../core/grader.js';
 import { GradeFailure } from '../core/result.js';
 import { setPreemptor, type PreemptSpec } from '../core/registry.js';
-import type { ServicesOptions } from '../core/services.js';
+import type { Services, ServicesOptions } from '../core/services.js';
+import type { StartupItem } from '../core/startup.js';
 import { GraderPool } from './grader-pool.js';
 import { outcomeOf, poolFailure } from './outcome.js';
 
@@ -31,20 +34,26 @@ export function preemptThreads(options: ServicesOptions): number {
   return v;
 }
 
-export function preempt(spec: PreemptSpec, evaluate: Evaluate): Evaluate {
+/** The shared pool of these services, started on first use. */
+function poolOf(services: Services): GraderPool {
+  return services.get(
+    PREEMPT_POOL,
+    () => new GraderPool({ threads: preemptThreads(services.options), batch: 1, servicesOptions: services.options }),
+    (p) => p.close(),
+  );
+}
+
+export function preempt(spec: PreemptSpec, evaluate: Evaluate): { evaluate: Evaluate; warm(services: Services): Promise<StartupItem[]> } {
   // the worker's copy has no timeout of its own: this side owns the budget and kills the worker
-  const { timeout_ms: _own, ...config } = spec.config;
+  const { timeout_ms: _own, startup_timeout_ms: _startup, ...config } = spec.config;
   const task = { key: JSON.stringify(config), config };
   const { timeoutMs } = spec;
   const timeoutFailure = () => new GradeFailure('timeout', `grader "${spec.name}" did not finish within ${timeoutMs} ms`);
-  return async (input, ctx) => {
+  const warm = async (services: Services) => poolOf(services).warm(task);
+  const run: Evaluate = async (input, ctx) => {
     const signal = ctx.signal;
     if (!signal && timeoutMs === undefined) return evaluate(input, ctx);
-    const pool = ctx.services.get(
-      PREEMPT_POOL,
-      () => new GraderPool({ threads: preemptThreads(ctx.services.options), batch: 1, servicesOptions: ctx.services.options }),
-      (p) => p.close(),
-    );
+    const pool = poolOf(ctx.services);
     let r: Awaited<ReturnType<GraderPool['grade']>>;
     try {
       r = await pool.grade(input, { ...(signal ? { signal } : {}), config: task, ...(timeoutMs !== undefined ? { timeoutMs, timeoutFailure } : {}) });
@@ -53,6 +62,7 @@ export function preempt(spec: PreemptSpec, evaluate: Evaluate): Evaluate {
     }
     return outcomeOf(r);
   };
+  return { evaluate: run, warm };
 }
 
 // inside worker threads grades are already killable: there the runner applies timeout_ms itself

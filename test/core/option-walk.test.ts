@@ -33,6 +33,7 @@ const EVIDENCE: Record<string, string> = {
   'score --unsafe-no-sandbox': 'test/core/option-effects.test.ts',
   'score --image-dir': 'test/images/cli.test.ts',
   'score --image-url': 'test/images/cli.test.ts',
+  'score --verbose': 'test/core/cli-startup.test.ts',
   'validate --as': 'test/core/examples.test.ts',
 
   'serve --grader': 'test/server/cli.test.ts',
@@ -84,6 +85,7 @@ const EVIDENCE: Record<string, string> = {
   'worker --events': 'test/queue/procs.ts',
   'worker --no-probe-endpoints': 'test/queue/option-effects.test.ts',
   'worker --unsafe-no-sandbox': 'test/queue/option-effects.test.ts',
+  'worker --verbose': 'test/core/cli-startup.test.ts',
 
   'advantages --config': 'test/group/pipeline.test.ts',
   'advantages --output': 'test/core/option-effects.test.ts',
@@ -179,6 +181,7 @@ const EVIDENCE: Record<string, string> = {
   'design --call-timeout-ms': 'test/design/design.test.ts',
   'design --progress': 'test/design/design.test.ts',
   'design --no-progress': 'test/design/design.test.ts',
+  'search --verbose': 'test/core/cli-startup.test.ts',
 
   'env serve --host': 'test/agents/serve.test.ts',
   'env serve --port': 'test/agents/serve.test.ts',
@@ -248,6 +251,7 @@ const EVAL_COMMON: Record<string, string> = {
   '--progress': 'test/eval/cli.test.ts',
   '--no-progress': 'test/eval/live.test.ts',
   '--unsafe-no-sandbox': 'test/eval/suites.contract.test.ts',
+  '--verbose': 'test/core/cli-startup.test.ts',
 };
 
 /** A shared option a suite takes: its flags, what in the suite's source reads it, and the mechanism's test. */

@@ -14,6 +14,7 @@ import { dataPathMessage, resolveDataPath } from '../../io/data.js';
 import { progressEnabled } from '../../io/progress.js';
 import { IoError } from '../../io/score-file.js';
 import { die, EXIT } from '../exit.js';
+import { startGraders, VERBOSE_OPTION } from '../startup.js';
 import { positiveInt } from './score.js';
 
 interface EvalFlags {
@@ -32,6 +33,7 @@ interface EvalFlags {
   published?: number;
   progress?: boolean;
   unsafeNoSandbox?: boolean;
+  verbose?: boolean;
   [k: string]: unknown;
 }
 
@@ -119,7 +121,8 @@ function addSuite(parent: Command, s: Suite): void {
     .option('--published <x>', 'a published headline number to show next to the reproduced one', numberArg)
     .option('--progress', 'show progress on stderr even when it is not a terminal')
     .option('--no-progress', 'never show progress')
-    .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)');
+    .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
+    .option(...VERBOSE_OPTION);
   for (const o of s.options) {
     if (o.parse === 'number') c.option(o.flags, o.description, numberArg);
     else c.option(o.flags, o.description);
@@ -155,6 +158,7 @@ Example:
       for (const opt of s.options) if (o[opt.key] !== undefined) extra[opt.key] = o[opt.key] as string | number;
       let report: EvalReport;
       try {
+        await startGraders([grader, second], services, { verbose: o.verbose === true });
         const progress = progressEnabled(o.progress);
         report = await s.run({
           files,

@@ -11,6 +11,7 @@ import { scoreFile, SETUP_ERROR_KINDS } from '../../io/score-file.js';
 import { formatSummary, type Summary } from '../../io/summary.js';
 import { die, EXIT } from '../exit.js';
 import { addImageOptions, imageSources } from '../image-options.js';
+import { startGraders, VERBOSE_OPTION } from '../startup.js';
 import { DEFAULT_KEEP, keepProblem } from '../../io/score-stream.js';
 import type { Grader } from '../../core/grader.js';
 import { ConfigError } from '../../core/errors.js';
@@ -155,7 +156,8 @@ export function register(program: Command): void {
       DEFAULT_STOP_AFTER_ERRORS,
     )
     .option('--no-progress', 'never show the progress line')
-    .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)');
+    .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
+    .option(...VERBOSE_OPTION);
   addImageOptions(cmd)
     .addHelpText(
       'after',
@@ -209,6 +211,7 @@ Example:
           stopAfterErrors: number;
           imageDir: string[];
           imageUrl: string[];
+          verbose?: boolean;
         },
       ) => {
         try {
@@ -250,6 +253,7 @@ Example:
           const unhook = stopOnSignals(ac);
           let summary: Awaited<ReturnType<typeof scoreFile>>;
           try {
+            await startGraders([grader], services, { verbose: o.verbose === true });
             summary = await scoreFile({
               grader,
               input,

@@ -11,6 +11,8 @@ import { checkWritable } from '../../io/writable.js';
 import { METHODS, prepareSearch, runSearch, SearchConfigError, type Method } from '../../search/run.js';
 import { searchPlotSvg, searchTable } from '../../search/report.js';
 import { die, EXIT } from '../exit.js';
+import { Services } from '../../core/services.js';
+import { startGraders, VERBOSE_OPTION } from '../startup.js';
 
 function intList(v: string): number[] {
   const xs = v.split(',').map((s) => Number(s.trim()));
@@ -47,6 +49,7 @@ export function register(program: Command): void {
     .option('--out <file>', 'write one JSONL record per problem (chosen answers and solutions per method and N)')
     .option('--progress', 'show the progress line on stderr even when it is not a terminal')
     .option('--no-progress', 'never show the progress line')
+    .option(...VERBOSE_OPTION)
     .action(
       async (
         data: string[],
@@ -60,6 +63,7 @@ export function register(program: Command): void {
           plot?: string;
           out?: string;
           progress?: boolean;
+          verbose?: boolean;
         },
       ) => {
         try {
@@ -97,12 +101,21 @@ export function register(program: Command): void {
             total: rows.length,
             extra: () => `${failed} failed`,
           });
-          const { report, problems } = await runSearch(prepared, rows, {
-            onProblem: (p) => {
-              if (p.error) failed++;
-              progress.tick();
-            },
-          });
+          const services = new Services();
+          let result: Awaited<ReturnType<typeof runSearch>>;
+          try {
+            await startGraders([prepared.verifier, prepared.prm], services, { verbose: o.verbose === true });
+            result = await runSearch(prepared, rows, {
+              services,
+              onProblem: (p) => {
+                if (p.error) failed++;
+                progress.tick();
+              },
+            });
+          } finally {
+            await services.close();
+          }
+          const { report, problems } = result;
           progress.done();
           process.stdout.write(`${searchTable(report)}\n`);
           if (o.json)

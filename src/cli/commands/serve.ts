@@ -5,6 +5,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_MAX_JSON_DEPTH } from '../../core/json.js';
 import { Services } from '../../core/services.js';
+import { formatStartup } from '../../core/startup.js';
 import type { WireFormat } from '../../server/context.js';
 import { DEFAULT_EOS_TOKENS, DEFAULT_MAX_QUEUE, REWARD_FORMATS, type RewardFormat } from '../../server/options.js';
 import { die, EXIT } from '../exit.js';
@@ -282,6 +283,8 @@ Examples:
           }
           throw e;
         }
+        // start-up before the first request (never inside a request's deadline or a timeout_ms)
+        process.stderr.write(`arbiter serve: ${formatStartup(await server.warm())}\n`);
         let url: string;
         try {
           url = await server.listen({ host: o.host, port: o.port });

@@ -5,6 +5,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { Services } from '../../core/services.js';
 import { DEFAULT_DEADLINE_MS, DEFAULT_LOCK_MS, DEFAULT_STALLED_MS } from '../../queue/protocol.js';
 import { die, EXIT } from '../exit.js';
+import { startGraders, VERBOSE_OPTION } from '../startup.js';
 import { positiveInt } from './score.js';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -29,6 +30,7 @@ interface WorkerOpts {
   events?: boolean;
   probeEndpoints: boolean;
   unsafeNoSandbox?: boolean;
+  verbose?: boolean;
 }
 
 export function register(program: Command): void {
@@ -63,6 +65,7 @@ export function register(program: Command): void {
     .option('--events', 'print one JSON line per job event on stdout (active, completed, stalled, lock_lost, ...)')
     .option('--no-probe-endpoints', 'serve model graders without first checking that their endpoints accept connections')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
+    .option(...VERBOSE_OPTION)
     .addHelpText(
       'after',
       `
@@ -90,6 +93,8 @@ Examples:
         const graders = await loadGraderSpecs(o.grader);
         const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox) });
         const log = (m: string) => process.stderr.write(`arbiter worker: ${m}\n`);
+        // jobs are graded under their deadline: cpu_heavy graders' worker threads start now
+        await startGraders([...graders.values()], services, { verbose: o.verbose === true, deadline: true, prefix: 'arbiter worker' });
         let worker: import('../../queue/consumer.js').QueueWorker;
         try {
           worker = await startQueueWorker({

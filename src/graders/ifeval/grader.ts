@@ -57,6 +57,12 @@ export const ifeval: GraderType<z.infer<typeof schema>> = {
   schema,
   aliases: [partialCreditAlias('aggregate', 'all', 'mean')],
   capabilities: (cfg) => [...PURE, ...raisedCaps(cfg, { max_chars: DEFAULT_MAX_CHARS })],
+  // the language profiles load before the first grade, not inside its budget: whenever an item's
+  // instruction list may ask for a language check (a template, or a literal list naming one)
+  warm: async (cfg) => {
+    const ids = cfg.instruction_ids;
+    if (typeof ids === 'string' || ids.some((id) => INSTRUCTIONS.get(id)?.usesLanguage)) await loadLanguageDetector();
+  },
   build(cfg, b) {
     const input = b.template('input', cfg.input ?? '{{sample.output_text}}');
     const ids = b.value('instruction_ids', cfg.instruction_ids);

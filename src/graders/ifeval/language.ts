@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { RE2JS } from 're2js';
 import { seededRandom } from '../../core/random.js';
+import { startupResource } from '../../core/startup.js';
 
 /** Returns an ISO 639-1 code (`zh-cn`/`zh-tw` for Chinese), or null when nothing can be detected. */
 export type DetectLanguage = (text: string) => string | null;
@@ -201,7 +202,5 @@ export function getLanguageDetector(): DetectLanguage {
   return detect;
 }
 
-/** Async form kept for callers that prefer to await loading. */
-export async function loadLanguageDetector(): Promise<DetectLanguage> {
-  return getLanguageDetector();
-}
+/** The detector as a start-up resource (core/startup.ts): the ifeval grader warms it before its first grade. */
+export const loadLanguageDetector: () => Promise<DetectLanguage> = startupResource('ifeval language profiles (langdetect)', getLanguageDetector);

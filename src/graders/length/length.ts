@@ -86,6 +86,10 @@ export const length: GraderType<Config> = {
   cpu_heavy: (cfg) => (cfg.unit ?? 'tokens') === 'tokens',
   schema,
   capabilities: (cfg) => [...PURE, ...raisedCaps(cfg, { max_chars: DEFAULT_MAX_CHARS })],
+  // the tokenizer loads (seconds) before the first grade, not inside its budget
+  warm: async (cfg) => {
+    if ((cfg.unit ?? 'tokens') === 'tokens') await getEncoder(cfg.encoding ?? 'o200k_base');
+  },
   build(cfg, b) {
     if ((cfg.target === undefined) === (cfg.budget === undefined))
       b.fail(cfg.target === undefined ? 'target' : 'budget', 'set exactly one of "target" and "budget"');
@@ -97,8 +101,6 @@ export const length: GraderType<Config> = {
     const input = cfg.input !== undefined ? b.template('input', cfg.input) : undefined;
     const unit = cfg.unit ?? 'tokens';
     const enc = cfg.encoding ?? 'o200k_base';
-    // start loading the tokenizer now (seconds, once per process) rather than on the first sample
-    if (unit === 'tokens') void getEncoder(enc).catch(() => {});
     const kind = cfg.shape ?? 'linear';
     const near = cfg.max_score ?? 1;
     const far = cfg.min_score ?? 0;

@@ -1,9 +1,11 @@
 // Measuring text for the length and repetition graders: characters (Unicode code points), words
 // (Python `str.split()` semantics, so counts match Python reward code) or tokens of a real BPE
 // tokenizer (js-tiktoken with its bundled, offline encodings: o200k_base for GPT-4o/4.1/o-series,
-// cl100k_base for GPT-4/3.5, p50k_base, r50k_base/gpt2). Encoders load lazily, once per process.
+// cl100k_base for GPT-4/3.5, p50k_base, r50k_base/gpt2). Encoders load once per thread (seconds),
+// as start-up resources (core/startup.ts): the graders warm them before their first grade.
 import { Tiktoken } from 'js-tiktoken/lite';
 import { GradeFailure } from '../../core/result.js';
+import { startupResource } from '../../core/startup.js';
 import { pySplit } from '../text_similarity/text.js';
 
 export const UNITS = ['chars', 'words', 'tokens'] as const;
@@ -11,7 +13,7 @@ export type Unit = (typeof UNITS)[number];
 export const ENCODINGS = ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base'] as const;
 export type Encoding = (typeof ENCODINGS)[number];
 
-const encoders = new Map<Encoding, Promise<Tiktoken>>();
+const encoders = new Map<Encoding, () => Promise<Tiktoken>>();
 /** Each encoding's pre-tokenisation pattern (its `pat_str`), to count the work of encoding a text. */
 const patterns = new Map<Encoding, RegExp>();
 
@@ -28,17 +30,20 @@ async function loadRanks(enc: Encoding) {
   }
 }
 
+/** The encoder, loaded on first call (a failed load is retried on the next). */
 export function getEncoder(enc: Encoding): Promise<Tiktoken> {
-  let p = encoders.get(enc);
-  if (!p) {
-    p = loadRanks(enc).then((ranks) => {
+  let load = encoders.get(enc);
+  if (!load) {
+    load = startupResource(`tokenizer ${enc}`, async () => {
+      const ranks = await loadRanks(enc);
       patterns.set(enc, new RegExp(ranks.pat_str, 'gu'));
-      return new Tiktoken(ranks);
+      const t = new Tiktoken(ranks);
+      t.encode('warm up', [], []); // the first encode builds the encoder's lookup structures
+      return t;
     });
-    p.catch(() => encoders.delete(enc));
-    encoders.set(enc, p);
+    encoders.set(enc, load);
   }
-  return p;
+  return load();
 }
 
 /** Non-whitespace runs longer than this are encoded in slices of this size (see tokenize). */

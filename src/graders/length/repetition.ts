@@ -53,6 +53,10 @@ export const repetition: GraderType<Config> = {
   cpu_heavy: true,
   schema,
   capabilities: (cfg) => [...PURE, ...raisedCaps(cfg, { max_chars: DEFAULT_MAX_CHARS })],
+  // the tokenizer loads (seconds) before the first grade, not inside its budget
+  warm: async (cfg) => {
+    if ((cfg.unit ?? 'words') === 'tokens') await getEncoder(cfg.encoding ?? 'o200k_base');
+  },
   build(cfg, b) {
     const unit = cfg.unit ?? 'words';
     if (cfg.encoding !== undefined && unit !== 'tokens') b.issue('encoding', 'only used with unit "tokens"');
@@ -60,8 +64,6 @@ export const repetition: GraderType<Config> = {
     const input = cfg.input !== undefined ? b.template('input', cfg.input) : undefined;
     const n = cfg.n ?? 3;
     const enc = cfg.encoding ?? 'o200k_base';
-    // start loading the tokenizer now (seconds, once per process) rather than on the first sample
-    if (unit === 'tokens') void getEncoder(enc).catch(() => {});
     const lower = cfg.lowercase ?? true;
     const maxChars = cfg.max_chars ?? DEFAULT_MAX_CHARS;
     const floor = cfg.penalty !== undefined ? Math.min(0, cfg.penalty) : 0;
