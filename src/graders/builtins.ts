@@ -44,6 +44,7 @@ export const BUILTINS = {
   reference_verify: () => import('./judges/graders/reference-verify.js'),
   reward_model: () => import('./judges/graders/reward-model.js'),
   prm: () => import('./prm/grader.js'),
+  gui_grounding: () => import('./gui_grounding/grader.js'),
 } satisfies Record<string, () => Promise<object>>;
 
 export type BuiltinType = keyof typeof BUILTINS;
