@@ -120,7 +120,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 .card{border:1px solid #ddd;border-radius:8px;padding:10px 14px;min-width:150px}.card .v{font-size:22px;font-weight:600}
 .card .l{color:#444;font-size:12px}.card .sub{color:#888;font-size:11px}figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:6px}
 table{border-collapse:collapse;width:100%;font-size:12px;margin:6px 0}th,td{border:1px solid #e2e2e2;padding:4px 6px;text-align:left;vertical-align:top}
-.cases{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:14px}.case{margin:0}
+.cases{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:14px}.case{margin:0}.case figcaption{font-weight:400;font-size:12px;word-break:break-word}
 .shot{position:relative;display:inline-block;max-width:100%;border:1px solid #ccc}.shot img{display:block;max-width:100%;height:auto}
 .shot svg{position:absolute;left:0;top:0;width:100%;height:100%}.shot .gold{fill:rgba(60,169,81,.15);stroke:#1f8f3a;stroke-width:2}
 .shot .pred-box{fill:none;stroke:#d62728;stroke-width:2;stroke-dasharray:6 3}.shot .pred{fill:none;stroke:#d62728;stroke-width:2}
