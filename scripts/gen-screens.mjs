@@ -9,13 +9,13 @@
 // Same seed, same pages, same items (the boxes are what this machine's Chromium lays out).
 //   node scripts/gen-screens.mjs --out DIR [--seed 1] [--pages form,menu,toolbar,table]
 //     [--viewports 1280x800,1920x1080] [--scales 1,2] [--targets 6] [--inline] [--chromium PATH]
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 
-const USAGE = 'usage: node scripts/gen-screens.mjs --out DIR [--seed N] [--pages form,menu,toolbar,table] [--viewports WxH,...] [--scales S,...] [--targets N] [--inline] [--chromium PATH]';
+const USAGE =
+  'usage: node scripts/gen-screens.mjs --out DIR [--seed N] [--pages form,menu,toolbar,table] [--viewports WxH,...] [--scales S,...] [--targets N] [--inline] [--chromium PATH]';
 
 /** mulberry32: a small seeded generator (the same sequence for the same seed everywhere). */
 function rng(seed) {
@@ -30,11 +30,61 @@ function rng(seed) {
 }
 
 const WORDS = [
-  'Save', 'Cancel', 'Submit', 'Export', 'Import', 'Delete', 'Archive', 'Share', 'Print', 'Refresh', 'Search', 'Filter', 'Sort',
-  'Upload', 'Download', 'Rename', 'Copy', 'Paste', 'Undo', 'Redo', 'Settings', 'Profile', 'Logout', 'Help', 'Preview', 'Publish',
-  'Invite', 'Merge', 'Compare', 'Schedule', 'Approve', 'Reject', 'Assign', 'Pin', 'Mute', 'Follow', 'Bookmark', 'Duplicate',
+  'Save',
+  'Cancel',
+  'Submit',
+  'Export',
+  'Import',
+  'Delete',
+  'Archive',
+  'Share',
+  'Print',
+  'Refresh',
+  'Search',
+  'Filter',
+  'Sort',
+  'Upload',
+  'Download',
+  'Rename',
+  'Copy',
+  'Paste',
+  'Undo',
+  'Redo',
+  'Settings',
+  'Profile',
+  'Logout',
+  'Help',
+  'Preview',
+  'Publish',
+  'Invite',
+  'Merge',
+  'Compare',
+  'Schedule',
+  'Approve',
+  'Reject',
+  'Assign',
+  'Pin',
+  'Mute',
+  'Follow',
+  'Bookmark',
+  'Duplicate',
 ];
-const FIELDS = ['Email', 'Password', 'First name', 'Last name', 'Phone', 'Company', 'Street', 'City', 'Postcode', 'Country', 'Website', 'Username', 'Birthday', 'Job title'];
+const FIELDS = [
+  'Email',
+  'Password',
+  'First name',
+  'Last name',
+  'Phone',
+  'Company',
+  'Street',
+  'City',
+  'Postcode',
+  'Country',
+  'Website',
+  'Username',
+  'Birthday',
+  'Job title',
+];
 const COLUMNS = ['Order', 'Customer', 'Region', 'Product', 'Qty', 'Price', 'Status', 'Date', 'Owner', 'Margin'];
 const CHECKS = ['Remember me', 'Subscribe to news', 'Accept terms', 'Two-factor login', 'Dark mode', 'Weekly digest'];
 
@@ -89,7 +139,20 @@ function menuPage(r) {
 
 function toolbarPage(r) {
   const words = pick(r, WORDS, 10);
-  const glyphs = pick(r, [['Bold', 'B'], ['Italic', 'I'], ['Underline', 'U'], ['Strike', 'S'], ['Quote', '❝'], ['List', '☰'], ['Link', '&'], ['Star', '★']], 5);
+  const glyphs = pick(
+    r,
+    [
+      ['Bold', 'B'],
+      ['Italic', 'I'],
+      ['Underline', 'U'],
+      ['Strike', 'S'],
+      ['Quote', '❝'],
+      ['List', '☰'],
+      ['Link', '&'],
+      ['Star', '★'],
+    ],
+    5,
+  );
   const icons = glyphs.map(([name, g]) => `<button class="icon" title="${esc(name)}" ${tgt('icon', name)}>${esc(g)}</button>`).join('');
   const buttons = words.map((w) => `<button ${tgt('button', w)}>${esc(w)}</button>`).join('');
   return `<div class="bar">${icons}</div><div class="bar">${buttons}</div><div style="padding:16px;height:300px;background:#fff;margin:12px;border:1px solid #ddd">Document</div>`;
@@ -147,11 +210,12 @@ async function main() {
       chromium: { type: 'string', default: '/usr/bin/chromium' },
     },
   });
+  /** @type {(m: string) => never} */
   const fail = (m) => {
     process.stderr.write(`gen-screens: ${m}\n${USAGE}\n`);
     process.exit(2);
   };
-  if (!values.out) fail('--out is required');
+  const out = values.out ?? fail('--out is required');
   const seed = Number(values.seed);
   const perPage = Number(values.targets);
   if (!Number.isInteger(seed)) fail('--seed must be an integer');
@@ -166,9 +230,7 @@ async function main() {
   const scales = values.scales.split(',').map(Number);
   if (!scales.every((s) => s > 0 && s <= 4)) fail('--scales must be numbers in (0, 4]');
 
-  const out = values.out;
   mkdirSync(join(out, 'screens'), { recursive: true });
-  const profile = mkdtempSync(join(tmpdir(), 'arbiter-gen-screens-'));
   const browser = await chromium.launch({
     executablePath: values.chromium,
     headless: true,
@@ -191,16 +253,27 @@ async function main() {
           const found = await page.$$eval('[data-target]', (els) =>
             els.map((e) => {
               const b = e.getBoundingClientRect();
-              const d = window.devicePixelRatio;
-              return { type: e.getAttribute('data-target'), label: e.getAttribute('data-label'), box: [b.left * d, b.top * d, b.right * d, b.bottom * d], dpr: d };
+              const d = /** @type {{ devicePixelRatio: number }} */ (/** @type {unknown} */ (globalThis)).devicePixelRatio;
+              return {
+                type: e.getAttribute('data-target'),
+                label: e.getAttribute('data-label'),
+                box: [b.left * d, b.top * d, b.right * d, b.bottom * d],
+                dpr: d,
+              };
             }),
           );
           await ctx.close();
           const width = vp.width * scale;
           const height = vp.height * scale;
           // targets wholly on the screenshot, in a seeded choice
-          const visible = found.filter((t) => t.box[0] >= 0 && t.box[1] >= 0 && t.box[2] <= width && t.box[3] <= height && t.box[2] > t.box[0] && t.box[3] > t.box[1]);
-          const chosen = pick(rng(seed * 104729 + kinds.indexOf(kind)), visible.map((_, i) => i), Math.min(perPage, visible.length)).sort((a, b) => a - b);
+          const visible = found.filter(
+            (t) => t.box[0] >= 0 && t.box[1] >= 0 && t.box[2] <= width && t.box[3] <= height && t.box[2] > t.box[0] && t.box[3] > t.box[1],
+          );
+          const chosen = pick(
+            rng(seed * 104729 + kinds.indexOf(kind)),
+            visible.map((_, i) => i),
+            Math.min(perPage, visible.length),
+          ).sort((a, b) => a - b);
           const image = values.inline ? `data:image/png;base64,${png.toString('base64')}` : `screens/${name}.png`;
           if (!values.inline) writeFileSync(join(out, image), png);
           for (const i of chosen) {
@@ -222,7 +295,6 @@ async function main() {
     }
   } finally {
     await browser.close();
-    rmSync(profile, { recursive: true, force: true });
   }
   writeFileSync(join(out, 'items.jsonl'), lines.map((l) => `${l}\n`).join(''));
   process.stdout.write(`${lines.length} items in ${join(out, 'items.jsonl')}\n`);

@@ -55,7 +55,8 @@ beforeAll(async () => {
       return `<think>the ${it.target.type}</think>{"action": "click", "coordinate": [${x}, ${y}]}`;
     }),
   );
-  if (existsChromium()) browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  if (existsChromium())
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
 }, 240_000);
 afterAll(async () => {
   await browser?.close();
@@ -120,7 +121,20 @@ describe('arbiter eval grounding, end to end', () => {
     const html = join(dir, 'report.html');
     const json = join(dir, 'report.json');
     const r = await runCli(
-      ['eval', 'grounding', join(dir, 'predictions.jsonl'), '--grader', join(dir, 'grounding.json'), '--json', json, '--html', html, '--max-cases', '5', '--no-progress'],
+      [
+        'eval',
+        'grounding',
+        join(dir, 'predictions.jsonl'),
+        '--grader',
+        join(dir, 'grounding.json'),
+        '--json',
+        json,
+        '--html',
+        html,
+        '--max-cases',
+        '5',
+        '--no-progress',
+      ],
       { timeoutMs: 120_000 },
     );
     expect(r.code, r.stderr).toBe(0);
@@ -182,7 +196,12 @@ describe('arbiter eval grounding, end to end', () => {
           gold: ['x', 'y', 'width', 'height'].map((a) => Number(g.getAttribute(a))),
           point: c ? [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))] : null,
           // the drawing lies exactly over the picture
-          over: Math.abs(pic.left - svg.left) < 0.5 && Math.abs(pic.top - svg.top) < 0.5 && Math.abs(pic.width - svg.width) < 0.5 && Math.abs(pic.height - svg.height) < 0.5 && svg.width > 100,
+          over:
+            Math.abs(pic.left - svg.left) < 0.5 &&
+            Math.abs(pic.top - svg.top) < 0.5 &&
+            Math.abs(pic.width - svg.width) < 0.5 &&
+            Math.abs(pic.height - svg.height) < 0.5 &&
+            svg.width > 100,
         };
       }),
     );

@@ -17,7 +17,16 @@ let items: ScreenItem[] = [];
 const services = new Services();
 
 beforeAll(async () => {
-  items = await generateScreens(mkdtempSync(join(tmpdir(), 'arbiter-gui-')), ['--viewports', '640x480,1000x700', '--scales', '1,1.75', '--targets', '4', '--seed', '3']);
+  items = await generateScreens(mkdtempSync(join(tmpdir(), 'arbiter-gui-')), [
+    '--viewports',
+    '640x480,1000x700',
+    '--scales',
+    '1,1.75',
+    '--targets',
+    '4',
+    '--seed',
+    '3',
+  ]);
 }, 180_000);
 afterAll(() => services.close());
 
@@ -97,7 +106,7 @@ describe('gui_grounding on generated screens', () => {
         [bw / 4, 0],
         [-bw / 3, bh / 2],
         [bw * 2, bh * 2],
-      ]) {
+      ] as [number, number][]) {
         const p: Box = [b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy];
         const text = `<box>(${p[0]},${p[1]}),(${p[2]},${p[3]})</box>`;
         const want = iouOf(p, b);
@@ -113,7 +122,7 @@ describe('gui_grounding on generated screens', () => {
     }
   });
 
-  it('the box-size cap: a box grown around the target hits until its area passes max_area_ratio times the target\'s', async () => {
+  it("the box-size cap: a box grown around the target hits until its area passes max_area_ratio times the target's", async () => {
     const it = items.find((i) => i.target.type === 'button')!;
     const b = it.target.box;
     const [cx, cy] = centreOf(b);
@@ -145,7 +154,12 @@ describe('gui_grounding on generated screens', () => {
     ];
     for (const [text, cfg] of px) {
       const r = await run({ reward: 'action', ...cfg }, it, text);
-      const [ex, ey] = cfg.coordinates === 'norm1000' ? [(nx / 1000) * it.width, (ny / 1000) * it.height] : cfg.coordinates === 'norm1' ? [(nx / 1000) * it.width, (ny / 1000) * it.height] : [x, y];
+      const [ex, ey] =
+        cfg.coordinates === 'norm1000'
+          ? [(nx / 1000) * it.width, (ny / 1000) * it.height]
+          : cfg.coordinates === 'norm1'
+            ? [(nx / 1000) * it.width, (ny / 1000) * it.height]
+            : [x, y];
       expect({ text, score: r.score }).toEqual({ text, score: inBox(ex, ey, it.target.box) ? 1 : 0 });
       expect((r.metadata.point as number[])[0]).toBeCloseTo(ex, 9);
     }
@@ -173,13 +187,23 @@ describe('gui_grounding on generated screens', () => {
       expect(r.reason).toMatch(reason);
     }
     // GUI-R1's text rule: token F1 >= 0.5
-    const f1 = await run({ reward: 'action', action: { type: 'type', text: 'hello big world' }, text_match: 'f1' }, it, '{"action": "type", "text": "hello world"}');
+    const f1 = await run(
+      { reward: 'action', action: { type: 'type', text: 'hello big world' }, text_match: 'f1' },
+      it,
+      '{"action": "type", "text": "hello world"}',
+    );
     expect(f1.score).toBe(1); // F1 = 2*2/(2+3) = 0.8
   });
 
   it('a malformed answer is a valid 0 with a reason; a malformed gold box, size or action is bad_input', async () => {
     const it = items[1]!;
-    for (const text of ['I would click the button.', '<point>(12)</point>', '{"action": "click", "coordinate": ["a", 3]}', '<box>(1,2,3)</box>', '<think>never closes']) {
+    for (const text of [
+      'I would click the button.',
+      '<point>(12)</point>',
+      '{"action": "click", "coordinate": ["a", 3]}',
+      '<box>(1,2,3)</box>',
+      '<think>never closes',
+    ]) {
       const r = await run({ reward: 'point_in_box' }, it, text);
       expect({ text, valid: r.valid, score: r.score }).toEqual({ text, valid: true, score: 0 });
       expect(r.reason!.length).toBeGreaterThan(5);
@@ -203,8 +227,12 @@ describe('gui_grounding on generated screens', () => {
   });
 
   it('load-time checks: max_side needs its frame, options of other rewards are refused', () => {
-    expect(() => loadGrader({ type: 'gui_grounding', reward: 'point_in_box', coordinates: 'max_side' })).toThrow(/max_side: coordinates "max_side" needs max_side/);
+    expect(() => loadGrader({ type: 'gui_grounding', reward: 'point_in_box', coordinates: 'max_side' })).toThrow(
+      /max_side: coordinates "max_side" needs max_side/,
+    );
     expect(() => loadGrader({ type: 'gui_grounding', reward: 'iou', sigma: 0.3 })).toThrow(/sigma: only used with reward "distance"/);
-    expect(() => loadGrader({ type: 'gui_grounding', reward: 'distance', resize: { factor: 14 } })).toThrow(/resize: only used with coordinates "smart_resize"/);
+    expect(() => loadGrader({ type: 'gui_grounding', reward: 'distance', resize: { factor: 14 } })).toThrow(
+      /resize: only used with coordinates "smart_resize"/,
+    );
   });
 });

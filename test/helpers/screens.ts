@@ -6,7 +6,7 @@ import { ROOT, runProcess } from './cli.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
-export interface ScreenItem {
+export type ScreenItem = {
   id: string;
   image: string;
   width: number;
@@ -14,7 +14,7 @@ export interface ScreenItem {
   target: { type: string; label: string; box: [number, number, number, number] };
   instruction: string;
   screen: { page: string; viewport: string; scale: number };
-}
+};
 
 /** Generates screens into `dir` with the generator's flags; returns the items it wrote. */
 export async function generateScreens(dir: string, flags: string[]): Promise<ScreenItem[]> {

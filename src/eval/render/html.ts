@@ -29,7 +29,8 @@ const rect = (b: readonly number[], cls: string) =>
 /** One case: the screenshot with an SVG over it in the image's own pixels (viewBox), the gold box and the prediction drawn. */
 function overlayCase(c: OverlayCase): string {
   // only an image data URL reaches the page (the suite checked its bytes; this keeps the attribute inert whatever a report file holds)
-  if (!IMAGE_URL.test(c.image)) return `<figure class="case" data-case="${esc(c.where)}" data-error="not an image data URL"><figcaption>${esc(c.caption)}</figcaption></figure>`;
+  if (!IMAGE_URL.test(c.image))
+    return `<figure class="case" data-case="${esc(c.where)}" data-error="not an image data URL"><figcaption>${esc(c.caption)}</figcaption></figure>`;
   const r = Math.max(4, Math.max(c.width, c.height) / 120);
   const marks = [
     rect(c.gold, 'gold'),

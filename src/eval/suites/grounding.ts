@@ -263,7 +263,7 @@ async function runGrounding(opts: SuiteOptions): Promise<EvalReport> {
   r.counts = { records: records + problems.count, skipped: problems.count, invalid };
   r.problems = problems.list;
   r.notes.unshift(
-    'Hit: the predicted point (or the centre of a predicted box), mapped to the original image, lies in the gold box (edges included). Mean reward: the grader\'s score. Ungradeable predictions (a bad item) are counted apart.',
+    "Hit: the predicted point (or the centre of a predicted box), mapped to the original image, lies in the gold box (edges included). Mean reward: the grader's score. Ungradeable predictions (a bad item) are counted apart.",
   );
   return r;
 }

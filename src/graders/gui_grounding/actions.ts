@@ -9,9 +9,7 @@ import type { Box, Point } from './geometry.js';
 export const ACTION_FORMATS = ['auto', 'json', 'call', 'tags'] as const;
 export type ActionFormat = (typeof ACTION_FORMATS)[number];
 
-/** The five action types with argument checks; any other name is kept (lower-cased) and matched by name only. */
-export const ACTION_TYPES = ['click', 'type', 'scroll', 'drag', 'key'] as const;
-
+/** Action names and their synonyms: click, type, scroll, drag and key have argument checks; any other name is kept (lower-cased) and matched by name only. */
 const SYNONYMS: Record<string, string> = {
   click: 'click',
   left_click: 'click',
@@ -74,7 +72,7 @@ type Where = { point: Point } | { box: Box };
 /** A location from a coordinate value: 2 numbers a point, 4 a box; anything else a reason. */
 function location(v: unknown, what: string): Where | string {
   const n = numbersOf(v);
-  if (!n || !n.every(Number.isFinite)) return `${what} is not a list of numbers: ${JSON.stringify(v)?.slice(0, 60)}`;
+  if (!n?.every(Number.isFinite)) return `${what} is not a list of numbers: ${JSON.stringify(v)?.slice(0, 60)}`;
   if (n.length === 2) return { point: [n[0]!, n[1]!] };
   if (n.length === 4) return { box: [n[0]!, n[1]!, n[2]!, n[3]!] };
   return `${what} has ${n.length} numbers (a point has 2, a box 4)`;

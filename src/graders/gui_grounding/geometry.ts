@@ -93,7 +93,7 @@ export function gaussianPoint(p: Point, gold: Box, sigma: number): number {
   const [cx, cy] = centre(gold);
   const sx = sigma * (gold[2] - gold[0]);
   const sy = sigma * (gold[3] - gold[1]);
-  return Math.exp(-(((p[0] - cx) ** 2) / (2 * sx * sx) + ((p[1] - cy) ** 2) / (2 * sy * sy)));
+  return Math.exp(-((p[0] - cx) ** 2 / (2 * sx * sx) + (p[1] - cy) ** 2 / (2 * sy * sy)));
 }
 
 export function distance(p: Point, q: Point): number {

@@ -110,7 +110,16 @@ function goldBox(raw: unknown, size: Size, what: string): Box {
 
 /** Keys as a canonical chord: lower-case names, common aliases, sorted ("Ctrl+C" = "c ctrl"). */
 function chord(keys: string): string {
-  const alias: Record<string, string> = { control: 'ctrl', cmd: 'meta', command: 'meta', win: 'meta', super: 'meta', return: 'enter', esc: 'escape', option: 'alt' };
+  const alias: Record<string, string> = {
+    control: 'ctrl',
+    cmd: 'meta',
+    command: 'meta',
+    win: 'meta',
+    super: 'meta',
+    return: 'enter',
+    esc: 'escape',
+    option: 'alt',
+  };
   return keys
     .toLowerCase()
     .split(/[+\s]+/)
@@ -131,7 +140,8 @@ function tokenF1(a: string, b: string): number {
 
 function goldAction(raw: unknown, size: Size): GoldAction {
   if (raw === undefined || raw === null) return { type: 'click' };
-  if (!isObj(raw) || typeof raw.type !== 'string') throw new GradeFailure('bad_input', `gold action must be an object with a string "type", got ${describe(raw)}`);
+  if (!isObj(raw) || typeof raw.type !== 'string')
+    throw new GradeFailure('bad_input', `gold action must be an object with a string "type", got ${describe(raw)}`);
   const type = actionName(raw.type);
   const need = (k: 'text' | 'direction' | 'keys'): string => {
     const v = k === 'keys' && Array.isArray(raw.keys) && raw.keys.every((x) => typeof x === 'string') ? raw.keys.join('+') : raw[k];
@@ -155,7 +165,8 @@ export const guiGrounding: GraderType<Config> = {
   build(cfg, b) {
     const reward: Reward = cfg.reward;
     const space = cfg.coordinates ?? 'pixels';
-    if (space === 'max_side' && cfg.max_side === undefined) b.fail('max_side', 'coordinates "max_side" needs max_side (the longest side the image was shrunk to)');
+    if (space === 'max_side' && cfg.max_side === undefined)
+      b.fail('max_side', 'coordinates "max_side" needs max_side (the longest side the image was shrunk to)');
     if (space !== 'max_side' && cfg.max_side !== undefined) b.issue('max_side', 'only used with coordinates "max_side"');
     if (space !== 'smart_resize' && cfg.resize !== undefined) b.issue('resize', 'only used with coordinates "smart_resize"');
     if (reward !== 'distance' && cfg.sigma !== undefined) b.issue('sigma', 'only used with reward "distance"');
