@@ -228,4 +228,30 @@ describe('arbiter eval grounding, end to end', () => {
     await (await page.$('section[data-overlay-id="worst"]'))!.screenshot({ path: join(OUT, 'grounding-worst.png') });
     await page.close();
   });
+
+  it("a screenshot is drawn from a data URL too, and not drawn when its size is not the item's (a note says so)", { timeout: 120_000 }, async () => {
+    const miss = items.filter((it) => !hitOf(it)).slice(0, 2);
+    expect(miss.length).toBe(2);
+    const [a, b] = miss as [ScreenItem, ScreenItem];
+    const url = (it: ScreenItem) => `data:image/png;base64,${readFileSync(join(dir, it.image)).toString('base64')}`;
+    const far = '{"action": "click", "coordinate": [1, 1]}';
+    const rows = [
+      { id: 'inline', item: { ...a, image: url(a) }, output_text: far },
+      // the item claims twice the size: the gold box is still inside it, but the picture is not that image
+      { id: 'resized', item: { ...b, image: url(b), width: b.width * 2, height: b.height * 2 }, output_text: far },
+    ];
+    const f = join(dir, 'inline.jsonl');
+    writeFileSync(f, rows.map((r) => JSON.stringify(r)).join('\n'));
+    writeFileSync(join(dir, 'pixels.json'), JSON.stringify({ type: 'gui_grounding', reward: 'point_in_box' }));
+    const json = join(dir, 'inline.json');
+    const r = await runCli(['eval', 'grounding', f, '--grader', join(dir, 'pixels.json'), '--json', json, '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+    expect(report.metrics.accuracy).toBe(0);
+    expect(report.overlays[0].cases.map((c: { where: string }) => c.where)).toEqual([`${f}:1`]);
+    expect(report.overlays[0].cases[0].image).toBe(url(a));
+    expect(report.notes.join('\n')).toContain(
+      `${f}:2: screenshot not drawn (the data URL is ${b.width}x${b.height}, the item says ${b.width * 2}x${b.height * 2})`,
+    );
+  });
 });

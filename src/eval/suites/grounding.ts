@@ -90,27 +90,44 @@ function sniff(b: Buffer): string | undefined {
 
 const DATA_URL = /^data:(image\/(?:png|jpeg|webp|gif));base64,([A-Za-z0-9+/]+=*)$/;
 
-/** The screenshot as a data URL to embed: a data URL checked by its bytes, or a file (relative to the predictions file). */
-async function embeddable(image: string, base: string): Promise<string | string[]> {
+/**
+ * The screenshot as a data URL to embed: a data URL or a file (relative to the predictions file),
+ * its format checked by its bytes and its size read by sharp from the image header: a screenshot
+ * whose size is not the item's width x height would put the boxes in the wrong place, so it is
+ * not drawn. A reason (in a one-element list) when it cannot be embedded.
+ */
+async function embeddable(image: string, base: string, width: number, height: number): Promise<string | string[]> {
+  let bytes: Buffer;
+  let what: string;
   if (image.startsWith('data:')) {
     const m = DATA_URL.exec(image);
     if (!m) return ['not a base64 PNG/JPEG/WebP/GIF data URL'];
     if ((m[2]!.length * 3) / 4 > MAX_IMAGE_BYTES) return [`over ${MAX_IMAGE_BYTES} bytes`];
-    const head = Buffer.from(m[2]!.slice(0, 24), 'base64');
-    return sniff(head) === m[1] ? image : [`its bytes are not ${m[1]}`];
+    bytes = Buffer.from(m[2]!, 'base64');
+    what = 'the data URL';
+  } else {
+    const path = isAbsolute(image) ? image : resolve(base, image);
+    what = path;
+    try {
+      const st = await stat(path);
+      if (!st.isFile()) return [`${path} is not a file`];
+      if (st.size > MAX_IMAGE_BYTES) return [`${path} is over ${MAX_IMAGE_BYTES} bytes`];
+      bytes = await readFile(path);
+    } catch (e) {
+      return [`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`];
+    }
   }
-  const path = isAbsolute(image) ? image : resolve(base, image);
+  const type = sniff(bytes);
+  if (!type) return [`${what} is not a PNG, JPEG, WebP or GIF image`];
+  let meta: { width?: number | undefined; height?: number | undefined };
   try {
-    const st = await stat(path);
-    if (!st.isFile()) return [`${path} is not a file`];
-    if (st.size > MAX_IMAGE_BYTES) return [`${path} is over ${MAX_IMAGE_BYTES} bytes`];
-    const bytes = await readFile(path);
-    const type = sniff(bytes);
-    if (!type) return [`${path} is not a PNG, JPEG, WebP or GIF file`];
-    return `data:${type};base64,${bytes.toString('base64')}`;
+    const { default: sharp } = await import('sharp');
+    meta = await sharp(bytes).metadata();
   } catch (e) {
-    return [`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`];
+    return [`${what} cannot be decoded: ${(e as Error).message}`];
   }
+  if (meta.width !== width || meta.height !== height) return [`${what} is ${meta.width}x${meta.height}, the item says ${width}x${height}`];
+  return `data:${type};base64,${bytes.toString('base64')}`;
 }
 
 function add(map: Map<string, Tally>, key: string, g: Graded): void {
@@ -242,7 +259,7 @@ async function runGrounding(opts: SuiteOptions): Promise<EvalReport> {
     if (cases.length >= MAX_OVERLAYS) break;
     const gold = quad(g.gold);
     if (!g.image || !gold || g.width === null || g.height === null) continue;
-    const img = await embeddable(g.image, base);
+    const img = await embeddable(g.image, base, g.width, g.height);
     if (typeof img !== 'string') {
       r.notes.push(`${g.where}: screenshot not drawn (${img[0]})`);
       continue;
