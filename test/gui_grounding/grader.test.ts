@@ -4,7 +4,7 @@
 // GUI-G1's hit + 0.25 IoU + 0.125 box term, the area cap, the Gaussian point reward); the action
 // formats; action type + arguments; a malformed answer is a valid 0 with a reason; a malformed gold
 // box is bad_input.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +68,20 @@ describe('gui_grounding on generated screens', () => {
       const b = big.find((x) => x.target.label === a.target.label);
       if (b) for (let k = 0; k < 4; k++) expect(b.target.box[k]).toBeCloseTo(a.target.box[k]! * 1.75, 6);
     }
+  });
+
+  it('the generator is deterministic: the same seed gives the same items and screenshots, another seed other pages', { timeout: 120_000 }, async () => {
+    const flags = (seed: string) => ['--pages', 'toolbar,table', '--viewports', '640x480', '--scales', '1', '--targets', '3', '--seed', seed];
+    const [a, b, c] = await Promise.all(
+      ['5', '5', '6'].map(async (seed) => {
+        const out = mkdtempSync(join(tmpdir(), 'arbiter-gui-seed-'));
+        const got = await generateScreens(out, flags(seed));
+        return { got, png: readFileSync(join(out, got[0]!.image)) };
+      }),
+    );
+    expect(b!.got).toEqual(a!.got);
+    expect(b!.png.equals(a!.png)).toBe(true);
+    expect(c!.got.map((i) => i.target.label)).not.toEqual(a!.got.map((i) => i.target.label));
   });
 
   it('point_in_box in each coordinate frame: the centre hits, the corners hit (edges included), just outside misses', async () => {

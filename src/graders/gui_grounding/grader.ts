@@ -50,7 +50,7 @@ const schema = graderSchema({
   /** reward action: the gold action {type, text?, direction?, keys?, end_box?} (default item.action; a click when the item has none). */
   action: z.unknown().optional(),
   coordinates: z.enum(COORDINATE_SPACES).optional(),
-  /** coordinates smart_resize: the processor's settings (default Qwen2.5-VL's: 28, 56*56, 14*14*4*1280). */
+  /** coordinates smart_resize: the processor's settings (default QWEN_VL_DEFAULTS in src/images/resize.ts). */
   resize: z
     .strictObject({
       factor: z.number().int().positive().optional(),
