@@ -41,6 +41,29 @@ export interface Table {
   total: number;
 }
 
+/** One case drawn on its screenshot: the gold box and what the model predicted, in the image's pixels. */
+export interface OverlayCase {
+  where: string;
+  caption: string;
+  /** The screenshot as a data URL (PNG, JPEG, WebP or GIF, checked by its bytes). */
+  image: string;
+  width: number;
+  height: number;
+  gold: [number, number, number, number];
+  point?: [number, number];
+  box?: [number, number, number, number];
+  score: number | null;
+}
+
+/** Cases drawn on their images (GUI grounding's worst cases), most severe first. */
+export interface OverlaySet {
+  id: string;
+  title: string;
+  cases: OverlayCase[];
+  /** How many cases there were before the set was cut to its limit. */
+  total: number;
+}
+
 export interface EvalReport {
   format: typeof REPORT_FORMAT;
   suite: string;
@@ -51,6 +74,8 @@ export interface EvalReport {
   headline: Headline[];
   plots: PlotSpec[];
   tables: Table[];
+  /** Cases drawn on their images (only suites over images have them). */
+  overlays?: OverlaySet[];
   counts: { records: number; skipped: number; invalid: number };
   /** Records that could not be used, with where they came from (first 100). */
   problems: string[];

@@ -49,6 +49,7 @@ export const BUILTINS = {
   episodic_bonus: () => import('./trajectory/counts.js'),
   rnd_bonus: () => import('./trajectory/rnd.js'),
   feature: () => import('./feature/feature.js'),
+  gui_grounding: () => import('./gui_grounding/grader.js'),
 } satisfies Record<string, () => Promise<object>>;
 
 export type BuiltinType = keyof typeof BUILTINS;

@@ -108,6 +108,10 @@ const CASES: Record<string, { config: () => Record<string, unknown>; item: Recor
   rubric: { config: () => ({ ...judge(), question: '{{item.q}}', criteria: [{ criterion: 'is polite', weight: 1 }] }), item: { q: 'q' } },
   reference_verify: { config: () => ({ ...judge(), question: '{{item.q}}', reference: '{{item.answer}}' }), item: { q: 'q', answer: '4' } },
   reward_model: { config: () => ({ model: 'rm', base_url: server.url, protocol: 'sglang', text: '{{sample.output_text}}', max_retries: 0 }), item: {} },
+  gui_grounding: {
+    config: () => ({ reward: 'point_in_box' }),
+    item: { width: 100, height: 80, target: { type: 'button', box: [10, 10, 30, 20] } },
+  },
   prm: { config: () => ({ protocol: 'vllm_pooling', model: 'prm', base_url: server.url, question: 'What is 1 + 1?', max_retries: 0 }), item: {} },
   reward_machine: {
     config: () => ({

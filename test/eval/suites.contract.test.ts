@@ -80,6 +80,14 @@ const CASES: Record<string, () => string[]> = {
   agreement: () => [put('agree.jsonl', labelled), '--score-field', 'p'],
   calibration: () => [put('cal.jsonl', labelled), '--score-field', 'p', '--bins', '2'],
   bon: () => [put('bon.jsonl', labelled), '--score-field', 'p', '--max-n', '2'],
+  grounding: () => [
+    put(
+      'grounding.jsonl',
+      jsonl([{ item: { width: 100, height: 80, target: { type: 'button', box: [10, 10, 30, 20] } }, output_text: '<point>(20,15)</point>' }]),
+    ),
+    '--grader',
+    put('grounding.json', JSON.stringify({ type: 'gui_grounding', reward: 'point_in_box' })),
+  ],
   overopt: () => [
     put(
       'overopt.jsonl',

@@ -323,3 +323,33 @@ function completionOf(rec: RecordedRequest, reply: Reply, ignoreN = false): Reco
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   return new TestServer(opts).start();
 }
+
+/** What a vision model receives in a chat request: its image content parts (data URLs decoded) and its text. */
+export interface VisionInput {
+  images: { url: string; mime?: string; bytes?: Buffer }[];
+  text: string;
+}
+
+/** The image_url and text parts of a chat request's messages, in order (the OpenAI chat API's multimodal shape). */
+export function visionInput(req: RecordedRequest): VisionInput {
+  const images: VisionInput['images'] = [];
+  const texts: string[] = [];
+  for (const m of (req.body?.messages ?? []) as { content?: unknown }[]) {
+    if (typeof m.content === 'string') texts.push(m.content);
+    if (!Array.isArray(m.content)) continue;
+    for (const p of m.content as { type?: string; text?: string; image_url?: { url?: string } }[]) {
+      if (p.type === 'text' && typeof p.text === 'string') texts.push(p.text);
+      if (p.type === 'image_url' && typeof p.image_url?.url === 'string') {
+        const url = p.image_url.url;
+        const m64 = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+        images.push(m64 ? { url, mime: m64[1]!, bytes: Buffer.from(m64[2]!, 'base64') } : { url });
+      }
+    }
+  }
+  return { images, text: texts.join('\n') };
+}
+
+/** A fake vision-language model: answers each chat request with `answer` of what it saw (so a test can recompute every reply). */
+export function fakeVlm(answer: (input: VisionInput) => string): ChatHandler {
+  return (req) => ({ content: answer(visionInput(req)) });
+}

@@ -1,8 +1,9 @@
 // One self-contained HTML file per report: headline numbers, plots drawn in the page by Observable
 // Plot (bundled inline with d3, no network: a Content-Security-Policy forbids any fetch), the
-// metrics, worst-case tables with reasons, notes and problems. Numbers carry data-metric /
+// metrics, worst-case tables with reasons, worst cases drawn on their screenshots (an SVG over the
+// embedded image, in the image's pixels), notes and problems. Numbers carry data-metric /
 // data-value attributes so a test can check the page against the JSON.
-import { cellText, flatMetrics, madeBy, showNumber, type EvalReport, type Headline } from '../report.js';
+import { cellText, flatMetrics, madeBy, showNumber, type EvalReport, type Headline, type OverlayCase, type OverlaySet } from '../report.js';
 import { plottingLibrary } from './assets.js';
 
 function esc(s: unknown): string {
@@ -18,6 +19,32 @@ function headlineCard(h: Headline): string {
     base = `<div class="sub">A: <span data-baseline="${esc(h.key)}">${esc(showNumber(h.baseline, h.digits))}</span>${d !== null ? ` · Δ ${d >= 0 ? '+' : ''}${esc(showNumber(d, h.digits))}` : ''}</div>`;
   }
   return `<div class="card"><div class="v" data-metric="${esc(h.key)}" data-value="${esc(h.value ?? '')}" data-digits="${h.digits}">${esc(shown)}</div><div class="l">${esc(h.label)}</div>${pub}${base}</div>`;
+}
+
+const IMAGE_URL = /^data:image\/(?:png|jpeg|webp|gif);base64,[A-Za-z0-9+/]+=*$/;
+const n = (v: number) => String(Math.round(v * 100) / 100);
+const rect = (b: readonly number[], cls: string) =>
+  `<rect class="${cls}" x="${n(b[0]!)}" y="${n(b[1]!)}" width="${n(b[2]! - b[0]!)}" height="${n(b[3]! - b[1]!)}" vector-effect="non-scaling-stroke"/>`;
+
+/** One case: the screenshot with an SVG over it in the image's own pixels (viewBox), the gold box and the prediction drawn. */
+function overlayCase(c: OverlayCase): string {
+  // only an image data URL reaches the page (the suite checked its bytes; this keeps the attribute inert whatever a report file holds)
+  if (!IMAGE_URL.test(c.image))
+    return `<figure class="case" data-case="${esc(c.where)}" data-error="not an image data URL"><figcaption>${esc(c.caption)}</figcaption></figure>`;
+  const r = Math.max(4, Math.max(c.width, c.height) / 120);
+  const marks = [
+    rect(c.gold, 'gold'),
+    c.box ? rect(c.box, 'pred-box') : '',
+    c.point
+      ? `<circle class="pred" cx="${n(c.point[0])}" cy="${n(c.point[1])}" r="${n(r)}" vector-effect="non-scaling-stroke"/><path class="pred" d="M${n(c.point[0] - 2 * r)} ${n(c.point[1])}h${n(4 * r)}M${n(c.point[0])} ${n(c.point[1] - 2 * r)}v${n(4 * r)}" vector-effect="non-scaling-stroke"/>`
+      : '',
+  ].join('');
+  return `<figure class="case" data-case="${esc(c.where)}"><div class="shot"><img src="${esc(c.image)}" width="${c.width}" height="${c.height}" alt="${esc(c.where)}"><svg viewBox="0 0 ${c.width} ${c.height}" preserveAspectRatio="none">${marks}</svg></div><figcaption>${esc(c.caption)}</figcaption></figure>`;
+}
+
+function overlaySet(o: OverlaySet): string {
+  const more = o.total > o.cases.length ? `<p class="note">${o.cases.length} of ${o.total} drawn (the most severe first).</p>` : '';
+  return `<section data-overlay-id="${esc(o.id)}"><h2>${esc(o.title)} <small>(${o.total})</small></h2>${o.cases.length ? `<div class="cases">${o.cases.map(overlayCase).join('')}</div>` : '<p class="note">none</p>'}${more}</section>`;
 }
 
 // Runs in the page: draws each plot spec with Observable Plot. Kept in plain ES2017.
@@ -94,6 +121,10 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 .card{border:1px solid #ddd;border-radius:8px;padding:10px 14px;min-width:150px}.card .v{font-size:22px;font-weight:600}
 .card .l{color:#444;font-size:12px}.card .sub{color:#888;font-size:11px}figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:6px}
 table{border-collapse:collapse;width:100%;font-size:12px;margin:6px 0}th,td{border:1px solid #e2e2e2;padding:4px 6px;text-align:left;vertical-align:top}
+.cases{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:14px}.case{margin:0}.case figcaption{font-weight:400;font-size:12px;word-break:break-word}
+.shot{position:relative;display:inline-block;max-width:100%;border:1px solid #ccc}.shot img{display:block;max-width:100%;height:auto}
+.shot svg{position:absolute;left:0;top:0;width:100%;height:100%}.shot .gold{fill:rgba(60,169,81,.15);stroke:#1f8f3a;stroke-width:2}
+.shot .pred-box{fill:none;stroke:#d62728;stroke-width:2;stroke-dasharray:6 3}.shot .pred{fill:none;stroke:#d62728;stroke-width:2}
 th{background:#f6f7f9}pre{background:#f6f7f9;border:1px solid #e2e2e2;padding:8px;overflow-x:auto}td.txt{white-space:pre-wrap;word-break:break-word;max-width:420px}.note{color:#555}code{font-size:12px}
 `;
 
@@ -130,6 +161,7 @@ export function renderHtml(r: EvalReport): string {
 <h2>Plots</h2>${plots || '<p class="note">none</p>'}
 ${tables}
 ${(r.code ?? []).map((c) => `<section data-code="${esc(c.title)}"><h2>${esc(c.title)}</h2><pre><code>${esc(c.text)}</code></pre></section>`).join('')}
+${(r.overlays ?? []).map(overlaySet).join('')}
 <h2>Metrics</h2><table><tbody>${metrics}</tbody></table>
 ${r.notes.length ? `<h2>Notes</h2>${r.notes.map((n) => `<p class="note">${esc(n)}</p>`).join('')}` : ''}
 ${r.problems.length ? `<h2>Problems (${r.counts.skipped})</h2><ul>${r.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>` : ''}

@@ -15,6 +15,7 @@ export const SUITE_MODULES = {
   calibration: () => import('./calibration.js'),
   bon: () => import('./bon.js'),
   overopt: () => import('./overopt.js'),
+  grounding: () => import('./grounding.js'),
 } satisfies Record<string, () => Promise<{ suite: Suite }>>;
 
 /** Every suite's name, in the order help lists them. */
