@@ -9,8 +9,10 @@
 // machine whose speed drifts during the command weighs on both sides of each ratio; the ratios are
 // per repetition, with their median. Prints programs/s, p50/p99 per program, the sandbox's own
 // cost per run (an empty program, warm and cold), and fails unless every program passed every way.
-//   node bench/humaneval.mjs [--rounds 3] [--repeat 3] [--baseline-concurrency 2] [--no-cold]
-// (--no-cold skips the reference run of `arbiter score` with ARBITER_SANDBOX_WARM=0)
+//   node bench/humaneval.mjs [--rounds 3] [--repeat 3] [--baseline-concurrency 2] [--no-cold] [--other-cli PATH]
+// (--no-cold skips the reference run of `arbiter score` with ARBITER_SANDBOX_WARM=0; --other-cli
+// runs another build's dist/cli/main.js, e.g. the previous release's, in each repetition too, for a
+// before/after under the same load)
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -29,6 +31,8 @@ const rounds = arg('rounds', 3);
 const repeat = Math.max(1, arg('repeat', 3));
 const baseConc = arg('baseline-concurrency', 2);
 const noCold = process.argv.includes('--no-cold');
+const otherAt = process.argv.indexOf('--other-cli');
+const otherCli = otherAt > 0 ? process.argv[otherAt + 1] : undefined;
 
 const data = fileURLToPath(new URL('../../shared/data/humaneval/HumanEval.jsonl.gz', import.meta.url));
 const items = gunzipSync(readFileSync(data))
@@ -55,6 +59,60 @@ function spawnTimed(argv, opts) {
   });
 }
 
+// The machine's own costs, which decide what a warm run costs (docs/code.md, Measured): CPU time
+// per page of a first write to fresh memory, of a copy-on-write fault in a forked child, of a
+// child's first read of a page it inherited (on a VM with shadow page tables, a trap to the host
+// per page), and of a fork + exit of a 16 MiB Python process and of a process start (posix_spawn
+// of /bin/true), in CPU time (so that other work on the machine weighs little on them).
+const MACHINE_PROBE = String.raw`
+import mmap, os, resource, time
+N, P = 4096, mmap.PAGESIZE
+def cpu_all():
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+def write(m, v):
+    for i in range(0, N * P, P):
+        m[i] = v
+def read(m):
+    s = 0
+    for i in range(0, N * P, P):
+        s += m[i]
+def loop(m):
+    for i in range(0, N * P, P):
+        pass
+def per_page(fn, *a):
+    t = time.process_time_ns()
+    fn(*a)
+    return (time.process_time_ns() - t) / N / 1000
+def in_child(fn):
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.write(w, repr(fn()).encode())
+        os._exit(0)
+    os.close(w)
+    b = os.read(r, 100)
+    os.waitpid(pid, 0)
+    return float(b)
+m = mmap.mmap(-1, N * P)
+base = per_page(loop, m)
+res = {'fresh': per_page(write, m, 1) - base}
+res['cow'] = in_child(lambda: per_page(write, m, 2) - base)
+res['read'] = in_child(lambda: per_page(read, m) - base)
+t = cpu_all()
+for _ in range(20):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+res['fork'] = (cpu_all() - t) / 20 * 1000
+t = cpu_all()
+for _ in range(20):
+    os.waitpid(os.posix_spawn('/bin/true', ['true'], {}), 0)
+res['spawn'] = (cpu_all() - t) / 20 * 1000
+print(repr(res).replace("'", '"'))
+`;
+
 const dir = await mkdtemp(join(tmpdir(), 'arbiter-humaneval-'));
 try {
   // --- baseline: a fresh python3 per program, two at a time ----------------------------------
@@ -67,6 +125,9 @@ try {
     files.push(f);
   }
   const jobs = Array.from({ length: rounds }, () => files).flat();
+  const probe = await spawnTimed([rt.exe, '-I', '-S', '-B', '-c', MACHINE_PROBE], { cwd: dir });
+  if (probe.code !== 0) throw new Error(`machine probe: ${probe.err}`);
+  const machine = JSON.parse(probe.out);
   const baseline = async (flags) => {
     await spawnTimed([rt.exe, ...flags, files[0]], { cwd: dir });
     const lat = [];
@@ -101,16 +162,16 @@ try {
   const summaryFile = join(dir, 'summary.json');
   const env = { ...process.env };
   delete env.ARBITER_SANDBOX_WARM;
-  const score = (e) =>
-    spawnTimed([process.execPath, cli, 'score', '--grader', grader, samples, '-o', out, '--summary-json', summaryFile, '--no-progress'], { env: e });
+  const score = (e, main = cli) =>
+    spawnTimed([process.execPath, main, 'score', '--grader', grader, samples, '-o', out, '--summary-json', summaryFile, '--no-progress'], { env: e });
   const readResults = async () =>
     (await readFile(out, 'utf8'))
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
   const passed = (results) => results.filter((r) => r.valid && r.score === 1).length;
-  const arbiter = async () => {
-    const c = await score(env);
+  const arbiter = async (main = cli) => {
+    const c = await score(env, main);
     if (c.code !== 0) throw new Error(`arbiter score exited with ${c.code}: ${c.err}`);
     const results = await readResults();
     const summary = JSON.parse(await readFile(summaryFile, 'utf8'));
@@ -123,7 +184,13 @@ try {
     };
   };
   const reps = [];
-  for (let i = 0; i < repeat; i++) reps.push({ plain: await baseline([]), strict: await baseline(['-I', '-S', '-B']), arbiter: await arbiter() });
+  for (let i = 0; i < repeat; i++)
+    reps.push({
+      plain: await baseline([]),
+      strict: await baseline(['-I', '-S', '-B']),
+      arbiter: await arbiter(),
+      ...(otherCli ? { other: await arbiter(otherCli) } : {}),
+    });
   // for reference: the same command with warm interpreters off (every program a cold bwrap + python3)
   const off = noCold ? undefined : await score({ ...env, ARBITER_SANDBOX_WARM: '0' });
   if (off && off.code !== 0) throw new Error(`arbiter score (warm off) exited with ${off.code}: ${off.err}`);
@@ -158,6 +225,9 @@ try {
       .map((x) => x.toFixed(2))
       .join(' ')}`,
   );
+  console.log(
+    `machine (CPU time): page fault ${machine.fresh.toFixed(2)} us (first write to fresh memory), copy-on-write fault ${machine.cow.toFixed(2)} us, a fork's first read of an inherited page ${machine.read.toFixed(2)} us; fork + exit of a 16 MiB Python process ${machine.fork.toFixed(2)} ms; process start (posix_spawn /bin/true) ${machine.spawn.toFixed(2)} ms`,
+  );
   for (const [i, r] of reps.entries()) {
     console.log(`repetition ${i + 1}:`);
     for (const [label, b] of /** @type {[string, { wall: number, lat: number[], failed: number, flags: string[] }][]} */ ([
@@ -174,6 +244,10 @@ try {
     console.log(
       `  ratio vs the issue's baseline: ${f2(cliRate(a) / rate(r.plain))}x end to end, ${f2(gradeRate(a) / rate(r.plain))}x grading;  vs the strict one: ${f2(cliRate(a) / rate(r.strict))}x end to end, ${f2(gradeRate(a) / rate(r.strict))}x grading`,
     );
+    if (r.other)
+      console.log(
+        `  other build (${otherCli}): ${fmt(cliRate(r.other))} programs/s end to end, passed ${r.other.passed}/${n}; ratio vs the issue's baseline ${f2(cliRate(r.other) / rate(r.plain))}x end to end, ${f2(gradeRate(r.other) / rate(r.plain))}x grading`,
+      );
   }
   const ratios = (f) => reps.map(f);
   const show = (xs) => `median ${f2(median(xs))}x (${xs.map(f2).join(', ')})`;
@@ -192,6 +266,10 @@ try {
   console.log(
     `ratio vs the strict baseline (python3 -I -S -B FILE): end to end ${show(ratios((r) => cliRate(r.arbiter) / rate(r.strict)))}; grading ${show(ratios((r) => gradeRate(r.arbiter) / rate(r.strict)))}`,
   );
+  if (otherCli)
+    console.log(
+      `other build vs the issue's baseline: end to end ${show(ratios((r) => cliRate(r.other) / rate(r.plain)))}; this build is ${show(ratios((r) => cliRate(r.arbiter) / cliRate(r.other)))} as fast`,
+    );
   const failedPrograms = reps.reduce((x, r) => x + (n - r.arbiter.passed), 0);
   const baseFailed = reps.reduce((x, r) => x + r.plain.failed + r.strict.failed, 0);
   if (failedPrograms || baseFailed || (off && offPassed !== n)) {

@@ -44,6 +44,8 @@ import time  # noqa: E402
 import gc as _gc  # noqa: E402
 import atexit as _atexit  # noqa: E402
 import marshal  # noqa: E402
+import binascii  # noqa: E402
+import numbers  # noqa: E402
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _pyapi = ctypes.pythonapi
@@ -234,7 +236,7 @@ class Zygote:
         # program's process starts with exactly a cold start's modules without undoing anything.
         for name in [m for m in sys.modules if m not in _KEEP_MODULES]:
             del sys.modules[name]
-        self.modules = _module_copies()
+        self.modules = _ready_modules()
         _write_all(self.ctl_out, _frame({'t': 'ready', 'version': sys.version.split()[0]}))
 
     def serve(self):
@@ -541,82 +543,23 @@ def program_setup(job, fds):
     return argv, job['script'], path, code, Z.modules if job['trusted'] else None
 
 
-def _dict_version_reader():
-    """A function reading a dict's version tag, or None where this interpreter has none. CPython
-    (PEP 509, 3.6 to 3.13) gives a dict a new, globally unique version on every change; reading it
-    from the dict's header touches neither the dict's reference count nor its contents, so a fork
-    can tell which module namespaces changed since the zygote copied them without writing to a
-    copy-on-write page per object. The layout (the version after the header and the size) and the
-    behaviour are checked here; every name is bound now, so that nothing a program rebinds in a
-    module changes what it reads."""
-    if sys.implementation.name != 'cpython' or hasattr(sys, 'gettotalrefcount'):
-        return None
-    word = ctypes.sizeof(ctypes.c_ssize_t)
-    if ctypes.sizeof(ctypes.c_uint64) != 8 or word != 8:
-        return None
-    at_u64, at_ssize = ctypes.c_uint64.from_address, ctypes.c_ssize_t.from_address
-    get = ctypes._SimpleCData.__dict__['value'].__get__
+def _ready_modules():
+    """For arbiter's own driver (trusted mains only): the modules it would otherwise import in
+    each program's process, as the zygote imported them (json, ctypes, binascii...; an import in
+    a fork writes to hundreds of copy-on-write pages: about 570 page faults for these), and a
+    copy of the builtins' namespace as it was before any program ran, and the zygote's prctl
+    and sock_fprog (below). None of the modules is in
+    sys.modules: a program (and the solution's process a driver forks) importing one gets a
+    fresh copy, as in a cold run."""
+    import builtins
 
-    def version(d, _id=id, _at=at_u64, _get=get, _off=3 * word):
-        return _get(_at(_id(d) + _off))
-
-    def size(d):
-        return get(at_ssize(id(d) + 2 * word))
-
-    try:
-        probes = [{}, {'a': 1}, dict.fromkeys(range(100)), dict(vars(os)), vars(sys)]
-        if any(size(d) != len(d) for d in probes):
-            return None
-        d = {'a': 1, 'b': 2}
-        m = type(sys)('probe')
-        seen = {version(d), version(m.__dict__)}
-        changes = (
-            lambda: d.__setitem__('c', 3),
-            lambda: d.__setitem__('a', object()),
-            lambda: d.__delitem__('b'),
-            lambda: d.update(x=1),
-            lambda: d.pop('x'),
-            lambda: d.setdefault('y', 0),
-            lambda: d.popitem(),
-            lambda: d.clear(),
-            lambda: d.update(dict.fromkeys(range(50))),
-        )
-        for change in changes:
-            change()
-            v = version(d)
-            if v in seen:
-                return None
-            seen.add(v)
-        v = version(d)
-        d.get('q')
-        list(d.items())
-        if version(d) != v:
-            return None
-        for change in (lambda: setattr(m, 'x', 1), lambda: exec('y = 2', m.__dict__), lambda: delattr(m, 'x')):
-            change()
-            v = version(m.__dict__)
-            if v in seen:
-                return None
-            seen.add(v)
-    except Exception:  # noqa: BLE001
-        return None
-    return version
-
-
-def _module_copies():
-    """For arbiter's own driver (which restores every module's namespace after the solution ran,
-    so that the tests run on the modules as they were): (version reader, {id(module): (module,
-    copy of its namespace, the namespace's version at the copy)}), taken once here and shared by
-    every fork; None where versions cannot be read (the driver then copies every namespace)."""
-    version = _dict_version_reader()
-    if version is None:
-        return None
-    copies = {}
-    for m in list(sys.modules.values()):
-        d = getattr(m, '__dict__', None)
-        if type(d) is dict:
-            copies[id(m)] = (m, dict(d), version(d))
-    return version, copies
+    mods = {m.__name__: m for m in (json, ctypes, binascii, traceback, numbers, _gc)}
+    mods['__builtins__'] = dict(builtins.__dict__)
+    # the C library's prctl (int, then four unsigned longs; errno kept) and struct sock_fprog: in
+    # a fork, loading the library and defining the structure cost about 200 page faults
+    mods['__prctl__'] = _libc.prctl
+    mods['__fprog__'] = _Fprog
+    return mods
 
 
 _OUT_MAPS = []
@@ -767,8 +710,8 @@ def _finish(status, interrupted=False):
 
 def _run(argv, script, path, code, modules):
     """The program (Q): runs `path` as the interpreter would run the script `argv[script]`; for
-    arbiter's own driver (and only for it), with the zygote's module copies in its globals as
-    __arbiter_modules__ (the driver takes them out before any other code runs)."""
+    arbiter's own driver (and only for it), with the zygote's ready modules (_ready_modules) in
+    its globals as __arbiter_modules__ (the driver takes them out before any other code runs)."""
     import builtins
 
     main = type(sys)('__main__')

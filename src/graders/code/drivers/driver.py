@@ -13,9 +13,19 @@
 
 
 def _arbiter_driver():
-    # (a warm run finds the zygote's module copies here; this driver no longer restores modules)
-    globals().pop('__arbiter_modules__', None)
-    import sys, os, builtins, ctypes, json, binascii
+    # a warm run finds here the modules below as the zygote imported them, and a copy of the
+    # builtins' namespace from before any program ran (zygote.py: _ready_modules): importing them
+    # in a forked process would cost hundreds of copy-on-write page faults; a cold run imports
+    ready = globals().pop('__arbiter_modules__', None)
+    if type(ready) is not dict:
+        ready = {}
+    import sys, os, builtins
+
+    def ready_module(name):
+        m = ready.get(name)
+        return m if type(m) is type(sys) else __import__(name)
+
+    ctypes, json, binascii, gc = ready_module('ctypes'), ready_module('json'), ready_module('binascii'), ready_module('gc')
 
     _str, _repr, _type, _isinstance, _callable, _len, _float, _int, _list = str, repr, type, isinstance, callable, len, float, int, list
     _tuple, _dict, _set, _frozenset, _bytes, _bytearray, _complex, _issubclass = tuple, dict, set, frozenset, bytes, bytearray, complex, issubclass
@@ -32,12 +42,15 @@ def _arbiter_driver():
     MAX_DEPTH = 100  # nesting of one value
     SMALL = 1 << 53  # ints up to this cross as JSON numbers, larger ones as hex text
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    prctl = libc.prctl
-    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    # prctl(int, unsigned long x4) with errno kept, and struct sock_fprog: the zygote's (a warm
+    # run), else made here
+    prctl, _Fprog = ready.get('__prctl__'), ready.get('__fprog__')
+    if prctl is None or _Fprog is None:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 
-    class _Fprog(ctypes.Structure):
-        _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+        class _Fprog(ctypes.Structure):
+            _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
 
     def install_spawn_filter(raw):
         # stacks the no-process-creation filter (BPF bytes) on this process (no_new_privs is set
@@ -261,7 +274,9 @@ def _arbiter_driver():
                     pass
             return enc(x)
 
-        pristine = _dict(builtins.__dict__)
+        pristine = ready.get('__builtins__')
+        if type(pristine) is not _dict:
+            pristine = _dict(builtins.__dict__)
 
         def local(tag, v):
             if tag == 'r' and _type(v) is _int and v in objects:
@@ -412,6 +427,9 @@ def _arbiter_driver():
 
     call_r, call_w = os.pipe()
     reply_r, reply_w = os.pipe()
+    # every object so far goes to the collector's permanent generation: collections in S (and in
+    # H) never walk them, which in a forked process would write to a copy-on-write page per object
+    gc.freeze()
     spid = os.fork()
     if spid == 0:
         try:
@@ -441,10 +459,7 @@ def _arbiter_driver():
     nonce = data[:nl].strip()
     text = data[nl + 1 :]
     del data, chunks
-    try:
-        spec = eval(text, {'__builtins__': {}, 'true': True, 'false': False, 'null': None})
-    except Exception:  # e.g. nesting too deep for the parser
-        spec = _loads(text)
+    spec = _loads(text)
     del text
 
     def out(line):
@@ -485,7 +500,7 @@ def _arbiter_driver():
 
     mode = spec['mode']
     if mode == 'grade':
-        finish_grade(spec, emit, jstr, describe, finish, install_spawn_filter)
+        finish_grade(spec, emit, jstr, describe, finish, install_spawn_filter, ready_module)
 
     class _ArbiterTimeout(BaseException):
         pass
@@ -863,12 +878,11 @@ def _hasbuiltin(name):
     return name in builtins.__dict__
 
 
-def finish_grade(spec, emit, jstr, describe, finish, install_spawn_filter):
+def finish_grade(spec, emit, jstr, describe, finish, install_spawn_filter, ready_module):
     """The `python` grader's mode: the operator's grade(sample, item), run here (it is trusted)."""
-    import binascii
     import builtins
-    import numbers
-    import traceback
+
+    binascii, numbers, traceback = ready_module('binascii'), ready_module('numbers'), ready_module('traceback')
 
     # bound before the grader's code runs, which may rebind builtins (float, repr, isinstance...)
     _float, _isinstance, _repr, _type, _callable, _bool = float, isinstance, repr, type, callable, bool
