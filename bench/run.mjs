@@ -82,7 +82,9 @@ const BENCHES = [
     script: 'score.mjs',
     args: [],
     quick: ['20000'],
-    rows: (out) => [{ measure: 'arbiter score string_check / parse + serialise only (lines/s)', ratio: num(/throughput ratio score\/baseline: ([\d.]+)/, out) }],
+    rows: (out) => [
+      { measure: 'arbiter score string_check / parse + serialise only (lines/s)', ratio: num(/throughput ratio score\/baseline: ([\d.]+)/, out) },
+    ],
   },
   {
     name: 'advantages',
@@ -101,7 +103,8 @@ const BENCHES = [
     rows: (out) => {
       const rows = [];
       for (const m of out.matchAll(/^\| (\w+) \| ([^|]*?) \| [\d.]+ \| ([\d.]+)x \|/gm)) {
-        if (/worker/.test(m[2])) rows.push({ measure: `${m[1]} grader via the Redis queue, ${m[2].trim()} / in-process (samples/s)`, ratio: Number(m[3]) });
+        if (/worker/.test(m[2]))
+          rows.push({ measure: `${m[1]} grader via the Redis queue, ${m[2].replace(/^queue,\s*/, '').trim()} / in-process (samples/s)`, ratio: Number(m[3]) });
       }
       if (!rows.length) throw new Error('no queue rows in its output');
       return rows;

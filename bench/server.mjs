@@ -181,7 +181,10 @@ try {
       const fst = servers.fastify ? await load(servers.fastify, requests, SECONDS) : undefined;
       failed += bare.bad + arb.bad + (fst?.bad ?? 0);
       rounds.push({ bare, arbiter: arb, ratio: arb.rps / bare.rps, fastify: fst });
-      if (fst) log(`  ${path} round ${i + 1}: trivial fastify route ${fmt(fst.rps)} req/s (p99 ${fst.p99} ms, ${us(fst.cpuUs)}), ratio to bare ${(fst.rps / bare.rps).toFixed(2)}`);
+      if (fst)
+        log(
+          `  ${path} round ${i + 1}: trivial fastify route ${fmt(fst.rps)} req/s (p99 ${fst.p99} ms, ${us(fst.cpuUs)}), ratio to bare ${(fst.rps / bare.rps).toFixed(2)}`,
+        );
       log(
         `  ${path} round ${i + 1}: bare ${fmt(bare.rps)} req/s (p99 ${bare.p99} ms, ${us(bare.cpuUs)}), arbiter ${fmt(arb.rps)} req/s (p50 ${arb.p50} ms, p99 ${arb.p99} ms, ${us(arb.cpuUs)}), ratio ${(arb.rps / bare.rps).toFixed(2)}`,
       );
@@ -196,7 +199,9 @@ try {
       arbiterCpuUs: median(rounds.map((r) => r.arbiter.cpuUs ?? Number.NaN)),
     };
     report.endpoints[path] = e;
-    log(`${path}: median ratio arbiter / bare node ${e.ratio.toFixed(2)} (${fmt(e.arbiterRps)} vs ${fmt(e.bareRps)} req/s), arbiter p99 <= ${e.arbiterP99} ms; server cpu per request ${us(e.arbiterCpuUs)} vs ${us(e.bareCpuUs)}`);
+    log(
+      `${path}: median ratio arbiter / bare node ${e.ratio.toFixed(2)} (${fmt(e.arbiterRps)} vs ${fmt(e.bareRps)} req/s), arbiter p99 <= ${e.arbiterP99} ms; server cpu per request ${us(e.arbiterCpuUs)} vs ${us(e.bareCpuUs)}`,
+    );
   }
 } finally {
   for (const srv of Object.values(servers)) await srv.stop();

@@ -69,7 +69,16 @@ export function createServer(options: ServerOptions): ArbiterServer {
   const admission = new Admission(opts.concurrency, opts.maxQueue);
   const metrics = new ServerMetrics(admission, opts.monitorWindow);
   const executor = options.executor?.({ graders: graderMap, services, deadlineMs: opts.deadlineMs, registry: metrics.registry, maxBatch: opts.maxBatch });
-  const ctx: ServerContext = { graders: new GraderSet(graderMap, opts.defaultGrader), opts, metrics, admission, services, executor, closing: false, jsonRoutes: new Map() };
+  const ctx: ServerContext = {
+    graders: new GraderSet(graderMap, opts.defaultGrader),
+    opts,
+    metrics,
+    admission,
+    services,
+    executor,
+    closing: false,
+    jsonRoutes: new Map(),
+  };
 
   const logger = options.logger === true ? { level: 'info' } : typeof options.logger === 'string' ? { level: options.logger } : false;
   const app = Fastify({

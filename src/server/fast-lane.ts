@@ -1,7 +1,7 @@
 // The fast lane: the plain requests to the JSON routes registered with `postJson` (/get_reward,
 // /v1/score: what trainers send once per sample) answered straight from node's request and
 // response, without fastify's per-request work (request and reply objects, hook chains, content-type
-// lookup, reply pipeline), which cost more than grading a string_check (docs/server.md#performance).
+// lookup, reply pipeline), which cost more than grading a string_check (docs/server.md#benchmark).
 // A request takes the lane only when it is the common case: POST to the exact path (no query), a
 // JSON content type, a Content-Length within the body limit, a valid bearer token when the server
 // has one, the server not closing and its logger off. Anything else is handed to fastify
