@@ -1,39 +1,58 @@
-// Benchmark: `string_check` over N lines (default 1,000,000) from a file to a file through the same
-// code path as `arbiter score` (scoreFile). Prints lines/s and peak RSS, for N and N/5 lines (memory
-// must not grow with input size), and a baseline that only parses and re-serialises each line
-// (no grading) in the same command, with the ratio.
-// Usage: node bench/score.mjs [lines]
+// Benchmark of the `arbiter score` line path: lines/s of the real CLI (`dist/cli/main.js score`,
+// file to file, start-up included) for a string_check and a math grader over N lines with plain
+// integer ids (default 200,000), beside a baseline that only parses and re-serialises each line (no
+// grading), all in the same command, rounds interleaved (baseline, string_check, math, again...)
+// so that each ratio is of runs on the same machine load. Then peak RSS of scoreFile (the CLI's
+// code path) at N and N/5 lines: memory must not grow with input size.
+// With --before DIR (the dist/ of an earlier build, e.g. the release before exact ids: see
+// docs/server.md#benchmark), that build's CLI runs in the same rounds and the ratios now/before
+// are printed per grader. `--json` prints one JSON object (for `npm run bench`).
+// Usage: node bench/score.mjs [lines] [--rounds 3] [--before DIR] [--json]   (npm run build first)
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, mkdirSync, statSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, statSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const self = fileURLToPath(import.meta.url);
-const dist = new URL('../dist/index.js', import.meta.url).href;
+const argv = process.argv.slice(2);
+const opt = (name) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const GRADERS = {
+  string_check: { type: 'string_check', input: '{{sample.output_text}}', reference: 'The answer is {{item.answer}}', operation: 'eq' },
+  math: { type: 'math', input: '{{sample.output_text}}', reference: '{{item.answer}}' },
+};
 
 async function makeInput(file, n) {
   const ws = createWriteStream(file);
+  let buf = '';
   for (let i = 0; i < n; i++) {
-    const line = `{"id":${i},"item":{"answer":"${i % 10}"},"sample":{"output_text":"The answer is ${i % 7}"}}\n`;
-    if (!ws.write(line)) await once(ws, 'drain');
+    buf += `{"id":${i},"item":{"answer":"${i % 10}"},"sample":{"output_text":"The answer is ${i % 7}"}}\n`;
+    if (buf.length > 1 << 16) {
+      if (!ws.write(buf)) await once(ws, 'drain');
+      buf = '';
+    }
   }
-  ws.end();
+  ws.end(buf);
   await once(ws, 'finish');
 }
 
-async function child(mode, input, output) {
+// ---- child modes ---------------------------------------------------------------------------------
+if (argv[0] === '--child') {
+  const [, mode, input, output, dist] = argv;
   const t0 = performance.now();
   let count = 0;
-  if (mode === 'score') {
-    const { loadGrader, scoreFile, Services } = await import(dist);
-    const grader = loadGrader({ type: 'string_check', input: '{{sample.output_text}}', reference: 'The answer is {{item.answer}}', operation: 'eq' });
-    const s = await scoreFile({ grader, input, output, progress: false, services: new Services() });
+  if (mode === 'rss') {
+    // scoreFile, the CLI's code path, in this process: its peak RSS
+    const { loadGrader, scoreFile, Services } = await import(pathToFileURL(join(dist, 'index.js')).href);
+    const s = await scoreFile({ grader: loadGrader(GRADERS.string_check), input, output, progress: false, services: new Services() });
     count = s.count;
   } else {
     // baseline: read lines, JSON.parse, JSON.stringify, write — the I/O floor without grading
-    const { readLines } = await import(dist);
+    const { readLines } = await import(pathToFileURL(join(dist, 'index.js')).href);
     const { createReadStream } = await import('node:fs');
     const ws = createWriteStream(output);
     let buf = '';
@@ -52,33 +71,86 @@ async function child(mode, input, output) {
   }
   const s = (performance.now() - t0) / 1000;
   process.stdout.write(JSON.stringify({ count, seconds: s, maxRssMB: process.resourceUsage().maxRSS / 1024 }) + '\n');
+  process.exit(0);
 }
 
-if (process.argv[2] === '--child') {
-  await child(process.argv[3], process.argv[4], process.argv[5]);
-} else {
-  const n = Number(process.argv[2] ?? 1_000_000);
-  const dir = join(tmpdir(), 'arbiter-bench-score');
-  mkdirSync(dir, { recursive: true });
-  const run = (mode, input) => {
-    const r = spawnSync(process.execPath, [self, '--child', mode, input, join(dir, `${mode}.out.jsonl`)], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(r.stderr);
-    return JSON.parse(r.stdout);
-  };
-  const small = join(dir, 'small.jsonl');
+const n = Number(argv.find((a, i) => /^\d+$/.test(a) && !/^--/.test(argv[i - 1] ?? '')) ?? 200_000);
+const ROUNDS = Number(opt('rounds') ?? 3);
+const JSON_OUT = argv.includes('--json');
+const BEFORE = opt('before') ? resolve(opt('before')) : undefined;
+const NOW = fileURLToPath(new URL('../dist', import.meta.url));
+const log = (s) => {
+  if (!JSON_OUT) console.log(s);
+};
+const dir = mkdtempSync(join(tmpdir(), 'arbiter-bench-score-'));
+const out = join(dir, 'out.jsonl');
+
+/** One run of a dist's CLI `score` over `input`: lines/s, start-up included. */
+function cli(dist, grader, input) {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [join(dist, 'cli/main.js'), 'score', '--grader', join(dir, `${grader}.json`), input, '-o', out, '--no-progress'], {
+    encoding: 'utf8',
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  if (r.status !== 0) throw new Error(`arbiter score (${dist}) failed: ${r.stderr}`);
+  return n / seconds;
+}
+function child(mode, input) {
+  const r = spawnSync(process.execPath, [self, '--child', mode, input, out, NOW], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return JSON.parse(r.stdout);
+}
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const fmt = (x) => Math.round(x).toLocaleString('en');
+
+try {
+  for (const [name, g] of Object.entries(GRADERS)) writeFileSync(join(dir, `${name}.json`), JSON.stringify(g));
   const big = join(dir, 'big.jsonl');
-  await makeInput(small, Math.round(n / 5));
+  const small = join(dir, 'small.jsonl');
   await makeInput(big, n);
-  console.log(`input: ${n} lines, ${(statSync(big).size / 1e6).toFixed(1)} MB`);
-  const base = run('baseline', big);
-  const smallRun = run('score', small);
-  const bigRun = run('score', big);
-  const fmt = (x) =>
-    `${x.count} lines in ${x.seconds.toFixed(2)} s = ${Math.round(x.count / x.seconds).toLocaleString('en')} lines/s, peak RSS ${x.maxRssMB.toFixed(0)} MB`;
-  console.log(`baseline (parse+serialise only): ${fmt(base)}`);
-  console.log(`arbiter score, string_check, N/5: ${fmt(smallRun)}`);
-  console.log(`arbiter score, string_check, N:   ${fmt(bigRun)}`);
-  console.log(`throughput ratio score/baseline: ${(base.seconds / bigRun.seconds).toFixed(2)}`);
-  console.log(`peak memory ratio N vs N/5: ${(bigRun.maxRssMB / smallRun.maxRssMB).toFixed(2)} (1.0 = does not grow with input)`);
+  await makeInput(small, Math.round(n / 5));
+  log(
+    `arbiter score line path: ${n} lines (${(statSync(big).size / 1e6).toFixed(1)} MB, plain integer ids), ${ROUNDS} interleaved round(s)${BEFORE ? `, before = ${BEFORE}` : ''}`,
+  );
+  const rounds = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const b = child('baseline', big);
+    const r = { baseline: b.count / b.seconds };
+    for (const g of Object.keys(GRADERS)) {
+      r[g] = cli(NOW, g, big);
+      if (BEFORE) r[`before_${g}`] = cli(BEFORE, g, big);
+    }
+    rounds.push(r);
+    log(
+      `  round ${i + 1}: baseline ${fmt(r.baseline)} lines/s; ${Object.keys(GRADERS)
+        .map((g) => `${g} ${fmt(r[g])}${BEFORE ? ` (before ${fmt(r[`before_${g}`])})` : ''}`)
+        .join('; ')} lines/s`,
+    );
+  }
+  const report = { lines: n, rounds: ROUNDS, graders: {} };
+  for (const g of Object.keys(GRADERS)) {
+    const e = { linesPerS: median(rounds.map((r) => r[g])), ratioToBaseline: median(rounds.map((r) => r[g] / r.baseline)) };
+    if (BEFORE) {
+      e.beforeLinesPerS = median(rounds.map((r) => r[`before_${g}`]));
+      e.nowOverBefore = median(rounds.map((r) => r[g] / r[`before_${g}`]));
+    }
+    report.graders[g] = e;
+    log(
+      `arbiter score, ${g}: ${fmt(e.linesPerS)} lines/s (start-up included), ${e.ratioToBaseline.toFixed(2)} of parse+serialise${BEFORE ? `; now/before ${e.nowOverBefore.toFixed(2)} (median of the rounds' ratios)` : ''}`,
+    );
+  }
+  // back-compat line read by `npm run bench`
+  log(`throughput ratio score/baseline: ${report.graders.string_check.ratioToBaseline.toFixed(2)}`);
+  const rs = child('rss', small);
+  const rb = child('rss', big);
+  report.rssRatio = rb.maxRssMB / rs.maxRssMB;
+  log(
+    `peak RSS of scoreFile: ${rs.maxRssMB.toFixed(0)} MB at N/5, ${rb.maxRssMB.toFixed(0)} MB at N: ratio ${report.rssRatio.toFixed(2)} (1.0 = does not grow with input)`,
+  );
+  if (JSON_OUT) console.log(JSON.stringify(report));
+} finally {
   rmSync(dir, { recursive: true, force: true });
 }

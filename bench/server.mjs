@@ -1,57 +1,81 @@
-// Load benchmark of `arbiter serve` on loopback, server in a child process, load from autocannon:
-//  1. POST /get_reward (one GSM8K solution per request, string_check grader) at 64 connections,
-//     against a trivial fastify handler (same framework, same JSON body parsing) as the baseline:
-//     requests/s, p50/p99 latency, and the ratio arbiter / baseline.
-//  2. Batch POST /v1/score throughput vs `arbiter score` (the CLI) on the same grader and data.
-// Every run is bounded by a request count and a duration.
-// Usage: node bench/server.mjs [--connections 64] [--seconds 10] [--amount 300000]
-//                              [--samples 100000] [--batch 1000] [--parallel 4]
-// (run `npx tsc -p .` first; the figures depend on how busy the machine's cores are)
+// Load benchmark of `arbiter serve` against a bare Node `http` server doing no work, on loopback,
+// each server in its own child process, load from autocannon in this one:
+//  1. POST /get_reward and POST /v1/score with one small sample per request (a GSM8K solution,
+//     string_check grader) at 16 connections. The bare server reads each body and answers a fixed
+//     JSON reply. Rounds are interleaved (bare, arbiter, bare, arbiter, ...) so both see the same
+//     machine load; each round's ratio is arbiter req/s / bare req/s, and the median ratio and the
+//     worst p99 of arbiter's rounds are reported.
+//  2. (--batch) Batch POST /v1/score throughput vs `arbiter score` (the CLI) on the same grader and data.
+// `--json` prints one JSON object (for `arbiter bench`) instead of the text lines.
+// `--profile DIR` runs the arbiter server under `node --cpu-prof --cpu-prof-dir DIR`.
+// `--fastify` adds a third server, a trivial fastify route answering the same fixed reply (the framework's own cost).
+// Usage: node bench/server.mjs [--connections 16] [--seconds 3] [--rounds 5] [--quick] [--batch] [--fastify]
+//                              [--samples 100000] [--batch-size 1000] [--parallel 4] [--json]
+// (run `npm run build` first; only the ratios mean something on a shared machine)
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+const argv = process.argv.slice(2);
+// the servers' child processes do not load autocannon
+const autocannon = argv[0] === '--child' ? undefined : (await import('autocannon')).default;
+const flag = (name) => argv.includes(`--${name}`);
+const str = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : dflt;
 };
+const num = (name, dflt) => Number(str(name, dflt));
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const GRADER = { type: 'string_check', name: 'answer_check', input: '{{sample.output_text}}$$', reference: 'A: {{item.label}}$$', operation: 'like' };
 
 // ---- child mode: run one server and print its URL ------------------------------------------------
-if (process.argv[2] === '--child') {
-  const kind = process.argv[3];
-  if (kind === 'baseline') {
+if (argv[0] === '--child') {
+  const kind = argv[1];
+  if (kind === 'bare') {
+    // no parsing, no routing: read the body, answer a fixed reply of /get_reward's shape
+    const reply = Buffer.from('{"rewards":[1.0],"scores":[1.0],"extra_logs":{"arbiter_invalid":[0.0]}}');
+    const server = createHttpServer((req, res) => {
+      req.on('data', () => {});
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': reply.length });
+        res.end(reply);
+      });
+    });
+    server.listen(0, '127.0.0.1', () => process.stdout.write(`URL http://127.0.0.1:${server.address().port}\n`));
+    process.on('SIGTERM', () => process.exit(0));
+  } else if (kind === 'fastify') {
+    // fastify with its JSON body parser and one route answering the same fixed reply: the framework's own cost
     const { default: Fastify } = await import('fastify');
     const app = Fastify({ logger: false });
-    app.post('/get_reward', async (req) => {
-      const body = /** @type {{ query?: unknown }} */ (req.body);
-      const n = Array.isArray(body?.query) ? body.query.length : 0;
-      const r = new Array(n).fill(1);
-      return { rewards: r, scores: r, extra_logs: {} };
-    });
+    const reply = '{"rewards":[1.0],"scores":[1.0],"extra_logs":{"arbiter_invalid":[0.0]}}';
+    for (const path of ['/get_reward', '/v1/score']) app.post(path, async (_req, res) => res.type('application/json; charset=utf-8').send(reply));
     await app.listen({ host: '127.0.0.1', port: 0 });
-    process.stdout.write(`URL http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (app.server.address()).port}\n`);
+    process.stdout.write(`URL http://127.0.0.1:${app.server.address().port}\n`);
+    process.on('SIGTERM', () => process.exit(0));
   } else {
     const { loadGrader } = await import('../dist/index.js');
     const { createServer } = await import('../dist/server/index.js');
     const server = createServer({ graders: { answer_check: loadGrader(GRADER) }, maxQueue: 200_000, maxBatch: 100_000, bodyLimit: 256 * 1024 * 1024 });
     const url = await server.listen({ host: '127.0.0.1', port: 0 });
     process.stdout.write(`URL ${url}\n`);
+    // exit through process.exit so that --cpu-prof writes its profile
     process.on('SIGTERM', () => server.close().then(() => process.exit(0)));
   }
   await new Promise(() => {});
 }
 
-const CONNECTIONS = arg('connections', 64);
-const SECONDS = arg('seconds', 10);
-const AMOUNT = arg('amount', 300_000);
-const SAMPLES = arg('samples', 100_000);
-const BATCH = arg('batch', 1000);
-const PARALLEL = arg('parallel', 4);
+const QUICK = flag('quick');
+const JSON_OUT = flag('json');
+const CONNECTIONS = num('connections', 16);
+const SECONDS = num('seconds', QUICK ? 1 : 3);
+const ROUNDS = num('rounds', QUICK ? 1 : 5);
+const PROFILE = str('profile', undefined);
+const log = (s) => {
+  if (!JSON_OUT) console.log(s);
+};
 
 // GSM8K model solutions (4 models x 1,319 problems) with their gold answers
 const rows = readFileSync(here('../../shared/data/gsm8k/example_model_solutions.jsonl'), 'utf8')
@@ -66,8 +90,9 @@ for (const r of rows) {
 }
 
 function startChild(kind) {
+  const nodeArgs = kind === 'arbiter' && PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : [];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [here('./server.mjs'), '--child', kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...nodeArgs, here('./server.mjs'), '--child', kind], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d) => {
       out += d;
@@ -75,8 +100,10 @@ function startChild(kind) {
       if (m)
         resolve({
           url: m[1],
+          pid: child.pid,
           stop: () =>
             new Promise((r) => {
+              child.removeAllListeners('exit');
               child.on('exit', r);
               child.kill('SIGTERM');
               setTimeout(() => child.kill('SIGKILL'), 5000).unref();
@@ -88,80 +115,149 @@ function startChild(kind) {
 }
 
 const chatml = (q) => `<|im_start|>user\n${q}<|im_end|>\n<|im_start|>assistant\n`;
-const requests = data.slice(0, 256).map((d) => ({
-  method: 'POST',
-  path: '/get_reward',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ query: [chatml(d.question) + d.solution + '<|im_end|>'], prompts: [chatml(d.question)], labels: [d.label] }),
-}));
+const headers = { 'content-type': 'application/json' };
+const ENDPOINTS = {
+  '/get_reward': data.slice(0, 256).map((d) => ({
+    method: 'POST',
+    path: '/get_reward',
+    headers,
+    body: JSON.stringify({ query: [chatml(d.question) + d.solution + '<|im_end|>'], prompts: [chatml(d.question)], labels: [d.label] }),
+  })),
+  '/v1/score': data.slice(0, 256).map((d, i) => ({
+    method: 'POST',
+    path: '/v1/score',
+    headers,
+    body: JSON.stringify({ samples: [{ id: i, item: { label: d.label }, sample: { output_text: d.solution } }] }),
+  })),
+};
 
-async function load(url) {
-  // duration bounds the time; maxOverallRequests bounds the count (autocannon's `amount` would
-  // override the duration)
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, maxOverallRequests: AMOUNT, requests });
-  const bad = r.non2xx + r.errors + r.timeouts;
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, bad };
+/** CPU seconds (user + system) a process has used, from /proc (undefined where there is none). */
+function cpuSeconds(pid) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return undefined;
+  }
 }
 
+async function load(server, requests, seconds) {
+  const c0 = cpuSeconds(server.pid);
+  const r = await autocannon({ url: server.url, connections: CONNECTIONS, duration: seconds, requests });
+  const c1 = cpuSeconds(server.pid);
+  const total = r.requests.total;
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    total,
+    bad: r.non2xx + r.errors + r.timeouts,
+    // the server's CPU time per request, microseconds
+    cpuUs: c0 === undefined || c1 === undefined || !total ? undefined : ((c1 - c0) * 1e6) / total,
+  };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const us = (x) => (x === undefined ? 'cpu n/a' : `${x.toFixed(0)} us cpu/req`);
 const fmt = (x) => x.toLocaleString('en-US', { maximumFractionDigits: 0 });
-console.log(`arbiter serve benchmark: ${CONNECTIONS} connections, <= ${SECONDS} s and <= ${fmt(AMOUNT)} requests per run`);
 
-// ---- 1. /get_reward vs trivial handler -------------------------------------------------------------
-const results = {};
-for (const kind of ['baseline', 'arbiter']) {
-  const s = await startChild(kind);
-  await autocannon({ url: s.url, connections: CONNECTIONS, duration: 5, maxOverallRequests: 3000, requests }); // warm-up
-  results[kind] = await load(s.url);
-  await s.stop();
-  const r = results[kind];
-  console.log(
-    `${kind === 'baseline' ? 'trivial fastify handler' : 'arbiter /get_reward     '}: ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (${fmt(r.total)} requests, ${r.bad} failed)`,
-  );
+// ---- 1. arbiter vs bare node, interleaved rounds ---------------------------------------------------
+log(`arbiter serve vs bare node http: ${CONNECTIONS} connections, ${ROUNDS} interleaved round(s) of ${SECONDS} s per server and endpoint`);
+const servers = { bare: await startChild('bare'), arbiter: await startChild('arbiter') };
+if (flag('fastify')) servers.fastify = await startChild('fastify');
+const report = { connections: CONNECTIONS, rounds: ROUNDS, seconds: SECONDS, endpoints: {} };
+let failed = 0;
+try {
+  for (const [path, requests] of Object.entries(ENDPOINTS)) {
+    // warm-up: JIT both servers on this endpoint
+    for (const s of Object.values(servers)) await load(s, requests, QUICK ? 0.5 : 1);
+    const rounds = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const bare = await load(servers.bare, requests, SECONDS);
+      const arb = await load(servers.arbiter, requests, SECONDS);
+      const fst = servers.fastify ? await load(servers.fastify, requests, SECONDS) : undefined;
+      failed += bare.bad + arb.bad + (fst?.bad ?? 0);
+      rounds.push({ bare, arbiter: arb, ratio: arb.rps / bare.rps, fastify: fst });
+      if (fst)
+        log(
+          `  ${path} round ${i + 1}: trivial fastify route ${fmt(fst.rps)} req/s (p99 ${fst.p99} ms, ${us(fst.cpuUs)}), ratio to bare ${(fst.rps / bare.rps).toFixed(2)}`,
+        );
+      log(
+        `  ${path} round ${i + 1}: bare ${fmt(bare.rps)} req/s (p99 ${bare.p99} ms, ${us(bare.cpuUs)}), arbiter ${fmt(arb.rps)} req/s (p50 ${arb.p50} ms, p99 ${arb.p99} ms, ${us(arb.cpuUs)}), ratio ${(arb.rps / bare.rps).toFixed(2)}`,
+      );
+    }
+    const e = {
+      ratio: median(rounds.map((r) => r.ratio)),
+      bareRps: median(rounds.map((r) => r.bare.rps)),
+      arbiterRps: median(rounds.map((r) => r.arbiter.rps)),
+      arbiterP99: Math.max(...rounds.map((r) => r.arbiter.p99)),
+      ratios: rounds.map((r) => Number(r.ratio.toFixed(3))),
+      bareCpuUs: median(rounds.map((r) => r.bare.cpuUs ?? Number.NaN)),
+      arbiterCpuUs: median(rounds.map((r) => r.arbiter.cpuUs ?? Number.NaN)),
+    };
+    report.endpoints[path] = e;
+    log(
+      `${path}: median ratio arbiter / bare node ${e.ratio.toFixed(2)} (${fmt(e.arbiterRps)} vs ${fmt(e.bareRps)} req/s), arbiter p99 <= ${e.arbiterP99} ms; server cpu per request ${us(e.arbiterCpuUs)} vs ${us(e.bareCpuUs)}`,
+    );
+  }
+} finally {
+  for (const srv of Object.values(servers)) await srv.stop();
 }
-console.log(`ratio arbiter / trivial handler: ${(results.arbiter.rps / results.baseline.rps).toFixed(2)} (req/s)`);
+report.failedRequests = failed;
+if (failed) log(`WARNING: ${failed} request(s) failed (non-2xx, errors or timeouts)`);
 
 // ---- 2. batch /v1/score vs the CLI -------------------------------------------------------------------
-const dir = mkdtempSync(join(tmpdir(), 'arbiter-bench-'));
-const samples = Array.from({ length: SAMPLES }, (_, i) => {
-  const d = data[i % data.length];
-  return { id: i, item: { label: d.label }, sample: { output_text: d.solution } };
-});
-writeFileSync(join(dir, 'grader.json'), JSON.stringify(GRADER));
-writeFileSync(join(dir, 'in.jsonl'), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
+if (flag('batch')) {
+  const SAMPLES = num('samples', 100_000);
+  const BATCH = num('batch-size', 1000);
+  const PARALLEL = num('parallel', 4);
+  const dir = mkdtempSync(join(tmpdir(), 'arbiter-bench-'));
+  const samples = Array.from({ length: SAMPLES }, (_, i) => {
+    const d = data[i % data.length];
+    return { id: i, item: { label: d.label }, sample: { output_text: d.solution } };
+  });
+  writeFileSync(join(dir, 'grader.json'), JSON.stringify(GRADER));
+  writeFileSync(join(dir, 'in.jsonl'), samples.map((s) => JSON.stringify(s)).join('\n') + '\n');
 
-const t0 = performance.now();
-const cli = spawnSync(
-  process.execPath,
-  [here('../dist/cli/main.js'), 'score', '--grader', join(dir, 'grader.json'), join(dir, 'in.jsonl'), '-o', join(dir, 'out.jsonl'), '--no-progress'],
-  { encoding: 'utf8' },
-);
-const cliS = (performance.now() - t0) / 1000;
-if (cli.status !== 0) throw new Error(`arbiter score failed: ${cli.stderr}`);
-const cliLines = readFileSync(join(dir, 'out.jsonl'), 'utf8').trim().split('\n').length;
+  const t0 = performance.now();
+  const cli = spawnSync(
+    process.execPath,
+    [here('../dist/cli/main.js'), 'score', '--grader', join(dir, 'grader.json'), join(dir, 'in.jsonl'), '-o', join(dir, 'out.jsonl'), '--no-progress'],
+    { encoding: 'utf8' },
+  );
+  const cliS = (performance.now() - t0) / 1000;
+  if (cli.status !== 0) throw new Error(`arbiter score failed: ${cli.stderr}`);
+  const cliLines = readFileSync(join(dir, 'out.jsonl'), 'utf8').trim().split('\n').length;
 
-const srv = await startChild('arbiter');
-const bodies = [];
-for (let i = 0; i < SAMPLES; i += BATCH) bodies.push(JSON.stringify({ samples: samples.slice(i, i + BATCH) }));
-let next = 0;
-let graded = 0;
-const t1 = performance.now();
-await Promise.all(
-  Array.from({ length: PARALLEL }, async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
-      const res = await fetch(`${srv.url}/v1/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      const out = /** @type {{ results: unknown[] }} */ (await res.json());
-      if (res.status !== 200) throw new Error(`/v1/score: ${res.status} ${JSON.stringify(out).slice(0, 200)}`);
-      graded += out.results.length;
-    }
-  }),
-);
-const srvS = (performance.now() - t1) / 1000;
-await srv.stop();
-rmSync(dir, { recursive: true, force: true });
+  const srv = await startChild('arbiter');
+  const bodies = [];
+  for (let i = 0; i < SAMPLES; i += BATCH) bodies.push(JSON.stringify({ samples: samples.slice(i, i + BATCH) }));
+  let next = 0;
+  let graded = 0;
+  const t1 = performance.now();
+  await Promise.all(
+    Array.from({ length: PARALLEL }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++];
+        const res = await fetch(`${srv.url}/v1/score`, { method: 'POST', headers, body });
+        const out = /** @type {{ results: unknown[] }} */ (await res.json());
+        if (res.status !== 200) throw new Error(`/v1/score: ${res.status} ${JSON.stringify(out).slice(0, 200)}`);
+        graded += out.results.length;
+      }
+    }),
+  );
+  const srvS = (performance.now() - t1) / 1000;
+  await srv.stop();
+  rmSync(dir, { recursive: true, force: true });
 
-const cliRate = cliLines / cliS;
-const srvRate = graded / srvS;
-console.log(`arbiter score (CLI)   : ${fmt(cliRate)} samples/s (${fmt(cliLines)} samples in ${cliS.toFixed(2)} s, process start included)`);
-console.log(`/v1/score batches     : ${fmt(srvRate)} samples/s (${fmt(graded)} samples in ${srvS.toFixed(2)} s; batches of ${BATCH}, ${PARALLEL} in flight)`);
-console.log(`ratio /v1/score / CLI : ${(srvRate / cliRate).toFixed(2)}`);
+  const cliRate = cliLines / cliS;
+  const srvRate = graded / srvS;
+  report.batch = { cliRate, srvRate, ratio: srvRate / cliRate };
+  log(`arbiter score (CLI)   : ${fmt(cliRate)} samples/s (${fmt(cliLines)} samples in ${cliS.toFixed(2)} s, process start included)`);
+  log(`/v1/score batches     : ${fmt(srvRate)} samples/s (${fmt(graded)} samples in ${srvS.toFixed(2)} s; batches of ${BATCH}, ${PARALLEL} in flight)`);
+  log(`ratio /v1/score / CLI : ${(srvRate / cliRate).toFixed(2)}`);
+}
+if (JSON_OUT) console.log(JSON.stringify(report));

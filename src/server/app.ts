@@ -5,12 +5,13 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { Services } from '../core/services.js';
 import { formatStartup, warmGrader, type StartupItem, type StartupReport } from '../core/startup.js';
 import type { Grader } from '../core/grader.js';
-import { Admission, QueueFullError } from './admission.js';
-import { installAuth, isLoopback } from './auth.js';
+import { Admission, type QueueFullError } from './admission.js';
+import { bearerCheck, installAuth, isLoopback } from './auth.js';
 import type { ServerContext } from './context.js';
+import { installFastLane } from './fast-lane.js';
 import { FORMATS } from './formats/index.js';
 import { GraderSet } from './grader-set.js';
-import { errorBody, HttpError } from './http-error.js';
+import { errorBody, errorReply, type HttpError } from './http-error.js';
 import { installJsonBodyParser } from './json-body.js';
 import { ServerMetrics } from './metrics.js';
 import { resolveOptions, type ResolvedOptions, type ServerOptions } from './options.js';
@@ -75,7 +76,16 @@ export function createServer(options: ServerOptions): ArbiterServer {
   const admission = new Admission(opts.concurrency, opts.maxQueue);
   const metrics = new ServerMetrics(admission, opts.monitorWindow);
   const executor = options.executor?.({ graders: graderMap, services, deadlineMs: opts.deadlineMs, registry: metrics.registry, maxBatch: opts.maxBatch });
-  const ctx: ServerContext = { graders: new GraderSet(graderMap, opts.defaultGrader), opts, metrics, admission, services, executor, closing: false };
+  const ctx: ServerContext = {
+    graders: new GraderSet(graderMap, opts.defaultGrader),
+    opts,
+    metrics,
+    admission,
+    services,
+    executor,
+    closing: false,
+    jsonRoutes: new Map(),
+  };
 
   const logger = options.logger === true ? { level: 'info' } : typeof options.logger === 'string' ? { level: options.logger } : false;
   const app = Fastify({
@@ -98,7 +108,7 @@ export function createServer(options: ServerOptions): ArbiterServer {
   app.server.maxConnections = opts.maxConnections;
   app.server.on('drop', () => metrics.connectionDropped());
 
-  installJsonBodyParser(app, opts.maxJsonDepth);
+  const parseJson = installJsonBodyParser(app, opts.maxJsonDepth);
   // every wire format takes JSON: a text/plain body is refused (415 naming the header) like any other
   // media type, not parsed into a string that a route would refuse as "not a JSON object"
   app.removeContentTypeParser('text/plain');
@@ -124,37 +134,20 @@ export function createServer(options: ServerOptions): ArbiterServer {
   if (opts.token) installAuth(app, opts.token);
 
   app.setErrorHandler((err: FastifyError | HttpError | QueueFullError | Error, request, reply) => {
-    if (err instanceof HttpError) {
-      if (err.headers) reply.headers(err.headers);
-      return reply.code(err.status).send(errorBody(err.code, err.message, err.details));
-    }
-    if (err instanceof QueueFullError) {
-      metrics.rejection(request.routeOptions.url ?? 'unmatched');
-      return reply.code(429).header('retry-after', String(err.retryAfterS)).send(errorBody('queue_full', err.message));
-    }
-    const status = (err as FastifyError).statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      const fc = (err as FastifyError).code ?? '';
-      if (status === 415) {
-        const ct = request.headers['content-type'];
-        const got = ct === undefined ? 'no content-type header' : `content-type ${JSON.stringify(ct.slice(0, 100))}`;
-        return reply
-          .code(415)
-          .send(
-            errorBody('unsupported_media_type', `unsupported media type: the request has ${got}; send the body as JSON with content-type: application/json`),
-          );
-      }
-      const code = status === 413 ? 'body_too_large' : /JSON/.test(fc) ? 'malformed_json' : 'invalid_request';
-      return reply.code(status).send(errorBody(code, err.message));
-    }
-    request.log.error({ err }, 'unexpected error');
-    return reply.code(500).send(errorBody('internal_error', `internal error: ${err.message}`));
+    const r = errorReply(err, request.headers['content-type']);
+    if (r.queueFull) metrics.rejection(request.routeOptions.url ?? 'unmatched');
+    if (r.unexpected) request.log.error({ err }, 'unexpected error');
+    if (r.headers) reply.headers(r.headers);
+    return reply.code(r.status).send(r.body);
   });
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send(errorBody('not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
   });
 
   registerFormats(app, ctx);
+  // the plain requests to postJson routes skip fastify (fast-lane.ts); with a request logger on,
+  // every request goes through fastify so that each is logged
+  if (!logger) installFastLane(app, ctx, { parse: parseJson, bodyLimit: opts.bodyLimit, auth: opts.token ? bearerCheck(opts.token) : undefined });
 
   let closed: Promise<void> | undefined;
   let warmed: Promise<StartupReport> | undefined;

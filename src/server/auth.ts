@@ -6,15 +6,28 @@ import { HttpError } from './http-error.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
+/** A check of an Authorization header against the token: 'ok', 'missing' (no bearer token) or 'invalid'. */
+export type BearerCheck = (header: string | undefined) => 'ok' | 'missing' | 'invalid';
+
+/** The check for `token` (constant-time); the auth hook and the fast lane both use it. */
+export function bearerCheck(token: string): BearerCheck {
+  const want = digest(token);
+  return (h) => {
+    const m = typeof h === 'string' ? /^Bearer\s+(.+)$/i.exec(h.trim()) : null;
+    if (!m) return 'missing';
+    return timingSafeEqual(digest(m[1]!), want) ? 'ok' : 'invalid';
+  };
+}
+
 /** Requires `Authorization: Bearer <token>` on every path except /healthz. */
 export function installAuth(app: FastifyInstance, token: string): void {
-  const want = digest(token);
+  const check = bearerCheck(token);
   app.addHook('onRequest', async (request) => {
     const url = request.url;
     if (url === '/healthz' || url.startsWith('/healthz?')) return;
-    const h = request.headers.authorization;
-    const m = typeof h === 'string' ? /^Bearer\s+(.+)$/i.exec(h.trim()) : null;
-    if (!m || !timingSafeEqual(digest(m[1]!), want)) {
+    const got = check(request.headers.authorization);
+    if (got !== 'ok') {
+      const m = got === 'invalid';
       throw new HttpError(401, 'unauthorized', m ? 'invalid bearer token' : 'missing "Authorization: Bearer <token>" header', {
         headers: { 'www-authenticate': 'Bearer realm="arbiter"' },
       });

@@ -1,7 +1,8 @@
 // What every route module receives: the grader set, resolved options, metrics, and a way to open a
-// per-request grading scope (cancelled by the app when the client disconnects); and what a wire
-// format declares about itself (./formats/index.ts lists them).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// per-request grading scope (cancelled by the app when the client disconnects); the one way to
+// register a JSON POST route (fastify and the fast lane); and what a wire format declares about
+// itself (./formats/index.ts lists them).
+import type { FastifyInstance } from 'fastify';
 import type { Services } from '../core/services.js';
 import type { Admission } from './admission.js';
 import { RequestScope, type Executor } from './grade-runner.js';
@@ -9,6 +10,7 @@ import type { GraderSet } from './grader-set.js';
 import { HttpError } from './http-error.js';
 import type { ServerMetrics } from './metrics.js';
 import type { ResolvedOptions } from './options.js';
+import { sendJSON } from './formats/float-json.js';
 
 export interface ServerContext {
   graders: GraderSet;
@@ -20,6 +22,28 @@ export interface ServerContext {
   executor?: Executor;
   /** True once shutdown began (healthz reports it). */
   closing: boolean;
+  /** The JSON routes registered with `postJson`, by path: what the fast lane may answer itself. */
+  jsonRoutes: Map<string, JsonRoute>;
+}
+
+/** Where a request's grading scope is kept (the fastify request, or the fast lane's own record), so a disconnect can cancel it. */
+export interface ScopeHolder {
+  arbiterScope: RequestScope | null;
+}
+
+/**
+ * A POST route that takes a parsed JSON body (and the query) and resolves to its 200 reply, already
+ * serialised; it throws HttpError (or QueueFullError) for the error replies.
+ */
+export type JsonRoute = (body: unknown, query: Readonly<Record<string, unknown>>, holder: ScopeHolder) => Promise<string>;
+
+/**
+ * Registers a JSON POST route with fastify and with the fast lane (fast-lane.ts), which answers the
+ * plain requests to it without fastify's per-request work; both run `handle`, so they answer alike.
+ */
+export function postJson(app: FastifyInstance, ctx: ServerContext, path: string, handle: JsonRoute): void {
+  app.post(path, async (request, reply) => sendJSON(reply, await handle(request.body, request.query as Record<string, unknown>, request)));
+  ctx.jsonRoutes.set(path, handle);
 }
 
 /** One route a wire format serves. */
@@ -52,8 +76,8 @@ declare module 'fastify' {
   }
 }
 
-/** Opens the request's grading scope; the app's close listener cancels it on disconnect. */
-export function openScope(ctx: ServerContext, request: FastifyRequest): RequestScope {
+/** Opens the request's grading scope; the app's (or the fast lane's) close listener cancels it on disconnect. */
+export function openScope(ctx: ServerContext, request: ScopeHolder): RequestScope {
   const scope = new RequestScope({
     admission: ctx.admission,
     services: ctx.services,

@@ -5,9 +5,9 @@
 // Every number in the reply is a JSON float (`1.0`): OpenRLHF builds its reward tensors from them.
 import type { FastifyInstance } from 'fastify';
 import type { Result } from '../../core/result.js';
-import { bodyObject, checkBatch, openScope, type ServerContext, type WireFormat } from '../context.js';
+import { bodyObject, checkBatch, openScope, postJson, type ServerContext, type WireFormat } from '../context.js';
 import { HttpError } from '../http-error.js';
-import { getRewardJSON, sendJSON } from './float-json.js';
+import { getRewardJSON } from './float-json.js';
 import { extractResponse } from './response-text.js';
 import { invalidResult } from '../../core/result.js';
 
@@ -34,9 +34,8 @@ function addComponents(logs: Map<string, number[]>, prefix: string, r: Result, i
 }
 
 function registerOpenRLHF(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/get_reward', async (request, reply) => {
-    const body = bodyObject(request.body);
-    const q = request.query as Record<string, unknown>;
+  postJson(app, ctx, '/get_reward', async (rawBody, q, request) => {
+    const body = bodyObject(rawBody);
     const { name, grader } = ctx.graders.resolve(body.grader ?? q.grader);
     const queries = stringList(body, 'query', true)!;
     const prompts = stringList(body, 'prompts', false);
@@ -88,7 +87,7 @@ function registerOpenRLHF(app: FastifyInstance, ctx: ServerContext): void {
         invalid[i] = ok ? 0 : 1;
         addComponents(logs, '', r, i, n, fallback);
       }
-      return sendJSON(reply, getRewardJSON(rewards, invalid, logs));
+      return getRewardJSON(rewards, invalid, logs);
     } finally {
       scope.end();
     }

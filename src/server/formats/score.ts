@@ -6,11 +6,11 @@
 // sample without an id gets its index. Scores are written as JSON floats.
 import type { FastifyInstance } from 'fastify';
 import type { Result } from '../../core/result.js';
-import { bodyObject, checkBatch, openScope, type ServerContext, type WireFormat } from '../context.js';
+import { bodyObject, checkBatch, openScope, postJson, type ServerContext, type WireFormat } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { rawIdsOf } from '../json-body.js';
 import { SummaryStats } from '../../io/summary.js';
-import { scoreJSON, sendJSON } from './float-json.js';
+import { scoreJSON } from './float-json.js';
 import { DEFAULT_KEEP, keepProblem, keptFields } from '../../io/score-stream.js';
 
 /** The raw id text for samples[i] when it reads back as the parsed id (duplicate keys cannot mislead it). */
@@ -36,8 +36,8 @@ function rawIdTexts(body: unknown, samples: unknown[]): (string | undefined)[] {
 }
 
 function registerScore(app: FastifyInstance, ctx: ServerContext): void {
-  app.post('/v1/score', async (request, reply) => {
-    const body = bodyObject(request.body);
+  postJson(app, ctx, '/v1/score', async (rawBody, _query, request) => {
+    const body = bodyObject(rawBody);
     const { name, grader } = ctx.graders.resolve(body.grader);
     const samples = body.samples;
     if (!Array.isArray(samples)) throw new HttpError(400, 'invalid_request', 'field "samples" is required: a list of {id?, item, sample} objects');
@@ -70,7 +70,7 @@ function registerScore(app: FastifyInstance, ctx: ServerContext): void {
       const stats = new SummaryStats();
       for (const r of results) stats.add(r);
       const { count, valid, invalid, mean_score, error_kinds } = stats.summary();
-      return sendJSON(reply, scoreJSON(name, results, ids, { count, valid, invalid, mean_score, error_kinds }, raws));
+      return scoreJSON(name, results, ids, { count, valid, invalid, mean_score, error_kinds }, raws);
     } finally {
       scope.end();
     }

@@ -1,0 +1,110 @@
+// The fast lane: the plain requests to the JSON routes registered with `postJson` (/get_reward,
+// /v1/score: what trainers send once per sample) answered straight from node's request and
+// response, without fastify's per-request work (request and reply objects, hook chains, content-type
+// lookup, reply pipeline), which cost more than grading a string_check (docs/server.md#benchmark).
+// A request takes the lane only when it is the common case: POST to the exact path (no query), a
+// JSON content type, a Content-Length within the body limit, a valid bearer token when the server
+// has one, the server not closing and its logger off. Anything else is handed to fastify
+// untouched, which answers it as before. Both paths parse with the same parser, run the same route
+// handler, answer errors with the same `errorReply`, and count the same metrics; the lane also
+// keeps the app's other per-request rules (in-flight count, cancel on disconnect, `connection:
+// close` while shutting down).
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { BearerCheck } from './auth.js';
+import type { JsonRoute, ScopeHolder, ServerContext } from './context.js';
+import { errorReply } from './http-error.js';
+import type { JsonBodyParser } from './json-body.js';
+
+export interface FastLaneOptions {
+  parse: JsonBodyParser;
+  bodyLimit: number;
+  /** The bearer-token check when the server has a token. */
+  auth?: BearerCheck;
+}
+
+/** Content types fastify's application/json parser takes that the lane takes too (the rest go to fastify). */
+const JSON_TYPES: ReadonlySet<string> = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
+const NO_QUERY: Readonly<Record<string, unknown>> = Object.freeze({});
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Puts the lane in front of fastify's request listener on `app.server`. Returns false (and changes
+ * nothing) when the server does not have exactly fastify's one request listener.
+ */
+export function installFastLane(app: FastifyInstance, ctx: ServerContext, o: FastLaneOptions): boolean {
+  const server = app.server;
+  const listeners = server.listeners('request');
+  if (listeners.length !== 1) return false;
+  const fastify = listeners[0] as RequestListener;
+  const { metrics } = ctx;
+  const { parse, bodyLimit, auth } = o;
+
+  const take = (req: IncomingMessage): JsonRoute | undefined => {
+    if (req.method !== 'POST' || ctx.closing) return undefined;
+    const handle = ctx.jsonRoutes.get(req.url!);
+    if (!handle) return undefined;
+    const h = req.headers;
+    const ct = h['content-type'];
+    if (ct === undefined || !(ct === 'application/json' || JSON_TYPES.has(ct.toLowerCase()))) return undefined;
+    const len = h['content-length'];
+    if (len === undefined || h['transfer-encoding'] !== undefined || h['content-encoding'] !== undefined) return undefined;
+    const n = Number(len);
+    if (!(n > 0 && n <= bodyLimit)) return undefined;
+    if (auth && auth(h.authorization) !== 'ok') return undefined;
+    return handle;
+  };
+
+  const serve = (req: IncomingMessage, res: ServerResponse, handle: JsonRoute): void => {
+    const t0 = performance.now();
+    const route = req.url!;
+    const holder: ScopeHolder = { arbiterScope: null };
+    metrics.httpInFlight++;
+    res.once('close', () => {
+      metrics.httpInFlight--;
+      if (holder.arbiterScope && !res.writableFinished) holder.arbiterScope.cancel();
+    });
+    const send = (status: number, body: string, headers?: Record<string, string>): void => {
+      const out: Record<string, string | number> = { ...headers, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) };
+      // while closing, end keep-alive connections after their response (as the app's onSend hook does)
+      if (ctx.closing) out.connection = 'close';
+      res.writeHead(status, out);
+      res.end(body);
+      metrics.request(route, 'POST', status, (performance.now() - t0) / 1000);
+    };
+    const fail = (e: unknown): void => {
+      const r = errorReply(e instanceof Error ? e : new Error(String(e)), req.headers['content-type']);
+      if (r.queueFull) metrics.rejection(route);
+      if (!res.headersSent && !res.destroyed) send(r.status, JSON.stringify(r.body), r.headers);
+    };
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      chunks.push(c);
+      size += c.length;
+    });
+    req.on('error', (e: Error & { statusCode?: number }) => {
+      // the body did not arrive whole (client gone): fastify answers these 400, so does the lane
+      if (!(typeof e.statusCode === 'number' && e.statusCode >= 400)) e.statusCode = 400;
+      fail(e);
+    });
+    req.on('end', () => {
+      let body: unknown;
+      try {
+        body = parse(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      } catch (e) {
+        fail(e);
+        return;
+      }
+      handle(body, NO_QUERY, holder).then((text) => send(200, text), fail);
+    });
+  };
+
+  server.removeListener('request', fastify);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const handle = take(req);
+    if (handle) serve(req, res, handle);
+    else fastify(req, res);
+  });
+  return true;
+}
