@@ -145,7 +145,7 @@ for (const b of BENCHES) {
     for (const x of got) if (!Number.isFinite(x.ratio)) throw new Error(`no ratio for ${x.measure}`);
   } catch (e) {
     failed++;
-    got = [{ bench: b.name, measure: `did not run: ${e.message}`, ratio: null, seconds }];
+    got = [{ bench: b.name, measure: `did not run: ${e instanceof Error ? e.message : String(e)}`, ratio: null, seconds }];
   }
   rows.push(...got);
 }

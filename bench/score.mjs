@@ -77,7 +77,8 @@ if (argv[0] === '--child') {
 const n = Number(argv.find((a, i) => /^\d+$/.test(a) && !/^--/.test(argv[i - 1] ?? '')) ?? 200_000);
 const ROUNDS = Number(opt('rounds') ?? 3);
 const JSON_OUT = argv.includes('--json');
-const BEFORE = opt('before') ? resolve(opt('before')) : undefined;
+const BEFORE_OPT = opt('before');
+const BEFORE = BEFORE_OPT ? resolve(BEFORE_OPT) : undefined;
 const NOW = fileURLToPath(new URL('../dist', import.meta.url));
 const log = (s) => {
   if (!JSON_OUT) console.log(s);

@@ -44,7 +44,9 @@ if (argv[0] === '--child') {
         res.end(reply);
       });
     });
-    server.listen(0, '127.0.0.1', () => process.stdout.write(`URL http://127.0.0.1:${server.address().port}\n`));
+    server.listen(0, '127.0.0.1', () =>
+      process.stdout.write(`URL http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}\n`),
+    );
     process.on('SIGTERM', () => process.exit(0));
   } else if (kind === 'fastify') {
     // fastify with its JSON body parser and one route answering the same fixed reply: the framework's own cost
@@ -53,7 +55,7 @@ if (argv[0] === '--child') {
     const reply = '{"rewards":[1.0],"scores":[1.0],"extra_logs":{"arbiter_invalid":[0.0]}}';
     for (const path of ['/get_reward', '/v1/score']) app.post(path, async (_req, res) => res.type('application/json; charset=utf-8').send(reply));
     await app.listen({ host: '127.0.0.1', port: 0 });
-    process.stdout.write(`URL http://127.0.0.1:${app.server.address().port}\n`);
+    process.stdout.write(`URL http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (app.server.address()).port}\n`);
     process.on('SIGTERM', () => process.exit(0));
   } else {
     const { loadGrader } = await import('../dist/index.js');

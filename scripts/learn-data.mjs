@@ -22,11 +22,11 @@ const out = opt('--out', 'grid');
 const seed = Number(opt('--seed', '1'));
 const nTraj = Number(opt('--trajectories', '300'));
 const nPairs = Number(opt('--pairs', '1500'));
-for (const [k, v] of [
+for (const [k, v] of /** @type {[string, number][]} */ ([
   ['--seed', seed],
   ['--trajectories', nTraj],
   ['--pairs', nPairs],
-])
+]))
   if (!Number.isSafeInteger(v) || v < 0) {
     process.stderr.write(`learn-data: ${k} must be a whole number\n`);
     process.exit(2);

@@ -40,6 +40,9 @@ const FRAC = /\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}/;
 const THOUSANDS = /,\\!|\{,\}|,\d{3}(?!\d)/;
 
 /** Notation-preserving rewrites: [name, rewrite or undefined when it does not apply]. */
+/** @typedef {[string, (g: string) => string | undefined]} Rewrite */
+
+/** @type {Rewrite[]} */
 export const SAME = [
   ['dfrac', (g) => (/\\frac/.test(g) ? g.replace(/\\frac/g, '\\dfrac') : undefined)],
   // not after a digit: 1\\frac{4}{5} is a mixed number, 1((4)/(5)) a product
@@ -121,7 +124,8 @@ SAME.push([
     let t = g;
     let applied = 0;
     for (const name of ALL_AT_ONCE) {
-      const r = SAME.find((x) => x[0] === name)[1](t);
+      const rule = SAME.find((x) => x[0] === name);
+      const r = rule ? rule[1](t) : undefined;
       if (r !== undefined) {
         t = r;
         applied++;
@@ -132,6 +136,7 @@ SAME.push([
 ]);
 
 /** Value-changing rewrites: the rewritten answer is wrong. */
+/** @type {Rewrite[]} */
 export const DIFFERENT = [
   ['integer-plus-one', (g) => (/^-?\d+$/.test(g) ? String(BigInt(g) + 1n) : undefined)],
   [
@@ -207,10 +212,12 @@ export function math500Golds(path = DATA) {
 export function heldoutCases(golds = math500Golds()) {
   const out = [];
   golds.forEach((gold, i) => {
-    for (const [rules, expected] of [
+    /** @type {[Rewrite[], number][]} */
+    const sets = [
       [SAME, 1],
       [DIFFERENT, 0],
-    ]) {
+    ];
+    for (const [rules, expected] of sets) {
       for (const [rewrite, f] of rules) {
         const pred = f(gold);
         if (pred !== undefined && pred !== gold) out.push({ gold, pred, expected, rewrite, source: `math500#${i}` });
