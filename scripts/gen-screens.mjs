@@ -13,21 +13,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
+import { seededRandom } from '../dist/core/random.js';
 
 const USAGE =
   'usage: node scripts/gen-screens.mjs --out DIR [--seed N] [--pages form,menu,toolbar,table] [--viewports WxH,...] [--scales S,...] [--targets N] [--inline] [--chromium PATH]';
 
-/** mulberry32: a small seeded generator (the same sequence for the same seed everywhere). */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's seeded generator (mulberry32, src/core/random.ts): the same sequence for the same seed everywhere. */
+const rng = seededRandom;
 
 const WORDS = [
   'Save',

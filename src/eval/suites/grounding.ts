@@ -7,6 +7,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { normalizeRecord } from '../../core/sample.js';
+import { MIME_TYPES, sniffFormat } from '../../images/sniff.js';
 import { grade } from '../../core/grade.js';
 import { openRecords } from '../read.js';
 import { clip, newReport, Problems, type EvalReport, type OverlayCase } from '../report.js';
@@ -79,14 +80,11 @@ async function* units(problems: Problems, src: Awaited<ReturnType<typeof openRec
   }
 }
 
-/** The image format its first bytes say (the formats a report may embed), or undefined. */
-function sniff(b: Buffer): string | undefined {
-  if (b.length >= 8 && b.readUInt32BE(0) === 0x89504e47) return 'image/png';
-  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
-  if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'image/webp';
-  if (b.length >= 6 && /^GIF8[79]a$/.test(b.toString('latin1', 0, 6))) return 'image/gif';
-  return undefined;
-}
+/** The image format its first bytes say (the formats a report may embed, src/images/sniff.ts), as a MIME type. */
+const sniff = (b: Buffer): string | undefined => {
+  const f = sniffFormat(b);
+  return f && MIME_TYPES[f];
+};
 
 const DATA_URL = /^data:(image\/(?:png|jpeg|webp|gif));base64,([A-Za-z0-9+/]+=*)$/;
 
