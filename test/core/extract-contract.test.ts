@@ -96,6 +96,15 @@ Object.assign(READS, {
       think: 'Rome',
     },
   ],
+  gui_grounding: [
+    {
+      config: { reward: 'point_in_box' },
+      item: { target: { box: [10, 10, 50, 50] }, width: 100, height: 100 },
+      // auto reads JSON before tags: kept, the reasoning's JSON click is what is read
+      answer: '<point>(20,20)</point>',
+      think: '{"action": "click", "coordinate": [90, 90]}',
+    },
+  ],
   pairwise: [{ config: { ...judge, question: 'Capital?', response_b: 'Lyon', orders: 'single' }, answer: 'Paris', think: 'Rome' }],
   rubric: [{ config: { ...judge, question: 'Capital?', criteria: [{ criterion: 'names the capital', weight: 1 }] }, answer: 'Paris', think: 'Rome' }],
   reference_verify: [{ config: { ...judge, question: 'Capital?', reference: 'Paris' }, answer: 'Paris', think: 'Rome' }],
@@ -122,6 +131,11 @@ const EXEMPT: Record<string, string> = {
   python: "the user's grade(sample, item) gets the raw sample: what it reads is its own code",
   bfcl_multi_turn: 'grades turn lists of calls, not one output text',
   tau_bench: 'grades a conversation (messages), not one output text',
+  reward_machine: "grades a trajectory's steps (events over step fields or sub-graders), not one output text",
+  count_bonus: 'a novelty bonus over a state key, not a reading of the text',
+  episodic_bonus: 'a novelty bonus over the states of a trajectory, not a reading of the text',
+  rnd_bonus: 'a novelty bonus over numeric feature vectors, not a reading of the text',
+  feature: 'takes a number the sample carries as the score; reads no text',
 };
 
 let services: Services;
