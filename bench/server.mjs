@@ -9,15 +9,17 @@
 // `--json` prints one JSON object (for `arbiter bench`) instead of the text lines.
 // `--profile DIR` runs the arbiter server under `node --cpu-prof --cpu-prof-dir DIR`.
 // `--fastify` adds a third server, a trivial fastify route answering the same fixed reply (the framework's own cost).
+// `--before DIR` adds the arbiter server of another build (DIR is its dist/, e.g. the previous release's) to
+// every round, and prints now/before per endpoint: what a change bought, under the same load.
 // Usage: node bench/server.mjs [--connections 16] [--seconds 3] [--rounds 5] [--quick] [--batch] [--fastify]
-//                              [--samples 100000] [--batch-size 1000] [--parallel 4] [--json]
+//                              [--before DIR] [--samples 100000] [--batch-size 1000] [--parallel 4] [--json]
 // (run `npm run build` first; only the ratios mean something on a shared machine)
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const argv = process.argv.slice(2);
 // the servers' child processes do not load autocannon
@@ -58,8 +60,10 @@ if (argv[0] === '--child') {
     process.stdout.write(`URL http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (app.server.address()).port}\n`);
     process.on('SIGTERM', () => process.exit(0));
   } else {
-    const { loadGrader } = await import('../dist/index.js');
-    const { createServer } = await import('../dist/server/index.js');
+    // argv[2]: another build's dist/ (--before), else this one's
+    const dist = argv[2] ? pathToFileURL(`${resolve(argv[2])}/`).href : new URL('../dist/', import.meta.url).href;
+    const { loadGrader } = await import(`${dist}index.js`);
+    const { createServer } = await import(`${dist}server/index.js`);
     const server = createServer({ graders: { answer_check: loadGrader(GRADER) }, maxQueue: 200_000, maxBatch: 100_000, bodyLimit: 256 * 1024 * 1024 });
     const url = await server.listen({ host: '127.0.0.1', port: 0 });
     process.stdout.write(`URL ${url}\n`);
@@ -75,6 +79,7 @@ const CONNECTIONS = num('connections', 16);
 const SECONDS = num('seconds', QUICK ? 1 : 3);
 const ROUNDS = num('rounds', QUICK ? 1 : 5);
 const PROFILE = str('profile', undefined);
+const BEFORE = str('before', undefined);
 const log = (s) => {
   if (!JSON_OUT) console.log(s);
 };
@@ -91,10 +96,12 @@ for (const r of rows) {
     data.push({ question: r.question, label, solution: r[f].solution });
 }
 
-function startChild(kind) {
-  const nodeArgs = kind === 'arbiter' && PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : [];
+function startChild(kind, dist) {
+  const nodeArgs = kind === 'arbiter' && PROFILE && !dist ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : [];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, here('./server.mjs'), '--child', kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...nodeArgs, here('./server.mjs'), '--child', kind, ...(dist ? [dist] : [])], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d) => {
       out += d;
@@ -170,6 +177,7 @@ const fmt = (x) => x.toLocaleString('en-US', { maximumFractionDigits: 0 });
 log(`arbiter serve vs bare node http: ${CONNECTIONS} connections, ${ROUNDS} interleaved round(s) of ${SECONDS} s per server and endpoint`);
 const servers = { bare: await startChild('bare'), arbiter: await startChild('arbiter') };
 if (flag('fastify')) servers.fastify = await startChild('fastify');
+if (BEFORE) servers.before = await startChild('arbiter', BEFORE);
 const report = { connections: CONNECTIONS, rounds: ROUNDS, seconds: SECONDS, endpoints: {} };
 let failed = 0;
 try {
@@ -181,8 +189,13 @@ try {
       const bare = await load(servers.bare, requests, SECONDS);
       const arb = await load(servers.arbiter, requests, SECONDS);
       const fst = servers.fastify ? await load(servers.fastify, requests, SECONDS) : undefined;
-      failed += bare.bad + arb.bad + (fst?.bad ?? 0);
-      rounds.push({ bare, arbiter: arb, ratio: arb.rps / bare.rps, fastify: fst });
+      const bef = servers.before ? await load(servers.before, requests, SECONDS) : undefined;
+      failed += bare.bad + arb.bad + (fst?.bad ?? 0) + (bef?.bad ?? 0);
+      rounds.push({ bare, arbiter: arb, ratio: arb.rps / bare.rps, fastify: fst, before: bef });
+      if (bef)
+        log(
+          `  ${path} round ${i + 1}: before (${BEFORE}) ${fmt(bef.rps)} req/s (p99 ${bef.p99} ms, ${us(bef.cpuUs)}), ratio to bare ${(bef.rps / bare.rps).toFixed(2)}, now/before ${(arb.rps / bef.rps).toFixed(2)}`,
+        );
       if (fst)
         log(
           `  ${path} round ${i + 1}: trivial fastify route ${fmt(fst.rps)} req/s (p99 ${fst.p99} ms, ${us(fst.cpuUs)}), ratio to bare ${(fst.rps / bare.rps).toFixed(2)}`,
@@ -200,10 +213,17 @@ try {
       bareCpuUs: median(rounds.map((r) => r.bare.cpuUs ?? Number.NaN)),
       arbiterCpuUs: median(rounds.map((r) => r.arbiter.cpuUs ?? Number.NaN)),
     };
+    if (BEFORE) {
+      const bef = rounds.map((r) => /** @type {NonNullable<typeof r.before>} */ (r.before));
+      e.beforeRatio = median(bef.map((b, i) => b.rps / rounds[i].bare.rps));
+      e.nowOverBefore = median(bef.map((b, i) => rounds[i].arbiter.rps / b.rps));
+      e.beforeCpuUs = median(bef.map((b) => b.cpuUs ?? Number.NaN));
+    }
     report.endpoints[path] = e;
     log(
       `${path}: median ratio arbiter / bare node ${e.ratio.toFixed(2)} (${fmt(e.arbiterRps)} vs ${fmt(e.bareRps)} req/s), arbiter p99 <= ${e.arbiterP99} ms; server cpu per request ${us(e.arbiterCpuUs)} vs ${us(e.bareCpuUs)}`,
     );
+    if (BEFORE) log(`${path}: before ${e.beforeRatio.toFixed(2)} of bare node (${us(e.beforeCpuUs)}); median now/before ${e.nowOverBefore.toFixed(2)}`);
   }
 } finally {
   for (const srv of Object.values(servers)) await srv.stop();

@@ -7,6 +7,7 @@ import type { Services } from '../core/services.js';
 import type { Admission } from './admission.js';
 import { RequestScope, type Executor } from './grade-runner.js';
 import type { GraderSet } from './grader-set.js';
+import type { BodyHolder } from './json-body.js';
 import { HttpError } from './http-error.js';
 import type { ServerMetrics } from './metrics.js';
 import type { ResolvedOptions } from './options.js';
@@ -26,8 +27,11 @@ export interface ServerContext {
   jsonRoutes: Map<string, JsonRoute>;
 }
 
-/** Where a request's grading scope is kept (the fastify request, or the fast lane's own record), so a disconnect can cancel it. */
-export interface ScopeHolder {
+/**
+ * Where a request's grading scope is kept (the fastify request, or the fast lane's own record), so a
+ * disconnect can cancel it; its body's text is kept there too.
+ */
+export interface ScopeHolder extends BodyHolder {
   arbiterScope: RequestScope | null;
 }
 

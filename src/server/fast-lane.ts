@@ -58,16 +58,18 @@ export function installFastLane(app: FastifyInstance, ctx: ServerContext, o: Fas
   const serve = (req: IncomingMessage, res: ServerResponse, handle: JsonRoute): void => {
     const t0 = performance.now();
     const route = req.url!;
-    const holder: ScopeHolder = { arbiterScope: null };
+    const holder: ScopeHolder = { arbiterScope: null, arbiterBodyText: null, arbiterRawIds: null };
     metrics.httpInFlight++;
     res.once('close', () => {
       metrics.httpInFlight--;
       if (holder.arbiterScope && !res.writableFinished) holder.arbiterScope.cancel();
     });
     const send = (status: number, body: string, headers?: Record<string, string>): void => {
-      const out: Record<string, string | number> = { ...headers, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) };
+      // a flat [name, value, ...] list: node writes it without walking an object
+      const out: string[] = ['content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(body))];
+      if (headers) for (const k of Object.keys(headers)) out.push(k, headers[k]!);
       // while closing, end keep-alive connections after their response (as the app's onSend hook does)
-      if (ctx.closing) out.connection = 'close';
+      if (ctx.closing) out.push('connection', 'close');
       res.writeHead(status, out);
       res.end(body);
       metrics.request(route, 'POST', status, (performance.now() - t0) / 1000);
@@ -91,7 +93,7 @@ export function installFastLane(app: FastifyInstance, ctx: ServerContext, o: Fas
     req.on('end', () => {
       let body: unknown;
       try {
-        body = parse(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+        body = parse(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), holder);
       } catch (e) {
         fail(e);
         return;

@@ -77,6 +77,76 @@ class ScopeContext implements GraderContext {
 }
 
 /**
+ * The deadlines of the scopes that share one deadline length. They begin in order, so they expire in
+ * order: one timer, set for the oldest scope still open, serves them all (a timer per request cost
+ * more than grading a string_check; docs/server.md#benchmark). A scope that ends is dropped from the
+ * front as soon as the scopes before it have ended, and the queue is compacted when ended ones behind
+ * a long-running one outnumber the open ones, so it holds O(open scopes).
+ */
+class DeadlineQueue {
+  private q: RequestScope[] = [];
+  private head = 0;
+  private open = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  add(s: RequestScope): void {
+    this.trim();
+    this.q.push(s);
+    this.open++;
+    if (this.timer === undefined) this.arm();
+    else if (this.q.length - this.head > 1024 + 2 * this.open) {
+      this.q = this.q.slice(this.head).filter((x) => !x.ended);
+      this.head = 0;
+    }
+  }
+
+  /**
+   * A scope ended (its deadline no longer matters). The timer is left to fire (it then finds nothing
+   * due and is set again only for open scopes): clearing and setting one per request is the cost
+   * this queue avoids, since most requests end before the next one begins.
+   */
+  done(): void {
+    this.open--;
+    if (this.open === 0) {
+      this.q = [];
+      this.head = 0;
+    }
+  }
+
+  private trim(): void {
+    while (this.head < this.q.length && this.q[this.head]!.ended) this.q[this.head++] = undefined as never;
+    if (this.head > 1024 && this.head * 2 > this.q.length) {
+      this.q = this.q.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  private arm(): void {
+    this.trim();
+    const first = this.q[this.head];
+    if (!first) return;
+    // unref: an open request keeps the process alive through its socket, not through its deadline
+    this.timer = setTimeout(() => this.fire(), Math.max(0, first.deadlineAt - Date.now())).unref();
+  }
+
+  private fire(): void {
+    this.timer = undefined;
+    const now = Date.now();
+    for (;;) {
+      this.trim();
+      const s = this.q[this.head];
+      if (!s || s.deadlineAt > now) break;
+      this.q[this.head++] = undefined as never;
+      s.expire();
+    }
+    if (this.open > 0) this.arm();
+  }
+}
+
+/** The deadline queues by deadline length (a server has one). */
+const deadlineQueues = new Map<number, DeadlineQueue>();
+
+/**
  * One request's grading scope. Its abort (deadline, client gone) is plain callbacks; the
  * AbortSignal handed to graders as `ctx.signal` is only created if a grader reads it, which keeps
  * the per-request cost low for the many graders that never do.
@@ -84,7 +154,9 @@ class ScopeContext implements GraderContext {
 export class RequestScope implements Cancellable, ExecutorRequest {
   private readonly deps: RunnerDeps;
   readonly deadlineAt: number;
-  private readonly timer: NodeJS.Timeout;
+  /** True once `end` was called. */
+  ended = false;
+  private readonly deadlines: DeadlineQueue;
   private ac?: AbortController;
   private reason?: GradeFailure;
   private listeners?: ((reason: unknown) => void)[];
@@ -94,10 +166,17 @@ export class RequestScope implements Cancellable, ExecutorRequest {
   constructor(deps: RunnerDeps) {
     this.deps = deps;
     this.deadlineAt = Date.now() + deps.deadlineMs;
-    this.timer = setTimeout(() => {
-      this.abort(new GradeFailure('timeout', `the request deadline of ${deps.deadlineMs} ms passed before this sample was graded`));
-    }, deps.deadlineMs);
+    let q = deadlineQueues.get(deps.deadlineMs);
+    if (!q) deadlineQueues.set(deps.deadlineMs, (q = new DeadlineQueue()));
+    this.deadlines = q;
+    q.add(this);
     this.ctx = new ScopeContext(deps.services, this);
+  }
+
+  /** The request deadline passed (called by its DeadlineQueue). */
+  expire(): void {
+    if (this.ended) return;
+    this.abort(new GradeFailure('timeout', `the request deadline of ${this.deps.deadlineMs} ms passed before this sample was graded`));
   }
 
   /** Aborted at the deadline or when the client goes away. */
@@ -131,7 +210,9 @@ export class RequestScope implements Cancellable, ExecutorRequest {
   }
 
   end(): void {
-    clearTimeout(this.timer);
+    if (this.ended) return;
+    this.ended = true;
+    this.deadlines.done();
     this.listeners = undefined;
   }
 
@@ -157,46 +238,57 @@ export class RequestScope implements Cancellable, ExecutorRequest {
   /**
    * Grades one input with grader `g`; never rejects. `label` names the grader in metrics. `ctx`
    * replaces the scope's context (the group stage's); with `record` false the caller records the
-   * grade itself (after a group stage has finished it).
+   * grade itself (after a group stage has finished it). Not an async function: the common case (a
+   * free slot) makes one promise, the grade's own, and settles it from the grader's.
    */
-  async grade(g: Grader, label: string, input: GradeInput | Result, ctx: GraderContext = this.ctx, record = true): Promise<Result> {
-    const { admission, metrics } = this.deps;
-    let r: Result;
-    if (!('sample' in input)) r = input;
-    else if (this.reason) r = this.failed(g, this.reason);
-    else {
-      const wait = admission.acquire(this);
-      let ok = true;
-      if (wait) {
-        try {
-          await wait;
-        } catch (reason) {
-          ok = false;
-          r = this.failed(g, reason);
-        }
-      }
-      if (ok) {
-        // The slot is held until the grader really settles, even past the deadline: in-flight
-        // counts stay honest and a grader that ignores its signal cannot pile up without bound.
-        const ex = this.deps.executor;
-        const p = ex ? ex.grade(g, input, ctx, this) : g.grade(input, ctx);
-        r = await new Promise<Result>((resolve) => {
-          p.then(
-            (res) => {
-              admission.release();
-              resolve(res);
-            },
-            (e: unknown) => {
-              admission.release();
-              resolve(invalidResult('internal_error', `grader rejected: ${String(e)}`, { grader: g.name, type: g.type }));
-            },
-          );
-          this.onAbort((reason) => resolve(this.failed(g, reason)));
-        });
-      }
+  grade(g: Grader, label: string, input: GradeInput | Result, ctx: GraderContext = this.ctx, record = true): Promise<Result> {
+    const sample = 'sample' in input ? input : undefined;
+    const done = (r: Result): Result => {
+      if (record) this.deps.metrics.grade(label, r, sample);
+      return r;
+    };
+    if (!sample) return Promise.resolve(done(input as Result));
+    if (this.reason) return Promise.resolve(done(this.failed(g, this.reason)));
+    const wait = this.deps.admission.acquire(this);
+    if (!wait) return this.run(g, sample, ctx, done);
+    return wait.then(
+      () => this.run(g, sample, ctx, done),
+      (reason: unknown) => done(this.failed(g, reason)),
+    );
+  }
+
+  /**
+   * Grades `input` holding a slot. The slot is held until the grader really settles, even past the
+   * deadline: in-flight counts stay honest and a grader that ignores its signal cannot pile up without
+   * bound. The result is the grader's, or the abort's when the scope is aborted first.
+   */
+  private run(g: Grader, input: GradeInput, ctx: GraderContext, done: (r: Result) => Result): Promise<Result> {
+    const { admission, executor } = this.deps;
+    let p: Promise<Result>;
+    try {
+      p = executor ? executor.grade(g, input, ctx, this) : g.grade(input, ctx);
+    } catch (e) {
+      p = Promise.reject(e);
     }
-    if (record) metrics.grade(label, r!, 'sample' in input ? input : undefined);
-    return r!;
+    return new Promise<Result>((resolve) => {
+      let settled = false;
+      const finish = (r: Result): void => {
+        if (settled) return;
+        settled = true;
+        resolve(done(r));
+      };
+      p.then(
+        (res) => {
+          admission.release();
+          finish(res);
+        },
+        (e: unknown) => {
+          admission.release();
+          finish(invalidResult('internal_error', `grader rejected: ${String(e)}`, { grader: g.name, type: g.type }));
+        },
+      );
+      this.onAbort((reason) => finish(this.failed(g, reason)));
+    });
   }
 
   private failed(g: Grader, reason: unknown): Result {

@@ -1,11 +1,12 @@
 // Prometheus metrics for one server (its own prom-client Registry, so several servers can live in
 // one process): requests, latency, grades by grader/type/validity, error kinds, queue and in-flight,
 // inline graders refused by the policy, connections dropped at the cap, and the reward-hacking monitors over a sliding window of each grader's recent grades.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Result } from '../core/result.js';
 import type { GradeInput } from '../core/sample.js';
 import { computeMonitors, MonitorWindow, toPoint, type MonitorReport } from '../group/monitors.js';
 import type { Admission } from './admission.js';
+import { HotCounter, HotHistogram, type CounterCell, type HistogramCell } from './hot-metrics.js';
 
 /** Invalid grades in a row after which a grader's streak is warned about. */
 export const INVALID_STREAK = 16;
@@ -13,13 +14,28 @@ const INVALID_WARNING_INTERVAL_MS = 60_000;
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
+/** A route's cells: its latency, and its request counts by method and status. */
+interface RouteCells {
+  latency: HistogramCell;
+  byMethod: Map<string, Map<number, CounterCell>>;
+}
+
+/** A grader's cells: its grade latency, and its grade counts by type (invalid, valid). */
+interface GraderCells {
+  latency: HistogramCell;
+  byType: Map<string, [CounterCell, CounterCell]>;
+}
+
 export class ServerMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'route' | 'method' | 'status'>;
-  private readonly latency: Histogram<'route'>;
-  private readonly grades: Counter<'grader' | 'type' | 'valid'>;
+  // the four metrics counted on every request or grade are hot-metrics.ts's (plain numbers until scraped)
+  private readonly requests: HotCounter;
+  private readonly latency: HotHistogram;
+  private readonly grades: HotCounter;
   private readonly gradeErrors: Counter<'grader' | 'kind'>;
-  private readonly gradeLatency: Histogram<'grader'>;
+  private readonly gradeLatency: HotHistogram;
+  private readonly routeCells = new Map<string, RouteCells>();
+  private readonly graderCells = new Map<string, GraderCells>();
   private readonly rejected: Counter<'route'>;
   private readonly dropped: Counter;
   private readonly inlineRefused: Counter<'capability'>;
@@ -39,33 +55,17 @@ export class ServerMetrics {
     private readonly monitorWindow = 2048,
   ) {
     const registers = [this.registry];
-    this.requests = new Counter({
-      name: 'arbiter_http_requests_total',
-      help: 'HTTP requests by route, method and status',
-      labelNames: ['route', 'method', 'status'],
-      registers,
-    });
-    this.latency = new Histogram({
-      name: 'arbiter_http_request_duration_seconds',
-      help: 'HTTP request latency',
-      labelNames: ['route'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.grades = new Counter({
-      name: 'arbiter_grades_total',
-      help: 'samples graded, by grader, grader type and validity',
-      labelNames: ['grader', 'type', 'valid'],
-      registers,
-    });
+    this.requests = new HotCounter(this.registry, 'arbiter_http_requests_total', 'HTTP requests by route, method and status', ['route', 'method', 'status']);
+    this.latency = new HotHistogram(this.registry, 'arbiter_http_request_duration_seconds', 'HTTP request latency', ['route'], LATENCY_BUCKETS);
+    this.grades = new HotCounter(this.registry, 'arbiter_grades_total', 'samples graded, by grader, grader type and validity', ['grader', 'type', 'valid']);
     this.gradeErrors = new Counter({ name: 'arbiter_grade_errors_total', help: 'invalid grades by error kind', labelNames: ['grader', 'kind'], registers });
-    this.gradeLatency = new Histogram({
-      name: 'arbiter_grade_duration_seconds',
-      help: 'time to grade one sample (excluding queueing)',
-      labelNames: ['grader'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    this.gradeLatency = new HotHistogram(
+      this.registry,
+      'arbiter_grade_duration_seconds',
+      'time to grade one sample (excluding queueing)',
+      ['grader'],
+      LATENCY_BUCKETS,
+    );
     this.rejected = new Counter({
       name: 'arbiter_queue_rejections_total',
       help: 'requests refused with 429 because the queue was full',
@@ -173,8 +173,14 @@ export class ServerMetrics {
   }
 
   request(route: string, method: string, status: number, seconds: number): void {
-    this.child(`r\0${route}\0${method}\0${status}`, () => this.requests.labels(route, method, String(status))).inc();
-    this.child(`l\0${route}`, () => this.latency.labels(route)).observe(seconds);
+    let rc = this.routeCells.get(route);
+    if (!rc) this.routeCells.set(route, (rc = { latency: this.latency.cell(route), byMethod: new Map() }));
+    let bm = rc.byMethod.get(method);
+    if (!bm) rc.byMethod.set(method, (bm = new Map()));
+    let c = bm.get(status);
+    if (!c) bm.set(status, (c = this.requests.cell(route, method, String(status))));
+    c.value++;
+    rc.latency.observe(seconds);
   }
 
   /**
@@ -189,7 +195,11 @@ export class ServerMetrics {
       w.push(toPoint(rec, {}, input?.sample, input?.item));
     }
     const type = r.metadata?.type ?? 'unknown';
-    this.child(`g\0${grader}\0${type}\0${r.valid}`, () => this.grades.labels(grader, type, String(r.valid))).inc();
+    let gc = this.graderCells.get(grader);
+    if (!gc) this.graderCells.set(grader, (gc = { latency: this.gradeLatency.cell(grader), byType: new Map() }));
+    let tc = gc.byType.get(type);
+    if (!tc) gc.byType.set(type, (tc = [this.grades.cell(grader, type, 'false'), this.grades.cell(grader, type, 'true')]));
+    tc[r.valid ? 1 : 0].value++;
     if (!r.valid) {
       const kind = r.error?.kind ?? 'internal_error';
       this.child(`e\0${grader}\0${kind}`, () => this.gradeErrors.labels(grader, kind)).inc();
@@ -202,7 +212,7 @@ export class ServerMetrics {
       }
     }
     const ms = r.metadata?.duration_ms;
-    if (typeof ms === 'number') this.child(`d\0${grader}`, () => this.gradeLatency.labels(grader)).observe(ms / 1000);
+    if (typeof ms === 'number') gc.latency.observe(ms / 1000);
   }
 
   /**

@@ -8,15 +8,19 @@ import type { FastifyInstance } from 'fastify';
 import type { Result } from '../../core/result.js';
 import { bodyObject, checkBatch, openScope, postJson, type ServerContext, type WireFormat } from '../context.js';
 import { HttpError } from '../http-error.js';
-import { rawIdsOf } from '../json-body.js';
+import { idsArePlain, rawIdsOf, type BodyHolder } from '../json-body.js';
 import { SummaryStats } from '../../io/summary.js';
 import { scoreJSON } from './float-json.js';
 import { DEFAULT_KEEP, keepProblem, keptFields } from '../../io/score-stream.js';
 
-/** The raw id text for samples[i] when it reads back as the parsed id (duplicate keys cannot mislead it). */
-function rawIdTexts(body: unknown, samples: unknown[]): (string | undefined)[] {
+/**
+ * The raw id text for samples[i] when it reads back as the parsed id (duplicate keys cannot mislead
+ * it); none when every id is written as its parsed value is (idsArePlain: then the parsed ids are echoed).
+ */
+function rawIdTexts(holder: BodyHolder, samples: unknown[]): (string | undefined)[] {
   const out: (string | undefined)[] = new Array(samples.length);
-  for (const m of rawIdsOf(body)) {
+  if (idsArePlain(holder)) return out;
+  for (const m of rawIdsOf(holder)) {
     if (m.path.length === 2 && m.path[0] === 'samples' && typeof m.path[1] === 'number' && m.path[1] < samples.length) out[m.path[1]] = m.raw;
   }
   for (let i = 0; i < out.length; i++) {
@@ -53,7 +57,7 @@ function registerScore(app: FastifyInstance, ctx: ServerContext): void {
       scope.admit(n);
       const pending: Promise<Result>[] = new Array(n);
       const ids: (string | number | null)[] = new Array(n);
-      const raws = rawIdTexts(body, samples);
+      const raws = rawIdTexts(request, samples);
       for (let i = 0; i < n; i++) {
         const input = scope.normalize(grader, samples[i]);
         const given = (samples[i] as { id?: unknown } | null)?.id;
