@@ -1,8 +1,12 @@
-// A tiny grid world whose true reward is known, for the worked examples of designed and learned
-// rewards (docs/design.md): seeded maps (floor, walls, lava, one goal), episodes of epsilon-greedy
-// walkers of several skills, each trajectory labelled with its outcome and its true return, and
-// pairwise preferences between trajectories ordered by that return. Everything follows from the
-// seed (src/core/random.ts), so scripts/make-design-data.mjs writes the same files on every machine.
+// The grid worlds whose true reward is known, for the worked examples of designed and learned
+// rewards (docs/design.md). One mechanism: a map of rows of cells, the four moves, epsilon-greedy
+// walkers (a random move with chance epsilon, else the world's greedy one), pairs of episodes
+// drawn for preferences. Two layouts: the maze (seeded maps of floor, walls, lava and one goal;
+// episodes labelled with their outcome and true return, preferences ordered by it; written by
+// scripts/make-design-data.mjs) and the key-door world (a fixed 5×5 map: fetch the key, then the
+// door, avoid lava; steps carrying the true reward's features, preferences drawn with
+// Bradley–Terry noise; written by scripts/learn-data.mjs). Everything follows from the seed
+// (src/core/random.ts), so the scripts write the same files on every machine.
 import { seededRandom } from '../core/random.js';
 
 /** The true reward: a cost per move, a bonus on reaching the goal, a penalty on stepping into lava. */
@@ -60,6 +64,27 @@ export interface GridWorldOptions {
   pairs?: number;
 }
 
+/** The cell `a` moves into from `pos`, or undefined off the map. */
+function moveTarget(grid: readonly string[], pos: readonly [number, number], a: GridAction): { at: [number, number]; cell: string } | undefined {
+  const y = pos[0] + DELTA[a][0];
+  const x = pos[1] + DELTA[a][1];
+  if (y < 0 || x < 0 || y >= grid.length || x >= grid[y]!.length) return undefined;
+  return { at: [y, x], cell: grid[y]![x]! };
+}
+
+/** An epsilon-greedy walker's move: with chance `epsilon` a random one of `order`, else `greedy`'s. */
+function chooseMove(rand: () => number, epsilon: number, order: readonly GridAction[], greedy: () => GridAction): GridAction {
+  return rand() < epsilon ? order[Math.floor(rand() * order.length)]! : greedy();
+}
+
+/** Two different episodes of `n`, uniformly. */
+function drawPair(rand: () => number, n: number): [number, number] {
+  const i = Math.floor(rand() * n);
+  let j = Math.floor(rand() * (n - 1));
+  if (j >= i) j++;
+  return [i, j];
+}
+
 /** The true reward of one step (what the designed reward should rank like). */
 export function stepReward(s: GridStep): number {
   return TRUE_REWARD.step + (s.cell === 'G' ? TRUE_REWARD.goal : s.cell === '~' ? TRUE_REWARD.lava : 0);
@@ -109,30 +134,27 @@ function walk(rand: () => number, map: { grid: string[]; start: [number, number]
   const n = map.grid.length;
   const d = distances(map.grid, map.goal);
   let pos: [number, number] = [...map.start];
-  const steps: GridStep[] = [];
-  for (let t = 0; t < maxSteps; t++) {
-    let action: GridAction;
-    if (rand() < epsilon) action = ACTIONS[Math.floor(rand() * 4)]!;
-    else {
-      // the move that gets nearest the goal (the first of equals)
-      let best = Infinity;
-      action = 'up';
-      for (const a of ACTIONS) {
-        const y = pos[0] + DELTA[a][0];
-        const x = pos[1] + DELTA[a][1];
-        const v = y < 0 || x < 0 || y >= n || x >= n ? Infinity : d[y * n + x]!;
-        if (v < best) {
-          best = v;
-          action = a;
-        }
+  // the move that gets nearest the goal (the first of equals)
+  const greedy = (): GridAction => {
+    let best = Infinity;
+    let action: GridAction = 'up';
+    for (const a of ACTIONS) {
+      const to = moveTarget(map.grid, pos, a);
+      const v = to ? d[to.at[0] * n + to.at[1]]! : Infinity;
+      if (v < best) {
+        best = v;
+        action = a;
       }
     }
-    const y = pos[0] + DELTA[action][0];
-    const x = pos[1] + DELTA[action][1];
-    const inside = y >= 0 && x >= 0 && y < n && x < n;
-    const raw = inside ? map.grid[y]![x]! : '#';
-    const cell = raw === 'S' ? '.' : raw;
-    const next: [number, number] = cell === '#' ? [...pos] : [y, x];
+    return action;
+  };
+  const steps: GridStep[] = [];
+  for (let t = 0; t < maxSteps; t++) {
+    const action = chooseMove(rand, epsilon, ACTIONS, greedy);
+    // off the map is a wall: the move is refused
+    const to = moveTarget(map.grid, pos, action) ?? { at: pos, cell: '#' };
+    const cell = to.cell === 'S' ? '.' : to.cell;
+    const next: [number, number] = cell === '#' ? [...pos] : to.at;
     steps.push({ t, pos, action, next, cell });
     pos = next;
     if (cell === 'G' || cell === '~') break;
@@ -159,9 +181,7 @@ export function gridWorldData(opts: GridWorldOptions = {}): { episodes: GridEpis
   const preferences: GridPreference[] = [];
   const want = opts.pairs ?? 3 * episodes.length;
   for (let k = 0; k < want; k++) {
-    const i = Math.floor(rand() * episodes.length);
-    let j = Math.floor(rand() * (episodes.length - 1));
-    if (j >= i) j++;
+    const [i, j] = drawPair(rand, episodes.length);
     const a = episodes[i]!;
     const b = episodes[j]!;
     if (a.return === b.return) preferences.push({ chosen: a.id, rejected: b.id, tie: true });
@@ -182,4 +202,83 @@ export function gridWorldRecords(episodes: GridEpisode[]): { id: string; sample:
     sample: { trajectory: e.trajectory },
     item: { success: e.success, return: e.return, steps: e.trajectory.steps.length },
   }));
+}
+
+/**
+ * The key-door world: a 5×5 map, row 0 at the top, from (0, 0): the key `K`, the door `D`, lava
+ * `L`. A step is a move (one off the map stays put); the episode ends at the door holding the key or
+ * in lava, else after 20 steps. Its true reward: +1 reaching the door with the key, -1 entering
+ * lava, -0.05 for any other step; each step's `features` say which of the three it was.
+ */
+const KEY_DOOR_MAP = ['.....', '...L.', '..L..', '.K...', '....D'];
+const KEY_DOOR_REWARD = { goal: 1, lava: -1, step: -0.05 } as const;
+/** The order a random move is drawn from. */
+const KEY_DOOR_MOVES: readonly GridAction[] = ['down', 'up', 'right', 'left'];
+const KEY_DOOR_STEPS = 20;
+
+export interface KeyDoorStep {
+  t: number;
+  /** The position after the move: x the row, y the column. */
+  obs: { x: number; y: number };
+  cell: string;
+  has_key: boolean;
+  features: { goal: number; lava: number; step: number };
+}
+
+export interface KeyDoorEpisode {
+  steps: KeyDoorStep[];
+  /** The true return: the step rewards summed left to right. */
+  return: number;
+}
+
+export interface KeyDoorOptions {
+  seed?: number;
+  /** Episodes (default 300). */
+  trajectories?: number;
+  /** Preference pairs (default 1500; none with fewer than two episodes). */
+  pairs?: number;
+}
+
+/** One walker of a random care (epsilon uniform in [0.2, 1)): greedy steps go toward the key, then the door, along the rows first. */
+function keyDoorEpisode(rand: () => number): KeyDoorEpisode {
+  const epsilon = 0.2 + 0.8 * rand();
+  let pos: [number, number] = [0, 0];
+  let hasKey = false;
+  const greedy = (): GridAction => {
+    const [tx, ty] = hasKey ? [4, 4] : [3, 1];
+    if (pos[0] !== tx) return tx > pos[0] ? 'down' : 'up';
+    return ty > pos[1] ? 'right' : 'left';
+  };
+  const steps: KeyDoorStep[] = [];
+  for (let t = 0; t < KEY_DOOR_STEPS; t++) {
+    const to = moveTarget(KEY_DOOR_MAP, pos, chooseMove(rand, epsilon, KEY_DOOR_MOVES, greedy));
+    if (to) pos = to.at;
+    const cell = KEY_DOOR_MAP[pos[0]]![pos[1]]!;
+    if (cell === 'K') hasKey = true;
+    const goal = cell === 'D' && hasKey ? 1 : 0;
+    const lava = cell === 'L' ? 1 : 0;
+    steps.push({ t, obs: { x: pos[0], y: pos[1] }, cell, has_key: hasKey, features: { goal, lava, step: goal || lava ? 0 : 1 } });
+    if (goal || lava) break;
+  }
+  let ret = 0;
+  for (const s of steps) ret += s.features.goal ? KEY_DOOR_REWARD.goal : s.features.lava ? KEY_DOOR_REWARD.lava : KEY_DOOR_REWARD.step;
+  return { steps, return: ret };
+}
+
+/**
+ * The key-door world's episodes and preference pairs of one seed: each pair two different
+ * episodes, the first chosen with P = σ(3 · (R_a − R_b)) (Bradley–Terry with logistic noise).
+ */
+export function keyDoorData(opts: KeyDoorOptions = {}): { episodes: KeyDoorEpisode[]; preferences: { chosen: KeyDoorEpisode; rejected: KeyDoorEpisode }[] } {
+  const rand = seededRandom(opts.seed ?? 1);
+  const n = opts.trajectories ?? 300;
+  const episodes = Array.from({ length: n }, () => keyDoorEpisode(rand));
+  const preferences: { chosen: KeyDoorEpisode; rejected: KeyDoorEpisode }[] = [];
+  for (let k = 0; k < (opts.pairs ?? 1500) && n > 1; k++) {
+    const [i, j] = drawPair(rand, n);
+    const p = 1 / (1 + Math.exp(-3 * (episodes[i]!.return - episodes[j]!.return)));
+    const [c, r] = rand() < p ? [i, j] : [j, i];
+    preferences.push({ chosen: episodes[c]!, rejected: episodes[r]! });
+  }
+  return { episodes, preferences };
 }

@@ -85,6 +85,8 @@ const EVIDENCE: Record<string, string> = {
   'worker --events': 'test/queue/procs.ts',
   'worker --no-probe-endpoints': 'test/queue/option-effects.test.ts',
   'worker --unsafe-no-sandbox': 'test/queue/option-effects.test.ts',
+  'worker --image-dir': 'test/queue/option-effects.test.ts',
+  'worker --image-url': 'test/queue/option-effects.test.ts',
   'worker --verbose': 'test/core/cli-startup.test.ts',
 
   'advantages --config': 'test/group/pipeline.test.ts',

@@ -82,26 +82,16 @@ afterAll(async () => {
   await srv?.close();
 });
 
+/** The grid world run with the rank fitness: `iterations` of 4 candidates into `dir`, a 0.5 s call limit. */
+const rankRun = (iterations: string, dir: string, ...more: string[]) =>
+  run('--iterations', iterations, '--candidates', '4', '--fitness', 'rank', '--label', 'return', '--out', dir, '--call-timeout-ms', '500', ...more);
+
 describe('arbiter design (rank fitness on the grid world)', () => {
   let dir: string;
   let first: Awaited<ReturnType<typeof run>>;
   beforeAll(async () => {
     dir = join(work, 'run');
-    first = await run(
-      '--iterations',
-      '2',
-      '--candidates',
-      '4',
-      '--fitness',
-      'rank',
-      '--label',
-      'return',
-      '--out',
-      dir,
-      '--call-timeout-ms',
-      '500',
-      '--no-progress',
-    );
+    first = await rankRun('2', dir, '--no-progress');
   }, 180_000);
 
   it('fails each broken candidate with its reason and keeps the working ones', () => {
@@ -225,22 +215,7 @@ describe('arbiter design (rank fitness on the grid world)', () => {
 
   it('resumes: more iterations ask only for the new candidates; a killed run is finished without model calls', async () => {
     const before = srv.chatRequests.length;
-    const r = await run(
-      '--iterations',
-      '3',
-      '--candidates',
-      '4',
-      '--fitness',
-      'rank',
-      '--label',
-      'return',
-      '--out',
-      dir,
-      '--call-timeout-ms',
-      '500',
-      '--resume',
-      '--progress',
-    );
+    const r = await rankRun('3', dir, '--resume', '--progress');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/design: 100%\|#+\| 12\/12 candidates/); // --progress
     expect(srv.chatRequests.slice(before).map((q) => q.body.seed)).toEqual([2000, 2001, 2002, 2003]);
@@ -257,22 +232,7 @@ describe('arbiter design (rank fitness on the grid world)', () => {
     const all = readFileSync(join(dir, 'candidates.jsonl'), 'utf8').split('\n').filter(Boolean);
     writeFileSync(join(dir, 'candidates.jsonl'), `${all.slice(0, 5).join('\n')}\n${all[5]!.slice(0, 30)}`);
     const n = srv.chatRequests.length;
-    const again = await run(
-      '--iterations',
-      '3',
-      '--candidates',
-      '4',
-      '--fitness',
-      'rank',
-      '--label',
-      'return',
-      '--out',
-      dir,
-      '--call-timeout-ms',
-      '500',
-      '--resume',
-      '--no-progress',
-    );
+    const again = await rankRun('3', dir, '--resume', '--no-progress');
     expect(again.code, again.stderr).toBe(0);
     expect(srv.chatRequests.length).toBe(n);
     const redone = jsonl<Rec>(join(dir, 'candidates.jsonl'))

@@ -1,11 +1,12 @@
-// The grid world of the worked examples: the committed data is what scripts/make-design-data.mjs
-// writes, and its labels follow from the true reward's definition (a cost per move, +1 at the
-// goal, -1 in lava), recomputed here from the steps.
+// The grid worlds of the worked examples: the committed maze data is what
+// scripts/make-design-data.mjs writes, and its labels follow from the true reward's definition (a
+// cost per move, +1 at the goal, -1 in lava), recomputed here from the steps; the key-door world
+// (scripts/learn-data.mjs writes it from the same module) against its map and reward.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gridWorldData, TRUE_REWARD, trueReturn } from '../../dist/design/gridworld.js';
+import { gridWorldData, keyDoorData, TRUE_REWARD, trueReturn } from '../../dist/design/gridworld.js';
 import { ROOT, runProcess } from '../helpers/cli.js';
 
 const FILES = ['task.md', 'trajectories.jsonl', 'preferences.jsonl'];
@@ -45,5 +46,44 @@ describe('grid world', () => {
       if (p.tie) expect(ret.get(p.chosen)).toBe(ret.get(p.rejected));
       else expect(ret.get(p.chosen)!).toBeGreaterThan(ret.get(p.rejected)!);
     }
+  });
+
+  it('the key-door world: moves of one cell (none off the map), the key then the door, labels from the true reward; the script writes it', async () => {
+    const { episodes, preferences } = keyDoorData({ seed: 3, trajectories: 80, pairs: 40 });
+    const map = ['.....', '...L.', '..L..', '.K...', '....D'];
+    const ends = new Set<string>();
+    for (const e of episodes) {
+      let [x, y] = [0, 0];
+      let key = false;
+      let want = 0;
+      for (const s of e.steps) {
+        expect(Math.abs(s.obs.x - x) + Math.abs(s.obs.y - y)).toBeLessThanOrEqual(1);
+        [x, y] = [s.obs.x, s.obs.y];
+        expect(s.cell).toBe(map[x]![y]);
+        key ||= s.cell === 'K';
+        expect(s.has_key).toBe(key);
+        const goal = s.cell === 'D' && key;
+        expect(s.features).toEqual({ goal: Number(goal), lava: Number(s.cell === 'L'), step: Number(!goal && s.cell !== 'L') });
+        want += goal ? 1 : s.cell === 'L' ? -1 : -0.05;
+      }
+      expect(e.return).toBe(want);
+      const last = e.steps.at(-1)!;
+      ends.add(last.features.goal ? 'door' : last.features.lava ? 'lava' : 'time');
+      if (!last.features.goal && !last.features.lava) expect(e.steps).toHaveLength(20);
+    }
+    expect([...ends].sort()).toEqual(['door', 'lava', 'time']);
+    expect(preferences).toHaveLength(40);
+    for (const p of preferences) expect(p.chosen).not.toBe(p.rejected);
+    // the script writes exactly this data
+    const out = mkdtempSync(join(tmpdir(), 'arbiter-kd-'));
+    const r = await runProcess(process.execPath, [join(ROOT, 'scripts/learn-data.mjs'), '--out', out, '--seed', '3', '--trajectories', '80', '--pairs', '40']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = (f: string) =>
+      readFileSync(join(out, f), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+    expect(lines('trajectories.jsonl')).toEqual(episodes.map((e, i) => ({ id: i, item: { true_return: e.return }, sample: { trajectory: e.steps } })));
+    expect(lines('prefs.jsonl')).toEqual(preferences.map((p) => ({ chosen: { segment: p.chosen.steps }, rejected: { segment: p.rejected.steps } })));
   });
 });

@@ -3,9 +3,10 @@
 // processes, a judge on a local OpenAI-compatible server that holds requests so a job is provably
 // mid-grade when its worker is SIGKILLed. Each step waits for an event, never for time.
 import { Redis } from 'ioredis';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestServer } from '../helpers/openai-test-server.js';
 import { serve, type ServeProcess } from '../server/serve-process.js';
@@ -153,5 +154,66 @@ describe('arbiter worker options take effect', () => {
     const retried = await run([]);
     expect(retried.status).toBe(200);
     for (const x of retried.json.results) expect(x).toMatchObject({ valid: true, score: 7 });
+  }, 90_000);
+
+  it('--image-dir, --image-url: a queued judge grade reads its image from what the worker allows; without the flags the same samples are config_error, naming them', async () => {
+    const png = await sharp({ create: { width: 12, height: 6, channels: 3, background: { r: 200, g: 10, b: 40 } } })
+      .png()
+      .toBuffer();
+    const images = mkdtempSync(join(tmpdir(), 'arbiter-worker-img-'));
+    mkdirSync(join(images, 'shots'));
+    writeFileSync(join(images, 'shots', 'pic.png'), png);
+    judgeServer.route('/img/pic.png', () => ({ body: png }));
+    const prefix = `${judgeServer.url.replace(/\/v1$/, '')}/img/`;
+    const vision = graderFiles({
+      vision: {
+        ...judgeConfig(judgeServer.url),
+        name: 'vision',
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image_url', image_url: { url: '{{item.image}}' } },
+              { type: 'text', text: 'Rate: {{sample.output_text}}' },
+            ],
+          },
+        ],
+      },
+    }).vision!;
+    const pics = [
+      { id: 'file', item: { image: 'shots/pic.png' }, sample: { output_text: 'a' } },
+      { id: 'url', item: { image: `${prefix}pic.png` }, sample: { output_text: 'b' } },
+    ];
+    const scoreVia = async (queuePrefix: string, extra: string[]) => {
+      const w = await worker(['--grader', vision, '--prefix', queuePrefix, ...FAST, ...extra]);
+      // the server has no image flags: the worker's are what the grade uses
+      const s = await serve(['--queue', redis.url, '--queue-prefix', queuePrefix, '--grader', vision]);
+      servers.add(s);
+      const r = await postJSON(`${s.url}/v1/score`, { samples: pics });
+      expect(r.status, r.text).toBe(200);
+      await s.stop();
+      servers.delete(s);
+      await w.kill();
+      workers.delete(w);
+      return r.json.results as { valid: boolean; score: number; error?: { kind: string; message: string } }[];
+    };
+    try {
+      const before = judgeServer.chatRequests.length;
+      const open = await scoreVia('img-open', ['--image-dir', images, '--image-url', prefix]);
+      expect(open.map((x) => [x.valid, x.score])).toEqual([
+        [true, 7],
+        [true, 7],
+      ]);
+      const sent = judgeServer.chatRequests.slice(before).map((q) => q.body.messages[0].content[0].image_url.url as string);
+      expect(sent.map((u) => Buffer.from(u.split(',')[1]!, 'base64').equals(png))).toEqual([true, true]);
+      const asked = judgeServer.chatRequests.length;
+      const closed = await scoreVia('img-closed', []);
+      expect(closed.map((x) => x.error?.kind)).toEqual(['config_error', 'config_error']);
+      expect(closed[0]!.error!.message).toMatch(/--image-dir/);
+      expect(closed[1]!.error!.message).toMatch(/--image-url/);
+      expect(judgeServer.chatRequests.length).toBe(asked); // no judge call without the image
+    } finally {
+      rmSync(images, { recursive: true, force: true });
+    }
   }, 90_000);
 });

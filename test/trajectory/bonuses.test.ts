@@ -3,19 +3,23 @@
 // trajectory, RLeXplore's scaling ("rms": divided by the running std, whose statistics are those
 // of every value seen pooled with the prior of weight 1e-4, mean 0, var 1; "minmax"; beta and
 // kappa), RND's prediction error against the fixed network; the run state saved and restored
-// (state_file); a grader-extracted state key; composing with an extrinsic reward in multi.
-import { mkdtempSync, readFileSync } from 'node:fs';
+// (state_file: written asynchronously, flushed when the services close or the process exits;
+// count_bonus's max_states forgets the least recently seen); a grader-extracted state key;
+// composing with an extrinsic reward in multi.
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { grade, gradeGroup, loadGrader, type Grader } from '../../dist/index.js';
+import { grade, gradeGroup, loadGrader, Services, type Grader } from '../../dist/index.js';
 import { registerBuiltinTypes } from '../../dist/graders/builtins.js';
 import { forward, initNet } from '../../dist/graders/trajectory/rnd.js';
+import { runCli, runProcess } from '../helpers/cli.js';
 
 beforeAll(() => registerBuiltinTypes());
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'arbiter-bonus-'));
-const on = (g: Grader, trajectory: unknown[]) => grade(g, { item: { trajectory }, sample: { output_text: '' } });
+const on = (g: Grader, trajectory: unknown[], services?: Services) =>
+  grade(g, { item: { trajectory }, sample: { output_text: '' } }, services ? { services } : {});
 const T = '{{item.trajectory}}';
 const states = (...xs: number[]) => xs.map((pos) => ({ obs: { pos } }));
 
@@ -65,19 +69,96 @@ describe('count_bonus', () => {
   });
 
   it('state_file: the counts (and the scaler) are restored by a new grader and carried on', async () => {
-    const file = join(tmp(), 'counts.json');
+    const dir = tmp();
+    const file = join(dir, 'counts.json');
     const cfg = { type: 'count_bonus', trajectory: T, key: { field: 'obs' }, normalize: 'rms', state_file: file };
     const one = loadGrader(cfg);
-    await on(one, states(1, 2));
+    const services = new Services();
+    await on(one, states(1, 2), services);
+    await services.close(); // the write is asynchronous: closing the services flushes it
+    expect(JSON.parse(readFileSync(file, 'utf8')).state.counts).toHaveLength(2);
+    expect(readdirSync(dir)).toEqual(['counts.json']); // the temporary file was renamed over it
     const straight = loadGrader({ ...cfg, state_file: undefined });
     await on(straight, states(1, 2));
     const want = await on(straight, states(1, 5, 1));
     const two = loadGrader(cfg); // a new process, in effect: the file is all it knows
     const got = await on(two, states(1, 5, 1));
     expect(got.steps).toEqual(want.steps);
-    expect(JSON.parse(readFileSync(file, 'utf8')).state.counts).toBeDefined();
     // the file is an operator's: a config naming one is unsafe for a request's inline grader
     expect(one.capabilities.some((c) => c.capability === 'unsafe' && c.field === 'state_file')).toBe(true);
+  });
+
+  it('state_file: concurrent grades are saved together; after the flush the file holds the latest state', async () => {
+    const file = join(tmp(), 'counts.json');
+    const g = loadGrader({ type: 'count_bonus', trajectory: T, key: { field: 'obs' }, normalize: 'none', state_file: file });
+    const services = new Services();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => on(g, states(i % 3, 7), services)));
+    await services.close();
+    const saved = JSON.parse(readFileSync(file, 'utf8')).state;
+    expect(saved.graded).toBe(20);
+    // obs 0 and 1 seen 7 times, 2 six times, 7 in every trajectory
+    expect(saved.counts.map(([, n]: [string, number]) => n).sort((a: number, b: number) => a - b)).toEqual([6, 7, 7, 20]);
+  });
+
+  it('state_file: a process that exits without closing its services still writes the last state', async () => {
+    const file = join(tmp(), 'counts.json');
+    const script = `
+      const { grade, loadGrader } = await import(${JSON.stringify(new URL('../../dist/index.js', import.meta.url).href)});
+      const { registerBuiltinTypes } = await import(${JSON.stringify(new URL('../../dist/graders/builtins.js', import.meta.url).href)});
+      registerBuiltinTypes();
+      const g = loadGrader({ type: 'count_bonus', trajectory: '{{item.trajectory}}', key: { field: 'obs' }, state_file: ${JSON.stringify(file)} });
+      for (let i = 0; i < 3; i++) await grade(g, { item: { trajectory: [{ obs: i }] }, sample: { output_text: '' } });
+      process.exit(0);`;
+    const r = await runProcess(process.execPath, ['--input-type=module', '-e', script]);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(readFileSync(file, 'utf8')).state.graded).toBe(3);
+  });
+
+  it('state_file: `arbiter score` ends with every grade saved', async () => {
+    const dir = tmp();
+    const file = join(dir, 'counts.json');
+    writeFileSync(join(dir, 'g.json'), JSON.stringify({ type: 'count_bonus', trajectory: T, key: { field: 'obs' }, state_file: file }));
+    writeFileSync(
+      join(dir, 'in.jsonl'),
+      Array.from({ length: 30 }, (_, i) => JSON.stringify({ item: { trajectory: states(i % 4) }, output_text: '' })).join('\n'),
+    );
+    const r = await runCli(['score', join(dir, 'in.jsonl'), '-g', join(dir, 'g.json'), '-o', join(dir, 'out.jsonl')]);
+    expect(r.code, r.stderr).toBe(0);
+    const saved = JSON.parse(readFileSync(file, 'utf8')).state;
+    expect(saved.graded).toBe(30);
+    expect(saved.counts.map(([, n]: [string, number]) => n).sort()).toEqual([7, 7, 8, 8]);
+  });
+
+  it('state_file: a write that fails makes the later grades invalid; closing the services warns of it', async () => {
+    const file = join(tmp(), 'missing-folder', 'counts.json');
+    const g = loadGrader({ type: 'count_bonus', trajectory: T, key: { field: 'obs' }, normalize: 'none', state_file: file });
+    const services = new Services();
+    const first = await on(g, states(1), services);
+    expect(first.score).toBe(1); // its score is right: only the saving failed
+    const warned = new Promise<Error>((res) => process.once('warning', res));
+    await services.close();
+    expect((await warned).message).toMatch(/state_file .*counts\.json could not be saved: ENOENT/);
+    const next = await on(g, states(1), services);
+    expect(next.valid).toBe(false);
+    expect(next.error?.kind).toBe('config_error');
+    expect(next.error?.message).toMatch(/could not be saved/);
+  });
+
+  it('max_states: past the cap the least recently seen state is forgotten, and the evictions reported', async () => {
+    const g = loadGrader({ type: 'count_bonus', trajectory: T, key: { field: 'obs' }, normalize: 'none', max_states: 2 });
+    const a = await on(g, states(1, 2, 3, 1));
+    // 3 evicts 1 (then 2, 3 kept), so 1 counts as new again and evicts 2
+    expect(a.steps).toEqual([1, 1, 1, 1]);
+    expect(a.metadata).toMatchObject({ distinct_states: 2, max_states: 2, evicted: 2, evicted_total: 2 });
+    expect(a.reason).toMatch(/2 least recently seen state\(s\) forgotten at max_states 2/);
+    // seeing 3 makes 1 the least recently seen: the new state 2 evicts 1, not 3 (first in)
+    const b = await on(g, states(3, 2));
+    expect(b.steps).toEqual([1 / Math.sqrt(2), 1]);
+    const c = await on(g, states(3, 1));
+    expect(c.steps).toEqual([1 / Math.sqrt(3), 1]);
+    expect(c.metadata).toMatchObject({ evicted: 1, evicted_total: 4 });
+    const unlimited = await on(loadGrader({ type: 'count_bonus', trajectory: T, key: { field: 'obs' }, normalize: 'none' }), states(1));
+    expect(unlimited.metadata).toMatchObject({ max_states: 100_000, evicted: 0 });
   });
 
   it('a state key from a grader: its score is the key', async () => {
@@ -189,7 +270,9 @@ describe('rnd_bonus', () => {
     const straight = loadGrader(c);
     await on(straight, traj);
     const want = await on(straight, [{ x: 1, y: [2] }]);
-    await on(loadGrader({ ...c, state_file: file }), traj);
+    const services = new Services();
+    await on(loadGrader({ ...c, state_file: file }), traj, services);
+    await services.close();
     const got = await on(loadGrader({ ...c, state_file: file }), [{ x: 1, y: [2] }]);
     expect(got.steps).toEqual(want.steps);
     const wrong = await on(loadGrader({ type: 'count_bonus', trajectory: T, key: { field: 'x' }, state_file: file }), traj);

@@ -30,6 +30,15 @@ const keyDoor = {
 
 const run = (config: Record<string, unknown>, trajectory: unknown[]) => grade(loadGrader(config), { item: { trajectory }, sample: { output_text: '' } });
 
+/** A trajectory of cells, one a character: `cells('K.D')`. */
+const cells = (s: string) => [...s].map((cell) => ({ cell }));
+
+/** keyDoor without lava: the key (rewarded `key`), then the door (1) within the bounds `door`, then `more` transitions. */
+const keyThenDoor = (key: number, door: Record<string, number>, ...more: Record<string, unknown>[]) => ({
+  ...keyDoor,
+  transitions: [{ from: 'start', to: 'has_key', on: 'key', reward: key }, { from: 'has_key', to: 'done', on: 'door', reward: 1, ...door }, ...more],
+});
+
 /** The definition, table-driven: δ[u][cell] = [u', r]; no entry: stay with 0; a terminal state ends the run. */
 function reference(trajectory: { cell: string }[]): { steps: number[]; path: string[] } {
   const delta: Record<string, Record<string, [string, number]>> = {
@@ -67,7 +76,7 @@ describe('reward_machine', () => {
   });
 
   it('shows the path with the step and reward of each transition', async () => {
-    const r = await run(keyDoor, [{ cell: '.' }, { cell: 'K' }, { cell: '.' }, { cell: 'D' }, { cell: 'L' }]);
+    const r = await run(keyDoor, cells('.K.DL'));
     expect(r.reason).toBe('start -[t=1 +0.2]-> has_key -[t=3 +1]-> done (terminal); 5 step(s), total 1.2');
     expect(r.steps).toEqual([0, 0.2, 0, 1, 0]);
     expect(r.metadata.terminal).toBe(true);
@@ -81,7 +90,7 @@ describe('reward_machine', () => {
         door: { grader: { type: 'string_check', input: '{{sample.step.cell}}', reference: 'D', operation: 'eq' }, min_score: 1 },
       },
     };
-    const r = await run(config, [{ cell: 'K' }, { cell: 'D' }]);
+    const r = await run(config, cells('KD'));
     expect(r.steps).toEqual([0.2, 1]);
     const bad = await run(config, [{ cell: 'K' }, { nothing: 1 }]);
     expect(bad.valid).toBe(false);
@@ -89,23 +98,16 @@ describe('reward_machine', () => {
   });
 
   it('timed transitions: enabled only while the clock of the current state is within the bounds', async () => {
-    const timed = {
-      ...keyDoor,
-      transitions: [
-        { from: 'start', to: 'has_key', on: 'key', reward: 0.2 },
-        // the door counts only within two steps of taking the key (steps taken in has_key before this one)
-        { from: 'has_key', to: 'done', on: 'door', reward: 1, max_steps: 2 },
-        { from: 'has_key', to: 'start', on: 'not door', reward: 0, min_steps: 3 },
-      ],
-    };
+    // the door counts only within two steps of taking the key (steps taken in has_key before this one)
+    const timed = keyThenDoor(0.2, { max_steps: 2 }, { from: 'has_key', to: 'start', on: 'not door', reward: 0, min_steps: 3 });
     // key at 0; door at 3: clock 2 → fires
-    expect((await run(timed, [{ cell: 'K' }, { cell: '.' }, { cell: '.' }, { cell: 'D' }])).steps).toEqual([0.2, 0, 0, 1]);
+    expect((await run(timed, cells('K..D'))).steps).toEqual([0.2, 0, 0, 1]);
     // key at 0; door at 4: clock 3, too late for the door; "not door" is false there, so the machine stays
-    const late = await run(timed, [{ cell: 'K' }, { cell: '.' }, { cell: '.' }, { cell: '.' }, { cell: 'D' }]);
+    const late = await run(timed, cells('K...D'));
     expect(late.steps).toEqual([0.2, 0, 0, 0, 0]);
     expect(late.metadata.final_state).toBe('has_key');
     // no door by clock 3: back to start (min_steps), and a new key is rewarded again
-    const back = await run(timed, [{ cell: 'K' }, { cell: '.' }, { cell: '.' }, { cell: '.' }, { cell: '.' }, { cell: 'K' }]);
+    const back = await run(timed, cells('K....K'));
     expect(back.steps).toEqual([0.2, 0, 0, 0, 0, 0.2]);
     expect((back.metadata.path as { state: string; t: number | null }[]).map((p) => [p.state, p.t])).toEqual([
       ['start', null],
@@ -114,68 +116,29 @@ describe('reward_machine', () => {
       ['has_key', 5],
     ]);
     // a time field: bounds on the change of "time" since the state was entered
-    const clocked = {
-      ...keyDoor,
-      time_field: 'time',
-      transitions: [
-        { from: 'start', to: 'has_key', on: 'key', reward: 0.2 },
-        { from: 'has_key', to: 'done', on: 'door', reward: 1, min_time: 1.5, max_time: 3 },
-      ],
+    const clocked = { ...keyThenDoor(0.2, { min_time: 1.5, max_time: 3 }), time_field: 'time' };
+    const clockedSteps = async (...at: [string, number][]) => {
+      const r = await run(
+        clocked,
+        at.map(([cell, time]) => ({ cell, time })),
+      );
+      return r.steps;
     };
-    const at = (cells: [string, number][]) => cells.map(([cell, time]) => ({ cell, time }));
-    expect(
-      (
-        await run(
-          clocked,
-          at([
-            ['K', 10],
-            ['D', 11],
-          ]),
-        )
-      ).steps,
-    ).toEqual([0.2, 0]);
-    expect(
-      (
-        await run(
-          clocked,
-          at([
-            ['K', 10],
-            ['D', 11],
-            ['D', 12.5],
-          ]),
-        )
-      ).steps,
-    ).toEqual([0.2, 0, 1]);
-    expect(
-      (
-        await run(
-          clocked,
-          at([
-            ['K', 10],
-            ['D', 13.5],
-          ]),
-        )
-      ).steps,
-    ).toEqual([0.2, 0]);
-    const noTime = await run(clocked, [{ cell: 'K' }]);
+    expect(await clockedSteps(['K', 10], ['D', 11])).toEqual([0.2, 0]);
+    expect(await clockedSteps(['K', 10], ['D', 11], ['D', 12.5])).toEqual([0.2, 0, 1]);
+    expect(await clockedSteps(['K', 10], ['D', 13.5])).toEqual([0.2, 0]);
+    const noTime = await run(clocked, cells('K'));
     expect(noTime.valid).toBe(false);
     expect(noTime.error?.kind).toBe('bad_input');
   });
 
   it('a self-loop gives its reward each step without leaving the state: the clock runs on, the path skips it', async () => {
-    const loop = {
-      ...keyDoor,
-      transitions: [
-        { from: 'start', to: 'has_key', on: 'key', reward: 0 },
-        { from: 'has_key', to: 'done', on: 'door', reward: 1, max_steps: 1 },
-        { from: 'has_key', to: 'has_key', on: '1', reward: -0.1 },
-      ],
-    };
-    const soon = await run(loop, [{ cell: 'K' }, { cell: '.' }, { cell: 'D' }]);
+    const loop = keyThenDoor(0, { max_steps: 1 }, { from: 'has_key', to: 'has_key', on: '1', reward: -0.1 });
+    const soon = await run(loop, cells('K.D'));
     expect(soon.steps).toEqual([0, -0.1, 1]);
     expect(soon.reason).toBe('start -[t=0 +0]-> has_key -[t=2 +1]-> done (terminal); 3 step(s), total 0.9');
     // two self-loops later the clock is 2: the door is too late
-    const late = await run(loop, [{ cell: 'K' }, { cell: '.' }, { cell: '.' }, { cell: 'D' }]);
+    const late = await run(loop, cells('K..D'));
     expect(late.steps).toEqual([0, -0.1, -0.1, -0.1]);
   });
 
@@ -210,7 +173,7 @@ describe('reward_machine', () => {
       calculate_output: 'rm - 0.01 * len',
       steps_from: 'rm',
     });
-    const r = await grade(g, { item: { trajectory: [{ cell: 'K' }, { cell: 'D' }], n: 2 }, sample: { output_text: '' } });
+    const r = await grade(g, { item: { trajectory: cells('KD'), n: 2 }, sample: { output_text: '' } });
     expect(r.score).toBeCloseTo(1.2 - 0.02, 12);
     expect(r.steps).toEqual([0.2, 1]);
   });

@@ -5,6 +5,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { Services } from '../../core/services.js';
 import { DEFAULT_DEADLINE_MS, DEFAULT_LOCK_MS, DEFAULT_STALLED_MS } from '../../queue/protocol.js';
 import { die, EXIT } from '../exit.js';
+import { addImageOptions, imageSources } from '../image-options.js';
 import { startGraders, VERBOSE_OPTION } from '../startup.js';
 import { positiveInt } from './score.js';
 
@@ -30,11 +31,13 @@ interface WorkerOpts {
   events?: boolean;
   probeEndpoints: boolean;
   unsafeNoSandbox?: boolean;
+  imageDir?: string[];
+  imageUrl?: string[];
   verbose?: boolean;
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('worker')
     .description('grade jobs from the Redis queue of `arbiter serve --queue` (scale out over machines)')
     .requiredOption('--queue <url>', 'the Redis the servers use: redis://HOST:PORT[/DB] (rediss:// for TLS)')
@@ -65,7 +68,9 @@ export function register(program: Command): void {
     .option('--events', 'print one JSON line per job event on stdout (active, completed, stalled, lock_lost, ...)')
     .option('--no-probe-endpoints', 'serve model graders without first checking that their endpoints accept connections')
     .option('--unsafe-no-sandbox', 'run code graders without bubblewrap (only for trusted code)')
-    .option(...VERBOSE_OPTION)
+    .option(...VERBOSE_OPTION);
+  // the jobs' model graders read images on this machine: the same operator flags as score and serve
+  addImageOptions(cmd)
     .addHelpText(
       'after',
       `
@@ -76,7 +81,8 @@ connections) is not served; /healthz and /metrics on the server show live worker
 
 Examples:
   arbiter worker --queue redis://10.0.0.5:6379 --grader gsm8k=graders/gsm8k.json
-  arbiter worker --queue redis://10.0.0.5:6379/1 --grader code.json --jobs 32`,
+  arbiter worker --queue redis://10.0.0.5:6379/1 --grader code.json --jobs 32
+  arbiter worker --queue redis://10.0.0.5:6379 --grader vlm-judge.json --image-dir /data/screens`,
     )
     .action(async (o: WorkerOpts) => {
       try {
@@ -91,7 +97,7 @@ Examples:
           process.exit(EXIT.USAGE);
         }
         const graders = await loadGraderSpecs(o.grader);
-        const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox) });
+        const services = new Services({ unsafeNoSandbox: Boolean(o.unsafeNoSandbox), images: imageSources(o) });
         const log = (m: string) => process.stderr.write(`arbiter worker: ${m}\n`);
         // jobs are graded under their deadline: cpu_heavy graders' worker threads start now
         await startGraders([...graders.values()], services, { verbose: o.verbose === true, deadline: true, prefix: 'arbiter worker' });

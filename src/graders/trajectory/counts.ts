@@ -1,6 +1,7 @@
 // `count_bonus` and `episodic_bonus`: count-based novelty over a step's state key. count_bonus
 // counts visits over the whole run (every trajectory this grader has graded, and a restored
-// state_file): the bonus of step t is 1/sqrt(N(s_t)), N counting this visit. episodic_bonus counts
+// state_file): the bonus of step t is 1/sqrt(N(s_t)), N counting this visit; it keeps at most
+// `max_states` states, forgetting the least recently seen. episodic_bonus counts
 // within one trajectory only: 1/sqrt(n(s_t)), or with mode "first_visit" 1 on the first visit to a
 // state and 0 after. Raw bonuses are then scaled as RLeXplore's BaseReward does (intrinsic.ts).
 // Score: the sum of the scaled per-step bonuses, which are the result's `steps`. count_bonus with
@@ -21,23 +22,46 @@ import {
   newRms,
   RunState,
   scaleBonuses,
+  stored,
   type BaseState,
   type BonusConfig,
   updateRms,
 } from './intrinsic.js';
 
-const countSchema = graderSchema({ trajectory: trajectoryField, key: keySchema, scope: z.enum(['run', 'group']).optional(), ...bonusFields });
+/** The distinct states count_bonus keeps by default (see `max_states`). */
+const DEFAULT_MAX_STATES = 100_000;
+
+const countSchema = graderSchema({
+  trajectory: trajectoryField,
+  key: keySchema,
+  scope: z.enum(['run', 'group']).optional(),
+  /** Distinct states kept (default 100000); past it the least recently seen is forgotten (its count dropped). */
+  max_states: z.number().int().min(1).optional(),
+  ...bonusFields,
+});
 const episodicSchema = graderSchema({ trajectory: trajectoryField, key: keySchema, mode: z.enum(['inverse_sqrt', 'first_visit']).optional(), ...bonusFields });
 
+/** Visit counts by state key, least recently seen first (a Map keeps that order as keys are re-set). */
 interface CountState extends BaseState {
-  counts: Record<string, number>;
+  counts: Map<string, number>;
+  /** States forgotten over the run at `max_states`. */
+  evicted: number;
 }
 
-const isCountState = (x: unknown): x is CountState =>
+/** The stored form: the counts as [key, count] pairs in that order. */
+interface StoredCounts extends BaseState {
+  counts: [string, number][];
+  evicted: number;
+}
+
+const isStoredCounts = (x: unknown): x is StoredCounts =>
   isBaseState(x) &&
-  typeof (x as CountState).counts === 'object' &&
-  (x as CountState).counts !== null &&
-  Object.values((x as CountState).counts).every((n) => typeof n === 'number');
+  typeof (x as StoredCounts).evicted === 'number' &&
+  Array.isArray((x as StoredCounts).counts) &&
+  (x as StoredCounts).counts.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && typeof e[1] === 'number');
+
+const decodeCounts = (x: unknown): CountState | undefined => (isStoredCounts(x) ? { ...x, counts: new Map(x.counts) } : undefined);
+const encodeCounts = (s: CountState): StoredCounts => ({ ...s, counts: [...s.counts] });
 
 /** The first 20 values, for a reason. */
 export const fmt = (xs: readonly number[]) =>
@@ -54,11 +78,19 @@ export const countBonus: GraderType<z.infer<typeof countSchema>> = {
   build(cfg, b) {
     const traj = b.value('trajectory', cfg.trajectory ?? DEFAULT_TRAJECTORY);
     const keyOf = buildStateKey(cfg.key, b);
-    const run = new RunState<CountState>('count_bonus', cfg.state_file, () => ({ ...newBaseState(), counts: {} }), isCountState);
+    const maxStates = cfg.max_states ?? DEFAULT_MAX_STATES;
+    const run = new RunState<CountState>(
+      'count_bonus',
+      cfg.state_file,
+      () => ({ ...newBaseState(), counts: new Map(), evicted: 0 }),
+      decodeCounts,
+      encodeCounts,
+    );
     const group = cfg.scope === 'group';
     if (group && b.path !== '') b.fail('scope', `scope "group" counts across the group, so this count_bonus must be the root grader (it is at ${b.path})`);
     if (group && cfg.state_file !== undefined) b.issue('state_file', 'scope "group" keeps no run state');
     if (group && cfg.kappa !== undefined) b.issue('kappa', 'scope "group" keeps no run state, so there is no decay over trajectories');
+    if (group && cfg.max_states !== undefined) b.issue('max_states', 'scope "group" keeps no run state (the counts are those of one group)');
     const name = b.name;
     return async (input, ctx) => {
       if (group && !inGroupStage(ctx)) throw needsGroup(name, 'counts visits');
@@ -72,19 +104,29 @@ export const countBonus: GraderType<z.infer<typeof countSchema>> = {
         };
       // from here on synchronous: concurrent grades never interleave their updates
       const st = run.get();
+      let evicted = 0;
       const raw = keys.map((k) => {
-        const n = (Object.hasOwn(st.counts, k) ? st.counts[k]! : 0) + 1;
-        st.counts[k] = n;
+        const n = (st.counts.get(k) ?? 0) + 1;
+        // re-set last: the Map's order is that of the last visits
+        st.counts.delete(k);
+        st.counts.set(k, n);
+        if (st.counts.size > maxStates) {
+          st.counts.delete(st.counts.keys().next().value!);
+          evicted++;
+        }
         return 1 / Math.sqrt(n);
       });
+      st.evicted += evicted;
       const bonus = scaleBonuses(raw, cfg, st);
-      run.save();
+      run.save(ctx.services);
       const total = bonus.reduce((a, x) => a + x, 0);
       return {
         score: total,
         steps: bonus,
-        reason: `count bonus over ${steps.length} step(s) (raw 1/sqrt(N): ${fmt(raw)}; ${cfg.normalize ?? 'rms'}) = ${total}`,
-        metadata: { raw, distinct_states: Object.keys(st.counts).length, trajectories: st.graded },
+        reason:
+          `count bonus over ${steps.length} step(s) (raw 1/sqrt(N): ${fmt(raw)}; ${cfg.normalize ?? 'rms'}) = ${total}` +
+          (evicted ? `; ${evicted} least recently seen state(s) forgotten at max_states ${maxStates}` : ''),
+        metadata: { raw, distinct_states: st.counts.size, trajectories: st.graded, max_states: maxStates, evicted, evicted_total: st.evicted },
       };
     };
   },
@@ -99,7 +141,7 @@ export const episodicBonus: GraderType<z.infer<typeof episodicSchema>> = {
     const traj = b.value('trajectory', cfg.trajectory ?? DEFAULT_TRAJECTORY);
     const keyOf = buildStateKey(cfg.key, b);
     const first = cfg.mode === 'first_visit';
-    const run = new RunState<BaseState>('episodic_bonus', cfg.state_file, newBaseState, isBaseState);
+    const run = new RunState<BaseState>('episodic_bonus', cfg.state_file, newBaseState, stored(isBaseState));
     return async (input, ctx) => {
       const steps = readSteps(traj, input);
       const keys = await Promise.all(steps.map((s, t) => keyOf(input, s, t, ctx)));
@@ -110,7 +152,7 @@ export const episodicBonus: GraderType<z.infer<typeof episodicSchema>> = {
         return first ? Number(n === 1) : 1 / Math.sqrt(n);
       });
       const bonus = scaleBonuses(raw, cfg, run.get());
-      run.save();
+      run.save(ctx.services);
       const total = bonus.reduce((a, x) => a + x, 0);
       return {
         score: total,

@@ -4,14 +4,17 @@
 // update with the population variance), the scaling of a trajectory's raw bonuses ("rms": divided
 // by the running std of the bonuses, or of their discounted returns with `gamma`; "minmax": to
 // [0, 1] over the trajectory; "none"), the weight beta·(1-kappa)^n (n trajectories graded before),
-// and the per-run state kept in memory and, with `state_file`, restored from and saved to a file.
+// and the per-run state kept in memory and, with `state_file`, restored from and saved to a file
+// (asynchronous coalesced writes, flushed when the services close).
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Grader, GraderContext } from '../../core/grader.js';
 import type { BuildContext, CapabilityUse } from '../../core/registry.js';
 import { GradeFailure } from '../../core/result.js';
 import type { GradeInput } from '../../core/sample.js';
+import type { Services } from '../../core/services.js';
 import { getPath } from '../../io/path.js';
 import { gradeStep, type Step } from './steps.js';
 
@@ -24,7 +27,7 @@ export const bonusFields = {
   gamma: z.number().min(0).max(1).optional(),
   beta: z.number().finite().optional(),
   kappa: z.number().min(0).max(1).optional(),
-  /** JSON file the run's state is restored from (when it exists) and saved to after each grade. */
+  /** JSON file the run's state is restored from (when it exists) and saved to after each grade (asynchronously; see RunState). */
   state_file: z.string().min(1).optional(),
 };
 export interface BonusConfig {
@@ -127,17 +130,42 @@ export function buildStateKey(key: z.infer<typeof keySchema>, b: BuildContext): 
   };
 }
 
-/** The run state of one grader: kept in memory, restored from `file` on first use, saved after each grade. */
+/** Run states with changes not yet on disk: written synchronously if the process exits first. */
+const unsaved = new Set<RunState<BaseState>>();
+let exitHooked = false;
+let writes = 0;
+let instances = 0;
+const tmpName = (file: string) => `${file}.tmp-${process.pid}-${++writes}`;
+
+/**
+ * The run state of one grader: kept in memory, restored from `file` on first use, saved after each
+ * grade. Saving is asynchronous and coalesced: at most one write in flight; grades that finish
+ * while it runs are written together by the next one, which takes the latest state. Each write is
+ * atomic (a temporary file renamed over `file`), so the file always holds a whole state. `flush`
+ * (called by `Services.close()`, which every command and the server call at their end) waits for
+ * the last write; a process that exits without it writes the latest state synchronously on
+ * `exit`. A crash (SIGKILL, power loss) loses the grades since the last completed write: a restart
+ * continues from that earlier state. A write that fails makes every later grade of this grader
+ * invalid (`config_error`) and `flush` reject (closing the services then warns on stderr).
+ */
 export class RunState<S extends BaseState> {
   private state: S | undefined;
+  private dirty = false;
+  private writing: Promise<void> | undefined;
+  private failed: Error | undefined;
+  private readonly id = ++instances;
   constructor(
     private readonly kind: string,
     private readonly file: string | undefined,
     private readonly fresh: () => S,
-    private readonly check: (s: unknown) => s is S,
+    /** The state from its stored form, or undefined when it is not one. */
+    private readonly decode: (stored: unknown) => S | undefined,
+    /** The stored (JSON) form of the state. */
+    private readonly encode: (s: S) => unknown = (s) => s,
   ) {}
 
   get(): S {
+    if (this.failed) throw new GradeFailure('config_error', `state_file ${this.file} could not be saved: ${this.failed.message}`);
     if (this.state) return this.state;
     if (this.file !== undefined && existsSync(this.file)) {
       let parsed: unknown;
@@ -147,19 +175,84 @@ export class RunState<S extends BaseState> {
         throw new GradeFailure('config_error', `state_file ${this.file} could not be read: ${(e as Error).message}`);
       }
       const p = parsed as { kind?: unknown; state?: unknown };
-      if (p?.kind !== this.kind || !this.check(p.state)) throw new GradeFailure('config_error', `state_file ${this.file} is not a ${this.kind} state`);
-      this.state = p.state;
+      const st = p?.kind === this.kind ? this.decode(p.state) : undefined;
+      if (!st) throw new GradeFailure('config_error', `state_file ${this.file} is not a ${this.kind} state`);
+      this.state = st;
     } else this.state = this.fresh();
     return this.state;
   }
 
-  save(): void {
+  /** Schedules a write of the current state; `services` closing flushes it. */
+  save(services: Services): void {
     if (this.file === undefined || !this.state) return;
-    const tmp = `${this.file}.tmp-${process.pid}`;
-    writeFileSync(tmp, JSON.stringify({ kind: this.kind, state: this.state }));
-    renameSync(tmp, this.file);
+    // a failed last write has no grade left to fail: the operator is told on stderr
+    services.get(
+      `run-state:${this.id}`,
+      () => this,
+      (r) => r.flush().catch((e: Error) => process.emitWarning(e.message)),
+    );
+    this.dirty = true;
+    unsaved.add(this as unknown as RunState<BaseState>);
+    if (!exitHooked) {
+      exitHooked = true;
+      process.on('exit', () => {
+        for (const r of unsaved) r.writeNow();
+      });
+    }
+    this.writing ??= this.writeLoop();
+  }
+
+  /** Resolves when the latest state is on disk; rejects when a write failed. */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+    if (this.failed) throw new Error(`state_file ${this.file} could not be saved: ${this.failed.message}`);
+  }
+
+  private text(): string {
+    return JSON.stringify({ kind: this.kind, state: this.encode(this.state!) });
+  }
+
+  private async writeLoop(): Promise<void> {
+    const file = this.file!;
+    try {
+      // grades finishing in the same turn of the event loop share this write
+      await Promise.resolve();
+      while (this.dirty && !this.failed) {
+        this.dirty = false;
+        const tmp = tmpName(file);
+        try {
+          await writeFile(tmp, this.text());
+          await rename(tmp, file);
+        } catch (e) {
+          this.failed = e as Error;
+          await rm(tmp, { force: true }).catch(() => {});
+        }
+      }
+    } finally {
+      this.writing = undefined;
+      if (!this.dirty || this.failed) unsaved.delete(this as unknown as RunState<BaseState>);
+    }
+  }
+
+  /** The synchronous last write, at process exit. */
+  private writeNow(): void {
+    if (!this.dirty || this.failed) return;
+    const tmp = tmpName(this.file!);
+    try {
+      writeFileSync(tmp, this.text());
+      renameSync(tmp, this.file!);
+      this.dirty = false;
+    } catch {
+      // exiting: nothing left to report to
+    }
   }
 }
+
+/** A stored state that is used as it is, when `is` accepts it. */
+export const stored =
+  <S>(is: (x: unknown) => x is S) =>
+  (x: unknown): S | undefined =>
+    is(x) ? x : undefined;
 
 const isNums = (x: unknown): x is number[] => Array.isArray(x) && x.every((v) => typeof v === 'number');
 export const isRms = (x: unknown): x is RmsState => {

@@ -22,6 +22,7 @@ import {
   newRms,
   RunState,
   scaleBonuses,
+  stored,
   updateRms,
   type BaseState,
   type RmsState,
@@ -200,10 +201,10 @@ export const rndBonus: GraderType<Config> = {
         const predictor = initNet(0, hidden, latent, seed + 1);
         return { ...newBaseState(), dim: 0, predictor, adam: { t: 0, m: zerosLike(predictor), v: zerosLike(predictor) }, obs_rms: newRms(0) };
       },
-      isRndState,
+      stored(isRndState),
     );
     let target: Net | undefined;
-    return (input) => {
+    return (input, ctx) => {
       const steps = readSteps(traj, input);
       const xs = steps.map((s, t) => observe(s, t, cfg.features));
       const st = run.get();
@@ -229,7 +230,7 @@ export const rndBonus: GraderType<Config> = {
       const raw = norm.map((x, i) => mse(forward(st.predictor, x).y, targets[i]!));
       const bonus = scaleBonuses(raw, cfg, st);
       if (norm.length) for (let e = 0; e < epochs; e++) adamStep(st.predictor, st.adam, norm, targets, lr);
-      run.save();
+      run.save(ctx.services);
       const total = bonus.reduce((a, x) => a + x, 0);
       return {
         score: total,
