@@ -129,7 +129,12 @@ describe("Python: the solution's process, warm and cold", () => {
     'def probe():\n    import os\n    n = [l.split()[1] for l in open("/proc/self/status") if l.startswith("Seccomp_filters:")]\n' +
     '    try:\n        pid = os.fork()\n    except OSError as e:\n        return (n[0] if n else "?", e.errno)\n' +
     '    if pid == 0:\n        os._exit(0)\n    os.waitpid(pid, 0)\n    return (n[0] if n else "?", 0)\n';
-  const cfg = { language: 'python', format: 'humaneval', entry_point: 'probe', tests: 'def check(candidate):\n    assert candidate() == ("2", 1), candidate()\n' };
+  const cfg = {
+    language: 'python',
+    format: 'humaneval',
+    entry_point: 'probe',
+    tests: 'def check(candidate):\n    assert candidate() == ("2", 1), candidate()\n',
+  };
   for (const warm of [true, false]) {
     it(`${warm ? 'warm' : 'cold'}: two seccomp filters, fork fails with EPERM`, async () => {
       const s = new Services();
