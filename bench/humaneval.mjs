@@ -10,6 +10,10 @@
 // per repetition, with their median. Prints programs/s, p50/p99 per program, the sandbox's own
 // cost per run (an empty program, warm and cold), and fails unless every program passed every way.
 //   node bench/humaneval.mjs [--rounds 3] [--repeat 3] [--baseline-concurrency 2] [--no-cold] [--other-cli PATH]
+//   node bench/humaneval.mjs --profile
+// (--profile prints instead where a warm program's page faults and CPU go, per process and phase:
+// each canonical solution once through a one-slot pool, with a copy of the Python driver that
+// reports getrusage at each phase of the harness H and of the solution's process S)
 // (--no-cold skips the reference run of `arbiter score` with ARBITER_SANDBOX_WARM=0; --other-cli
 // runs another build's dist/cli/main.js, e.g. the previous release's, in each repetition too, for a
 // before/after under the same load)
@@ -22,6 +26,8 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { compileProgram, runProgram, SandboxPool } from '../dist/sandbox/index.js';
 import { runtimeFor } from '../dist/sandbox/host.js';
+import { hostSpawnFilter } from '../dist/sandbox/seccomp.js';
+import { pythonImports } from '../dist/graders/code/harness.js';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -112,6 +118,87 @@ for _ in range(20):
 res['spawn'] = (cpu_all() - t) / 20 * 1000
 print(repr(res).replace("'", '"'))
 `;
+
+// --- --profile: page faults and CPU per process and phase of a warm run -------------------------
+// The driver's text with checkpoints spliced in (each anchor must exist: a changed driver fails
+// loudly here rather than profiling something else). H writes `PROF <phase> <faults> <cpu ms>` lines
+// (cumulative) on its stdout; S writes `PROFS ...` on a copy of H's stdout (fd 60) that it keeps.
+function profiledDriver(text) {
+  const cp = (fd, tag) => `__import__('os').write(${fd}, ('\\nPROF${tag} %s %d %.3f\\n' % (t, r.ru_minflt, (r.ru_utime + r.ru_stime) * 1000)).encode())`;
+  const patches = [
+    [
+      "    ready = globals().pop('__arbiter_modules__', None)\n",
+      `    import resource as _res\n\n    def CP(t):\n        r = _res.getrusage(_res.RUSAGE_SELF)\n        ${cp(1, '')}\n\n    def CS(t):\n        r = _res.getrusage(_res.RUSAGE_SELF)\n        ${cp(60, 'S')}\n\n    CP('start (the zygote\\'s set-up of the process)')\n`,
+      true,
+    ],
+    ['    spid = os.fork()\n', "    CP('the driver\\'s definitions')\n"],
+    ['    spec = _loads(text)\n    del text\n', "    CP('fork of S, reading the spec')\n", true],
+    ['    try:\n        loaded = receive(reply_r)\n', "    CP('the load request, the tests\\' imports, the prompt')\n"],
+    ['    def finish(code):\n', "        CP('the tests')\n", true],
+    ["        nul = os.open('/dev/null', os.O_RDWR)\n", "        os.dup2(1, 60)\n        CS('start (fork from H)')\n"],
+    ['        os.closerange(hi + 1, 1 << 20)\n', '', false, '        os.closerange(hi + 1, 60)\n        os.closerange(61, 1 << 20)\n'],
+    ['        ns = None\n        while True:\n', "        CS('set-up (fds, codecs, alarm)')\n"],
+    ['                why = install_spawn_filter(', "                CS('the load request')\n"],
+    ["                reply(['loaded', names, modules])\n", "                CS('the spawn filter, compile and exec of the solution')\n"],
+    [
+      '            _kill(spid, 9)\n            _waitpid(spid, 0)\n        except _BaseException:\n            pass\n        _exit(code)\n',
+      '',
+      false,
+      "            _kill(spid, 9)\n            _, _, r = os.wait4(spid, 0)\n            t = 'the calls (the tests)'\n            " +
+        cp(1, 'S').replace('__import__', '(lambda m: __import__(m))') +
+        "\n        except _BaseException:\n            pass\n        CP('ending S')\n        _exit(code)\n",
+    ],
+  ];
+  for (const [anchor, add, after, replace] of patches) {
+    if (!text.includes(anchor)) throw new Error(`--profile: the driver changed (no ${JSON.stringify(anchor.trim())}); update profiledDriver`);
+    text = text.replace(anchor, replace ?? (after ? anchor + add : add + anchor));
+  }
+  return text;
+}
+
+async function profile() {
+  const driver = profiledDriver(readFileSync(fileURLToPath(new URL('../dist/graders/code/drivers/driver.py', import.meta.url)), 'utf8'));
+  const pool = new SandboxPool({ concurrency: 1 });
+  const filter = hostSpawnFilter();
+  const sums = new Map();
+  let passedN = 0;
+  for (const it of items) {
+    const c = await compileProgram(pool, 'python', driver, {
+      trustedMain: true,
+      allowSpawn: true,
+      files: [{ name: 'solution.py', data: it.prompt + it.canonical_solution }],
+    });
+    if (!c.ok) throw new Error(`--profile: ${c.message}`);
+    const spec = { mode: 'humaneval', prompt: it.prompt, entry_point: it.entry_point, imports: pythonImports(it.test), tests: it.test };
+    const input = `ARBPROF\n${JSON.stringify({ ...spec, spawn_filter: filter ? filter.toString('base64') : null, solution: 'solution.py' })}`;
+    const r = await runProgram(pool, c.program, { stdin: input });
+    if (/^ARBPROF 0 pass$/m.test(r.stdout)) passedN++;
+    for (const who of ['', 'S']) {
+      let prev = [0, 0];
+      for (const m of r.stdout.matchAll(new RegExp(`^PROF${who} (.+) (\\d+) ([\\d.]+)$`, 'gm'))) {
+        const now = [Number(m[2]), Number(m[3])];
+        const key = `${who || 'H'}: ${m[1]}`;
+        const t = sums.get(key) ?? [0, 0];
+        sums.set(key, [t[0] + now[0] - prev[0], t[1] + now[1] - prev[1]]);
+        prev = now;
+      }
+    }
+  }
+  const mode = pool.warmMode;
+  pool.close();
+  console.log(
+    `where a warm HumanEval program's page faults and CPU go (${items.length} canonical solutions, one slot, ${mode}; load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}; passed ${passedN}/${items.length}):`,
+  );
+  for (const [k, [f, ms]] of sums)
+    console.log(`  ${k.padEnd(64)} ${(f / items.length).toFixed(0).padStart(5)} faults ${(ms / items.length).toFixed(2).padStart(7)} ms CPU`);
+  if (passedN !== items.length) process.exitCode = 1;
+}
+if (process.argv.includes('--profile')) {
+  await profile();
+  process.exit();
+}
 
 const dir = await mkdtemp(join(tmpdir(), 'arbiter-humaneval-'));
 try {

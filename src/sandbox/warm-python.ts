@@ -7,7 +7,7 @@ import { closeQuietly } from './cgroup.js';
 import { DEFAULT_LIMITS, mergeLimits, runMemoryBytes, type SandboxLimits } from './limits.js';
 import type { SpawnResult } from './process.js';
 import { BASE_ENV, classify, fail, memoryMessage, SIGNALS, startFailure, withMemoryExceeded, type RunOutcome, type RunRequest } from './run.js';
-import { hostSeccompProgram } from './seccomp.js';
+import { hostSeccompProgram, hostSpawnFilter } from './seccomp.js';
 import { NOT_PROBED, PYTHON_PROBE, selfTestFailure } from './self-test.js';
 import type { PoolContext } from './slots.js';
 import {
@@ -165,6 +165,7 @@ export class WarmPython {
       uid: this.ctx.slots.lease!.uids[slot]!,
       seccomp: hostSeccompProgram({ spawn: true }),
       seccompNoSpawn: hostSeccompProgram({ spawn: false }),
+      spawnFilter: hostSpawnFilter(),
       native: lib !== undefined,
       init: init !== undefined,
     });

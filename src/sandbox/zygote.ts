@@ -141,6 +141,12 @@ export interface ZygoteSpawn {
   /** The filter of a run that may create processes (WarmJob.allowSpawn), and of one that may not. */
   seccomp: Buffer | null;
   seccompNoSpawn?: Buffer | null;
+  /**
+   * The stackable no-process-creation filter (seccomp.ts hostSpawnFilter()), prepared once in the
+   * zygote for arbiter's driver to stack on the solution's process with one prctl (zygote.py:
+   * _ready_modules); absent, the driver builds it from the spec's bytes in each run.
+   */
+  spawnFilter?: Buffer | null;
   /** The fork helper is bound at ZYGOTE_LIB_PATH. */
   native: boolean;
   /** zygote-init is bound at ZYGOTE_INIT_PATH (used with the fork helper only). */
@@ -246,18 +252,21 @@ export class Zygote {
       this.onGone(`the warm interpreter exited (${sig ?? `status ${code}`})${this.stderrText ? `: ${this.stderrText.trim().slice(-500)}` : ''}`);
       this.markExited();
     });
-    // both filters, one after the other; each program installs the one its job names
+    // both filters, one after the other (each program installs the one its job names), then the
+    // driver's stackable spawn filter
     const seccomp = this.spec.seccomp ?? Buffer.alloc(0);
     const noSpawn = this.spec.seccompNoSpawn ?? Buffer.alloc(0);
+    const spawnFilter = this.spec.spawnFilter ?? Buffer.alloc(0);
     const init = {
       uid: this.spec.uid ?? null,
       seccomp: seccomp.length,
       seccomp_nospawn: noSpawn.length,
+      spawn_filter: spawnFilter.length,
       cgroup_fd: passFd !== undefined ? 4 : null,
       native: this.spec.native ? ZYGOTE_LIB_PATH : null,
       init: this.spec.native && this.spec.init ? ZYGOTE_INIT_PATH : null,
     };
-    this.ctlIn.write(encode(init, seccomp, noSpawn));
+    this.ctlIn.write(encode(init, seccomp, noSpawn, spawnFilter));
     const timer = setTimeout(() => this.kill('the warm interpreter did not start within 20 s'), 20_000);
     const f = await this.next();
     clearTimeout(timer);

@@ -3,6 +3,7 @@
 // unless the grader sets allow_processes: true; with it, a child's C++ evidence line still does
 // not count (it carries the child's pid, not the program's). Real graders, real sandbox.
 import { afterAll, describe, expect, it } from 'vitest';
+import { sandboxPool } from '../../dist/graders/code/config.js';
 import { loadGrader, Services } from './helpers.js';
 
 const services = new Services();
@@ -118,4 +119,39 @@ describe('python grader', () => {
     expect(off.error?.message ?? off.reason).toMatch(/Operation not permitted|PermissionError/);
     expect((await g({ allow_processes: true })).score).toBe(0.5);
   });
+});
+
+describe("Python: the solution's process, warm and cold", () => {
+  // warm runs stack the zygote's prepared copy of the spawn filter (zygote.py: _ready_modules),
+  // cold runs build it from the spec's bytes: either way S holds the sandbox's filter plus the
+  // spawn filter, and its fork is refused
+  const probe =
+    'def probe():\n    import os\n    n = [l.split()[1] for l in open("/proc/self/status") if l.startswith("Seccomp_filters:")]\n' +
+    '    try:\n        pid = os.fork()\n    except OSError as e:\n        return (n[0] if n else "?", e.errno)\n' +
+    '    if pid == 0:\n        os._exit(0)\n    os.waitpid(pid, 0)\n    return (n[0] if n else "?", 0)\n';
+  const cfg = {
+    language: 'python',
+    format: 'humaneval',
+    entry_point: 'probe',
+    tests: 'def check(candidate):\n    assert candidate() == ("2", 1), candidate()\n',
+  };
+  for (const warm of [true, false]) {
+    it(`${warm ? 'warm' : 'cold'}: two seccomp filters, fork fails with EPERM`, async () => {
+      const s = new Services();
+      const before = process.env.ARBITER_SANDBOX_WARM;
+      if (!warm) process.env.ARBITER_SANDBOX_WARM = '0';
+      try {
+        const pool = sandboxPool({ services: s } as never);
+        const r = await loadGrader({ type: 'code', ...cfg }).grade({ item: {}, sample: { output_text: probe } }, { services: s });
+        expect(r.valid, JSON.stringify(r)).toBe(true);
+        expect(r.score, r.reason).toBe(1);
+        if (!warm) expect(pool.stats.warm).toBe(0);
+        else if (pool.warmMode.startsWith('on')) expect(pool.stats.warm).toBeGreaterThan(0);
+      } finally {
+        if (before === undefined) delete process.env.ARBITER_SANDBOX_WARM;
+        else process.env.ARBITER_SANDBOX_WARM = before;
+        await s.close();
+      }
+    });
+  }
 });

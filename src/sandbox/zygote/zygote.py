@@ -209,10 +209,12 @@ class Zygote:
         self.fprog_addr = {}
         for spawn, off, n in ((True, 0, n_spawn), (False, n_spawn, n_nospawn)):
             if n:
-                buf = ctypes.create_string_buffer(bytes(blob[off : off + n]), n)
-                prog = _Fprog(n // 8, ctypes.cast(buf, ctypes.c_void_p))
-                self.filters.append((buf, prog))
-                self.fprog_addr[spawn] = ctypes.addressof(prog)
+                self.fprog_addr[spawn] = self.prepare_filter(bytes(blob[off : off + n]))
+        # the stackable spawn filter of arbiter's driver (its bytes and its ready struct), for the
+        # solution's process to stack with one prctl: building it there costs about 50 page faults
+        off, n = n_spawn + n_nospawn, init.get('spawn_filter', 0)
+        raw = bytes(blob[off : off + n])
+        self.spawn_filter = (raw, self.prepare_filter(raw)) if n and len(raw) == n else None
         fd = init.get('cgroup_fd')
         if fd is not None:
             os.write(fd, b'0\n')  # join the slot's warm cgroup; every fork below stays in it
@@ -238,6 +240,13 @@ class Zygote:
             del sys.modules[name]
         self.modules = _ready_modules()
         _write_all(self.ctl_out, _frame({'t': 'ready', 'version': sys.version.split()[0]}))
+
+    def prepare_filter(self, raw):
+        """A struct sock_fprog for the BPF program raw, kept alive with its buffer; its address."""
+        buf = ctypes.create_string_buffer(raw, len(raw))
+        prog = _Fprog(len(raw) // 8, ctypes.cast(buf, ctypes.c_void_p))
+        self.filters.append((buf, prog))
+        return ctypes.addressof(prog)
 
     def serve(self):
         """Returns only in the program's process (Q), with what it runs."""
@@ -547,8 +556,8 @@ def _ready_modules():
     """For arbiter's own driver (trusted mains only): the modules it would otherwise import in
     each program's process, as the zygote imported them (json, ctypes, binascii...; an import in
     a fork writes to hundreds of copy-on-write pages: about 570 page faults for these), and a
-    copy of the builtins' namespace as it was before any program ran, and the zygote's prctl
-    and sock_fprog (below). None of the modules is in
+    copy of the builtins' namespace as it was before any program ran, the zygote's prctl and
+    sock_fprog, and the driver's spawn filter ready to stack (below). None of the modules is in
     sys.modules: a program (and the solution's process a driver forks) importing one gets a
     fresh copy, as in a cold run."""
     import builtins
@@ -559,6 +568,9 @@ def _ready_modules():
     # a fork, loading the library and defining the structure cost about 200 page faults
     mods['__prctl__'] = _libc.prctl
     mods['__fprog__'] = _Fprog
+    if Z.spawn_filter is not None:
+        # the spawn filter's bytes and the address of its struct sock_fprog (Zygote.start)
+        mods['__spawn_filter__'] = Z.spawn_filter
     return mods
 
 
