@@ -37,7 +37,7 @@ export class JsonlWriter {
    */
   add(rec: object): boolean {
     if (this.error) throw this.error;
-    return this.append(stringifyRecord(rec) + '\n');
+    return this.append(stringifyRecord(rec), true);
   }
 
   /** Appends already-serialised text (one or more lines, each ending in a newline). */
@@ -46,17 +46,20 @@ export class JsonlWriter {
     if (this.append(text)) await this.flush();
   }
 
-  /** Encodes `text` into the buffer; true when it is full. */
-  private append(text: string): boolean {
+  /** Encodes `text` (and a newline after it when `line`) into the buffer; true when it is full. */
+  private append(text: string, line = false): boolean {
     // a UTF-16 code unit is at most 3 bytes of UTF-8
-    if (text.length * 3 > this.buf.length - this.used) {
+    const most = text.length * 3 + 1;
+    if (most > this.buf.length - this.used) {
       if (this.used > 0) this.pending.push(this.take());
-      if (text.length * 3 > this.buf.length) {
-        this.pending.push(Buffer.from(text));
+      if (most > this.buf.length) {
+        this.pending.push(Buffer.from(line ? text + '\n' : text));
         return true;
       }
     }
     this.used += this.buf.write(text, this.used);
+    // the newline as a byte: `text + '\n'` would be one more string to build and flatten
+    if (line) this.buf[this.used++] = 10;
     if (this.used >= this.flushAt || this.pending.length) return true;
     if (!this.timer && this.flushAfterMs > 0) {
       this.timer = setTimeout(() => {

@@ -272,7 +272,7 @@ async function* gradeBatches(
   };
   const headFinished = (): Promise<typeof HEAD> => {
     const s = queue[head];
-    if (!s || s.state !== 0) return Promise.resolve(HEAD);
+    if (s?.state !== 0) return Promise.resolve(HEAD);
     waiting = s;
     return new Promise<typeof HEAD>((resolve) => {
       wake = () => resolve(HEAD);
