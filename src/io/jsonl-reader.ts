@@ -133,13 +133,19 @@ export async function* readRawLineBatches(stream: Readable, maxLineBytes = DEFAU
       const region = buf.subarray(start, last);
       // a newline byte never occurs inside a multi-byte UTF-8 sequence, so the run decodes whole
       if (last - start <= maxLineBytes && isUtf8(region)) {
-        const texts = region.toString('utf8').split('\n');
-        const ascii = texts.length - 1 + sumLengths(texts) === region.length;
-        for (const t of texts) {
-          const bytes = ascii ? t.length : Buffer.byteLength(t);
-          line++;
-          out.push({ line, text: t.length > 0 && t.charCodeAt(t.length - 1) === 13 ? t.slice(0, -1) : t, bytes, offset });
-          offset += bytes + 1;
+        // decoded a piece of about DECODE_BYTES at a time: strings past ~100 KB are costly to make
+        for (let from = start; ; ) {
+          const to = from + DECODE_BYTES >= last ? last : Math.min(last, buf.indexOf(10, from + DECODE_BYTES));
+          const texts = buf.toString('utf8', from, to).split('\n');
+          const ascii = texts.length - 1 + sumLengths(texts) === to - from;
+          for (const t of texts) {
+            const bytes = ascii ? t.length : Buffer.byteLength(t);
+            line++;
+            out.push({ line, text: t.length > 0 && t.charCodeAt(t.length - 1) === 13 ? t.slice(0, -1) : t, bytes, offset });
+            offset += bytes + 1;
+          }
+          if (to === last) break;
+          from = to + 1;
         }
       } else slow(buf, start, last);
       start = last + 1;
@@ -162,6 +168,9 @@ export async function* readRawLineBatches(stream: Readable, maxLineBytes = DEFAU
   if (partBytes > 0 || parts.length > 0) emit(null, 0);
   if (out.length) yield out;
 }
+
+/** Bytes of a chunk decoded into one string by readRawLineBatches. */
+const DECODE_BYTES = 16 * 1024;
 
 function sumLengths(texts: readonly string[]): number {
   let n = 0;
