@@ -69,8 +69,8 @@ export async function* readLines(stream: Readable, maxLineBytes = DEFAULT_MAX_LI
 }
 
 /**
- * The lines of `readLines` (the same records, field for field), yielded as one array per input
- * chunk: for callers whose per-line work is small enough that a per-line await would dominate
+ * The lines of `readLines` (the same records, field for field), yielded in arrays (one per
+ * ~16 KB of input): for callers whose per-line work is small enough that a per-line await would dominate
  * (`arbiter score`). A run of whole lines inside a chunk is checked for UTF-8 and decoded at once;
  * a chunk with an invalid byte or a line near the size cap, and the first line of the input (its
  * byte-order mark), go line by line.
@@ -144,6 +144,9 @@ export async function* readRawLineBatches(stream: Readable, maxLineBytes = DEFAU
             out.push({ line, text: t.length > 0 && t.charCodeAt(t.length - 1) === 13 ? t.slice(0, -1) : t, bytes, offset });
             offset += bytes + 1;
           }
+          // yielded piece by piece: a batch's lines stay young (a whole chunk's would outlive collections)
+          yield out;
+          out = [];
           if (to === last) break;
           from = to + 1;
         }

@@ -138,13 +138,24 @@ function lastTopId(scan: JsonScan): string | undefined {
  * what JSON.stringify writes (1e999, 1.0, "\u0041"), i.e. when writers must splice it in.
  */
 function exactId(text: string, value: string | number, maxDepth: number): { value: string | number; raw: string; exotic: boolean } {
-  const plain = JSON.stringify(value);
+  // what JSON.stringify writes (String() is the same text for a finite number, and quicker)
+  const plain = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : 'null') : JSON.stringify(value);
+  // the plain case, `{"id":<plain>` then a delimiter, checked in place (a complete literal that
+  // matches char for char ends where it ends; the delimiter rules out 1.0, 1e5 and the like)
+  if (text.charCodeAt(0) === 123 && text.startsWith('"id":', 1) && text.startsWith(plain, 6) && isIdEnd(text.charCodeAt(6 + plain.length))) {
+    return { value, raw: plain, exotic: false };
+  }
   const lead = leadingIdRaw(text);
   if (lead === plain) return { value, raw: plain, exotic: false };
   let r = rawId(lead ?? lastTopId(scanJson(text, { maxDepth, idLevels: 1, firstId: true })));
   if (!r || r.value !== value) r = rawId(lastTopId(scanJson(text, { maxDepth, idLevels: 1 })));
   // the scan's text must read back as the parsed id; otherwise re-serialise it
   return r && r.value === value ? { value, raw: r.raw, exotic: r.raw !== plain } : { value, raw: plain, exotic: false };
+}
+
+/** A character that may follow a member's value: `,` `}` or JSON whitespace. */
+function isIdEnd(c: number): boolean {
+  return c === 44 || c === 125 || c === 32 || c === 9 || c === 10 || c === 13;
 }
 
 function hex(b: number | undefined): string {
