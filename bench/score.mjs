@@ -11,7 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, statSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -113,8 +113,13 @@ try {
   const small = join(dir, 'small.jsonl');
   await makeInput(big, n);
   await makeInput(small, Math.round(n / 5));
+  // the machine's load beside the figures: only ratios of runs under the same load mean anything
+  const load = () =>
+    loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ');
   log(
-    `arbiter score line path: ${n} lines (${(statSync(big).size / 1e6).toFixed(1)} MB, plain integer ids), ${ROUNDS} interleaved round(s)${BEFORE ? `, before = ${BEFORE}` : ''}`,
+    `arbiter score line path: ${n} lines (${(statSync(big).size / 1e6).toFixed(1)} MB, plain integer ids), ${ROUNDS} interleaved round(s)${BEFORE ? `, before = ${BEFORE}` : ''}; load average ${load()}`,
   );
   const rounds = [];
   for (let i = 0; i < ROUNDS; i++) {
@@ -143,6 +148,7 @@ try {
       `arbiter score, ${g}: ${fmt(e.linesPerS)} lines/s (start-up included), ${e.ratioToBaseline.toFixed(2)} of parse+serialise${BEFORE ? `; now/before ${e.nowOverBefore.toFixed(2)} (median of the rounds' ratios)` : ''}`,
     );
   }
+  log(`load average at the end: ${load()}`);
   // back-compat line read by `npm run bench`
   log(`throughput ratio score/baseline: ${report.graders.string_check.ratioToBaseline.toFixed(2)}`);
   const rs = child('rss', small);

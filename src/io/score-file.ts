@@ -9,12 +9,12 @@ import { dirname } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { Grader } from '../core/grader.js';
 import { Services } from '../core/services.js';
-import { readLines } from './jsonl-reader.js';
+import { readRawLineBatches } from './jsonl-reader.js';
 import { JsonlWriter } from './jsonl-writer.js';
 import { ProgressLine, progressEnabled } from './progress.js';
 import { IoError } from './errors.js';
 import { readDoneIds } from './resume.js';
-import { INPUT, scoreLines, type OutputRecord } from './score-stream.js';
+import { INPUT, scoreBatches, type OutputRecord } from './score-stream.js';
 import { SummaryStats, type Summary } from './summary.js';
 import type { GraderContext } from '../core/grader.js';
 import type { GradeInput } from '../core/sample.js';
@@ -165,9 +165,9 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
   const streak = opts.stopAfterErrors ? new ErrorStreak(opts.stopAfterErrors) : undefined;
   let bytes = 0;
   async function* counted() {
-    for await (const l of readLines(stream)) {
-      bytes += l.bytes + 1;
-      yield l;
+    for await (const b of readRawLineBatches(stream)) {
+      for (const l of b) bytes += l.bytes + 1;
+      yield b;
     }
   }
   // stopping closes the input, so a wait on an idle stdin ends too
@@ -180,7 +180,7 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
   try {
     const base = { services, signal };
     const ctx = stages ? stages.context(base) : base;
-    const records = scoreLines(opts.grader, counted(), ctx, {
+    const batches = scoreBatches(opts.grader, counted(), ctx, {
       concurrency: opts.concurrency ?? 64,
       ...(opts.maxJsonDepth !== undefined ? { maxJsonDepth: opts.maxJsonDepth } : {}),
       ...(done ? { done } : {}),
@@ -196,14 +196,21 @@ export async function scoreFile(opts: ScoreFileOptions): Promise<Summary> {
       if (streak?.add(rec) && !signal.aborted) stopper.abort('errors');
     };
     let line = 0;
-    for await (const rec of records) {
-      // a record that arrives after the abort may have been cut short: it is not written, nor any after it
-      if (signal.aborted) break;
-      if (stages) {
-        // one record per input line, in order: the k-th record is line k
-        await stages.push(rec, 'line', ++line, rec[INPUT]);
-        for (const r of stages.take()) await emit(r);
-      } else await emit(rec);
+    run: for await (const recs of batches) {
+      for (const rec of recs) {
+        // a record that arrives after the abort may have been cut short: it is not written, nor any after it
+        if (signal.aborted) break run;
+        if (stages) {
+          // one record per input line, in order: the k-th record is line k
+          await stages.push(rec, 'line', ++line, rec[INPUT]);
+          for (const r of stages.take()) await emit(r);
+        } else {
+          // emit() without its awaits: the writer is waited for only when its buffer is full
+          stats.add(rec);
+          if (writer.add(rec)) await writer.flush();
+          if (streak?.add(rec) && !signal.aborted) stopper.abort('errors');
+        }
+      }
       progress.update(stats.count);
     }
     interrupted = signal.aborted;

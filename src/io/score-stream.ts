@@ -7,7 +7,6 @@ import { GradeFailure, invalidResult, type ErrorKind, type Result } from '../cor
 import { normalizeRecord, type GradeInput } from '../core/sample.js';
 import { DEFAULT_MAX_JSON_DEPTH, ID_JSON, leadingIdRaw, mayNestDeeperThan, parseJsonExact, scanJson, tooDeepMessage, type JsonScan } from '../core/json.js';
 import type { RawLine } from './jsonl-reader.js';
-import { orderedMap } from '../core/ordered.js';
 import { ResumeError } from './errors.js';
 
 /**
@@ -139,13 +138,24 @@ function lastTopId(scan: JsonScan): string | undefined {
  * what JSON.stringify writes (1e999, 1.0, "\u0041"), i.e. when writers must splice it in.
  */
 function exactId(text: string, value: string | number, maxDepth: number): { value: string | number; raw: string; exotic: boolean } {
-  const plain = JSON.stringify(value);
+  // what JSON.stringify writes (String() is the same text for a finite number, and quicker)
+  const plain = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : 'null') : JSON.stringify(value);
+  // the plain case, `{"id":<plain>` then a delimiter, checked in place (a complete literal that
+  // matches char for char ends where it ends; the delimiter rules out 1.0, 1e5 and the like)
+  if (text.charCodeAt(0) === 123 && text.startsWith('"id":', 1) && text.startsWith(plain, 6) && isIdEnd(text.charCodeAt(6 + plain.length))) {
+    return { value, raw: plain, exotic: false };
+  }
   const lead = leadingIdRaw(text);
   if (lead === plain) return { value, raw: plain, exotic: false };
   let r = rawId(lead ?? lastTopId(scanJson(text, { maxDepth, idLevels: 1, firstId: true })));
   if (!r || r.value !== value) r = rawId(lastTopId(scanJson(text, { maxDepth, idLevels: 1 })));
   // the scan's text must read back as the parsed id; otherwise re-serialise it
   return r && r.value === value ? { value, raw: r.raw, exotic: r.raw !== plain } : { value, raw: plain, exotic: false };
+}
+
+/** A character that may follow a member's value: `,` `}` or JSON whitespace. */
+function isIdEnd(c: number): boolean {
+  return c === 44 || c === 125 || c === 32 || c === 9 || c === 10 || c === 13;
 }
 
 function hex(b: number | undefined): string {
@@ -213,24 +223,167 @@ function withId(x: ParsedLine, r: Result, withInput: boolean): OutputRecord {
 
 const short = (s: string) => (s.length > 80 ? s.slice(0, 77) + '...' : s);
 
-/** Grades input lines; yields one output record per input line (blank ones included), in input order. */
-export function scoreLines(grader: Grader, lines: AsyncIterable<RawLine>, ctx: GraderContext, opts: ScoreStreamOptions = {}): AsyncGenerator<OutputRecord> {
-  const maxDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+/** One line's place in a run: the line to grade (none for a ready record) and its record once finished. */
+interface Slot {
+  x: ParsedLine | undefined;
+  rec: OutputRecord | undefined;
+  /** 0 grading, 1 finished (`rec` is set), 2 the grade rejected (a grader bug: `error` holds why). */
+  state: 0 | 1 | 2;
+  error?: unknown;
+}
+
+const HEAD: unique symbol = Symbol('head');
+const noop = () => {};
+
+/**
+ * Grades input lines arriving in batches (readRawLineBatches: one per input chunk); yields the
+ * output records in input order, one per input line (blank ones included), in arrays. At most
+ * `concurrency` lines are between being read and being yielded. Each grade settles its own slot,
+ * and the run waits only when that many are in flight (or at the end), so lines that grade at
+ * once cost no await of their own; the abort (opts.signal) is one listener for the whole run.
+ */
+export function scoreBatches(
+  grader: Grader,
+  batches: AsyncIterable<readonly RawLine[]>,
+  ctx: GraderContext,
+  opts: ScoreStreamOptions = {},
+): AsyncGenerator<OutputRecord[]> {
   const keep = opts.keep ?? DEFAULT_KEEP;
   const bad = keepProblem(keep);
   if (bad) throw new TypeError(`keep: ${bad}`);
+  return gradeBatches(grader, batches, ctx, opts, keep);
+}
+
+async function* gradeBatches(
+  grader: Grader,
+  batches: AsyncIterable<readonly RawLine[]>,
+  ctx: GraderContext,
+  opts: ScoreStreamOptions,
+  keep: readonly string[],
+): AsyncGenerator<OutputRecord[]> {
+  const maxDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const withInput = opts.withInput === true;
   const done = opts.done;
   const signal = opts.signal;
+  const eager = opts.eager === true;
+  const limit = Math.max(1, opts.concurrency ?? 64);
   // every sample in flight shares the run's signal, and each may listen on it (a sandbox slot it
   // waits for, a model request): more than ten listeners is the design here, not a leak
   for (const s of new Set([signal, ctx.signal])) if (s) setMaxListeners(0, s);
-  // each line becomes either a ready record (a malformed line) or an input to grade
-  async function* prepared(): AsyncGenerator<OutputRecord | ParsedLine> {
-    let k = 0;
-    try {
-      for await (const raw of lines) {
-        if (signal?.aborted) return;
+  const queue: (Slot | undefined)[] = [];
+  let head = 0;
+  // the one wait of the run: for the slot `waiting` to finish (or the abort)
+  let waiting: Slot | undefined;
+  let wake: (() => void) | undefined;
+  const wakeUp = () => {
+    const w = wake;
+    wake = undefined;
+    waiting = undefined;
+    w?.();
+  };
+  const headFinished = (): Promise<typeof HEAD> => {
+    const s = queue[head];
+    if (s?.state !== 0) return Promise.resolve(HEAD);
+    waiting = s;
+    return new Promise<typeof HEAD>((resolve) => {
+      wake = () => resolve(HEAD);
+    });
+  };
+  const interrupted = (x: ParsedLine): OutputRecord =>
+    withId(
+      x,
+      invalidResult('timeout', `line ${x.line}: the run was interrupted before this sample was graded`, { grader: grader.name, type: grader.type }),
+      withInput,
+    );
+  // on abort, every sample still grading is finished at once (graders that ignore the signal cannot hold the run)
+  const onAbort = () => {
+    for (let i = head; i < queue.length; i++) {
+      const s = queue[i]!;
+      if (s.state === 0) {
+        s.rec = interrupted(s.x!);
+        s.state = 1;
+      }
+    }
+    wakeUp();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const start = (x: ParsedLine): Slot => {
+    const slot: Slot = { x, rec: undefined, state: 0 };
+    grader.grade(x.input, ctx).then(
+      (r) => {
+        if (slot.state === 0) {
+          slot.rec = withId(x, r, withInput);
+          slot.state = 1;
+        }
+        if (waiting === slot) wakeUp();
+      },
+      (e: unknown) => {
+        if (slot.state === 0) {
+          slot.state = 2;
+          slot.error = e;
+        }
+        if (waiting === slot) wakeUp();
+      },
+    );
+    return slot;
+  };
+  let out: OutputRecord[] = [];
+  /** Moves the finished slots at the head, in order, to `out`. */
+  const harvest = () => {
+    while (head < queue.length) {
+      const s = queue[head]!;
+      if (s.state === 0) break;
+      if (s.state === 2) throw s.error;
+      out.push(s.rec!);
+      queue[head++] = undefined;
+    }
+    if (head > 4096) {
+      queue.splice(0, head);
+      head = 0;
+    }
+  };
+  const it = batches[Symbol.asyncIterator]();
+  let next: Promise<IteratorResult<readonly RawLine[]>> | undefined;
+  let ended = false;
+  let k = 0;
+  try {
+    read: for (;;) {
+      if (signal?.aborted) break;
+      if (!next) {
+        next = it.next();
+        next.catch(noop); // awaited below; this only keeps an abandoned read from being "unhandled"
+      }
+      let r: IteratorResult<readonly RawLine[]>;
+      try {
+        if (eager && head < queue.length) {
+          // an input that can stall does not hold back results that are ready
+          const won = await Promise.race([next, headFinished()]);
+          if (won === HEAD) {
+            harvest();
+            if (out.length) {
+              yield out;
+              out = [];
+            }
+            continue;
+          }
+          r = won;
+        } else r = await next;
+      } catch (e) {
+        if (signal?.aborted) break; // the input was closed to stop the run
+        throw e;
+      }
+      next = undefined;
+      if (r.done) {
+        ended = true;
+        if (done && k < done.length && !signal?.aborted) {
+          throw new ResumeError(
+            `--resume: the output file has ${done.length} records but the input has only ${k} lines: it was not written from this input; nothing was appended`,
+          );
+        }
+        break;
+      }
+      for (const raw of r.value) {
+        if (signal?.aborted) break read;
         const parsed = parseLine(grader, raw, maxDepth, keep);
         if (done && k < done.length) {
           const want = done[k]!;
@@ -244,46 +397,48 @@ export function scoreLines(grader: Grader, lines: AsyncIterable<RawLine>, ctx: G
           k++;
           continue;
         }
-        yield parsed;
+        while (queue.length - head >= limit) {
+          await headFinished();
+          harvest();
+          // yielded now, not at the batch's end, so that a slow run's records flow as they finish
+          if (out.length) {
+            yield out;
+            out = [];
+          }
+          if (signal?.aborted) break read;
+        }
+        queue.push('input' in parsed ? start(parsed) : { x: undefined, rec: parsed, state: 1 });
       }
-    } catch (e) {
-      if (signal?.aborted && !(e instanceof ResumeError)) return; // the input was closed to stop the run
-      throw e;
+      harvest();
+      if (out.length) {
+        yield out;
+        out = [];
+      }
     }
-    if (done && k < done.length && !signal?.aborted) {
-      throw new ResumeError(
-        `--resume: the output file has ${done.length} records but the input has only ${k} lines: it was not written from this input; nothing was appended`,
-      );
+    for (;;) {
+      harvest();
+      if (out.length) {
+        yield out;
+        out = [];
+      }
+      if (head >= queue.length) break;
+      await headFinished();
     }
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    // the consumer stopped early (or a grade threw): close the input without waiting for a pending read
+    if (!ended) it.return?.()?.catch(noop);
   }
-  let grade = (x: ParsedLine): Promise<OutputRecord> => grader.grade(x.input, ctx).then((r) => withId(x, r, withInput));
-  if (signal) {
-    // on abort, every sample still grading resolves at once (graders that ignore the signal cannot hold the run)
-    const inFlight = new Set<() => void>();
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const stop of inFlight) stop();
-        inFlight.clear();
-      },
-      { once: true },
-    );
-    const interrupted = (x: ParsedLine): OutputRecord =>
-      withId(
-        x,
-        invalidResult('timeout', `line ${x.line}: the run was interrupted before this sample was graded`, { grader: grader.name, type: grader.type }),
-        withInput,
-      );
-    grade = (x) =>
-      new Promise<OutputRecord>((resolve) => {
-        if (signal.aborted) return resolve(interrupted(x));
-        const stop = () => resolve(interrupted(x));
-        inFlight.add(stop);
-        grader.grade(x.input, ctx).then((r) => {
-          inFlight.delete(stop);
-          resolve(withId(x, r, withInput));
-        });
-      });
-  }
-  return orderedMap(prepared(), (x) => ('input' in x ? grade(x) : x), opts.concurrency ?? 64, opts.eager === true);
+}
+
+/** Grades input lines; yields one output record per input line (blank ones included), in input order. */
+export function scoreLines(grader: Grader, lines: AsyncIterable<RawLine>, ctx: GraderContext, opts: ScoreStreamOptions = {}): AsyncGenerator<OutputRecord> {
+  const batches = scoreBatches(grader, singles(lines), ctx, opts);
+  return (async function* () {
+    for await (const b of batches) yield* b;
+  })();
+}
+
+async function* singles<T>(items: AsyncIterable<T>): AsyncGenerator<T[]> {
+  for await (const x of items) yield [x];
 }

@@ -110,14 +110,15 @@ describe('CLI: JSON nested 5,000 deep (bound: no crash, lines in == lines out, l
 
 describe('CLI: ids are byte-exact (bound: every id written as it was read)', () => {
   it('writes 1e999, big integers, 1.0, -0 and escaped strings back verbatim', async () => {
-    const ids = ['1e999', '12345678901234567890', '12345678901234567891', '1.0', '-0', '"\\u0041"', '"3"', '"a\\/b"'];
-    const input = ids.map((id) => `{"id": ${id}, "item": {"answer": "a"}, "output_text": "a"}`);
+    const ids = ['1e999', '12345678901234567890', '12345678901234567891', '1.0', '-0', '"\\u0041"', '"3"', '"a\\/b"', '1E2', '7'];
+    // spaced, and compact as most writers lay it out (`{"id":1.0,...}` starts like the plain `{"id":1`)
+    const input = ids.flatMap((id) => [`{"id": ${id}, "item": {"answer": "a"}, "output_text": "a"}`, `{"id":${id},"item":{"answer":"a"},"output_text":"a"}`]);
     const r = await runCli(['score', '-g', exact, file('ids.jsonl', input.join('\n') + '\n')]);
     expect(r.code).toBe(0);
     const lines = outLines(r.stdout);
-    expect(lines).toHaveLength(ids.length);
-    expect(lines.map((l) => /^\{"id":(.*?),"score"/.exec(l)?.[1])).toEqual(ids);
-    expect(lines.map((l) => JSON.parse(l).valid)).toEqual(ids.map(() => true));
+    expect(lines).toHaveLength(2 * ids.length);
+    expect(lines.map((l) => /^\{"id":(.*?),"score"/.exec(l)?.[1])).toEqual(ids.flatMap((id) => [id, id]));
+    expect(lines.map((l) => JSON.parse(l).valid)).toEqual(lines.map(() => true));
   }, 30_000);
 });
 

@@ -15,9 +15,8 @@ import { startGraders, VERBOSE_OPTION } from '../startup.js';
 import { DEFAULT_KEEP, keepProblem } from '../../io/score-stream.js';
 import type { Grader } from '../../core/grader.js';
 import { ConfigError } from '../../core/errors.js';
-import { loadAdvantageConfigFile, type AdvantageConfig } from '../../group/config.js';
-import { loadMonitorConfigFile } from '../../group/monitor-config.js';
-import { formatPipelineSummary, RewardPipeline, type PipelineSummary } from '../../group/pipeline.js';
+import type { AdvantageConfig } from '../../group/config.js';
+import type { PipelineSummary } from '../../group/pipeline.js';
 
 /** `--stop-after-errors` by default: a run whose first 20 records fail alike will fail alike throughout. */
 const DEFAULT_STOP_AFTER_ERRORS = 20;
@@ -225,9 +224,12 @@ Example:
             usage('--resume cannot be combined with --group-by, --advantages or --monitor (groups and batches span the lines already written)');
           if (o.groupSize !== undefined && o.groupBy === undefined) usage('--group-size needs --group-by');
           const grader = await loadGraderFile(o.grader);
-          const adv = o.advantages ? await loadAdvantageConfigFile(o.advantages) : undefined;
+          // the group stage, advantages and monitors are loaded only for a run that uses them (a
+          // plain run's start-up is part of every `arbiter score` call of a training loop)
+          const group = piped ? await import('../../group/pipeline.js') : undefined;
+          const adv = o.advantages ? await (await import('../../group/config.js')).loadAdvantageConfigFile(o.advantages) : undefined;
           if (adv && o.advantages) checkComponents(grader, adv, o.advantages);
-          const mon = o.monitor ? await loadMonitorConfigFile(o.monitor) : undefined;
+          const mon = o.monitor ? await (await import('../../group/monitor-config.js')).loadMonitorConfigFile(o.monitor) : undefined;
           let groupSize = o.groupSize;
           if (adv?.groupSize !== undefined && o.groupBy !== undefined) {
             if (groupSize !== undefined && groupSize !== adv.groupSize)
@@ -239,8 +241,8 @@ Example:
           const more = [...(adv?.spec.reads ?? []), ...(adv?.filters.equal && adv.filters.equal.metric !== 'score' ? [adv.filters.equal.metric] : [])];
           if (o.groupBy) more.push(o.groupBy);
           for (const k of more) if (!keep.includes(k) && !keepProblem([k])) keep.push(k);
-          const stages = piped
-            ? new RewardPipeline(grader, {
+          const stages = group
+            ? new group.RewardPipeline(grader, {
                 ...(o.groupBy !== undefined ? { groupBy: o.groupBy } : {}),
                 ...(groupSize !== undefined ? { groupSize } : {}),
                 advantages: adv ?? null,
@@ -272,7 +274,7 @@ Example:
             await services.close();
           }
           process.stderr.write(formatSummary(summary) + '\n');
-          if (summary.pipeline) for (const l of formatPipelineSummary(summary.pipeline as PipelineSummary)) process.stderr.write(l + '\n');
+          if (summary.pipeline && group) for (const l of group.formatPipelineSummary(summary.pipeline as PipelineSummary)) process.stderr.write(l + '\n');
           if (o.summaryJson) await writeSummary(o.summaryJson, summary);
           unhook();
           if (summary.interrupted === 'SIGINT') process.exit(EXIT.SIGINT);
