@@ -125,6 +125,7 @@ print(repr(res).replace("'", '"'))
 // (cumulative) on its stdout; S writes `PROFS ...` on a copy of H's stdout (fd 60) that it keeps.
 function profiledDriver(text) {
   const cp = (fd, tag) => `__import__('os').write(${fd}, ('\\nPROF${tag} %s %d %.3f\\n' % (t, r.ru_minflt, (r.ru_utime + r.ru_stime) * 1000)).encode())`;
+  /** @type {[anchor: string, add: string, after?: boolean, replace?: string][]} */
   const patches = [
     [
       "    ready = globals().pop('__arbiter_modules__', None)\n",
