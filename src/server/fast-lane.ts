@@ -8,7 +8,8 @@
 // untouched, which answers it as before. Both paths parse with the same parser, run the same route
 // handler, answer errors with the same `errorReply`, and count the same metrics; the lane also
 // keeps the app's other per-request rules (in-flight count, cancel on disconnect, `connection:
-// close` while shutting down).
+// close` while shutting down). The replies ready in one turn of the event loop are written together
+// at its end (ReplyBatch).
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { BearerCheck } from './auth.js';
@@ -27,6 +28,56 @@ export interface FastLaneOptions {
 const JSON_TYPES: ReadonlySet<string> = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
 const NO_QUERY: Readonly<Record<string, unknown>> = Object.freeze({});
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A reply the lane has ready, waiting for the end of the event loop's turn. */
+export interface PendingReply {
+  res: ServerResponse;
+  status: number;
+  body: string;
+  headers: Record<string, string> | undefined;
+  route: string;
+  /** When the request arrived (performance.now()): its latency is measured to when the reply is written. */
+  t0: number;
+}
+
+/**
+ * Replies that became ready during one turn of the event loop, written together at its end
+ * (setImmediate: after the turn's I/O callbacks and their promise jobs). A reply written to a
+ * client asleep in epoll wakes it, and on a virtual machine that wake-up is a cross-CPU interrupt:
+ * 5 to 6 us of kernel time per request, the largest single cost of a reply when measured (the
+ * client then runs, answers, and sleeps again before the next reply). Written back to back, the
+ * replies of one turn share the wake-up. A reply waits at most for the rest of the turn it was
+ * ready in, which is spent grading the other requests that arrived with it.
+ */
+export class ReplyBatch {
+  private pending: PendingReply[] = [];
+  private scheduled = false;
+
+  constructor(private readonly write: (r: PendingReply, now: number) => void) {}
+
+  push(r: PendingReply): void {
+    this.pending.push(r);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flush);
+    }
+  }
+
+  /** Writes every waiting reply, in the order they became ready. */
+  readonly flush = (): void => {
+    this.scheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    const now = performance.now();
+    for (const r of batch) {
+      try {
+        this.write(r, now);
+      } catch (e) {
+        r.res.destroy(e as Error); // one reply that cannot be written does not hold back the others
+      }
+    }
+  };
+}
 
 /**
  * Puts the lane in front of fastify's request listener on `app.server`. Returns false (and changes
@@ -64,15 +115,11 @@ export function installFastLane(app: FastifyInstance, ctx: ServerContext, o: Fas
       metrics.httpInFlight--;
       if (holder.arbiterScope && !res.writableFinished) holder.arbiterScope.cancel();
     });
+    let answered = false; // one reply per request (a late error after the reply is ready sends nothing)
     const send = (status: number, body: string, headers?: Record<string, string>): void => {
-      // a flat [name, value, ...] list: node writes it without walking an object
-      const out: string[] = ['content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(body))];
-      if (headers) for (const k of Object.keys(headers)) out.push(k, headers[k]!);
-      // while closing, end keep-alive connections after their response (as the app's onSend hook does)
-      if (ctx.closing) out.push('connection', 'close');
-      res.writeHead(status, out);
-      res.end(body);
-      metrics.request(route, 'POST', status, (performance.now() - t0) / 1000);
+      if (answered) return;
+      answered = true;
+      replies.push({ res, status, body, headers, route, t0 });
     };
     const fail = (e: unknown): void => {
       const r = errorReply(e instanceof Error ? e : new Error(String(e)), req.headers['content-type']);
@@ -101,6 +148,18 @@ export function installFastLane(app: FastifyInstance, ctx: ServerContext, o: Fas
       handle(body, NO_QUERY, holder).then((text) => send(200, text), fail);
     });
   };
+
+  const replies = new ReplyBatch((r, now) => {
+    if (r.res.destroyed) return; // the client went away while the reply waited
+    // a flat [name, value, ...] list: node writes it without walking an object
+    const out: string[] = ['content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(r.body))];
+    if (r.headers) for (const k of Object.keys(r.headers)) out.push(k, r.headers[k]!);
+    // while closing, end keep-alive connections after their response (as the app's onSend hook does)
+    if (ctx.closing) out.push('connection', 'close');
+    r.res.writeHead(r.status, out);
+    r.res.end(r.body);
+    metrics.request(r.route, 'POST', r.status, (now - r.t0) / 1000);
+  });
 
   server.removeListener('request', fastify);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {

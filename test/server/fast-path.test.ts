@@ -1,12 +1,14 @@
 // The server's per-request shortcuts (docs/server.md#benchmark) answer exactly as the slow paths do:
 // ids echoed byte-exact whether or not the id scan is skipped, the fast lane's replies equal
 // fastify's for the same request, the hot metrics print what prom-client prints for the same
-// observations, and one deadline timer serves every open request.
+// observations, one deadline timer serves every open request, and the replies of one event-loop
+// turn are written together, each to its own request.
 import { Counter, Histogram, Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Services } from '../../src/core/services.js';
 import { Admission } from '../../src/server/admission.js';
 import { RequestScope } from '../../src/server/grade-runner.js';
+import { type PendingReply, ReplyBatch } from '../../src/server/fast-lane.js';
 import { HotCounter, HotHistogram } from '../../src/server/hot-metrics.js';
 import { idsArePlain } from '../../src/server/json-body.js';
 import { ServerMetrics } from '../../src/server/metrics.js';
@@ -76,6 +78,63 @@ describe('/v1/score and /get_reward through the fast lane and through fastify', 
     expect(lane.status).toBe(fastify.status);
     expect(lane.headers.get('content-type')).toBe(fastify.headers.get('content-type'));
     expect(strip(lane.text)).toBe(strip(fastify.text));
+  });
+
+  it('many requests at once: each gets its own reply (replies written together at the end of a turn)', async () => {
+    const n = 64;
+    const replies = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        post(`${srv.url}/v1/score`, `{"samples":[{"id":${i},"item":{"label":"${i}"},"sample":{"output_text":"A: ${i % 2 ? i : i + 1}"}}]}`),
+      ),
+    );
+    replies.forEach((r, i) => {
+      expect(r.status).toBe(200);
+      expect(r.body.results).toHaveLength(1);
+      expect(r.body.results[0].id).toBe(i);
+      expect(r.body.results[0].score).toBe(i % 2 ? 1 : 0);
+    });
+  });
+});
+
+describe('ReplyBatch: the replies of one event-loop turn', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  const reply = (name: string) => ({ res: { name, destroy: vi.fn() }, status: 200, body: name, headers: undefined, route: '/r', t0: 0 }) as unknown as PendingReply;
+
+  it('are written at the end of the turn, in the order they became ready, with one scheduled flush', () => {
+    vi.useFakeTimers();
+    const written: string[] = [];
+    const batch = new ReplyBatch((r) => written.push(r.body));
+    const timers0 = vi.getTimerCount();
+    batch.push(reply('a'));
+    batch.push(reply('b'));
+    batch.push(reply('c'));
+    expect(written).toEqual([]);
+    expect(vi.getTimerCount() - timers0).toBe(1);
+    vi.runAllTimers();
+    expect(written).toEqual(['a', 'b', 'c']);
+    // a later turn schedules again
+    batch.push(reply('d'));
+    expect(written).toEqual(['a', 'b', 'c']);
+    vi.runAllTimers();
+    expect(written).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('one reply that cannot be written is destroyed; the others are still written', () => {
+    vi.useFakeTimers();
+    const written: string[] = [];
+    const batch = new ReplyBatch((r) => {
+      if (r.body === 'bad') throw new Error('write failed');
+      written.push(r.body);
+    });
+    const bad = reply('bad');
+    batch.push(reply('a'));
+    batch.push(bad);
+    batch.push(reply('b'));
+    vi.runAllTimers();
+    expect(written).toEqual(['a', 'b']);
+    expect(bad.res.destroy).toHaveBeenCalledTimes(1);
   });
 });
 
