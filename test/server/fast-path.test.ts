@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { Services } from '../../src/core/services.js';
 import { Admission } from '../../src/server/admission.js';
 import { RequestScope } from '../../src/server/grade-runner.js';
-import { type PendingReply, ReplyBatch } from '../../src/server/fast-lane.js';
+import { type PendingReply, ReplyBatch } from '../../dist/server/fast-lane.js';
 import { HotCounter, HotHistogram } from '../../src/server/hot-metrics.js';
 import { idsArePlain } from '../../src/server/json-body.js';
 import { ServerMetrics } from '../../src/server/metrics.js';
@@ -100,7 +100,8 @@ describe('ReplyBatch: the replies of one event-loop turn', () => {
   afterEach(() => {
     vi.useRealTimers();
   });
-  const reply = (name: string) => ({ res: { name, destroy: vi.fn() }, status: 200, body: name, headers: undefined, route: '/r', t0: 0 }) as unknown as PendingReply;
+  const reply = (name: string) =>
+    ({ res: { name, destroy: vi.fn() }, status: 200, body: name, headers: undefined, route: '/r', t0: 0 }) as unknown as PendingReply;
 
   it('are written at the end of the turn, in the order they became ready, with one scheduled flush', () => {
     vi.useFakeTimers();
