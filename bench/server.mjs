@@ -1,29 +1,38 @@
 // Load benchmark of `arbiter serve` against a bare Node `http` server doing no work, on loopback,
-// each server in its own child process, load from autocannon in this one:
+// each server in its own child process:
 //  1. POST /get_reward and POST /v1/score with one small sample per request (a GSM8K solution,
 //     string_check grader) at 16 connections. The bare server reads each body and answers a fixed
 //     JSON reply. Rounds are interleaved (bare, arbiter, bare, arbiter, ...) so both see the same
 //     machine load; each round's ratio is arbiter req/s / bare req/s, and the median ratio and the
 //     worst p99 of arbiter's rounds are reported.
 //  2. (--batch) Batch POST /v1/score throughput vs `arbiter score` (the CLI) on the same grader and data.
+// The load generator is wrk (a C client; scripts/setup.sh installs it) driven by a Lua script that
+// cycles through the request bodies, else autocannon in this process (`--load autocannon`). Where
+// taskset exists and there are 2 CPUs or more, the servers run on the last CPU and the load
+// generator on the first (`--no-pin` lets the scheduler place them): on 2 cores a client that
+// shares the server's core, or that the scheduler moves onto it now and then, makes the server's
+// cost per request vary by 2x from round to round (caches shared with the client), and a
+// JavaScript client on one core cannot saturate the bare server, which turns the ratio into the
+// client's speed. Pinned with wrk, each server's core is saturated (its CPU per request is printed).
 // `--json` prints one JSON object (for `arbiter bench`) instead of the text lines.
 // `--profile DIR` runs the arbiter server under `node --cpu-prof --cpu-prof-dir DIR`.
 // `--fastify` adds a third server, a trivial fastify route answering the same fixed reply (the framework's own cost).
 // `--before DIR` adds the arbiter server of another build (DIR is its dist/, e.g. the previous release's) to
 // every round, and prints now/before per endpoint: what a change bought, under the same load.
+// `--node-options "..."` passes V8/node flags to the arbiter servers (what a flag would buy).
 // Usage: node bench/server.mjs [--connections 16] [--seconds 3] [--rounds 5] [--quick] [--batch] [--fastify]
-//                              [--before DIR] [--samples 100000] [--batch-size 1000] [--parallel 4] [--json]
+//                              [--before DIR] [--load wrk|autocannon] [--no-pin] [--node-options FLAGS]
+//                              [--samples 100000] [--batch-size 1000] [--parallel 4] [--json]
 // (run `npm run build` first; only the ratios mean something on a shared machine)
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const argv = process.argv.slice(2);
 // the servers' child processes do not load autocannon
-const autocannon = argv[0] === '--child' ? undefined : (await import('autocannon')).default;
 const flag = (name) => argv.includes(`--${name}`);
 const str = (name, dflt) => {
   const i = argv.indexOf(`--${name}`);
@@ -79,6 +88,18 @@ const CONNECTIONS = num('connections', 16);
 const SECONDS = num('seconds', QUICK ? 1 : 3);
 const ROUNDS = num('rounds', QUICK ? 1 : 5);
 const PROFILE = str('profile', undefined);
+const NODE_OPTIONS = str('node-options', '').split(' ').filter(Boolean);
+const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+const LOAD = str('load', has('wrk') ? 'wrk' : 'autocannon');
+if (LOAD !== 'wrk' && LOAD !== 'autocannon') throw new Error(`--load: wrk or autocannon, got ${LOAD}`);
+const CPUS = availableParallelism();
+const PIN = !flag('no-pin') && CPUS >= 2 && has('taskset');
+const SERVER_CPU = String(CPUS - 1);
+const LOAD_CPU = '0';
+// the servers' child processes do not load autocannon
+const autocannon = LOAD === 'autocannon' ? (await import('autocannon')).default : undefined;
+// autocannon runs in this process: pin it (all its threads) to the load generator's CPU
+if (PIN && LOAD === 'autocannon') spawnSync('taskset', ['-a', '-p', '-c', LOAD_CPU, String(process.pid)], { stdio: 'ignore' });
 const BEFORE = str('before', undefined);
 const log = (s) => {
   if (!JSON_OUT) console.log(s);
@@ -97,11 +118,13 @@ for (const r of rows) {
 }
 
 function startChild(kind, dist) {
-  const nodeArgs = kind === 'arbiter' && PROFILE && !dist ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : [];
+  const nodeArgs = kind === 'arbiter' ? [...NODE_OPTIONS, ...(PROFILE && !dist ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : [])] : [];
+  const args = [...nodeArgs, here('./server.mjs'), '--child', kind, ...(dist ? [dist] : [])];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, here('./server.mjs'), '--child', kind, ...(dist ? [dist] : [])], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    // taskset execs node: the child's pid is the server's (its CPU time is read from /proc)
+    const child = PIN
+      ? spawn('taskset', ['-c', SERVER_CPU, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+      : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d) => {
       out += d;
@@ -150,19 +173,76 @@ function cpuSeconds(pid) {
   }
 }
 
-async function load(server, requests, seconds) {
+// wrk: the request bodies of an endpoint, one per line (JSON text has no raw newline), cycled through by
+// a Lua script that prints the run's figures as one JSON line
+const WRK_DIR = LOAD === 'wrk' ? mkdtempSync(join(tmpdir(), 'arbiter-bench-wrk-')) : undefined;
+const WRK_LUA = `local reqs = {}
+init = function(args)
+  local headers = {}
+  for k, v in pairs(wrk.headers) do headers[k] = v end
+  headers["Content-Type"] = "application/json"
+  for line in io.lines(os.getenv("ARBITER_BENCH_BODIES")) do
+    reqs[#reqs + 1] = wrk.format("POST", os.getenv("ARBITER_BENCH_PATH"), headers, line)
+  end
+end
+local i = 0
+request = function()
+  i = i % #reqs + 1
+  return reqs[i]
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('ARBITER_BENCH {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"errors":%d,"non2xx":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    e.connect + e.read + e.write + e.timeout, e.status))
+end
+`;
+
+/** Runs wrk (on the load generator's CPU when pinned) against `url` for `seconds`; resolves with its figures. */
+function runWrk(url, path, bodiesFile, seconds) {
+  const script = join(/** @type {string} */ (WRK_DIR), 'bodies.lua');
+  writeFileSync(script, WRK_LUA);
+  const args = ['-t1', `-c${CONNECTIONS}`, `-d${Math.max(1, Math.round(seconds))}s`, '-s', script, `${url}${path}`];
+  return new Promise((resolve, reject) => {
+    const child = spawn(PIN ? 'taskset' : 'wrk', PIN ? ['-c', LOAD_CPU, 'wrk', ...args] : args, {
+      env: { ...process.env, ARBITER_BENCH_BODIES: bodiesFile, ARBITER_BENCH_PATH: path },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const m = /ARBITER_BENCH (\{.*\})/.exec(out);
+      if (code !== 0 || !m) reject(new Error(`wrk exited with ${code}: ${out.slice(-500)}`));
+      else resolve(JSON.parse(m[1]));
+    });
+  });
+}
+
+async function load(server, path, requests, seconds) {
   const c0 = cpuSeconds(server.pid);
-  const r = await autocannon({ url: server.url, connections: CONNECTIONS, duration: seconds, requests });
+  let r;
+  if (LOAD === 'wrk') {
+    const file = join(/** @type {string} */ (WRK_DIR), `${path.replace(/\W/g, '_')}.txt`);
+    writeFileSync(file, requests.map((q) => q.body).join('\n') + '\n');
+    const w = await runWrk(server.url, path, file, seconds);
+    r = {
+      rps: w.requests / (w.duration_us / 1e6),
+      p50: Math.round(w.p50_us / 100) / 10,
+      p99: Math.round(w.p99_us / 100) / 10,
+      total: w.requests,
+      bad: w.errors + w.non2xx,
+    };
+  } else {
+    const a = await /** @type {NonNullable<typeof autocannon>} */ (autocannon)({ url: server.url, connections: CONNECTIONS, duration: seconds, requests });
+    r = { rps: a.requests.average, p50: a.latency.p50, p99: a.latency.p99, total: a.requests.total, bad: a.non2xx + a.errors + a.timeouts };
+  }
   const c1 = cpuSeconds(server.pid);
-  const total = r.requests.total;
   return {
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    total,
-    bad: r.non2xx + r.errors + r.timeouts,
+    ...r,
     // the server's CPU time per request, microseconds
-    cpuUs: c0 === undefined || c1 === undefined || !total ? undefined : ((c1 - c0) * 1e6) / total,
+    cpuUs: c0 === undefined || c1 === undefined || !r.total ? undefined : ((c1 - c0) * 1e6) / r.total,
   };
 }
 
@@ -175,21 +255,24 @@ const fmt = (x) => x.toLocaleString('en-US', { maximumFractionDigits: 0 });
 
 // ---- 1. arbiter vs bare node, interleaved rounds ---------------------------------------------------
 log(`arbiter serve vs bare node http: ${CONNECTIONS} connections, ${ROUNDS} interleaved round(s) of ${SECONDS} s per server and endpoint`);
+log(
+  `load from ${LOAD}${LOAD === 'autocannon' ? ' (in this process)' : ''}; ${PIN ? `servers pinned to CPU ${SERVER_CPU}, load generator to CPU ${LOAD_CPU}` : 'not pinned (the scheduler places servers and load generator)'}${NODE_OPTIONS.length ? `; arbiter node options: ${NODE_OPTIONS.join(' ')}` : ''}`,
+);
 const servers = { bare: await startChild('bare'), arbiter: await startChild('arbiter') };
 if (flag('fastify')) servers.fastify = await startChild('fastify');
 if (BEFORE) servers.before = await startChild('arbiter', BEFORE);
-const report = { connections: CONNECTIONS, rounds: ROUNDS, seconds: SECONDS, endpoints: {} };
+const report = { connections: CONNECTIONS, rounds: ROUNDS, seconds: SECONDS, load: LOAD, pinned: PIN, nodeOptions: NODE_OPTIONS, endpoints: {} };
 let failed = 0;
 try {
   for (const [path, requests] of Object.entries(ENDPOINTS)) {
     // warm-up: JIT both servers on this endpoint
-    for (const s of Object.values(servers)) await load(s, requests, QUICK ? 0.5 : 1);
+    for (const s of Object.values(servers)) await load(s, path, requests, QUICK ? 0.5 : 1);
     const rounds = [];
     for (let i = 0; i < ROUNDS; i++) {
-      const bare = await load(servers.bare, requests, SECONDS);
-      const arb = await load(servers.arbiter, requests, SECONDS);
-      const fst = servers.fastify ? await load(servers.fastify, requests, SECONDS) : undefined;
-      const bef = servers.before ? await load(servers.before, requests, SECONDS) : undefined;
+      const bare = await load(servers.bare, path, requests, SECONDS);
+      const arb = await load(servers.arbiter, path, requests, SECONDS);
+      const fst = servers.fastify ? await load(servers.fastify, path, requests, SECONDS) : undefined;
+      const bef = servers.before ? await load(servers.before, path, requests, SECONDS) : undefined;
       failed += bare.bad + arb.bad + (fst?.bad ?? 0) + (bef?.bad ?? 0);
       rounds.push({ bare, arbiter: arb, ratio: arb.rps / bare.rps, fastify: fst, before: bef });
       if (bef)
@@ -227,6 +310,7 @@ try {
   }
 } finally {
   for (const srv of Object.values(servers)) await srv.stop();
+  if (WRK_DIR) rmSync(WRK_DIR, { recursive: true, force: true });
 }
 report.failedRequests = failed;
 if (failed) log(`WARNING: ${failed} request(s) failed (non-2xx, errors or timeouts)`);

@@ -3,7 +3,7 @@
 # the toolchains of the languages it runs: python3, gcc/g++, golang-go, rustc, the headless JDK,
 # bash; node is arbiter's own runtime and TypeScript an npm dependency; chromium for the
 # eval-report render test, redis-server for the queue that scales grading out to worker
-# processes, and its tests), npm dependencies, and the build. Idempotent: a package is installed
+# processes, and its tests; wrk for the server benchmark), npm dependencies, and the build. Idempotent: a package is installed
 # only when its command is missing, so a second run installs nothing and only rebuilds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +24,10 @@ command -v bash >/dev/null 2>&1 || langs+=(bash)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 # jq: the docs' one-liners that turn other tools' result files into JSONL (docs/agents.md)
 command -v jq >/dev/null 2>&1 || need+=(jq)
+# wrk: the server benchmark's load generator (bench/server.mjs; a C client, so on a 2-core machine it
+# saturates the server's core from the other one); taskset (util-linux) pins the two apart
+command -v wrk >/dev/null 2>&1 || need+=(wrk)
+command -v taskset >/dev/null 2>&1 || need+=(util-linux)
 if [ ${#need[@]} -gt 0 ] || [ ${#langs[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
     echo "setup: missing system packages: ${need[*]} ${langs[*]} (run as root or install them)" >&2; exit 1; fi
