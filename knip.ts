@@ -24,8 +24,9 @@ export default {
   project: ['src/**/*.ts', 'bench/**/*.mjs', 'scripts/**/*.mjs', 'test/**/*.{ts,mjs}'],
   // loaded by path (lazyRequire / require.resolve / inlined into reports), not imported
   ignoreDependencies: ['@observablehq/plot', 'ajv-formats', 'langdetect', 'fast-json-stringify'],
-  // installed by scripts/setup.sh (Debian's redis-server), started by the queue tests
-  ignoreBinaries: ['redis-server'],
+  // installed by scripts/setup.sh (Debian's redis-server, util-linux's taskset), started by
+  // the queue tests and bench/server.mjs
+  ignoreBinaries: ['redis-server', 'taskset'],
   // the JavaScript driver requires its solution host by the name it has inside the sandbox
   // (drivers/host.cjs is delivered as host.js beside it)
   ignoreUnresolved: ['./host.js'],
