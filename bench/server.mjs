@@ -19,7 +19,9 @@
 // `--fastify` adds a third server, a trivial fastify route answering the same fixed reply (the framework's own cost).
 // `--before DIR` adds the arbiter server of another build (DIR is its dist/, e.g. the previous release's) to
 // every round, and prints now/before per endpoint: what a change bought, under the same load.
-// `--node-options "..."` passes V8/node flags to the arbiter servers (what a flag would buy).
+// DIR's imports must resolve where it sits: build the other commit in a git worktree under node_modules/.cache/.
+// `--node-options "..."` passes V8/node flags to this build's arbiter server, not to --before's (with --before dist,
+// now/before is what the flags buy).
 // Usage: node bench/server.mjs [--connections 16] [--seconds 3] [--rounds 5] [--quick] [--batch] [--fastify]
 //                              [--before DIR] [--load wrk|autocannon] [--no-pin] [--node-options FLAGS]
 //                              [--samples 100000] [--batch-size 1000] [--parallel 4] [--json]
@@ -118,7 +120,7 @@ for (const r of rows) {
 }
 
 function startChild(kind, dist) {
-  const nodeArgs = kind === 'arbiter' ? [...NODE_OPTIONS, ...(PROFILE && !dist ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : [])] : [];
+  const nodeArgs = kind === 'arbiter' && !dist ? [...NODE_OPTIONS, ...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : [])] : [];
   const args = [...nodeArgs, here('./server.mjs'), '--child', kind, ...(dist ? [dist] : [])];
   return new Promise((resolve, reject) => {
     // taskset execs node: the child's pid is the server's (its CPU time is read from /proc)
