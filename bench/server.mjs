@@ -119,6 +119,12 @@ for (const r of rows) {
     data.push({ question: r.question, label, solution: r[f].solution });
 }
 
+/** Every server child started; killed when this process exits however it ends (a failed start included), so none outlives it. */
+const children = new Set();
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
 function startChild(kind, dist) {
   const nodeArgs = kind === 'arbiter' && !dist ? [...NODE_OPTIONS, ...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : [])] : [];
   const args = [...nodeArgs, here('./server.mjs'), '--child', kind, ...(dist ? [dist] : [])];
@@ -127,6 +133,7 @@ function startChild(kind, dist) {
     const child = PIN
       ? spawn('taskset', ['-c', SERVER_CPU, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
       : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.add(child);
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d) => {
       out += d;
@@ -144,7 +151,10 @@ function startChild(kind, dist) {
             }),
         });
     });
-    child.on('exit', (c) => reject(new Error(`${kind} server exited with ${c}`)));
+    child.on('exit', (c) => {
+      children.delete(child);
+      reject(new Error(`${kind} server exited with ${c}`));
+    });
   });
 }
 
