@@ -20,7 +20,9 @@
 // `--before DIR` adds the arbiter server of another build (DIR is its dist/, e.g. the previous release's) to
 // every round, and prints now/before per endpoint: what a change bought, under the same load.
 // DIR's imports must resolve where it sits: build the other commit in a git worktree under node_modules/.cache/.
-// `--node-options "..."` passes V8/node flags to this build's arbiter server, not to --before's (with --before dist,
+// Each arbiter server runs under the node flags its build's `arbiter serve` adds (SERVE_NODE_FLAGS in
+// src/cli/node-flags.ts: a larger young generation), as `arbiter serve` would run it.
+// `--node-options "..."` passes more V8/node flags to this build's arbiter server, not to --before's (with --before dist,
 // now/before is what the flags buy).
 // Usage: node bench/server.mjs [--connections 16] [--seconds 3] [--rounds 5] [--quick] [--batch] [--fastify]
 //                              [--before DIR] [--load wrk|autocannon] [--no-pin] [--node-options FLAGS]
@@ -125,10 +127,26 @@ process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
 
-function startChild(kind, dist) {
-  const nodeArgs = kind === 'arbiter' && !dist ? [...NODE_OPTIONS, ...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : [])] : [];
+/** The node flags `arbiter serve` of the build in `dist` runs under (src/cli/node-flags.ts; none for a build without them). */
+async function serveFlags(dist) {
+  try {
+    return [...(await import(pathToFileURL(join(resolve(dist), 'cli/node-flags.js')).href)).SERVE_NODE_FLAGS];
+  } catch {
+    return [];
+  }
+}
+
+async function startChild(kind, dist) {
+  // an arbiter server runs as `arbiter serve` would: under its build's node flags (then --node-options, for this build)
+  const nodeArgs =
+    kind !== 'arbiter'
+      ? []
+      : dist
+        ? await serveFlags(dist)
+        : [...(await serveFlags(here('../dist'))), ...NODE_OPTIONS, ...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : [])];
   const args = [...nodeArgs, here('./server.mjs'), '--child', kind, ...(dist ? [dist] : [])];
   return new Promise((resolve, reject) => {
+    if (kind === 'arbiter') log(`  ${dist ? `before (${dist})` : 'arbiter'} server: node ${nodeArgs.join(' ') || '(no flags)'}`);
     // taskset execs node: the child's pid is the server's (its CPU time is read from /proc)
     const child = PIN
       ? spawn('taskset', ['-c', SERVER_CPU, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })

@@ -11,6 +11,7 @@ import { DEFAULT_EOS_TOKENS, DEFAULT_MAX_QUEUE, REWARD_FORMATS, type RewardForma
 import { die, EXIT } from '../exit.js';
 import { positiveInt } from './score.js';
 import { addImageOptions, imageSources } from '../image-options.js';
+import { exitWithParent, restartWithNodeFlags, SERVE_NODE_FLAGS } from '../node-flags.js';
 
 function port(v: string): number {
   const n = Number(v);
@@ -191,6 +192,9 @@ Examples:
     )
     .action(async (o: ServeOpts, cmd: Command) => {
       try {
+        // the server runs under V8 flags of its own (a larger young generation: node-flags.ts)
+        if (await restartWithNodeFlags(SERVE_NODE_FLAGS)) return;
+        exitWithParent();
         // options that only a mode they need reads: refused without it rather than ignored
         const needs: [string, boolean, string][] = [
           ['--sandbox-api-max-timeout-s', o.sandboxApiMaxTimeoutS !== undefined, '--sandbox-api'],
