@@ -60,6 +60,13 @@ it('100,000 samples through 3 workers, one SIGKILLed mid-run and one started: ea
   await Promise.all(Array.from({ length: AT_ONCE }, lane));
   const killedJob = await killed;
   expect(killedJob).toBeTruthy();
+  // the restarted worker may be up only after the run above is done: more batches until it has
+  // completed a job (bounded), so that "it took part" does not depend on how fast the run was
+  const restarted = workers[3]!;
+  for (let i = 0; i < 500 && !restarted.events.some((e) => e.event === 'completed'); i++) {
+    const r = await postJSON(s.url + '/v1/score', '{"samples":[' + Array.from({ length: BATCH }, (_, j) => sample(j)).join(',') + ']}');
+    expect(r.status).toBe(200);
+  }
 
   let k = 0;
   let wrong = 0;
