@@ -1,8 +1,8 @@
 // The V8 flags `arbiter serve` runs under, and the re-start of the command in a node process that
 // has them. V8 sizes its young generation when the process starts (v8.setFlagsFromString cannot
 // change it later), and the server's per-request garbage is collected faster with a larger
-// semi-space: with node's default the young generation stays small and is scavenged every few
-// milliseconds under load (docs/server.md, "The fourth round"). Flags the user gave node (its
+// semi-space: with node's default the young generation stays small and is scavenged about every 30
+// ms under load (node --trace-gc; docs/server.md, "The fourth round"). Flags the user gave node (its
 // command line or NODE_OPTIONS) for the same setting are kept as given and nothing is re-started.
 import { spawn } from 'node:child_process';
 
@@ -57,7 +57,7 @@ export function restartWithNodeFlags(flags: readonly string[]): Promise<boolean>
 }
 
 /** In a process started by restartWithNodeFlags: stops (SIGTERM to itself) when the process that started it is gone. */
-export function exitWithParent(): void {
+export function stopWithParent(): void {
   if (process.env.ARBITER_PARENT_WATCH !== '1' || !process.send) return;
   delete process.env.ARBITER_PARENT_WATCH;
   // as if it had been sent SIGTERM (the server finishes what is in flight and exits)

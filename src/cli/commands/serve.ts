@@ -11,7 +11,7 @@ import { DEFAULT_EOS_TOKENS, DEFAULT_MAX_QUEUE, REWARD_FORMATS, type RewardForma
 import { die, EXIT } from '../exit.js';
 import { positiveInt } from './score.js';
 import { addImageOptions, imageSources } from '../image-options.js';
-import { exitWithParent, restartWithNodeFlags, SERVE_NODE_FLAGS } from '../node-flags.js';
+import { stopWithParent, restartWithNodeFlags, SERVE_NODE_FLAGS } from '../node-flags.js';
 
 function port(v: string): number {
   const n = Number(v);
@@ -194,7 +194,7 @@ Examples:
       try {
         // the server runs under V8 flags of its own (a larger young generation: node-flags.ts)
         if (await restartWithNodeFlags(SERVE_NODE_FLAGS)) return;
-        exitWithParent();
+        stopWithParent();
         // options that only a mode they need reads: refused without it rather than ignored
         const needs: [string, boolean, string][] = [
           ['--sandbox-api-max-timeout-s', o.sandboxApiMaxTimeoutS !== undefined, '--sandbox-api'],
