@@ -95,7 +95,9 @@ export function makeGrader(opts: RunnerOptions, evaluate: Evaluate): Grader {
         metadata: { grader: name, type, duration_ms },
       };
     }
-    const r: Result = { score: out.score, valid: true, metadata: { grader: name, type, duration_ms, ...ownMetadata(out.metadata) } };
+    // without metadata of the grader's own, a literal (a spread of an empty object still costs a copy)
+    const metadata = out.metadata === undefined ? { grader: name, type, duration_ms } : { grader: name, type, duration_ms, ...ownMetadata(out.metadata) };
+    const r: Result = { score: out.score, valid: true, metadata };
     if (pass_threshold !== undefined) r.metadata.passed = out.score >= pass_threshold;
     if (out.reason !== undefined) r.reason = out.reason;
     if (out.components !== undefined) r.components = out.components;

@@ -19,12 +19,15 @@ export interface Summary {
   pipeline?: object;
 }
 
-export class SummaryStats {
+/** The counts of a summary without its timing (a server reply's summary: no clock read per request). */
+export type SummaryCounts = Pick<Summary, 'count' | 'valid' | 'invalid' | 'mean_score' | 'error_kinds'>;
+
+/** Counts of graded results: count, validity, mean score, error kinds. */
+export class ResultCounts {
   count = 0;
   valid = 0;
   private sum = 0;
   readonly errorKinds: Record<string, number> = {};
-  private readonly t0 = performance.now();
 
   add(r: Result): void {
     this.count++;
@@ -41,6 +44,15 @@ export class SummaryStats {
     return this.valid ? this.sum / this.valid : null;
   }
 
+  counts(): SummaryCounts {
+    return { count: this.count, valid: this.valid, invalid: this.count - this.valid, mean_score: this.mean, error_kinds: { ...this.errorKinds } };
+  }
+}
+
+/** ResultCounts with the run's duration and throughput (since it was made). */
+export class SummaryStats extends ResultCounts {
+  private readonly t0 = performance.now();
+
   elapsed(): number {
     return (performance.now() - this.t0) / 1000;
   }
@@ -48,11 +60,7 @@ export class SummaryStats {
   summary(): Summary {
     const duration_s = this.elapsed();
     return {
-      count: this.count,
-      valid: this.valid,
-      invalid: this.count - this.valid,
-      mean_score: this.mean,
-      error_kinds: { ...this.errorKinds },
+      ...this.counts(),
       duration_s: Math.round(duration_s * 1000) / 1000,
       lines_per_s: duration_s > 0 ? Math.round(this.count / duration_s) : 0,
     };

@@ -224,11 +224,12 @@ export class RequestScope implements Cancellable, ExecutorRequest {
 
   /**
    * Normalises a raw record (`{id?, item, sample}` or shorthand); a malformed one becomes an invalid
-   * `bad_input` result instead of an exception.
+   * `bad_input` result instead of an exception. `maxDepth` as normalizeRecord's (Infinity: the
+   * record comes from a body already bounded within the default).
    */
-  normalize(g: Grader, rec: unknown): GradeInput | Result {
+  normalize(g: Grader, rec: unknown, maxDepth?: number): GradeInput | Result {
     try {
-      return normalizeRecord(rec);
+      return normalizeRecord(rec, { maxDepth });
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       return invalidResult(e instanceof GradeFailure ? e.kind : 'bad_input', message, { grader: g.name, type: g.type });

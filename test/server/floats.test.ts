@@ -63,6 +63,35 @@ describe('float writers', () => {
     );
     expect(JSON.parse(s)).toEqual({ id: 7, ...r });
   });
+
+  it("writes a result's metadata exactly as JSON.stringify does, whatever it holds", () => {
+    class Box {
+      x = 1;
+    }
+    const withToJSON = { a: 1, toJSON: () => ({ b: 2 }) };
+    const nullProto = Object.assign(Object.create(null) as Record<string, unknown>, { z: 'q' });
+    const cases: unknown[] = [
+      { grader: 'g', type: 't', duration_ms: 0.30422099999998, passed: false },
+      { grader: 'quote "and" back\\slash\n\u0001', type: '\ud800 lone surrogate', 2: 'integer key first', k: 'after' },
+      { n: Number.NaN, inf: Number.POSITIVE_INFINITY, neg0: -0, big: 1e21, tiny: 5e-324, u: undefined, f: () => 1, sym: Symbol('s') },
+      { nested: { deep: [1, 'two', null, { three: true }] }, when: new Date(0), nul: null, box: new Box() },
+      withToJSON,
+      nullProto,
+      new Box(),
+      null,
+      'a string',
+      [1, 2],
+    ];
+    for (const metadata of cases) {
+      const s = resultJSON({ score: 0.5, valid: true, metadata } as never);
+      const want = JSON.stringify(metadata);
+      expect(s).toBe(want === undefined ? '{"score":0.5,"valid":true}' : `{"score":0.5,"valid":true,"metadata":${want}}`);
+    }
+    // the same short strings again (written from the cache) and an integer past 2^53 (as its digits)
+    expect(resultJSON({ score: 1, valid: true, metadata: { grader: 'g', type: 't', id: 12345678901234567891n } } as never)).toBe(
+      '{"score":1.0,"valid":true,"metadata":{"grader":"g","type":"t","id":12345678901234567891}}',
+    );
+  });
 });
 
 describe('Python sees floats on every trainer-facing endpoint', () => {

@@ -17,6 +17,17 @@ describe('extractResponse', () => {
     const r = extractResponse('other Q?A', 'Q?', DEFAULT_EOS_TOKENS);
     expect(r.ok).toBe(false);
   });
+  it('compares the whole prompt (a query that differs in its last character before the response is refused)', () => {
+    const prompt = `<|im_start|>user\n${'a long question '.repeat(40)}<|im_end|>\n<|im_start|>assistant\n`;
+    expect(extractResponse(`${prompt}A: 4<|im_end|>`, prompt, DEFAULT_EOS_TOKENS)).toEqual({ ok: true, text: 'A: 4' });
+    expect(extractResponse(`${prompt.slice(0, -1)}X A: 4`, prompt, DEFAULT_EOS_TOKENS).ok).toBe(false);
+    expect(extractResponse(prompt.slice(0, -1), prompt, DEFAULT_EOS_TOKENS).ok).toBe(false); // shorter than its prompt
+  });
+  it('strips tokens that end in different characters, in any order, and none that only share a last character', () => {
+    expect(stripTrailingTokens('A[PAD] <end>\n[PAD]', ['<end>', '[PAD]'])).toBe('A');
+    expect(stripTrailingTokens('A friend>', ['<end>'])).toBe('A friend>');
+    expect(stripTrailingTokens('', ['<end>'])).toBe('');
+  });
   it('uses a custom token list only', () => {
     expect(extractResponse('Q?A<end>', 'Q?', ['<end>'])).toEqual({ ok: true, text: 'A' });
     expect(extractResponse('Q?A</s>', 'Q?', ['<end>'])).toEqual({ ok: true, text: 'A</s>' });

@@ -48,6 +48,57 @@ export function floatMap(m: Readonly<Record<string, number | null | undefined>>)
   return s + '}';
 }
 
+/** JSON texts of the short strings written lately: the grader names and types every result's metadata repeats. */
+const QUOTED = new Map<string, string>();
+
+/** JSON.stringify of a string, from QUOTED when it is short. */
+function quoted(s: string): string {
+  let q = QUOTED.get(s);
+  if (q === undefined) {
+    q = JSON.stringify(s);
+    if (s.length <= 64) {
+      if (QUOTED.size >= 256) QUOTED.clear();
+      QUOTED.set(s, q);
+    }
+  }
+  return q;
+}
+
+/**
+ * A result's metadata as JSON.stringify writes it (BigInt as digits). A plain object's strings,
+ * numbers and booleans are written here; anything else (nested values, toJSON, another prototype)
+ * through stringifyExact. JSON.stringify costs about 0.35 µs for the runner's three fields, as
+ * much as a string_check grade.
+ */
+function metadataJSON(m: unknown): string | undefined {
+  if (typeof m !== 'object' || m === null || Object.getPrototypeOf(m) !== Object.prototype || 'toJSON' in m) return stringifyExact(m);
+  const o = m as Record<string, unknown>;
+  let s = '{';
+  let first = true;
+  for (const k in o) {
+    if (!Object.hasOwn(o, k)) continue;
+    const v = o[k];
+    let enc: string | undefined;
+    switch (typeof v) {
+      case 'string':
+        enc = quoted(v);
+        break;
+      case 'number':
+        enc = Number.isFinite(v) ? String(v) : 'null';
+        break;
+      case 'boolean':
+        enc = v ? 'true' : 'false';
+        break;
+      default:
+        enc = stringifyExact(v); // undefined for undefined, functions and symbols: the key is left out
+    }
+    if (enc === undefined) continue;
+    s += (first ? '' : ',') + quoted(k) + ':' + enc;
+    first = false;
+  }
+  return s + '}';
+}
+
 /** Encoded keys of a Result's own fields (most results have only these). */
 const RESULT_KEYS = new Map(['score', 'valid', 'error', 'reason', 'components', 'steps', 'metadata'].map((k) => [k, `"${k}":`]));
 
@@ -89,8 +140,11 @@ export function resultJSON(r: Result, id?: string | number | null, rawId?: strin
           enc += '}';
         } else enc = JSON.stringify(v);
         break;
+      case 'metadata':
+        enc = metadataJSON(v);
+        break;
       default:
-        enc = stringifyExact(v); // ids, uids, metadata: integers past 2^53 (BigInt) as their digits
+        enc = stringifyExact(v); // ids, uids: integers past 2^53 (BigInt) as their digits
     }
     if (enc === undefined) continue; // undefined / functions are left out, as JSON.stringify does
     s += (first ? '' : ',') + (RESULT_KEYS.get(k) ?? JSON.stringify(k) + ':') + enc;

@@ -3,13 +3,24 @@
 
 export type Extracted = { ok: true; text: string } | { ok: false; message: string };
 
+/**
+ * True when `s` begins with `prefix`. A slice compared with `===` (a memory compare): V8's
+ * startsWith compares one character at a time, about 1 µs for a 300-character prompt, more than
+ * grading a string_check.
+ */
+export function hasPrefix(s: string, prefix: string): boolean {
+  return s.length >= prefix.length && s.slice(0, prefix.length) === prefix;
+}
+
 /** Removes any of `tokens` (and the whitespace after each) from the end of `s`, repeatedly. */
 export function stripTrailingTokens(s: string, tokens: readonly string[]): string {
   let end = s.length;
   for (;;) {
     let e = end;
     while (e > 0 && isSpace(s.charCodeAt(e - 1))) e--;
-    const t = tokens.find((tok) => e >= tok.length && s.startsWith(tok, e - tok.length));
+    // most responses end in no token at all: its last character rules out every token ending otherwise
+    const last = s.charCodeAt(e - 1);
+    const t = tokens.find((tok) => e >= tok.length && tok.charCodeAt(tok.length - 1) === last && s.startsWith(tok, e - tok.length));
     if (!t) break;
     end = e - t.length;
   }
@@ -38,9 +49,9 @@ function isSpace(c: number): boolean {
 export function extractResponse(query: string, prompt: string | undefined, tokens: readonly string[]): Extracted {
   let rest = query;
   if (prompt !== undefined && prompt !== '') {
-    if (!rest.startsWith(prompt)) {
+    if (!hasPrefix(rest, prompt)) {
       rest = stripLeadingTokens(rest, tokens);
-      if (!rest.startsWith(prompt)) {
+      if (!hasPrefix(rest, prompt)) {
         return {
           ok: false,
           message: `the query does not start with its prompt (query begins ${JSON.stringify(query.slice(0, 60))}, prompt begins ${JSON.stringify(prompt.slice(0, 60))})`,

@@ -9,7 +9,8 @@ import type { Result } from '../../core/result.js';
 import { bodyObject, checkBatch, openScope, postJson, type ServerContext, type WireFormat } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { idsArePlain, rawIdsOf, type BodyHolder } from '../json-body.js';
-import { SummaryStats } from '../../io/summary.js';
+import { ResultCounts } from '../../io/summary.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../../core/json.js';
 import { scoreJSON } from './float-json.js';
 import { DEFAULT_KEEP, keepProblem, keptFields } from '../../io/score-stream.js';
 
@@ -48,10 +49,15 @@ function registerScore(app: FastifyInstance, ctx: ServerContext): void {
     const n = samples.length;
     checkBatch(ctx, 'samples', n);
     const keep = body.keep ?? DEFAULT_KEEP;
-    if (!Array.isArray(keep) || !keep.every((k) => typeof k === 'string'))
-      throw new HttpError(400, 'invalid_request', 'field "keep" must be a list of field names, e.g. ["uid", "global_step"]');
-    const bad = keepProblem(keep as string[]);
-    if (bad) throw new HttpError(400, 'invalid_request', `field "keep": ${bad}`);
+    if (keep !== DEFAULT_KEEP) {
+      if (!Array.isArray(keep) || !keep.every((k) => typeof k === 'string'))
+        throw new HttpError(400, 'invalid_request', 'field "keep" must be a list of field names, e.g. ["uid", "global_step"]');
+      const bad = keepProblem(keep as string[]);
+      if (bad) throw new HttpError(400, 'invalid_request', `field "keep": ${bad}`);
+    }
+    // samples[i] sits three levels into a body the parser bounded at maxJsonDepth: when that bound is
+    // within normalizeRecord's own, its walk of each record could find nothing
+    const depth = ctx.opts.maxJsonDepth - 2 <= DEFAULT_MAX_JSON_DEPTH ? Infinity : undefined;
     const scope = openScope(ctx, request);
     try {
       scope.admit(n);
@@ -59,7 +65,7 @@ function registerScore(app: FastifyInstance, ctx: ServerContext): void {
       const ids: (string | number | null)[] = new Array(n);
       const raws = rawIdTexts(request, samples);
       for (let i = 0; i < n; i++) {
-        const input = scope.normalize(grader, samples[i]);
+        const input = scope.normalize(grader, samples[i], depth);
         const given = (samples[i] as { id?: unknown } | null)?.id;
         const rawId = typeof given === 'bigint' ? Number(given) : given;
         ids[i] = 'sample' in input ? (input.id ?? i) : typeof rawId === 'string' || typeof rawId === 'number' ? rawId : i;
@@ -71,10 +77,9 @@ function registerScore(app: FastifyInstance, ctx: ServerContext): void {
         const kept = keptFields(samples[i], keep as string[]);
         return kept ? ({ ...kept, ...r } as Result) : r;
       });
-      const stats = new SummaryStats();
-      for (const r of results) stats.add(r);
-      const { count, valid, invalid, mean_score, error_kinds } = stats.summary();
-      return scoreJSON(name, results, ids, { count, valid, invalid, mean_score, error_kinds }, raws);
+      const counts = new ResultCounts();
+      for (const r of results) counts.add(r);
+      return scoreJSON(name, results, ids, counts.counts(), raws);
     } finally {
       scope.end();
     }
