@@ -415,6 +415,17 @@ export function parseJsonExact(text: string, parse: (text: string) => unknown = 
   return restoreBigInts(v, rw);
 }
 
+/** A character JSON.stringify writes escaped: a quote, a backslash, a control character, a surrogate (paired or not). */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * JSON.stringify of a string, without its per-call cost (about 0.1 µs) when nothing in the string
+ * needs an escape: then the text is the string between quotes, as JSON.stringify writes it.
+ */
+export function jsonString(s: string): string {
+  return ESCAPED.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
 let bigMark = `\u0000big${Math.random().toString(36).slice(2)}:`;
 
 /**

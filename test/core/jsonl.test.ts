@@ -195,3 +195,27 @@ describe('bounded JSON and exact ids (library)', async () => {
     }
   });
 });
+
+describe('jsonString (the writers’ quoting of a string)', async () => {
+  const { jsonString } = await import('../../dist/core/json.js');
+  it('writes every string exactly as JSON.stringify does', () => {
+    const cases = [
+      '',
+      'plain ascii',
+      'a "quote" and a \\ backslash',
+      'line\nbreak\ttab\r\u0000\u001f\u007f',
+      '\u2028\u2029 (JSON.stringify leaves these raw)',
+      'é ü 日本 …',
+      '\ud83d\ude00 a surrogate pair',
+      'lone \ud800 high',
+      'lone \udfff low',
+      '\udfff\ud800 reversed pair',
+    ];
+    for (const s of cases) expect(jsonString(s)).toBe(JSON.stringify(s));
+    // and every code unit alone
+    for (let c = 0; c < 0x10000; c++) {
+      const s = `a${String.fromCharCode(c)}b`;
+      if (jsonString(s) !== JSON.stringify(s)) expect([c, jsonString(s)]).toEqual([c, JSON.stringify(s)]);
+    }
+  });
+});

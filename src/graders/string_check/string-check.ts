@@ -4,12 +4,13 @@
 // whole text or its last fenced block); the reference is compared as rendered.
 import { z } from 'zod';
 import { graderSchema, type GraderType, PURE } from '../../core/registry.js';
+import { jsonString } from '../../core/json.js';
 import { renderString } from '../../core/template.js';
 import { extractSchema, neverCloses, readText, resolveExtract, TEXT_SOURCES } from '../../extract/index.js';
 
 /** A short quoted preview of a value for reasons (an ASCII ellipsis: one non-ASCII character makes the whole reply a two-byte string, which costs a conversion to write). */
 function clip(s: string): string {
-  return JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}...` : s);
+  return jsonString(s.length > 40 ? `${s.slice(0, 40)}...` : s);
 }
 
 const schema = graderSchema({

@@ -3,7 +3,7 @@
 // Every trainer-facing endpoint writes its rewards with these; everything else goes through
 // JSON.stringify unchanged, so the echoed data keeps its exact types.
 import type { FastifyReply } from 'fastify';
-import { stringifyExact } from '../../core/json.js';
+import { jsonString, stringifyExact } from '../../core/json.js';
 import type { Result } from '../../core/result.js';
 
 /** One number as a JSON float: `1` -> `1.0`; non-finite values (never valid rewards) -> `null`. */
@@ -99,6 +99,17 @@ function metadataJSON(m: unknown): string | undefined {
   return s + '}';
 }
 
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
+/** An id as JSON.stringify writes it. */
+function idJSON(id: string | number | null | undefined): string {
+  if (typeof id === 'number') return Number.isFinite(id) ? String(id) : 'null';
+  return typeof id === 'string' ? jsonString(id) : JSON.stringify(id);
+}
+
 /** Encoded keys of a Result's own fields (most results have only these). */
 const RESULT_KEYS = new Map(['score', 'valid', 'error', 'reason', 'components', 'steps', 'metadata'].map((k) => [k, `"${k}":`]));
 
@@ -108,7 +119,7 @@ const RESULT_KEYS = new Map(['score', 'valid', 'error', 'reason', 'components', 
  * result's key order. Written for speed: /v1/score writes thousands per reply (bench/float-json.mjs).
  */
 export function resultJSON(r: Result, id?: string | number | null, rawId?: string): string {
-  let s = id === undefined && rawId === undefined ? '{' : '{"id":' + (rawId ?? JSON.stringify(id)) + ',';
+  let s = id === undefined && rawId === undefined ? '{' : '{"id":' + (rawId ?? idJSON(id)) + ',';
   let first = true;
   const rec = r as unknown as Record<string, unknown>;
   for (const k in rec) {
@@ -164,14 +175,14 @@ export function scoreJSON(
   summary: { count: number; valid: number; invalid: number; mean_score: number | null; error_kinds: Record<string, number> },
   rawIds: readonly (string | undefined)[] = [],
 ): string {
-  let s = '{"grader":' + JSON.stringify(grader) + ',"results":[';
+  let s = '{"grader":' + quoted(grader) + ',"results":[';
   for (let i = 0; i < results.length; i++) s += (i > 0 ? ',' : '') + resultJSON(results[i]!, ids[i], rawIds[i]);
   s += '],"summary":{"count":' + summary.count + ',"valid":' + summary.valid + ',"invalid":' + summary.invalid;
   s +=
     ',"mean_score":' +
     (typeof summary.mean_score === 'number' ? floatNum(summary.mean_score) : 'null') +
     ',"error_kinds":' +
-    JSON.stringify(summary.error_kinds) +
+    (hasKeys(summary.error_kinds) ? JSON.stringify(summary.error_kinds) : '{}') +
     '}}';
   return s;
 }
