@@ -78,6 +78,15 @@ export function ownMetadata(meta: Record<string, unknown> | undefined): Record<s
   return out ?? meta;
 }
 
+/**
+ * Milliseconds since `t0` (performance.now()), to the microsecond: the clock's float noise
+ * (0.3042209999999841) says nothing, and a number with few digits is written about 5 times
+ * faster (every reply writes one per result).
+ */
+function elapsedMs(t0: number): number {
+  return Math.round((performance.now() - t0) * 1000) / 1000;
+}
+
 /** Wraps an evaluate function into a Grader with the shared result semantics. */
 export function makeGrader(opts: RunnerOptions, evaluate: Evaluate): Grader {
   const { name, type, pass_threshold, timeout_ms } = opts;
@@ -86,7 +95,7 @@ export function makeGrader(opts: RunnerOptions, evaluate: Evaluate): Grader {
   ];
 
   const finish = (out: Outcome, t0: number): Result => {
-    const duration_ms = performance.now() - t0;
+    const duration_ms = elapsedMs(t0);
     if (typeof out?.score !== 'number' || !Number.isFinite(out.score)) {
       return {
         score: null,
@@ -113,7 +122,7 @@ export function makeGrader(opts: RunnerOptions, evaluate: Evaluate): Grader {
       if (components) out.components = components as Record<string, Result>;
       return finish(out, t0);
     }
-    const duration_ms = performance.now() - t0;
+    const duration_ms = elapsedMs(t0);
     if (err instanceof GradeFailure) {
       const { components, ...meta } = err.metadata ?? {};
       const r: Result = {

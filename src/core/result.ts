@@ -32,6 +32,7 @@ export interface ResultMetadata {
   grader: string;
   /** Grader type, e.g. `string_check`. */
   type: string;
+  /** The grade's wall time in milliseconds, to the microsecond. */
   duration_ms: number;
   /** True when score >= pass_threshold (only when the grader has a pass_threshold). */
   passed?: boolean;
