@@ -3,6 +3,8 @@
 // fastify's for the same request, the hot metrics print what prom-client prints for the same
 // observations, one deadline timer serves every open request, and the replies of one event-loop
 // turn are written together, each to its own request.
+import { type OutgoingHttpHeaders, request } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Services } from '../../src/core/services.js';
@@ -77,6 +79,61 @@ describe('/v1/score and /get_reward through the fast lane and through fastify', 
     const fastify = await post(`${srv.url}${path}?via=fastify`, body);
     expect(lane.status).toBe(fastify.status);
     expect(lane.headers.get('content-type')).toBe(fastify.headers.get('content-type'));
+    expect(strip(lane.text)).toBe(strip(fastify.text));
+  });
+
+  // node's client sends header names as given; the lane reads them from rawHeaders
+  const rawPost = (url: string, headers: [string, string][], body: Buffer): Promise<{ status: number; text: string }> =>
+    new Promise((resolve, reject) => {
+      // with a list of headers node's client adds none of its own (not even Host)
+      const req = request(url, { method: 'POST', headers: [['Host', new URL(url).host], ...headers].flat() as unknown as OutgoingHttpHeaders }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  const json = Buffer.from('{"samples":[{"id":1,"item":{"label":"4"},"sample":{"output_text":"A: 4"}}]}');
+  it.each([
+    [
+      'names in capitals',
+      [
+        ['CONTENT-TYPE', 'application/json'],
+        ['Content-LENGTH', String(json.length)],
+      ],
+      json,
+    ],
+    [
+      'a second content type after the first',
+      [
+        ['content-type', 'application/json'],
+        ['Content-Type', 'text/plain'],
+        ['content-length', String(json.length)],
+      ],
+      json,
+    ],
+    [
+      'a gzip body',
+      [
+        ['Content-Type', 'application/json'],
+        ['Content-Encoding', 'gzip'],
+        ['Content-Length', String(gzipSync(json).length)],
+      ],
+      gzipSync(json),
+    ],
+    [
+      'a text body',
+      [
+        ['Content-Type', 'text/plain'],
+        ['Content-Length', String(json.length)],
+      ],
+      json,
+    ],
+  ] as [string, [string, string][], Buffer][])('%s: the same answer from the lane as from fastify', async (_what, headers, body) => {
+    const lane = await rawPost(`${srv.url}/v1/score`, headers, body);
+    const fastify = await rawPost(`${srv.url}/v1/score?via=fastify`, headers, body);
+    expect(lane.status).toBe(fastify.status);
     expect(strip(lane.text)).toBe(strip(fastify.text));
   });
 
