@@ -23,6 +23,12 @@ export interface Grader {
   readonly capabilities: readonly CapabilityUse[];
   grade(input: GradeInput, ctx: GraderContext): Promise<Result>;
   /**
+   * The same grade, its result returned as is when it is ready before this call returns (a pure
+   * grader's evaluate with no timeout and nothing to start), else the promise `grade` gives. The
+   * server's hot routes call it to skip a promise per sample. Never throws, never rejects.
+   */
+  gradeNow?(input: GradeInput, ctx: GraderContext): Result | Promise<Result>;
+  /**
    * Starts and warms what grading needs with these services (tokenizers, worker threads; see
    * core/startup.ts) and resolves with what it started; once per services and mode, never
    * rejects. Absent when the grader needs nothing started. A grade that comes first starts it
@@ -139,16 +145,21 @@ export function makeGrader(opts: RunnerOptions, evaluate: Evaluate): Grader {
   };
 
   let grade: Grader['grade'];
+  let gradeNow: Grader['gradeNow'];
   if (!timeout_ms) {
-    grade = async (input, ctx) => {
+    // an evaluate that returns its outcome (not a promise) is finished in the same call
+    const now = (input: GradeInput, ctx: GraderContext): Result | Promise<Result> => {
       const t0 = performance.now();
       try {
         const out = evaluate(input, ctx);
-        return finish(out instanceof Promise ? await out : out, t0);
+        if (out instanceof Promise) return out.then((o) => finish(o, t0)).catch((err: unknown) => fail(err, t0));
+        return finish(out, t0);
       } catch (err) {
         return fail(err, t0);
       }
     };
+    gradeNow = now;
+    grade = async (input, ctx) => now(input, ctx);
   } else {
     grade = async (input, ctx) => {
       const t0 = performance.now();
@@ -174,7 +185,8 @@ export function makeGrader(opts: RunnerOptions, evaluate: Evaluate): Grader {
       }
     };
   }
-  if (!opts.warm) return { name, type, config: opts.config, capabilities, grade };
+  if (!opts.warm)
+    return gradeNow ? { name, type, config: opts.config, capabilities, grade, gradeNow } : { name, type, config: opts.config, capabilities, grade };
   const gate = new StartupGate(name, opts.warm, opts.startup_timeout_ms ?? DEFAULT_STARTUP_TIMEOUT_MS);
   const byDeadline = opts.warmDependsOnDeadline === true;
   const run = grade;

@@ -36,10 +36,11 @@ export interface ScopeHolder extends BodyHolder {
 }
 
 /**
- * A POST route that takes a parsed JSON body (and the query) and resolves to its 200 reply, already
- * serialised; it throws HttpError (or QueueFullError) for the error replies.
+ * A POST route that takes a parsed JSON body (and the query) and gives its 200 reply, already
+ * serialised: the text itself when it is ready at once (every grade finished in the call), else a
+ * promise of it; it throws (or rejects with) HttpError or QueueFullError for the error replies.
  */
-export type JsonRoute = (body: unknown, query: Readonly<Record<string, unknown>>, holder: ScopeHolder) => Promise<string>;
+export type JsonRoute = (body: unknown, query: Readonly<Record<string, unknown>>, holder: ScopeHolder) => string | Promise<string>;
 
 /**
  * Registers a JSON POST route with fastify and with the fast lane (fast-lane.ts), which answers the

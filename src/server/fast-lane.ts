@@ -153,7 +153,15 @@ export function installFastLane(app: FastifyInstance, ctx: ServerContext, o: Fas
           fail(e);
           return;
         }
-        handle(body, NO_QUERY, holder).then((text) => send(200, text), fail);
+        let out: string | Promise<string>;
+        try {
+          out = handle(body, NO_QUERY, holder);
+        } catch (e) {
+          fail(e);
+          return;
+        }
+        if (typeof out === 'string') send(200, out);
+        else out.then((text) => send(200, text), fail);
       });
     });
   };

@@ -216,6 +216,25 @@ export class RequestScope implements Cancellable, ExecutorRequest {
     this.listeners = undefined;
   }
 
+  /**
+   * Calls `reply` with the results once every grade of `pending` (gradeNow's) is ready, and ends the
+   * scope after it: in the same call when all were ready at once (no promise made), else when the
+   * last settles. Returns `reply`'s value, or a promise of it; a throw in `reply` is thrown (or
+   * rejected) as is.
+   */
+  whenGraded<T>(pending: (Result | Promise<Result>)[], reply: (results: Result[]) => T): T | Promise<T> {
+    if (!pending.some((p) => p instanceof Promise)) {
+      try {
+        return reply(pending as Result[]);
+      } finally {
+        this.end();
+      }
+    }
+    return Promise.all(pending)
+      .then(reply)
+      .finally(() => this.end());
+  }
+
   /** Reserves queue room for `n` samples (throws QueueFullError); call before grading them. */
   admit(n: number): void {
     this.deps.admission.admit(n);
@@ -243,13 +262,23 @@ export class RequestScope implements Cancellable, ExecutorRequest {
    * free slot) makes one promise, the grade's own, and settles it from the grader's.
    */
   grade(g: Grader, label: string, input: GradeInput | Result, ctx: GraderContext = this.ctx, record = true): Promise<Result> {
+    const r = this.gradeNow(g, label, input, ctx, record);
+    return r instanceof Promise ? r : Promise.resolve(r);
+  }
+
+  /**
+   * `grade`, its result returned as is when it is ready before this call returns (a free slot, no
+   * executor, a grader whose `gradeNow` finished: a pure grader's common case), else the promise.
+   * Never throws, never rejects.
+   */
+  gradeNow(g: Grader, label: string, input: GradeInput | Result, ctx: GraderContext = this.ctx, record = true): Result | Promise<Result> {
     const sample = 'sample' in input ? input : undefined;
     const done = (r: Result): Result => {
       if (record) this.deps.metrics.grade(label, r, sample);
       return r;
     };
-    if (!sample) return Promise.resolve(done(input as Result));
-    if (this.reason) return Promise.resolve(done(this.failed(g, this.reason)));
+    if (!sample) return done(input as Result);
+    if (this.reason) return done(this.failed(g, this.reason));
     const wait = this.deps.admission.acquire(this);
     if (!wait) return this.run(g, sample, ctx, done);
     return wait.then(
@@ -261,13 +290,19 @@ export class RequestScope implements Cancellable, ExecutorRequest {
   /**
    * Grades `input` holding a slot. The slot is held until the grader really settles, even past the
    * deadline: in-flight counts stay honest and a grader that ignores its signal cannot pile up without
-   * bound. The result is the grader's, or the abort's when the scope is aborted first.
+   * bound. The result is the grader's, or the abort's when the scope is aborted first; a result
+   * ready at once (gradeNow) is returned as is, its slot already given back.
    */
-  private run(g: Grader, input: GradeInput, ctx: GraderContext, done: (r: Result) => Result): Promise<Result> {
+  private run(g: Grader, input: GradeInput, ctx: GraderContext, done: (r: Result) => Result): Result | Promise<Result> {
     const { admission, executor } = this.deps;
     let p: Promise<Result>;
     try {
-      p = executor ? executor.grade(g, input, ctx, this) : g.grade(input, ctx);
+      const now = executor ? executor.grade(g, input, ctx, this) : g.gradeNow ? g.gradeNow(input, ctx) : g.grade(input, ctx);
+      if (!(now instanceof Promise)) {
+        admission.release();
+        return done(now);
+      }
+      p = now;
     } catch (e) {
       p = Promise.reject(e);
     }

@@ -34,7 +34,7 @@ function addComponents(logs: Map<string, number[]>, prefix: string, r: Result, i
 }
 
 function registerOpenRLHF(app: FastifyInstance, ctx: ServerContext): void {
-  postJson(app, ctx, '/get_reward', async (rawBody, q, request) => {
+  postJson(app, ctx, '/get_reward', (rawBody, q, request) => {
     const body = bodyObject(rawBody);
     const { name, grader } = ctx.graders.resolve(body.grader ?? q.grader);
     const queries = stringList(body, 'query', true)!;
@@ -52,20 +52,20 @@ function registerOpenRLHF(app: FastifyInstance, ctx: ServerContext): void {
     }
 
     const scope = openScope(ctx, request);
+    const pending: (Result | Promise<Result>)[] = new Array(n);
     try {
       scope.admit(n);
-      const pending: Promise<Result>[] = new Array(n);
       for (let i = 0; i < n; i++) {
         const query = queries[i];
         const prompt = prompts?.[i];
         if (typeof query !== 'string' || (prompt !== undefined && prompt !== null && typeof prompt !== 'string')) {
           const what = typeof query !== 'string' ? `query[${i}]` : `prompts[${i}]`;
-          pending[i] = scope.grade(grader, name, invalidResult('bad_input', `${what} must be a string`, { grader: grader.name, type: grader.type }));
+          pending[i] = scope.gradeNow(grader, name, invalidResult('bad_input', `${what} must be a string`, { grader: grader.name, type: grader.type }));
           continue;
         }
         const ex = extractResponse(query, prompt ?? undefined, ctx.opts.eosTokens);
         if (!ex.ok) {
-          pending[i] = scope.grade(grader, name, invalidResult('bad_input', `sample ${i}: ${ex.message}`, { grader: grader.name, type: grader.type }));
+          pending[i] = scope.gradeNow(grader, name, invalidResult('bad_input', `sample ${i}: ${ex.message}`, { grader: grader.name, type: grader.type }));
           continue;
         }
         const item: Record<string, unknown> = {};
@@ -73,9 +73,13 @@ function registerOpenRLHF(app: FastifyInstance, ctx: ServerContext): void {
         if (prompt !== undefined && prompt !== null) item.prompt = prompt;
         const meta = Array.isArray(metas) ? metas[i] : undefined;
         if (meta !== undefined && meta !== null) item.meta = meta;
-        pending[i] = scope.grade(grader, name, { id: i, item, sample: { output_text: ex.text } });
+        pending[i] = scope.gradeNow(grader, name, { id: i, item, sample: { output_text: ex.text } });
       }
-      const results = await Promise.all(pending);
+    } catch (e) {
+      scope.end();
+      throw e;
+    }
+    return scope.whenGraded(pending, (results) => {
       const fallback = ctx.opts.fallbackReward;
       const rewards = new Array<number>(n);
       const invalid = new Array<number>(n);
@@ -88,9 +92,7 @@ function registerOpenRLHF(app: FastifyInstance, ctx: ServerContext): void {
         addComponents(logs, '', r, i, n, fallback);
       }
       return getRewardJSON(rewards, invalid, logs);
-    } finally {
-      scope.end();
-    }
+    });
   });
 }
 

@@ -41,7 +41,7 @@ function rawIdTexts(holder: BodyHolder, samples: unknown[]): (string | undefined
 }
 
 function registerScore(app: FastifyInstance, ctx: ServerContext): void {
-  postJson(app, ctx, '/v1/score', async (rawBody, _query, request) => {
+  postJson(app, ctx, '/v1/score', (rawBody, _query, request) => {
     const body = bodyObject(rawBody);
     const { name, grader } = ctx.graders.resolve(body.grader);
     const samples = body.samples;
@@ -59,20 +59,25 @@ function registerScore(app: FastifyInstance, ctx: ServerContext): void {
     // within normalizeRecord's own, its walk of each record could find nothing
     const depth = ctx.opts.maxJsonDepth - 2 <= DEFAULT_MAX_JSON_DEPTH ? Infinity : undefined;
     const scope = openScope(ctx, request);
+    const pending: (Result | Promise<Result>)[] = new Array(n);
+    const ids: (string | number | null)[] = new Array(n);
+    let raws: (string | undefined)[];
     try {
       scope.admit(n);
-      const pending: Promise<Result>[] = new Array(n);
-      const ids: (string | number | null)[] = new Array(n);
-      const raws = rawIdTexts(request, samples);
+      raws = rawIdTexts(request, samples);
       for (let i = 0; i < n; i++) {
         const input = scope.normalize(grader, samples[i], depth);
         const given = (samples[i] as { id?: unknown } | null)?.id;
         const rawId = typeof given === 'bigint' ? Number(given) : given;
         ids[i] = 'sample' in input ? (input.id ?? i) : typeof rawId === 'string' || typeof rawId === 'number' ? rawId : i;
         if (!('sample' in input)) input.error!.message = `samples[${i}]: ${input.error!.message}`;
-        pending[i] = scope.grade(grader, name, input);
+        pending[i] = scope.gradeNow(grader, name, input);
       }
-      const graded = await Promise.all(pending);
+    } catch (e) {
+      scope.end();
+      throw e;
+    }
+    return scope.whenGraded(pending, (graded) => {
       const results = graded.map((r, i) => {
         const kept = keptFields(samples[i], keep as string[]);
         return kept ? ({ ...kept, ...r } as Result) : r;
@@ -80,9 +85,7 @@ function registerScore(app: FastifyInstance, ctx: ServerContext): void {
       const counts = new ResultCounts();
       for (const r of results) counts.add(r);
       return scoreJSON(name, results, ids, counts.counts(), raws);
-    } finally {
-      scope.end();
-    }
+    });
   });
 }
 
