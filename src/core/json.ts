@@ -416,6 +416,7 @@ export function parseJsonExact(text: string, parse: (text: string) => unknown = 
 }
 
 /** A character JSON.stringify writes escaped: a quote, a backslash, a control character, a surrogate (paired or not). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON.stringify escapes, matched on purpose
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
