@@ -114,7 +114,9 @@ export class Admission {
     this.head = 0;
   }
 
+  /** Updates the rate at most once a second, reading the clock at every 16th completion (a clock read, about 70 ns, costs more than the rest of a release). */
   private tickRate(): void {
+    if ((this.completed & 15) !== 0) return;
     const now = performance.now();
     const dt = now - this.rateT;
     if (dt < 1000) return;
