@@ -112,77 +112,28 @@ export function installFastLane(app: FastifyInstance, ctx: ServerContext, o: Fas
     return handle;
   };
 
-  const serve = (req: IncomingMessage, res: ServerResponse, handle: JsonRoute): void => {
-    const t0 = performance.now();
-    const route = req.url!;
-    const holder: ScopeHolder = { arbiterScope: null, arbiterBodyText: null, arbiterRawIds: null };
-    metrics.httpInFlight++;
-    res.once('close', () => {
-      metrics.httpInFlight--;
-      if (holder.arbiterScope && !res.writableFinished) holder.arbiterScope.cancel();
-    });
-    let answered = false; // one reply per request (a late error after the reply is ready sends nothing)
-    const send = (status: number, body: string, headers?: Record<string, string>): void => {
-      if (answered) return;
-      answered = true;
-      replies.push({ res, status, body, headers, route, t0 });
-    };
-    const fail = (e: unknown): void => {
-      const r = errorReply(e instanceof Error ? e : new Error(String(e)), req.headers['content-type']);
-      if (r.queueFull) metrics.rejection(route);
-      if (!res.headersSent && !res.destroyed) send(r.status, JSON.stringify(r.body), r.headers);
-    };
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      chunks.push(c);
-      size += c.length;
-    });
-    req.on('error', (e: Error & { statusCode?: number }) => {
-      // the body did not arrive whole (client gone): fastify answers these 400, so does the lane
-      if (!(typeof e.statusCode === 'number' && e.statusCode >= 400)) e.statusCode = 400;
-      fail(e);
-    });
-    req.on('end', () => {
-      later(() => {
-        if (answered || res.destroyed) return;
-        let body: unknown;
-        try {
-          body = parse(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), holder);
-        } catch (e) {
-          fail(e);
-          return;
-        }
-        let out: string | Promise<string>;
-        try {
-          out = handle(body, NO_QUERY, holder);
-        } catch (e) {
-          fail(e);
-          return;
-        }
-        if (typeof out === 'string') send(200, out);
-        else out.then((text) => send(200, text), fail);
-      });
-    });
-  };
-
   // The requests whose bodies arrived in one turn of the event loop are parsed and graded together
   // after its I/O (setImmediate), not each inside its socket's read: the route's code then runs
   // for one request after another with its caches warm, instead of between the HTTP parser's and
   // the kernel's. A flush of the replies is queued with them, after them: the replies of the
   // requests graded at once are written in the same turn.
-  let work: (() => void)[] = [];
+  let work: LaneRequest[] = [];
   const runWork = (): void => {
     const batch = work;
     work = [];
-    for (const w of batch) w();
+    for (const w of batch) w.run();
   };
-  const later = (w: () => void): void => {
-    work.push(w);
-    if (work.length === 1) {
-      setImmediate(runWork);
-      replies.schedule();
-    }
+  const lane: Lane = {
+    metrics,
+    parse,
+    reply: (r) => replies.push(r),
+    later: (w) => {
+      work.push(w);
+      if (work.length === 1) {
+        setImmediate(runWork);
+        replies.schedule();
+      }
+    },
   };
 
   const replies = new ReplyBatch((r, now) => {
@@ -200,8 +151,110 @@ export function installFastLane(app: FastifyInstance, ctx: ServerContext, o: Fas
   server.removeListener('request', fastify);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const handle = take(req);
-    if (handle) serve(req, res, handle);
+    if (handle) serveInLane(lane, req, res, handle);
     else fastify(req, res);
   });
   return true;
+}
+
+/** What the requests in the lane share: the metrics, the body parser, the reply batch, the work queue. */
+interface Lane {
+  metrics: ServerContext['metrics'];
+  parse: JsonBodyParser;
+  reply(r: PendingReply): void;
+  later(w: LaneRequest): void;
+}
+
+/** Where a request in the lane keeps its LaneRequest (the shared listeners below find it there). */
+const LANE: unique symbol = Symbol('arbiter.lane');
+type Tagged = { [LANE]?: LaneRequest };
+
+/**
+ * One request in the lane: its body as it arrives, its grading scope, its one reply. One object per
+ * request, read by listeners shared by every request, where closures would be eight allocations.
+ */
+class LaneRequest implements ScopeHolder {
+  arbiterScope: ScopeHolder['arbiterScope'] = null;
+  arbiterBodyText: string | null = null;
+  arbiterRawIds: ScopeHolder['arbiterRawIds'] = null;
+  chunks: Buffer[] = [];
+  size = 0;
+  /** One reply per request (a late error after the reply is ready sends nothing). */
+  answered = false;
+
+  constructor(
+    readonly lane: Lane,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly handle: JsonRoute,
+    readonly route: string,
+    readonly t0: number,
+  ) {}
+
+  send(status: number, body: string, headers?: Record<string, string>): void {
+    if (this.answered) return;
+    this.answered = true;
+    this.lane.reply({ res: this.res, status, body, headers, route: this.route, t0: this.t0 });
+  }
+
+  fail(e: unknown): void {
+    const r = errorReply(e instanceof Error ? e : new Error(String(e)), this.req.headers['content-type']);
+    if (r.queueFull) this.lane.metrics.rejection(this.route);
+    if (!this.res.headersSent && !this.res.destroyed) this.send(r.status, JSON.stringify(r.body), r.headers);
+  }
+
+  /** Parses the body and runs the route (from the lane's work queue). */
+  run(): void {
+    if (this.answered || this.res.destroyed) return;
+    let body: unknown;
+    let out: string | Promise<string>;
+    try {
+      body = this.lane.parse(this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size), this);
+      out = this.handle(body, NO_QUERY, this);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    if (typeof out === 'string') this.send(200, out);
+    else
+      out.then(
+        (text) => this.send(200, text),
+        (e: unknown) => this.fail(e),
+      );
+  }
+}
+
+function onData(this: IncomingMessage & Tagged, c: Buffer): void {
+  const lr = this[LANE]!;
+  lr.chunks.push(c);
+  lr.size += c.length;
+}
+
+function onError(this: IncomingMessage & Tagged, e: Error & { statusCode?: number }): void {
+  // the body did not arrive whole (client gone): fastify answers these 400, so does the lane
+  if (!(typeof e.statusCode === 'number' && e.statusCode >= 400)) e.statusCode = 400;
+  this[LANE]!.fail(e);
+}
+
+function onEnd(this: IncomingMessage & Tagged): void {
+  const lr = this[LANE]!;
+  lr.lane.later(lr);
+}
+
+function onClose(this: ServerResponse & Tagged): void {
+  const lr = this[LANE]!;
+  lr.lane.metrics.httpInFlight--;
+  if (lr.arbiterScope && !this.writableFinished) lr.arbiterScope.cancel();
+}
+
+/** Takes a request the lane answers: counts it in flight, reads its body, queues its work. */
+function serveInLane(lane: Lane, req: IncomingMessage & Tagged, res: ServerResponse & Tagged, handle: JsonRoute): void {
+  const lr = new LaneRequest(lane, req, res, handle, req.url!, performance.now());
+  req[LANE] = lr;
+  res[LANE] = lr;
+  lane.metrics.httpInFlight++;
+  res.on('close', onClose);
+  req.on('data', onData);
+  req.on('error', onError);
+  req.on('end', onEnd);
 }
