@@ -5,6 +5,7 @@
 // ms under load (node --trace-gc; docs/server.md, "The fourth round"). Flags the user gave node (its
 // command line or NODE_OPTIONS) for the same setting are kept as given and nothing is re-started.
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 
 /** What `arbiter serve` adds to node's flags (the largest semi-space of the young generation, in MB). */
 export const SERVE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64'];
@@ -47,11 +48,13 @@ export function restartWithNodeFlags(flags: readonly string[]): Promise<boolean>
       process.exit(1);
     });
     child.on('exit', (code, signal) => {
-      if (signal) {
-        for (const s of signals) process.removeAllListeners(s);
-        process.kill(process.pid, signal);
-      }
-      process.exit(code ?? 1);
+      if (!signal) process.exit(code ?? 1);
+      // ended by a signal: so does this process (its handlers gone, the default action ends it);
+      // should the signal not end it (ignored by the parent's disposition), it exits as a shell
+      // reports a signal's end, 128 + the signal's number
+      for (const s of signals) process.removeAllListeners(s);
+      process.kill(process.pid, signal);
+      setImmediate(() => process.exit(128 + (constants.signals[signal] ?? 0)));
     });
   });
 }

@@ -70,6 +70,15 @@ describe('arbiter serve under its node flags', () => {
     await vi.waitFor(() => expect(running(kid!)).toBe(false), { timeout: 20_000, interval: 50 });
   });
 
+  it('when the server is killed by a signal, the command ends by that signal', async () => {
+    const s = await serve(['--grader', grader]);
+    const [kid] = childrenOf(s.child.pid!);
+    expect(kid).toBeDefined();
+    const ended = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => s.child.once('exit', (code, signal) => resolve([code, signal])));
+    process.kill(kid!, 'SIGKILL');
+    expect(await ended).toEqual([null, 'SIGKILL']);
+  });
+
   it('with the setting already given to node (NODE_OPTIONS), serves in the same process', async () => {
     const s = await serve(['--grader', grader], { NODE_OPTIONS: '--max-semi-space-size=32' });
     try {
