@@ -6,9 +6,11 @@
 // (bench/server.mjs is the benchmark of record: it measures against a bare node server).
 // Requests are sent `--concurrency` at a time (as 16 connections would) and a round's cost is
 // its wall time over its requests; the median round per endpoint is printed, in µs per request.
-// Run it under the serve flags to measure as `arbiter serve` runs:
 // `--before DIR` (DIR another build's dist/, under node_modules/.cache/ so its imports resolve) adds
 // that build's server, its rounds interleaved with this build's, and prints now/before per endpoint.
+// The two builds then share this process's heap and its npm modules, so each can slow the other:
+// for a figure to quote, also run each build alone. Run it under the serve flags, as `arbiter
+// serve` runs:
 //   node --max-semi-space-size=64 bench/lane.mjs [--requests 20000] [--rounds 7] [--concurrency 16]
 //        [--endpoint /get_reward|/v1/score] [--before DIR] [--json]
 // (run `npm run build` first)

@@ -185,8 +185,7 @@ export function makeGrader(opts: RunnerOptions, evaluate: Evaluate): Grader {
       }
     };
   }
-  if (!opts.warm)
-    return gradeNow ? { name, type, config: opts.config, capabilities, grade, gradeNow } : { name, type, config: opts.config, capabilities, grade };
+  if (!opts.warm) return { name, type, config: opts.config, capabilities, grade, ...(gradeNow ? { gradeNow } : {}) };
   const gate = new StartupGate(name, opts.warm, opts.startup_timeout_ms ?? DEFAULT_STARTUP_TIMEOUT_MS);
   const byDeadline = opts.warmDependsOnDeadline === true;
   const run = grade;

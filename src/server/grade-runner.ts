@@ -258,8 +258,7 @@ export class RequestScope implements Cancellable, ExecutorRequest {
   /**
    * Grades one input with grader `g`; never rejects. `label` names the grader in metrics. `ctx`
    * replaces the scope's context (the group stage's); with `record` false the caller records the
-   * grade itself (after a group stage has finished it). Not an async function: the common case (a
-   * free slot) makes one promise, the grade's own, and settles it from the grader's.
+   * grade itself (after a group stage has finished it). gradeNow's result, as a promise.
    */
   grade(g: Grader, label: string, input: GradeInput | Result, ctx: GraderContext = this.ctx, record = true): Promise<Result> {
     const r = this.gradeNow(g, label, input, ctx, record);

@@ -51,11 +51,11 @@ export function floatMap(m: Readonly<Record<string, number | null | undefined>>)
 /** JSON texts of the short strings written lately: the grader names and types every result's metadata repeats. */
 const QUOTED = new Map<string, string>();
 
-/** JSON.stringify of a string, from QUOTED when it is short. */
+/** JSON.stringify of a string (keys included), from QUOTED when it is short. */
 function quoted(s: string): string {
   let q = QUOTED.get(s);
   if (q === undefined) {
-    q = JSON.stringify(s);
+    q = jsonString(s);
     if (s.length <= 64) {
       if (QUOTED.size >= 256) QUOTED.clear();
       QUOTED.set(s, q);
@@ -110,9 +110,6 @@ function idJSON(id: string | number | null | undefined): string {
   return typeof id === 'string' ? jsonString(id) : JSON.stringify(id);
 }
 
-/** Encoded keys of a Result's own fields (most results have only these). */
-const RESULT_KEYS = new Map(['score', 'valid', 'error', 'reason', 'components', 'steps', 'metadata'].map((k) => [k, `"${k}":`]));
-
 /**
  * A core Result (optionally preceded by an `id`): `score`, `steps`, every component's score and (for
  * /v1/groups' results) `advantage` and `token_advantages` as floats, the other fields (metadata, error, reason) exactly as JSON.stringify writes them, in the
@@ -158,7 +155,7 @@ export function resultJSON(r: Result, id?: string | number | null, rawId?: strin
         enc = stringifyExact(v); // ids, uids: integers past 2^53 (BigInt) as their digits
     }
     if (enc === undefined) continue; // undefined / functions are left out, as JSON.stringify does
-    s += (first ? '' : ',') + (RESULT_KEYS.get(k) ?? JSON.stringify(k) + ':') + enc;
+    s += (first ? '' : ',') + quoted(k) + ':' + enc;
     first = false;
   }
   return s + '}';

@@ -8,7 +8,7 @@ export type Extracted = { ok: true; text: string } | { ok: false; message: strin
  * startsWith compares one character at a time, about 1 µs for a 300-character prompt, more than
  * grading a string_check.
  */
-export function hasPrefix(s: string, prefix: string): boolean {
+function hasPrefix(s: string, prefix: string): boolean {
   return s.length >= prefix.length && s.slice(0, prefix.length) === prefix;
 }
 
