@@ -6,6 +6,7 @@
 // to /v1/groups (grading + group stage + advantages), one request at a time, alternating; the
 // difference of the medians is what grouping adds to a group's grading time.
 // Usage: node bench/advantages.mjs [lines] [--requests 2000]   (npm run build first)
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';

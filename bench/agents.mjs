@@ -5,6 +5,7 @@
 // process: the agent's tool calls replayed alone (no gold, no comparison, no credit), and a
 // string_check grader over the same records (the runner's own overhead).
 // Usage: node bench/agents.mjs [--seconds 3]   (run `npm run build` first)
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { grade, loadGrader, Services } from '../dist/index.js';
 import { goldMessages } from '../dist/envs/tau_bench/gold.js';
 import { loadBase, TauDb } from '../dist/envs/tau_bench/db.js';

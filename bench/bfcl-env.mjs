@@ -4,6 +4,7 @@
 // miss_func and miss_param. Baseline in the same process: the bfcl_multi_turn grader alone on the
 // episodes' recorded calls (what the final reward costs by itself).
 // Usage: node bench/bfcl-env.mjs [--rounds 3]   (run `npm run build` first)
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { grade, loadGrader, Services } from '../dist/index.js';
 import { getEnv, loadBfclCategory } from '../dist/envs/index.js';
 import { API_CLASSES } from '../dist/envs/bfcl_multi_turn/apis/executor.js';

@@ -5,6 +5,7 @@
 // (envs/bfcl_multi_turn/apis Side), without decoding, a second side, state comparison or templates. long_context is
 // included when ARBITER_BFCL_LONG_CONTEXT names the export (src/envs/bfcl_multi_turn/apis/long-context-export.py).
 //   node bench/bfcl.mjs [rounds=3]
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { grade, loadGrader, Services } from '../dist/index.js';

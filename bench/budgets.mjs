@@ -3,6 +3,7 @@
 // against the idle latency measured first in the same run (the ratio is the figure that matters:
 // before, /healthz waited for the whole grade).
 // Usage: node bench/budgets.mjs
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { grade, loadGrader, Services } from '../dist/index.js';
 import { createServer } from '../dist/server/index.js';
 

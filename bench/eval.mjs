@@ -4,6 +4,7 @@
 // must stay flat: each is also run on 20,000 pairs and the peak RSS ratio printed. Baseline in the
 // same command: reading and JSON-parsing every line of the same file.
 // Run: npm run build && node bench/eval.mjs
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { spawnSync } from 'node:child_process';
 import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';

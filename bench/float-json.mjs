@@ -4,6 +4,7 @@
 //    writes 1.0 as "1"), OpenRLHF-shaped replies of 1 and 1000 samples;
 //  - /v1/score: scoreJSON vs JSON.stringify, 1000 results of a 2-component multi grader.
 //   node bench/float-json.mjs [--rounds 5] [--ms 400]
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import fastJson from 'fast-json-stringify';
 import { getRewardJSON, scoreJSON } from '../dist/server/formats/float-json.js';
 

@@ -17,6 +17,7 @@
 // (--no-cold skips the reference run of `arbiter score` with ARBITER_SANDBOX_WARM=0; --other-cli
 // runs another build's dist/cli/main.js, e.g. the previous release's, in each repetition too, for a
 // before/after under the same load)
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';

@@ -3,6 +3,7 @@
 // with the cache off and on. Baseline in the same run: bare fetch() POSTs to the same server at the
 // same concurrency (the most any client could do here), so the ratio shows the engine's overhead.
 // Usage: node bench/judges.mjs [--n 4000] [--concurrency 64]   (needs `npx tsc -p .` first)
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

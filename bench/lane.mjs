@@ -14,6 +14,7 @@
 //   node --max-semi-space-size=64 bench/lane.mjs [--requests 20000] [--rounds 7] [--concurrency 16]
 //        [--endpoint /get_reward|/v1/score] [--before DIR] [--json]
 // (run `npm run build` first)
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';

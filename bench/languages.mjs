@@ -3,6 +3,7 @@
 // plain processes in a temporary directory (no sandbox, no rlimits) in the same command. Prints,
 // per language, the median compile and run times of both and the ratios.
 //   node bench/languages.mjs [--rounds 3] [--languages c,go,...]
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

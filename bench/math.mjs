@@ -8,6 +8,7 @@
 // per-item ratio is printed (best full pass on each side: 2 for Math-Verify, 10 here).
 // Usage: node bench/math.mjs [--seconds 3] [--rounds 1] [--before DIR] [--pairs FILE] [--math-verify] [--mv-items 300]
 //        (run `npm run build` first)
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';

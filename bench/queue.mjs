@@ -7,6 +7,7 @@
 // in-process, and the queue's added cost per sample. Every run is bounded by its sample count.
 // Usage: node bench/queue.mjs [--workers 1,2] [--cheap 100000] [--code 600] [--batch 2000] [--parallel 4]
 // (run `npm run build` first; needs redis-server (scripts/setup.sh) and, for the code grader, bubblewrap)
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -3,6 +3,7 @@
 // `python3` processes with the same concurrency (no sandbox, no rlimits). Prints executions per
 // second, p50/p99 per execution, the per-execution overhead and the ratio.
 //   node bench/sandbox.mjs [--rounds 2] [--concurrency N] [--problems 164]
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';

@@ -8,6 +8,7 @@
 // docs/server.md#benchmark), that build's CLI runs in the same rounds and the ratios now/before
 // are printed per grader. `--json` prints one JSON object (for `npm run bench`).
 // Usage: node bench/score.mjs [lines] [--rounds 3] [--before DIR] [--json]   (npm run build first)
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, statSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';

@@ -6,6 +6,7 @@
 // from the same solutions without the engine (the baseline, also timed: the ratio is the cost of
 // generation over HTTP, answer extraction and grading).
 // Usage: node bench/search-replay.mjs [--limit 1319] [--concurrency 32]   (needs `npm run build` first)
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -28,6 +28,7 @@
 //                              [--before DIR] [--load wrk|autocannon] [--no-pin] [--node-options FLAGS]
 //                              [--samples 100000] [--batch-size 1000] [--parallel 4] [--json]
 // (run `npm run build` first; only the ratios mean something on a shared machine)
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';

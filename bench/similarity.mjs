@@ -3,6 +3,7 @@
 // string_check on the same pairs (the cheapest grader: the baseline). Also bit-parallel LCS vs a
 // plain dynamic-programming LCS on long strings.
 //   node bench/similarity.mjs [pairs=400] [rounds=3]
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { grade, loadGrader, Services } from '../dist/index.js';

@@ -3,6 +3,7 @@
 // (worker threads), through the library's gradeStream. Prints grades/s and the longest event-loop
 // stall seen by a 5 ms timer (the point of threads: the loop stays free for other work, e.g. HTTP).
 // Usage: node bench/threads.mjs [samples] [threads]
+import './usage.mjs'; // --help: this file's opening comment (before the imports below run)
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { gradeStream, loadGrader, Services } from '../dist/index.js';
